@@ -1,0 +1,1 @@
+"""Anonymization and attack methods, one module (or package) per family. Qt-free."""

@@ -1,0 +1,1 @@
+"""Utility and risk metrics shared by the methods."""
