@@ -64,3 +64,11 @@ def sample_without_replacement(state, pool, size, out):
 def make_state(seed: int | np.uint64) -> np.ndarray:
     """A fresh one-word RNG state for the kernels in this module."""
     return np.array([np.uint64(seed)], dtype=np.uint64)
+
+
+def warm_up() -> None:
+    """Compile the kernels above on tiny inputs (see ``kernels.warmup``)."""
+    state = make_state(1)
+    out = np.empty(2, dtype=np.int32)
+    sample_without_replacement(state, np.arange(4, dtype=np.int32), 2, out)
+    uniform(state)

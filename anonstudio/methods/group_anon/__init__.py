@@ -1,0 +1,1 @@
+"""Group-based anonymization of relational tables (k-anonymity, l-diversity, Anatomy)."""
