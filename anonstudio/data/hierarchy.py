@@ -1,0 +1,466 @@
+"""Generalization hierarchies: trees over attribute values or items.
+
+A :class:`Hierarchy` is a rooted tree whose leaves are the original values
+(ages, ICD-9 codes, product pages) and whose inner nodes are their
+generalizations (``[20, 30)``, ``455**``, ``*``). It is stored as flat arrays
+so kernels can use it: ``parent``, ``depth``, and for every node the span of
+its leaves in depth-first order (the leaves under a node are contiguous).
+
+Terms used here:
+
+* *depth*: edges from the root (root depth 0).
+* *level* of a generalization: steps up from a leaf, as ARX counts hierarchy
+  columns (level 0 = the value itself). Trees may be unbalanced (the INFORMS
+  ICD-9 hierarchy is); going up more levels than a leaf has stops at the root.
+* *cut*: a set of nodes such that every leaf has exactly one of them as itself
+  or an ancestor; releasing data under a cut replaces each leaf by that node.
+
+Builders: :meth:`Hierarchy.from_rows` (leaf -> root label rows, the CSV form),
+:func:`interval_hierarchy`, :func:`masking_hierarchy`,
+:func:`frequency_balanced_taxonomy`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+import numpy as np
+
+__all__ = [
+    "Hierarchy",
+    "HierarchyError",
+    "interval_hierarchy",
+    "masking_hierarchy",
+    "frequency_balanced_taxonomy",
+]
+
+#: Label of the root added when rows end in different top values.
+ROOT_LABEL = "*"
+
+
+class HierarchyError(ValueError):
+    """Rows that do not describe a tree (e.g. a value with two parents)."""
+
+    def __init__(self, reason: str, row: int | None = None):
+        self.reason = reason
+        self.row = row  # 0-based index of the offending row, if known
+        super().__init__(reason)
+
+
+@dataclass(frozen=True, eq=False)
+class Hierarchy:
+    """A rooted tree over values.
+
+    Parameters
+    ----------
+    labels
+        Label of each node (node id = position). Labels of different nodes may
+        coincide only if they are at different depths (rare; ``find`` then
+        asks for a depth).
+    parent
+        int32 parent id of each node, ``-1`` for the root.
+    name
+        Display name (usually the attribute).
+
+    Notes
+    -----
+    Build with :meth:`from_rows` or the builder functions; the constructor
+    derives children, depths and leaf spans.
+    """
+
+    labels: tuple[str, ...]
+    parent: np.ndarray
+    name: str = "hierarchy"
+    _children: tuple[tuple[int, ...], ...] = field(init=False, repr=False)
+    _depth: np.ndarray = field(init=False, repr=False)
+    _leaf_order: np.ndarray = field(init=False, repr=False)
+    _span: np.ndarray = field(init=False, repr=False)
+    _by_label: dict = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        parent = np.ascontiguousarray(self.parent, dtype=np.int32)
+        labels = tuple(str(x) for x in self.labels)
+        n = len(labels)
+        if parent.shape != (n,):
+            raise HierarchyError(f"parent must have one entry per node ({n}), got {parent.shape}")
+        roots = np.flatnonzero(parent < 0)
+        if len(roots) != 1:
+            raise HierarchyError(f"a hierarchy needs exactly one root, found {len(roots)}")
+        children: list[list[int]] = [[] for _ in range(n)]
+        for node, p in enumerate(parent.tolist()):
+            if p >= 0:
+                if p >= n:
+                    raise HierarchyError(f"node {node} has parent {p}, which does not exist")
+                children[p].append(node)
+        # Iterative depth-first walk: depths, leaf order and leaf spans in one pass.
+        depth = np.full(n, -1, dtype=np.int32)
+        span = np.zeros((n, 2), dtype=np.int64)
+        leaf_order: list[int] = []
+        root = int(roots[0])
+        depth[root] = 0
+        stack: list[tuple[int, bool]] = [(root, False)]
+        while stack:
+            node, done = stack.pop()
+            if done:
+                span[node, 1] = len(leaf_order)
+                continue
+            span[node, 0] = len(leaf_order)
+            if not children[node]:
+                leaf_order.append(node)
+                span[node, 1] = len(leaf_order)
+                continue
+            stack.append((node, True))
+            for child in reversed(children[node]):
+                depth[child] = depth[node] + 1
+                stack.append((child, False))
+        if np.any(depth < 0):
+            raise HierarchyError("some nodes are not connected to the root (a cycle?)")
+        by_label: dict[str, list[int]] = {}
+        for node, label in enumerate(labels):
+            by_label.setdefault(label, []).append(node)
+        for arr in (parent, depth, span):
+            arr.setflags(write=False)
+        leaf_arr = np.asarray(leaf_order, dtype=np.int32)
+        leaf_arr.setflags(write=False)
+        object.__setattr__(self, "labels", labels)
+        object.__setattr__(self, "parent", parent)
+        object.__setattr__(self, "_children", tuple(tuple(c) for c in children))
+        object.__setattr__(self, "_depth", depth)
+        object.__setattr__(self, "_leaf_order", leaf_arr)
+        object.__setattr__(self, "_span", span)
+        object.__setattr__(self, "_by_label", by_label)
+
+    # ------------------------------------------------------------------ build
+    @classmethod
+    def from_rows(cls, rows: Iterable[Sequence[str]], *, name: str = "hierarchy") -> "Hierarchy":
+        """Build from one row per leaf: ``[leaf, parent, grandparent, ..., top]``.
+
+        A node is identified by its label *and* its column counted from the
+        top, so a label may repeat on different levels. Rows may have
+        different lengths (unbalanced trees). If the rows end in more than one
+        top value, a root ``"*"`` is added above them. Identical duplicate
+        rows are ignored; a value given two different parents raises
+        :class:`HierarchyError` naming the row.
+        """
+        labels: list[str] = []
+        parent: list[int] = []
+        # (path of labels from the top) -> node id; the path makes the tree
+        # explicit, while parent_of checks that a label keeps one parent.
+        node_of: dict[tuple[str, ...], int] = {}
+        parent_label: dict[tuple[int, str], tuple[str, ...]] = {}  # (depth from top, label) -> path
+        leaves_seen: dict[str, int] = {}
+        tops: list[str] = []
+        prepared: list[list[str]] = []
+        for r, row in enumerate(rows):
+            row = [str(x).strip() for x in row]
+            while row and row[-1] == "":
+                row.pop()
+            if not row:
+                continue
+            if any(x == "" for x in row):
+                raise HierarchyError(f"row {r + 1} has an empty value", r)
+            if row[0] in leaves_seen:
+                if prepared[leaves_seen[row[0]]] == row:
+                    continue
+                raise HierarchyError(f"value {row[0]!r} appears in two rows with different ancestors", r)
+            leaves_seen[row[0]] = len(prepared)
+            prepared.append(row)
+            if row[-1] not in tops:
+                tops.append(row[-1])
+        if not prepared:
+            raise HierarchyError("no rows")
+        add_root = len(tops) > 1
+        if add_root:
+            labels.append(ROOT_LABEL)
+            parent.append(-1)
+        for r, row in enumerate(prepared):
+            path: tuple[str, ...] = ()
+            up = 0 if add_root else -1
+            top_down = row[::-1]
+            for level_from_top, label in enumerate(top_down):
+                # Consistency: the same label at the same depth keeps one parent.
+                key = (level_from_top, label)
+                if key in parent_label and parent_label[key] != path:
+                    raise HierarchyError(
+                        f"{label!r} has two different parents ({_show(parent_label[key])} and {_show(path)})", r)
+                parent_label.setdefault(key, path)
+                path = path + (label,)
+                node = node_of.get(path)
+                if node is None:
+                    node = len(labels)
+                    node_of[path] = node
+                    labels.append(label)
+                    parent.append(up)
+                up = node
+        tree = cls(tuple(labels), np.asarray(parent, dtype=np.int32), name=name)
+        leaves_with_children = [row[0] for row in prepared if not tree.is_leaf(node_of[tuple(row[::-1])])]
+        if leaves_with_children:
+            raise HierarchyError(f"{leaves_with_children[0]!r} is listed as a value and as a generalization")
+        return tree
+
+    # -------------------------------------------------------------- structure
+    @property
+    def n_nodes(self) -> int:
+        return len(self.labels)
+
+    @property
+    def root(self) -> int:
+        return int(np.flatnonzero(self.parent < 0)[0])
+
+    @property
+    def depth(self) -> np.ndarray:
+        """Depth of every node (root 0), int32, read-only."""
+        return self._depth
+
+    @property
+    def height(self) -> int:
+        """Largest depth of a leaf."""
+        return int(self._depth.max())
+
+    @property
+    def leaves(self) -> np.ndarray:
+        """Leaf node ids in depth-first order (int32)."""
+        return self._leaf_order
+
+    @property
+    def leaf_labels(self) -> list[str]:
+        return [self.labels[i] for i in self._leaf_order]
+
+    @property
+    def n_leaves(self) -> int:
+        return len(self._leaf_order)
+
+    @property
+    def leaf_spans(self) -> np.ndarray:
+        """``(n_nodes, 2)`` int64: node ``v`` covers ``leaves[span[v,0]:span[v,1]]``."""
+        return self._span
+
+    def children(self, node: int) -> tuple[int, ...]:
+        return self._children[node]
+
+    def is_leaf(self, node: int) -> bool:
+        return not self._children[node]
+
+    def parent_of(self, node: int) -> int:
+        """Parent id, or -1 for the root."""
+        return int(self.parent[node])
+
+    def ancestors(self, node: int) -> list[int]:
+        """Parent, grandparent, ..., root (not including ``node``)."""
+        out = []
+        p = int(self.parent[node])
+        while p >= 0:
+            out.append(p)
+            p = int(self.parent[p])
+        return out
+
+    def leaf_count(self, node: int) -> int:
+        """Number of leaves under ``node`` (1 for a leaf)."""
+        lo, hi = self._span[node]
+        return int(hi - lo)
+
+    def leaves_under(self, node: int) -> np.ndarray:
+        lo, hi = self._span[node]
+        return self._leaf_order[lo:hi]
+
+    def is_ancestor(self, ancestor: int, node: int) -> bool:
+        """True if ``ancestor`` is ``node`` or lies above it."""
+        a_lo, a_hi = self._span[ancestor]
+        n_lo, n_hi = self._span[node]
+        return bool(a_lo <= n_lo and n_hi <= a_hi and self._depth[ancestor] <= self._depth[node])
+
+    def find(self, label: str, depth: int | None = None) -> int:
+        """Node id of ``label`` (KeyError if absent or ambiguous without ``depth``)."""
+        nodes = self._by_label.get(str(label), [])
+        if depth is not None:
+            nodes = [v for v in nodes if self._depth[v] == depth]
+        if len(nodes) != 1:
+            raise KeyError(f"{label!r} is {'not in' if not nodes else 'ambiguous in'} hierarchy {self.name!r}")
+        return nodes[0]
+
+    def leaf(self, label: str) -> int:
+        """Node id of the leaf labelled ``label``."""
+        for v in self._by_label.get(str(label), []):
+            if self.is_leaf(v):
+                return v
+        raise KeyError(f"{label!r} is not a value of hierarchy {self.name!r}")
+
+    def path_to_root(self, node: int) -> list[str]:
+        """Labels from ``node`` up to the root (the CSV row of a leaf)."""
+        return [self.labels[v] for v in [node, *self.ancestors(node)]]
+
+    # ------------------------------------------------------------------- cuts
+    def generalize(self, node: int, levels: int) -> int:
+        """The ancestor ``levels`` steps above ``node`` (the root if fewer)."""
+        for _ in range(max(levels, 0)):
+            p = int(self.parent[node])
+            if p < 0:
+                break
+            node = p
+        return node
+
+    def level_cut(self, levels: int) -> np.ndarray:
+        """Generalized node of every leaf (in :attr:`leaves` order), ``levels`` steps up."""
+        return np.asarray([self.generalize(int(v), levels) for v in self._leaf_order], dtype=np.int32)
+
+    def depth_cut(self, depth: int) -> np.ndarray:
+        """Node at ``depth`` above every leaf (the leaf itself if shallower)."""
+        out = []
+        for v in self._leaf_order.tolist():
+            while self._depth[v] > depth:
+                v = int(self.parent[v])
+            out.append(v)
+        return np.asarray(out, dtype=np.int32)
+
+    def cut_nodes_at_depth(self, depth: int) -> list[int]:
+        """The distinct nodes of :meth:`depth_cut`, a valid cut."""
+        return list(dict.fromkeys(self.depth_cut(depth).tolist()))
+
+    def is_cut(self, nodes: Iterable[int]) -> bool:
+        """True if every leaf lies under exactly one of ``nodes``."""
+        cover = np.zeros(self.n_leaves, dtype=np.int64)
+        for v in nodes:
+            lo, hi = self._span[v]
+            cover[lo:hi] += 1
+        return bool(np.all(cover == 1))
+
+    def cut_mapping(self, nodes: Iterable[int]) -> np.ndarray:
+        """Leaf (in :attr:`leaves` order) -> the cut node above it; ValueError if not a cut."""
+        nodes = list(nodes)
+        if not self.is_cut(nodes):
+            raise ValueError("the nodes are not a cut: some leaf is covered zero or several times")
+        out = np.empty(self.n_leaves, dtype=np.int32)
+        for v in nodes:
+            lo, hi = self._span[v]
+            out[lo:hi] = v
+        return out
+
+    def rows(self) -> list[list[str]]:
+        """One ``leaf -> root`` label row per leaf (the CSV form)."""
+        return [self.path_to_root(int(v)) for v in self._leaf_order]
+
+
+def _show(path: tuple[str, ...]) -> str:
+    return repr(path[-1]) if path else "none"
+
+
+# ---------------------------------------------------------------- builders
+def interval_hierarchy(values: Iterable[float], widths: Sequence[float], *, start: float | None = None,
+                       name: str = "hierarchy") -> Hierarchy:
+    """Intervals of growing width over numbers, topped by ``*``.
+
+    Parameters
+    ----------
+    values
+        The numeric values (leaves are the distinct values, labelled as
+        written by ``str`` of ints when integral).
+    widths
+        Interval width per level, bottom up, e.g. ``[5, 10, 20]``; each must
+        be a multiple of the previous one so that intervals nest.
+    start
+        Left edge of the first interval (default: the smallest value rounded
+        down to the first width).
+
+    Labels are half-open intervals ``"[20, 30)"``.
+    """
+    vals = np.unique(np.asarray(list(values), dtype=np.float64))
+    if len(vals) == 0:
+        raise ValueError("no values")
+    widths = [float(w) for w in widths]
+    if any(w <= 0 for w in widths):
+        raise ValueError("widths must be positive")
+    for a, b in zip(widths, widths[1:]):
+        ratio = b / a
+        if abs(ratio - round(ratio)) > 1e-9 or ratio < 1:
+            raise ValueError(f"width {b:g} is not a multiple of {a:g}; intervals would not nest")
+    if start is None:
+        start = float(np.floor(vals[0] / widths[0]) * widths[0])
+    rows = []
+    for v in vals.tolist():
+        row = [_number_label(v)]
+        for w in widths:
+            lo = start + np.floor((v - start) / w) * w
+            row.append(f"[{_number_label(lo)}, {_number_label(lo + w)})")
+        row.append(ROOT_LABEL)
+        rows.append(row)
+    return Hierarchy.from_rows(rows, name=name)
+
+
+def _number_label(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else f"{x:g}"
+
+
+def masking_hierarchy(codes: Iterable[str], *, mask: str = "*", name: str = "hierarchy") -> Hierarchy:
+    """Mask codes from the right one character per level: ``45501 -> 4550* -> 455** -> ... -> *****``.
+
+    Codes of different lengths end in different all-mask labels; a root ``*``
+    is then added above them.
+    """
+    rows = []
+    for code in dict.fromkeys(str(c) for c in codes):
+        if not code:
+            raise ValueError("empty code")
+        row = [code]
+        for k in range(1, len(code) + 1):
+            row.append(code[: len(code) - k] + mask * k)
+        rows.append(row)
+    if not rows:
+        raise ValueError("no codes")
+    return Hierarchy.from_rows(rows, name=name)
+
+
+def frequency_balanced_taxonomy(items: Sequence[str], frequencies: Sequence[float], fanout: int, *,
+                                name: str = "taxonomy") -> Hierarchy:
+    """An item taxonomy whose sibling groups carry similar total frequency.
+
+    Bottom-up: the nodes of a level are grouped into ``ceil(n / fanout)``
+    parents; nodes are taken in decreasing frequency and each goes to the
+    parent with the smallest total so far that still has room (the
+    longest-processing-time rule), so every parent has at most ``fanout``
+    children and parent totals differ by at most one child's frequency.
+    Repeated until one node, the root ``*``, remains. Inner nodes are labelled
+    ``"g<level>.<index>"``.
+    """
+    if fanout < 2:
+        raise ValueError("fanout must be at least 2")
+    items = [str(i) for i in items]
+    freqs = np.asarray(frequencies, dtype=np.float64)
+    if len(items) != len(freqs) or not items:
+        raise ValueError("need one frequency per item and at least one item")
+    if len(set(items)) != len(items):
+        raise ValueError("items must be distinct")
+    labels = list(items)
+    parent = [-1] * len(items)
+    level_nodes = list(range(len(items)))
+    level_freq = freqs.tolist()
+    level = 0
+    while len(level_nodes) > 1:
+        level += 1
+        n_groups = -(-len(level_nodes) // fanout)
+        if n_groups == 1:
+            group_ids = [0] * len(level_nodes)
+        else:
+            totals = [0.0] * n_groups
+            sizes = [0] * n_groups
+            group_ids = [0] * len(level_nodes)
+            # Stable order: ties in frequency keep input order, so builds are reproducible.
+            for k in sorted(range(len(level_nodes)), key=lambda k: -level_freq[k]):
+                g = min((g for g in range(n_groups) if sizes[g] < fanout), key=lambda g: (totals[g], g))
+                group_ids[k] = g
+                totals[g] += level_freq[k]
+                sizes[g] += 1
+        new_nodes = []
+        new_freq = [0.0] * n_groups
+        for g in range(n_groups):
+            new_nodes.append(len(labels))
+            labels.append(ROOT_LABEL if n_groups == 1 else f"g{level}.{g}")
+            parent.append(-1)
+        for k, node in enumerate(level_nodes):
+            parent[node] = new_nodes[group_ids[k]]
+            new_freq[group_ids[k]] += level_freq[k]
+        level_nodes, level_freq = new_nodes, new_freq
+    if len(items) == 1:
+        labels.append(ROOT_LABEL)
+        parent.append(-1)
+        parent[0] = len(labels) - 1
+    return Hierarchy(tuple(labels), np.asarray(parent, dtype=np.int32), name=name)
