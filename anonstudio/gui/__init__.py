@@ -1,0 +1,11 @@
+"""The PySide6 + pyqtgraph studio.
+
+Layout of this package:
+
+* :mod:`.workers` — background jobs (shared thread pool, Qt progress, cancel);
+* :mod:`.workbench` — base class of the centre tabs, with a worked example;
+* :mod:`.workbenches` — one module per tab, discovered at start-up;
+* :mod:`.param_panel` — parameter forms built from ``anonstudio.params``;
+* :mod:`.plots` — exportable plots (PNG, SVG, CSV);
+* :mod:`.main_window`, :mod:`.datasets_dock`, :mod:`.jobs_dock`, :mod:`.settings`.
+"""

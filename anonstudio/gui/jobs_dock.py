@@ -1,0 +1,156 @@
+"""The jobs dock: one row per job (progress, ETA, cancel) and a log pane."""
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from .workers import Job, JobRunner, JobState
+
+__all__ = ["JobsPanel", "format_duration"]
+
+COLUMNS = ("Job", "Progress", "Status", "Elapsed", "Time left", "")
+#: Finished rows kept before the oldest are dropped (the log keeps everything).
+MAX_ROWS = 200
+
+
+def format_duration(seconds: float | None) -> str:
+    """``"–"``, ``"42 s"``, ``"3 min 05 s"`` or ``"1 h 02 min"``."""
+    if seconds is None:
+        return "–"
+    seconds = max(0, int(round(seconds)))
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+
+
+class JobsPanel(QWidget):
+    """Lists the runner's jobs, newest last, and its log lines.
+
+    Finished jobs stay listed with their final state (done, cancelled with a
+    partial result, failed) so a user sees what happened to a run they left.
+    """
+
+    def __init__(self, runner: JobRunner, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.runner = runner
+        self._rows: list[Job] = []
+
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.table.setSelectionMode(QAbstractItemView.NoSelection)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.Interactive)
+        header.setSectionResizeMode(2, QHeaderView.Stretch)
+        self.table.setColumnWidth(0, 220)
+        self.table.setColumnWidth(1, 140)
+        self.table.setToolTip("Background computations. Cancel keeps what was computed so far.")
+
+        self.log_view = QPlainTextEdit()
+        self.log_view.setReadOnly(True)
+        self.log_view.setMaximumBlockCount(5000)
+        self.log_view.setPlaceholderText("Messages from loads and analyses appear here.")
+
+        splitter = QSplitter(Qt.Horizontal)
+        splitter.addWidget(self.table)
+        splitter.addWidget(self.log_view)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 2)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addWidget(splitter)
+
+        runner.job_added.connect(self.add_job)
+        runner.log.connect(self.append_log)
+        # Elapsed time and ETA move even when a job reports nothing.
+        self._clock = QTimer(self)
+        self._clock.setInterval(500)
+        self._clock.timeout.connect(self._tick)
+        self._clock.start()
+
+    # ---------------------------------------------------------------- rows
+    def add_job(self, job: Job) -> None:
+        if len(self._rows) >= MAX_ROWS:
+            self._drop_oldest_finished()
+        row = self.table.rowCount()
+        self.table.insertRow(row)
+        self._rows.append(job)
+        self.table.setItem(row, 0, QTableWidgetItem(job.title))
+        bar = QProgressBar()
+        bar.setRange(0, 1000)
+        bar.setTextVisible(True)
+        self.table.setCellWidget(row, 1, bar)
+        for col in (2, 3, 4):
+            self.table.setItem(row, col, QTableWidgetItem(""))
+        button = QPushButton("Cancel")
+        button.setToolTip("Stop this job; whatever it computed so far is kept and shown.")
+        button.clicked.connect(job.cancel)
+        self.table.setCellWidget(row, 5, button)
+        job.changed.connect(lambda j=job: self._refresh(j))
+        self._refresh(job)
+        self.table.scrollToBottom()
+
+    def row_of(self, job: Job) -> int:
+        return self._rows.index(job)
+
+    def state_text(self, job: Job) -> str:
+        """What the Status column shows for ``job`` (tests read it)."""
+        return self.table.item(self.row_of(job), 2).text()
+
+    def cancel_button(self, job: Job) -> QPushButton:
+        return self.table.cellWidget(self.row_of(job), 5)
+
+    def _refresh(self, job: Job) -> None:
+        if job not in self._rows:
+            return
+        row = self._rows.index(job)
+        bar: QProgressBar = self.table.cellWidget(row, 1)
+        bar.setValue(int(round(job.fraction * 1000)))
+        bar.setFormat(f"{job.fraction * 100:.0f} %")
+        if job.state.finished:
+            status = job.state_text()
+            if job.state is JobState.FAILED:
+                status += f": {job.status}"
+        else:
+            status = job.status
+        item = self.table.item(row, 2)
+        item.setText(status)
+        item.setToolTip(job.error_details or status)
+        if job.state is JobState.FAILED:
+            item.setForeground(Qt.red)
+        self.table.item(row, 3).setText(format_duration(job.elapsed()) if job.started_at else "–")
+        self.table.item(row, 4).setText(format_duration(job.eta()))
+        button: QPushButton = self.table.cellWidget(row, 5)
+        button.setEnabled(not job.state.finished and not job.cancel_requested)
+
+    def _tick(self) -> None:
+        for job in self._rows:
+            if not job.state.finished:
+                self._refresh(job)
+
+    def _drop_oldest_finished(self) -> None:
+        for i, job in enumerate(self._rows):
+            if job.state.finished:
+                self.table.removeRow(i)
+                del self._rows[i]
+                return
+
+    # ----------------------------------------------------------------- log
+    def append_log(self, line: str) -> None:
+        self.log_view.appendPlainText(f"{time.strftime('%H:%M:%S')}  {line}")

@@ -1,0 +1,275 @@
+"""The studio window: datasets (left), workbench tabs (centre), parameters
+(right), jobs and log (bottom), and the menus."""
+from __future__ import annotations
+
+import traceback
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QByteArray, Qt
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFileDialog,
+    QInputDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QStackedWidget,
+    QTabWidget,
+    QWidget,
+)
+
+from .. import __version__
+from .datasets_dock import DatasetsPanel, available_samples
+from .jobs_dock import JobsPanel
+from .plots import EXPORT_FORMATS, ExportablePlot
+from .settings import RecentFiles, open_settings
+from .workbench import Workbench
+from .workbenches import discover_workbenches
+from .workers import Job, JobRunner
+
+__all__ = ["MainWindow", "METHOD_REFERENCES"]
+
+OPEN_FILTER = (
+    "Datasets (*.dat *.txt *.csv *.tsv *.parquet *.spmf);;"
+    "Transactions, FIMI/SPMF (*.dat *.txt *.spmf);;CSV (*.csv *.tsv);;Parquet (*.parquet);;All files (*)"
+)
+
+METHOD_REFERENCES = """
+<h3>Methods and the papers they come from</h3>
+<ul>
+<li><b>Uniqueness vs m, MCMC itemset sampling, probabilistic k<sup>m</sup>-anonymity (σ-k<sup>m</sup>)</b><br>
+G. Ács, J. P. Achara, C. Castelluccia. <i>Probabilistic k<sup>m</sup>-anonymity: efficient anonymization
+of large set-valued datasets.</i> IEEE International Conference on Big Data, 2015.</li>
+<li><b>Person-level unicity</b> (chance a person is unique given m of their items)<br>
+Y.-A. de Montjoye, C. A. Hidalgo, M. Verleysen, V. D. Blondel. <i>Unique in the Crowd: the privacy bounds
+of human mobility.</i> Scientific Reports 3, 2013.</li>
+<li><b>Nonreciprocal recoding</b> (k-anonymity and ℓ-diversity without shared groups)<br>
+M. Xue, P. Karras, C. Raïssi, J. Vaidya, K.-L. Tan. <i>Anonymizing set-valued data by nonreciprocal
+recoding.</i> ACM SIGKDD, 2012.</li>
+<li><b>Personalized ρ-uncertainty by partial suppression</b><br>
+T. Nakagawa, H. Arai, H. Nakagawa. <i>Personalized anonymization for set-valued data by partial
+suppression.</i> Transactions on Data Privacy, 2018.</li>
+<li><b>(k, k<sup>m</sup>)-anonymity of relational-transaction data</b><br>
+G. Poulis, G. Loukides, A. Gkoulalas-Divanis, S. Skiadopoulos. <i>Anonymizing data with relational and
+transaction attributes.</i> ECML/PKDD, 2013.</li>
+<li><b>Relative privacy threats: Bayesian attacker vs learner</b><br>
+M. Boreale, F. Corradi, C. Viscardi. <i>Relative privacy threats and learning from anonymized data.</i>
+IEEE Transactions on Information Forensics and Security, 2020.</li>
+</ul>
+"""
+
+
+class MainWindow(QMainWindow):
+    """The studio's main window.
+
+    Parameters
+    ----------
+    warm_up
+        Compile the numba kernels in the background at start-up (tests turn
+        it off to keep the two CPU cores for themselves).
+    restore_layout
+        Restore the saved geometry and dock layout.
+    """
+
+    def __init__(self, *, warm_up: bool = True, restore_layout: bool = True, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWindowTitle("anonstudio")
+        self.setObjectName("anonstudio-main")
+        self.settings = open_settings()
+        self.recent = RecentFiles(self.settings)
+        self.runner = JobRunner(self, error_handler=self.show_error)
+        self.dataset: Any = None
+
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.setCentralWidget(self.tabs)
+        self.param_stack = QStackedWidget()
+        self.workbenches: list[Workbench] = []
+        self._no_params = QLabel("This workbench has no parameters.")
+        self._no_params.setAlignment(Qt.AlignTop | Qt.AlignHCenter)
+        self._no_params.setWordWrap(True)
+        self.param_stack.addWidget(self._no_params)
+
+        self.datasets = DatasetsPanel(self.runner)
+        self.jobs = JobsPanel(self.runner)
+        self.datasets_dock = self._dock("Datasets", self.datasets, Qt.LeftDockWidgetArea)
+        self.params_dock = self._dock("Parameters", self.param_stack, Qt.RightDockWidgetArea)
+        self.jobs_dock = self._dock("Jobs and log", self.jobs, Qt.BottomDockWidgetArea)
+
+        self._load_workbenches()
+        self.tabs.currentChanged.connect(self._tab_changed)
+        self._tab_changed(self.tabs.currentIndex())
+        self.datasets.dataset_loaded.connect(self.set_dataset)
+        self.datasets.file_loaded.connect(self._remember_file)
+        self._build_menus()
+        self.statusBar().showMessage("Load a dataset to begin.")
+        self.resize(1500, 950)
+        if restore_layout:
+            self._restore_layout()
+        self.warm_up_job: Job | None = self.start_warm_up() if warm_up else None
+
+    # --------------------------------------------------------------- layout
+    def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(f"dock-{title.split()[0].lower()}")
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _load_workbenches(self) -> None:
+        classes, problems = discover_workbenches()
+        for module, details in problems:
+            self.jobs.append_log(f"workbench {module} could not be loaded:\n{details}")
+        for cls in classes:
+            try:
+                bench = cls(self.runner)
+            except Exception:  # noqa: BLE001 - one broken tab must not stop the studio
+                self.jobs.append_log(f"workbench {cls.TITLE} failed to start:\n{traceback.format_exc()}")
+                continue
+            self.workbenches.append(bench)
+            self.tabs.addTab(bench, cls.TITLE)
+            if bench.param_panel is not None:
+                self.param_stack.addWidget(bench.param_panel)
+            bench.status.connect(lambda text: self.statusBar().showMessage(text, 8000))
+
+    def workbench(self, title_or_cls: str | type) -> Workbench:
+        """The workbench instance with this TITLE or class."""
+        for bench in self.workbenches:
+            if bench.TITLE == title_or_cls or type(bench) is title_or_cls:
+                return bench
+        raise KeyError(title_or_cls)
+
+    def _tab_changed(self, index: int) -> None:
+        bench = self.tabs.widget(index)
+        panel = getattr(bench, "param_panel", None)
+        self.param_stack.setCurrentWidget(panel if panel is not None else self._no_params)
+
+    # ---------------------------------------------------------------- menus
+    def _build_menus(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        self.open_action = file_menu.addAction("&Open dataset…", self.open_dataset_dialog)
+        self.open_action.setShortcut(QKeySequence.Open)
+        self.samples_menu = file_menu.addMenu("Open &sample")
+        samples = available_samples()
+        for sample in samples:
+            label = getattr(sample, "title", None) or sample.name
+            self.samples_menu.addAction(label, lambda name=sample.name: self.datasets.load_sample(name))
+        self.samples_menu.setEnabled(bool(samples))
+        self.recent_menu = file_menu.addMenu("&Recent files")
+        self._fill_recent_menu()
+        file_menu.addSeparator()
+        self.export_action = file_menu.addAction("&Export plot…", self.export_plot_dialog)
+        file_menu.addSeparator()
+        quit_action = file_menu.addAction("&Quit", self.close)
+        quit_action.setShortcut(QKeySequence.Quit)
+
+        view_menu = self.menuBar().addMenu("&View")
+        for dock in (self.datasets_dock, self.params_dock, self.jobs_dock):
+            view_menu.addAction(dock.toggleViewAction())
+
+        help_menu = self.menuBar().addMenu("&Help")
+        help_menu.addAction("&Method references", self.show_references)
+        help_menu.addAction("&About anonstudio", self.show_about)
+
+    def _fill_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        paths = self.recent.paths()
+        for path in paths:
+            self.recent_menu.addAction(path, lambda p=path: self.open_dataset(p))
+        if paths:
+            self.recent_menu.addSeparator()
+            self.recent_menu.addAction("Clear list", self._clear_recent)
+        self.recent_menu.setEnabled(bool(paths))
+
+    def _clear_recent(self) -> None:
+        self.recent.clear()
+        self._fill_recent_menu()
+
+    def _remember_file(self, path: str) -> None:
+        self.recent.add(path)
+        self._fill_recent_menu()
+
+    # -------------------------------------------------------------- actions
+    def open_dataset_dialog(self) -> None:
+        start = str(Path(self.recent.paths()[0]).parent) if self.recent.paths() else ""
+        path, _ = QFileDialog.getOpenFileName(self, "Open dataset", start, OPEN_FILTER)
+        if path:
+            self.open_dataset(path)
+
+    def open_dataset(self, path: str | Path) -> Job:
+        """Load a file in the background; on success it becomes the active dataset."""
+        return self.datasets.load_file(path)
+
+    def set_dataset(self, dataset: Any) -> None:
+        self.dataset = dataset
+        for bench in self.workbenches:
+            try:
+                bench.set_dataset(dataset)
+            except Exception:  # noqa: BLE001
+                self.jobs.append_log(f"{bench.TITLE}: could not show the dataset:\n{traceback.format_exc()}")
+        name = getattr(dataset, "name", "dataset")
+        self.setWindowTitle(f"{name} — anonstudio")
+        self.statusBar().showMessage(f"Loaded {name}.", 8000)
+
+    def all_plots(self) -> list[ExportablePlot]:
+        """Plots of the active workbench first, then the datasets dock."""
+        current = self.tabs.currentWidget()
+        plots = current.plots() if isinstance(current, Workbench) else []
+        return plots + [self.datasets.length_plot, self.datasets.frequency_plot]
+
+    def export_plot_dialog(self) -> None:
+        plots = self.all_plots()
+        titles = [p.title for p in plots]
+        title, ok = QInputDialog.getItem(self, "Export plot", "Plot:", titles, 0, False)
+        if not ok:
+            return
+        plot = plots[titles.index(title)]
+        fmt, ok = QInputDialog.getItem(self, "Export plot", "Format:", list(EXPORT_FORMATS.values()), 0, False)
+        if ok:
+            plot.export_dialog(list(EXPORT_FORMATS)[list(EXPORT_FORMATS.values()).index(fmt)])
+
+    def start_warm_up(self) -> Job:
+        """Compile the numba kernels on a worker thread behind a status message."""
+        from ..kernels.warmup import warm_up_all
+
+        self.statusBar().showMessage("Compiling numerical kernels in the background…")
+
+        def done(timings: dict, complete: bool) -> None:
+            total = sum(timings.values()) if timings else 0.0
+            self.statusBar().showMessage(f"Kernels ready ({total:.1f} s).", 5000)
+
+        return self.runner.submit("Compile numerical kernels", warm_up_all, key="warm-up", on_done=done)
+
+    def show_error(self, title: str, message: str) -> None:
+        QMessageBox.critical(self, f"{title} failed", message)
+
+    def show_references(self) -> None:
+        QMessageBox.about(self, "Method references", METHOD_REFERENCES)
+
+    def show_about(self) -> None:
+        QMessageBox.about(
+            self, "About anonstudio",
+            f"<h3>anonstudio {__version__}</h3><p>Measure how identifying set-valued data is "
+            "(shopping baskets, visited places, diagnoses), anonymize it and see what an attacker "
+            "can still learn.</p><p>See Help &gt; Method references for the papers behind each method.</p>")
+
+    # ------------------------------------------------------------- settings
+    def _restore_layout(self) -> None:
+        geometry = self.settings.value("window/geometry")
+        state = self.settings.value("window/state")
+        if isinstance(geometry, QByteArray):
+            self.restoreGeometry(geometry)
+        if isinstance(state, QByteArray):
+            self.restoreState(state)
+
+    def save_layout(self) -> None:
+        self.settings.setValue("window/geometry", self.saveGeometry())
+        self.settings.setValue("window/state", self.saveState())
+        self.settings.sync()
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt naming)
+        self.save_layout()
+        self.runner.shutdown(5000)
+        super().closeEvent(event)

@@ -1,0 +1,295 @@
+"""A pyqtgraph plot that knows its data and exports it as PNG, SVG or CSV.
+
+Series are declared once (:meth:`ExportablePlot.add_series`) and updated with
+:meth:`ExportablePlot.set_series` as partial results arrive, so a live plot
+only calls ``setData`` and never rebuilds items. The plot keeps the raw data
+of every series (with error-bar bounds) for the CSV export, independent of
+log axes or display scaling.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QBuffer, QIODevice, Qt, Signal
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
+
+from ...data.io import atomic_write
+
+__all__ = ["ExportablePlot", "Series", "EXPORT_FORMATS"]
+
+EXPORT_FORMATS = {"png": "PNG image (*.png)", "svg": "SVG vector image (*.svg)", "csv": "Plot data as CSV (*.csv)"}
+
+# A white background reads better in reports and printed handouts than
+# pyqtgraph's default black.
+pg.setConfigOptions(antialias=True, background="w", foreground="k")
+
+#: Colour-blind-safe palette (Okabe-Ito) used for successive series.
+PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
+
+
+@dataclass
+class Series:
+    """One named data series and the graphics items that draw it."""
+
+    name: str
+    kind: str
+    item: pg.GraphicsObject
+    error_item: pg.ErrorBarItem | None = None
+    x: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    y: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    low: np.ndarray | None = None
+    high: np.ndarray | None = None
+
+
+def axis_text(label: str, units: str | None) -> str:
+    """``"label [units]"``; units are written out, never SI-prefixed."""
+    return f"{label} [{units}]" if units else label
+
+
+class ExportablePlot(QWidget):
+    """A titled plot with a legend, an empty-state message and export buttons.
+
+    Parameters
+    ----------
+    title
+        Shown above the plot and used as the default export file name.
+    x_label, y_label
+        Axis captions in plain words, e.g. ``"m (items the attacker knows)"``.
+    x_units, y_units
+        Appended in brackets (``"people"``, ``"s"``); pyqtgraph's SI prefixes
+        are not used because "kpeople" confuses readers.
+    legend
+        Add a legend listing every series with ``in_legend=True``.
+    log_x, log_y
+        Logarithmic axes.
+
+    Examples
+    --------
+    >>> plot = ExportablePlot("Uniqueness", x_label="m", y_label="share")   # doctest: +SKIP
+    >>> plot.add_series("exact", kind="scatter", symbol="o", error_bars=True)
+    >>> plot.set_series("exact", [1, 2], [0.1, 0.4], low=[0.05, 0.3], high=[0.15, 0.5])
+    >>> plot.export("uniqueness.svg")
+    """
+
+    exported = Signal(str)
+
+    def __init__(self, title: str, *, x_label: str, y_label: str, x_units: str | None = None,
+                 y_units: str | None = None, legend: bool = True, log_x: bool = False, log_y: bool = False,
+                 empty_text: str = "No data yet", parent: QWidget | None = None):
+        super().__init__(parent)
+        self.title = title
+        self.series: dict[str, Series] = {}
+        self._log = (log_x, log_y)
+
+        self.plot_widget = pg.PlotWidget()
+        self.plot_item: pg.PlotItem = self.plot_widget.getPlotItem()
+        self.plot_item.setTitle(title)
+        self.plot_item.setLabel("bottom", axis_text(x_label, x_units))
+        self.plot_item.setLabel("left", axis_text(y_label, y_units))
+        self.plot_item.showGrid(x=True, y=True, alpha=0.25)
+        self.plot_item.setLogMode(x=log_x, y=log_y)
+        self.legend = self.plot_item.addLegend(offset=(-10, 10)) if legend else None
+        self.x_label = axis_text(x_label, x_units)
+        self.y_label = axis_text(y_label, y_units)
+
+        # The message sits on top of the plot until data arrives.
+        self.empty_label = QLabel(empty_text, self.plot_widget)
+        self.empty_label.setAlignment(Qt.AlignCenter)
+        self.empty_label.setWordWrap(True)
+        self.empty_label.setAttribute(Qt.WA_TransparentForMouseEvents)
+        self.empty_label.setStyleSheet("color: #555; font-size: 11pt; background: transparent;")
+
+        toolbar = QHBoxLayout()
+        toolbar.setContentsMargins(0, 0, 0, 0)
+        toolbar.addStretch(1)
+        self.export_buttons: dict[str, QToolButton] = {}
+        for fmt in EXPORT_FORMATS:
+            button = QToolButton()
+            button.setText(fmt.upper())
+            button.setToolTip(f"Save this plot as {EXPORT_FORMATS[fmt].split(' (')[0]}")
+            button.setAutoRaise(True)
+            button.clicked.connect(lambda _=False, f=fmt: self.export_dialog(f))
+            toolbar.addWidget(button)
+            self.export_buttons[fmt] = button
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addLayout(toolbar)
+        layout.addWidget(self.plot_widget, 1)
+
+        # Same actions in the plot's right-click menu.
+        menu = self.plot_item.getViewBox().menu
+        menu.addSeparator()
+        for fmt, text in (("png", "Export PNG…"), ("svg", "Export SVG…"), ("csv", "Export data (CSV)…")):
+            action = QAction(text, menu)
+            action.triggered.connect(lambda _=False, f=fmt: self.export_dialog(f))
+            menu.addAction(action)
+        self._update_empty()
+
+    # --------------------------------------------------------------- series
+    def add_series(self, name: str, *, kind: str = "line", color: str | None = None, symbol: str | None = None,
+                   symbol_size: int = 9, width: float = 2.0, style: Qt.PenStyle = Qt.SolidLine,
+                   error_bars: bool = False, bar_width: float = 0.8, in_legend: bool = True) -> Series:
+        """Declare a series once; fill it later with :meth:`set_series`.
+
+        ``kind`` is ``"line"`` (optionally with symbols), ``"scatter"``
+        (symbols only) or ``"bars"``.
+        """
+        if name in self.series:
+            raise ValueError(f"series {name!r} already exists")
+        color = color or PALETTE[len(self.series) % len(PALETTE)]
+        legend_name = name if in_legend else None
+        if kind == "bars":
+            item = pg.BarGraphItem(x=[], height=[], width=bar_width, brush=color, pen=pg.mkPen(color), name=legend_name)
+            self.plot_item.addItem(item)
+            if self.legend is not None and in_legend:
+                self.legend.addItem(item, name)
+        elif kind in ("line", "scatter"):
+            pen = pg.mkPen(color, width=width, style=style) if kind == "line" else None
+            item = self.plot_item.plot([], [], pen=pen, symbol=symbol or ("o" if kind == "scatter" else None),
+                                       symbolSize=symbol_size, symbolBrush=color, symbolPen=pg.mkPen("w"),
+                                       name=legend_name)
+        else:
+            raise ValueError(f"unknown series kind {kind!r}")
+        error_item = None
+        if error_bars:
+            error_item = pg.ErrorBarItem(x=np.zeros(0), y=np.zeros(0), beam=0.15, pen=pg.mkPen(color, width=1.5))
+            self.plot_item.addItem(error_item)
+        series = Series(name, kind, item, error_item)
+        self.series[name] = series
+        return series
+
+    def set_series(self, name: str, x, y, *, low=None, high=None) -> None:
+        """Replace a series' data; ``low``/``high`` are error-bar bounds (absolute)."""
+        s = self.series[name]
+        s.x = np.asarray(x, dtype=float)
+        s.y = np.asarray(y, dtype=float)
+        s.low = None if low is None else np.asarray(low, dtype=float)
+        s.high = None if high is None else np.asarray(high, dtype=float)
+        if s.kind == "bars":
+            s.item.setOpts(x=s.x, height=s.y)
+        else:
+            s.item.setData(s.x, s.y)
+        if s.error_item is not None:
+            if s.low is not None and s.high is not None and len(s.x):
+                s.error_item.setData(x=s.x, y=s.y, top=s.high - s.y, bottom=s.y - s.low)
+                s.error_item.setVisible(True)
+            else:
+                s.error_item.setVisible(False)
+        self._update_empty()
+
+    def clear_data(self) -> None:
+        """Empty every series (the items stay, ready for new data)."""
+        for name in self.series:
+            self.set_series(name, [], [])
+
+    def has_data(self) -> bool:
+        return any(len(s.x) for s in self.series.values())
+
+    def set_empty_text(self, text: str) -> None:
+        self.empty_label.setText(text)
+        self._update_empty()
+
+    def _update_empty(self) -> None:
+        self.empty_label.setVisible(not self.has_data() and bool(self.empty_label.text()))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt naming)
+        super().resizeEvent(event)
+        self.empty_label.setGeometry(self.plot_widget.rect().adjusted(60, 30, -20, -40))
+
+    # --------------------------------------------------------------- export
+    def export(self, path: str | Path) -> Path:
+        """Write PNG, SVG or CSV (chosen by the suffix) atomically."""
+        path = Path(path)
+        fmt = path.suffix.lower().lstrip(".")
+        if fmt == "png":
+            data = self.png_bytes()
+        elif fmt == "svg":
+            data = self.svg_bytes()
+        elif fmt == "csv":
+            data = self.csv_text().encode("utf-8")
+        else:
+            raise ValueError(f"cannot export a plot as {path.suffix!r}; use .png, .svg or .csv")
+        with atomic_write(path, "wb") as handle:
+            handle.write(data)
+        self.exported.emit(str(path))
+        return path
+
+    def png_bytes(self) -> bytes:
+        image = self.plot_widget.grab().toImage()
+        buffer = QBuffer()
+        buffer.open(QIODevice.WriteOnly)
+        image.save(buffer, "PNG")
+        return bytes(buffer.data())
+
+    def svg_bytes(self) -> bytes:
+        """The plot as vector SVG, painted by Qt's own SVG generator.
+
+        pyqtgraph's SVGExporter post-processes Qt's path syntax and breaks on
+        the path format of recent Qt 6 releases (pyqtgraph issue #3485), so
+        the scene is rendered straight into a QSvgGenerator instead.
+        """
+        from PySide6.QtGui import QPainter
+        from PySide6.QtSvg import QSvgGenerator
+
+        view = self.plot_widget
+        buffer = QBuffer()
+        buffer.open(QIODevice.WriteOnly)
+        generator = QSvgGenerator()
+        generator.setOutputDevice(buffer)
+        generator.setSize(view.size())
+        generator.setViewBox(view.rect())
+        generator.setTitle(self.title)
+        generator.setDescription(f"{self.title}: {self.y_label} vs {self.x_label} (anonstudio)")
+        painter = QPainter(generator)
+        try:
+            view.render(painter)
+        finally:
+            painter.end()
+        return bytes(buffer.data())
+
+    def csv_text(self) -> str:
+        """Every series in long form: ``series, x, y, y_low, y_high``."""
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(["series", self.x_label, self.y_label, "y_low", "y_high"])
+        for s in self.series.values():
+            for i in range(len(s.x)):
+                low = _fmt(s.low[i]) if s.low is not None else ""
+                high = _fmt(s.high[i]) if s.high is not None else ""
+                writer.writerow([s.name, _fmt(s.x[i]), _fmt(s.y[i]), low, high])
+        return out.getvalue()
+
+    def export_dialog(self, fmt: str) -> Path | None:
+        """Ask for a file name and export; errors go to a message box."""
+        from PySide6.QtWidgets import QMessageBox
+
+        default = _slug(self.title) + "." + fmt
+        name, _ = QFileDialog.getSaveFileName(self, f"Export {self.title}", default, EXPORT_FORMATS[fmt])
+        if not name:
+            return None
+        if not name.lower().endswith("." + fmt):
+            name += "." + fmt
+        try:
+            return self.export(name)
+        except OSError as exc:
+            QMessageBox.critical(self, "Export failed", f"Could not write {name}: {exc}")
+            return None
+
+
+def _fmt(value: float) -> str:
+    if not math.isfinite(value):
+        return ""
+    return repr(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def _slug(text: str) -> str:
+    keep = "".join(c.lower() if c.isalnum() else "-" for c in text)
+    return "-".join(filter(None, keep.split("-"))) or "plot"

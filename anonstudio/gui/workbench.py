@@ -1,0 +1,232 @@
+"""Base class of the centre tabs ("workbenches") of the studio window.
+
+A workbench is one module in :mod:`anonstudio.gui.workbenches` defining a
+subclass of :class:`Workbench`. The main window imports every module of that
+package, instantiates each subclass once, orders the tabs by ``ORDER`` and
+hands every loaded dataset to all of them; there is no list to edit.
+
+What the base class does for you
+--------------------------------
+* builds the parameter panel from ``PARAMS`` (shown in the right dock while
+  the tab is active) and calls :meth:`Workbench.run` with the validated
+  params when the user presses Run;
+* shows ``EMPTY_TEXT`` ("Load a dataset to begin") until a dataset this
+  workbench ``accepts`` is loaded, then your :meth:`Workbench.build` page;
+* :meth:`Workbench.submit` starts a background job keyed to this workbench,
+  so a new Run cancels the previous one, stale results are dropped, the Run
+  panel's Cancel button works and the jobs dock shows progress;
+* :meth:`Workbench.plots` lists the :class:`~anonstudio.gui.plots.ExportablePlot`
+  children so *File > Export plot...* can offer them.
+
+Example
+-------
+A complete workbench (save as ``anonstudio/gui/workbenches/lengths.py``)::
+
+    from dataclasses import dataclass
+
+    import numpy as np
+    from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+    from ...params import param
+    from ..plots import ExportablePlot
+    from ..workbench import Workbench
+
+
+    @dataclass(frozen=True)
+    class LengthParams:
+        top: int = param(10, label="Records shown", minimum=1, maximum=1000,
+                         tooltip="How many of the longest records to plot.")
+
+
+    def longest(data, params, progress):
+        # Qt-free work; a real method would loop in chunks and call
+        # progress.set / progress.partial / progress.cancelled between them.
+        progress.set(0.5, "sorting records")
+        return np.sort(data.lengths)[::-1][: params.top]
+
+
+    class LengthsWorkbench(Workbench):
+        TITLE = "Lengths"
+        ORDER = 90
+        PARAMS = LengthParams
+
+        def build(self) -> QWidget:
+            page = QWidget()
+            self.plot = ExportablePlot("Longest records", x_label="rank",
+                                       y_label="items in the record")
+            self.plot.add_series("length", kind="bars")
+            QVBoxLayout(page).addWidget(self.plot)
+            return page
+
+        def dataset_changed(self, dataset) -> None:
+            self.plot.clear_data()
+
+        def run(self, params) -> None:
+            data = self.dataset
+            self.submit(f"Longest records ({data.name})",
+                        lambda progress: longest(data, params, progress),
+                        on_done=self.show_result)
+
+        def show_result(self, lengths, complete: bool) -> None:
+            self.plot.set_series("length", np.arange(1, len(lengths) + 1), lengths)
+
+Callbacks run on the GUI thread. ``on_partial(result)`` receives each partial
+result a job publishes (coalesced: always the newest); ``on_done(result,
+complete)`` gets ``complete=False`` after a cancel, with whatever the job
+returned. Never touch widgets from inside the job function.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QLabel, QStackedLayout, QWidget
+
+from ..data.transactions import TransactionData
+from .param_panel import ParamPanel
+from .plots import ExportablePlot
+from .workers import Job, JobRunner
+
+__all__ = ["Workbench", "EMPTY_TEXT"]
+
+EMPTY_TEXT = "Load a dataset to begin: File > Open dataset…, or pick a bundled sample on the left."
+
+
+class Workbench(QWidget):
+    """One centre tab. Subclass it; see the module docstring for an example.
+
+    Class attributes
+    ----------------
+    TITLE
+        Tab caption.
+    ORDER
+        Tabs are sorted by it (Risk is 10; leave gaps).
+    PARAMS
+        A params dataclass (``anonstudio.params.param`` fields) or None.
+    RUN_TEXT
+        Caption of the Run button.
+    DATASET_TYPES
+        Dataset classes this workbench works on (default: set-valued data).
+    EMPTY_TEXT
+        Shown while no suitable dataset is loaded.
+
+    Signals
+    -------
+    status(str)
+        A short message for the window's status bar.
+    """
+
+    TITLE = "Workbench"
+    ORDER = 100
+    PARAMS: type | None = None
+    RUN_TEXT = "Run"
+    DATASET_TYPES: tuple[type, ...] = (TransactionData,)
+    EMPTY_TEXT = EMPTY_TEXT
+
+    status = Signal(str)
+
+    def __init__(self, runner: JobRunner, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.runner = runner
+        self.dataset: Any = None
+        self.job: Job | None = None
+        self.param_panel: ParamPanel | None = None
+        if self.PARAMS is not None:
+            self.param_panel = ParamPanel(self.PARAMS, run_text=self.RUN_TEXT, title=self.TITLE)
+            self.param_panel.run_requested.connect(self._on_run_requested)
+            self.param_panel.cancel_requested.connect(self.cancel)
+            self.param_panel.run_button.setEnabled(False)
+
+        self._stack = QStackedLayout(self)
+        self.empty_label = QLabel(self.EMPTY_TEXT)
+        self.empty_label.setAlignment(Qt.AlignCenter)
+        self.empty_label.setWordWrap(True)
+        self.empty_label.setStyleSheet("color: #444; font-size: 13pt; padding: 40px;")
+        self._stack.addWidget(self.empty_label)
+        self.page = self.build()
+        self._stack.addWidget(self.page)
+        self._stack.setCurrentIndex(0)
+
+    # ------------------------------------------------------------ override
+    def build(self) -> QWidget:
+        """Create and return the page shown once a dataset is loaded."""
+        return QWidget()
+
+    def accepts(self, dataset: Any) -> bool:
+        """Whether this workbench can work on ``dataset``."""
+        return isinstance(dataset, self.DATASET_TYPES)
+
+    def dataset_changed(self, dataset: Any) -> None:
+        """Hook: a new dataset this workbench accepts became active."""
+
+    def run(self, params: Any) -> None:
+        """Hook: the user pressed Run with valid ``params``."""
+
+    # ------------------------------------------------------------- helpers
+    @property
+    def job_key(self) -> str:
+        return f"workbench:{type(self).__module__}.{type(self).__name__}"
+
+    def set_dataset(self, dataset: Any) -> None:
+        """Called by the main window for every dataset loaded."""
+        if self.job is not None:
+            self.cancel()
+        if dataset is not None and self.accepts(dataset):
+            self.dataset = dataset
+            self._stack.setCurrentIndex(1)
+            self.dataset_changed(dataset)
+        else:
+            self.dataset = None
+            self._stack.setCurrentIndex(0)
+        if self.param_panel is not None:
+            self.param_panel.run_button.setEnabled(self.dataset is not None and not self.param_panel.error)
+
+    def submit(self, title: str, fn: Callable[[Any], Any], *, on_partial: Callable[[Any], None] | None = None,
+               on_done: Callable[[Any, bool], None] | None = None,
+               on_error: Callable[[BaseException], None] | None = None, key: str | None = None) -> Job:
+        """Run ``fn(progress)`` in the background as this workbench's job.
+
+        A newer submit with the same key (default: one per workbench) cancels
+        the older job; only the newest job's callbacks run.
+        """
+        def done(result: Any, complete: bool) -> None:
+            self._set_running(False)
+            if on_done is not None:
+                on_done(result, complete)
+
+        def failed(exc: BaseException) -> None:
+            self._set_running(False)
+            if on_error is not None:
+                on_error(exc)
+
+        job = self.runner.submit(title, fn, key=key or self.job_key, on_partial=on_partial, on_done=done,
+                                 on_error=failed)
+        job.changed.connect(lambda j=job: self._job_changed(j))
+        self.job = job
+        self._set_running(True)
+        return job
+
+    def cancel(self) -> None:
+        """Stop this workbench's running job (its partial result is kept)."""
+        if self.job is not None:
+            self.job.cancel()
+
+    def plots(self) -> list[ExportablePlot]:
+        """Every exportable plot on this workbench, in creation order."""
+        return self.findChildren(ExportablePlot)
+
+    # ----------------------------------------------------------- internals
+    def _on_run_requested(self, params: Any) -> None:
+        if self.dataset is None:
+            self.status.emit("Load a dataset first.")
+            return
+        self.run(params)
+
+    def _set_running(self, running: bool) -> None:
+        if self.param_panel is not None:
+            self.param_panel.set_running(running)
+
+    def _job_changed(self, job: Job) -> None:
+        # A superseded or cancelled-before-start job never calls on_done.
+        if job is self.job and job.state.finished:
+            self._set_running(False)

@@ -1,0 +1,115 @@
+"""Workbench base class, discovery and the jobs dock working together."""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from anonstudio.data.transactions import TransactionData
+from anonstudio.gui.jobs_dock import JobsPanel, format_duration
+from anonstudio.gui.plots import ExportablePlot
+from anonstudio.gui.workbench import Workbench
+from anonstudio.gui.workbenches import discover_workbenches
+from anonstudio.params import param
+
+
+@dataclass(frozen=True)
+class TopParams:
+    top: int = param(2, label="Records shown", minimum=1, maximum=100, tooltip="How many records to plot.")
+
+
+class LengthsBench(Workbench):
+    TITLE = "Lengths"
+    PARAMS = TopParams
+
+    gate: threading.Event | None = None
+
+    def build(self) -> QWidget:
+        page = QWidget()
+        self.plot = ExportablePlot("Longest records", x_label="rank", y_label="items")
+        self.plot.add_series("length", kind="bars")
+        QVBoxLayout(page).addWidget(self.plot)
+        self.results = []
+        return page
+
+    def run(self, params) -> None:
+        data, gate = self.dataset, self.gate
+
+        def work(progress):
+            lengths = np.sort(data.lengths)[::-1]
+            shown = []
+            for v in lengths[: params.top]:
+                if progress.cancelled():
+                    return shown
+                shown.append(int(v))
+                progress.partial(list(shown))
+                if gate is not None:
+                    gate.wait(5)
+            return shown
+
+        self.submit("Longest records", work, on_done=lambda r, c: self.results.append((r, c)))
+
+
+DATA = TransactionData.from_records([["a", "b", "c"], ["a"], ["b", "c"]], name="tiny")
+
+
+def test_workbench_shows_empty_state_until_dataset(qtbot, runner):
+    bench = LengthsBench(runner)
+    qtbot.addWidget(bench)
+    assert bench._stack.currentWidget() is bench.empty_label
+    assert "Load a dataset to begin" in bench.empty_label.text()
+    assert not bench.param_panel.run_button.isEnabled()
+    bench.set_dataset(DATA)
+    assert bench._stack.currentWidget() is bench.page
+    assert bench.param_panel.run_button.isEnabled()
+    assert bench.plots() == [bench.plot]
+
+
+def test_run_button_runs_the_job_and_the_dock_lists_it(qtbot, runner, wait_job):
+    bench = LengthsBench(runner)
+    dock = JobsPanel(runner)
+    qtbot.addWidget(bench)
+    qtbot.addWidget(dock)
+    bench.set_dataset(DATA)
+    bench.param_panel.run_button.click()
+    wait_job(bench.job)
+    assert bench.results == [([3, 2], True)]
+    assert dock.state_text(bench.job) == "done"
+    assert not dock.cancel_button(bench.job).isEnabled()
+    assert not bench.param_panel.cancel_button.isEnabled()
+
+
+def test_cancel_from_the_dock_keeps_partial(qtbot, runner, wait_job):
+    bench = LengthsBench(runner)
+    bench.gate = threading.Event()
+    dock = JobsPanel(runner)
+    qtbot.addWidget(bench)
+    qtbot.addWidget(dock)
+    bench.set_dataset(DATA)
+    bench.param_panel.set_value("top", 3)
+    bench.param_panel.run_button.click()
+    job = bench.job
+    assert bench.param_panel.cancel_button.isEnabled()
+    qtbot.waitUntil(lambda: job.progress._partial == [3], timeout=5000)
+    dock.cancel_button(job).click()
+    bench.gate.set()
+    wait_job(job)
+    assert bench.results == [([3], False)]
+    assert dock.state_text(job) == "cancelled (partial result kept)"
+    assert "stopped at user request" in dock.log_view.toPlainText() or "cancelled" in dock.log_view.toPlainText()
+
+
+def test_discovery_returns_sorted_workbench_classes():
+    classes, problems = discover_workbenches()
+    assert problems == []
+    assert all(issubclass(c, Workbench) for c in classes)
+    assert [c.ORDER for c in classes] == sorted(c.ORDER for c in classes)
+
+
+def test_format_duration():
+    assert format_duration(None) == "–"
+    assert format_duration(42) == "42 s"
+    assert format_duration(185) == "3 min 05 s"
+    assert format_duration(3720) == "1 h 02 min"

@@ -1,0 +1,90 @@
+"""ExportablePlot: live series updates and PNG/SVG/CSV exports written atomically."""
+from __future__ import annotations
+
+import csv
+
+import numpy as np
+import pytest
+
+from anonstudio.gui.plots import ExportablePlot, HistogramPlot, RankFrequencyPlot, integer_histogram
+
+
+@pytest.fixture
+def plot(qtbot):
+    p = ExportablePlot("Uniqueness", x_label="m (items the attacker knows)", y_label="share", y_units="0–1")
+    qtbot.addWidget(p)
+    p.resize(500, 350)
+    p.show()
+    p.add_series("exact", kind="scatter", symbol="o", error_bars=True)
+    p.add_series("trend", kind="line")
+    return p
+
+
+def test_empty_state_until_data_arrives(plot):
+    assert plot.empty_label.isVisible()
+    plot.set_series("trend", [1, 2], [0.1, 0.2])
+    assert not plot.empty_label.isVisible()
+    plot.clear_data()
+    assert plot.empty_label.isVisible()
+
+
+def test_series_update_in_place(plot):
+    item = plot.series["exact"].item
+    plot.set_series("exact", [1], [0.2], low=[0.1], high=[0.3])
+    plot.set_series("exact", [1, 2], [0.2, 0.6], low=[0.1, 0.5], high=[0.3, 0.7])
+    assert plot.series["exact"].item is item
+    x, y = item.getData()
+    assert list(x) == [1, 2] and list(y) == [0.2, 0.6]
+    err = plot.series["exact"].error_item.opts
+    assert np.allclose(err["top"], [0.1, 0.1]) and np.allclose(err["bottom"], [0.1, 0.1])
+
+
+def test_export_png_svg_csv(plot, tmp_path):
+    plot.set_series("exact", [1, 2], [0.25, 0.5], low=[0.2, 0.4], high=[0.3, 0.6])
+    plot.set_series("trend", [1, 2, 3], [0.25, 0.5, 0.75])
+    png = plot.export(tmp_path / "u.png")
+    svg = plot.export(tmp_path / "u.svg")
+    out = plot.export(tmp_path / "u.csv")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    text = svg.read_text(encoding="utf-8")
+    assert "<svg" in text and "m (items the attacker knows)" in text
+    rows = list(csv.reader(out.open(encoding="utf-8")))
+    assert rows[0] == ["series", "m (items the attacker knows)", "share [0–1]", "y_low", "y_high"]
+    assert rows[1:] == [["exact", "1", "0.25", "0.2", "0.3"], ["exact", "2", "0.5", "0.4", "0.6"],
+                        ["trend", "1", "0.25", "", ""], ["trend", "2", "0.5", "", ""], ["trend", "3", "0.75", "", ""]]
+    # Atomic: no temporary files left next to the exports.
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["u.csv", "u.png", "u.svg"]
+
+
+def test_export_rejects_unknown_suffix_and_leaves_nothing(plot, tmp_path):
+    with pytest.raises(ValueError):
+        plot.export(tmp_path / "u.jpg")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_export_buttons_use_the_file_dialog(plot, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog
+
+    plot.set_series("trend", [1], [0.5])
+    target = tmp_path / "chosen"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
+    plot.export_buttons["csv"].click()
+    assert (tmp_path / "chosen.csv").read_text(encoding="utf-8").splitlines()[1] == "trend,1,0.5,,"
+
+
+def test_integer_histogram_one_bar_per_value_and_binned():
+    x, counts, _ = integer_histogram(np.array([2, 2, 3, 5]))
+    assert list(x) == [2, 3, 4, 5] and list(counts) == [2, 1, 0, 1]
+    x, counts, _ = integer_histogram(np.arange(1000), max_bars=10)
+    assert len(x) == 10 and counts.sum() == 1000
+
+
+def test_histogram_and_rank_frequency_plots(qtbot):
+    hist = HistogramPlot("Lengths", x_label="items in the record")
+    rank = RankFrequencyPlot("Frequencies")
+    qtbot.addWidget(hist)
+    qtbot.addWidget(rank)
+    hist.set_values(np.array([1, 1, 2]))
+    rank.set_frequencies(np.array([3, 0, 10, 1]))
+    assert list(hist.series["records"].y) == [2, 1]
+    assert list(rank.series["items"].x) == [1, 2, 3] and list(rank.series["items"].y) == [10, 3, 1]

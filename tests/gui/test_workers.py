@@ -1,0 +1,133 @@
+"""JobRunner: results, partials, cancel keeps the partial result, supersede, errors."""
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from anonstudio.gui.workers import JobState
+
+
+def counting_job(n_steps: int, gate: threading.Event | None = None, step_s: float = 0.01):
+    """A job publishing its list of finished steps; stops early on cancel."""
+
+    def fn(progress):
+        done = []
+        for i in range(n_steps):
+            if progress.cancelled():
+                return {"steps": done, "complete": False}
+            if gate is not None and i == 2:
+                gate.wait(5)
+            time.sleep(step_s)
+            done.append(i)
+            progress.set((i + 1) / n_steps, f"step {i + 1}")
+            progress.partial(list(done))
+        return {"steps": done, "complete": True}
+
+    return fn
+
+
+def test_result_and_partials_arrive_on_the_gui_thread(qtbot, runner, wait_job):
+    main = threading.get_ident()
+    partials, results, threads = [], [], []
+
+    def on_partial(p):
+        threads.append(threading.get_ident())
+        partials.append(p)
+
+    def on_done(result, complete):
+        threads.append(threading.get_ident())
+        results.append((result, complete))
+
+    job = runner.submit("count", counting_job(5), key="k", on_partial=on_partial, on_done=on_done)
+    wait_job(job)
+    assert job.state is JobState.DONE and job.fraction == 1.0
+    assert results == [({"steps": [0, 1, 2, 3, 4], "complete": True}, True)]
+    assert partials and partials[-1] == [0, 1, 2, 3, 4]
+    assert set(threads) == {main}
+
+
+def test_cancel_keeps_the_partial_result(qtbot, runner, wait_job):
+    gate = threading.Event()
+    results = []
+    job = runner.submit("count", counting_job(50, gate), key="k", on_done=lambda r, c: results.append((r, c)))
+    qtbot.waitUntil(lambda: job.progress._partial is not None, timeout=5000)
+    job.cancel()
+    gate.set()
+    wait_job(job)
+    assert job.state is JobState.CANCELLED
+    assert job.state_text() == "cancelled (partial result kept)"
+    (result, complete), = results
+    assert complete is False
+    assert result["steps"] == [0, 1]  # the gate held the job at step 2 when cancel came
+
+
+def test_newer_job_with_same_key_cancels_and_silences_older(qtbot, runner, wait_job):
+    gate = threading.Event()
+    seen = []
+    old = runner.submit("old", counting_job(20, gate), key="bench", on_done=lambda r, c: seen.append("old"),
+                        on_partial=lambda p: None)
+    qtbot.waitUntil(lambda: old.state is JobState.RUNNING, timeout=5000)
+    new = runner.submit("new", counting_job(3), key="bench", on_done=lambda r, c: seen.append("new"))
+    assert old.cancel_requested and old.superseded
+    gate.set()
+    wait_job(old)
+    wait_job(new)
+    assert seen == ["new"]
+    assert old.state is JobState.CANCELLED and "newer run" in old.state_text()
+    assert not runner.is_current(old) and runner.is_current(new)
+
+
+def test_jobs_with_different_keys_run_independently(qtbot, runner, wait_job):
+    seen = []
+    a = runner.submit("a", counting_job(3), key="a", on_done=lambda r, c: seen.append("a"))
+    b = runner.submit("b", counting_job(3), key="b", on_done=lambda r, c: seen.append("b"))
+    wait_job(a)
+    wait_job(b)
+    assert sorted(seen) == ["a", "b"]
+
+
+def test_exception_goes_to_on_error_and_dialog_not_the_event_loop(qtbot, runner, wait_job, dialogs):
+    errors = []
+
+    def boom(progress):
+        progress.set(0.3, "about to fail")
+        raise ValueError("baskets.dat, line 3: 'x' is not an integer item")
+
+    runner.error_handler = lambda title, msg: dialogs.append(("handler", title, msg))
+    job = runner.submit("Load baskets.dat", boom, key="load", on_error=errors.append)
+    wait_job(job)
+    assert job.state is JobState.FAILED
+    assert isinstance(errors[0], ValueError)
+    assert dialogs == [("handler", "Load baskets.dat", "baskets.dat, line 3: 'x' is not an integer item")]
+    assert "ValueError" in job.error_details
+
+
+def test_a_failing_result_callback_is_reported_not_raised(qtbot, runner, wait_job, dialogs):
+    def bad_callback(result, complete):
+        raise RuntimeError("plot exploded")
+
+    runner.error_handler = lambda title, msg: dialogs.append((title, msg))
+    job = runner.submit("ok job", lambda p: 1, on_done=bad_callback)
+    wait_job(job)
+    qtbot.wait(10)
+    assert job.state is JobState.DONE
+    assert dialogs and "plot exploded" in dialogs[0][1]
+
+
+def test_eta_from_progress_rate(qtbot, runner, wait_job):
+    gate = threading.Event()
+
+    def fn(progress):
+        progress.set(0.25, "a quarter")
+        gate.wait(5)
+        return None
+
+    job = runner.submit("slow", fn)
+    qtbot.waitUntil(lambda: job.fraction == 0.25, timeout=5000)
+    job.started_at -= 3.0  # pretend it ran 3 s for a quarter of the work
+    assert job.eta() == pytest.approx(9.0, abs=0.5)
+    gate.set()
+    wait_job(job)
+    assert job.eta() is None
