@@ -1,0 +1,196 @@
+"""Algorithm 1 of Acs, Achara, Castelluccia (BigData 2015): uniform itemset sampling.
+
+An independence Metropolis-Hastings chain over Omega^ell, the ell-itemsets that
+occur in at least one record. Each step proposes C by picking a record uniformly
+among those with at least ell items and then ell of its items uniformly, and moves
+to C with probability ``min(1, q(S) / q(C))`` where
+
+    q(x) = sum over records u containing x of prod_{i=1..ell} 1 / (|D_u| - ell + i)
+
+is (up to the constant ``ell! / |U|``) the probability of proposing x. The
+stationary distribution is uniform over Omega^ell (Theorem 2 of the paper).
+
+The chain state lives in caller-owned arrays so that it can run in chunks, on any
+thread, and resume exactly where it stopped:
+
+* ``cur_items`` int32 (ell,): the current itemset, sorted;
+* ``cur_q`` float64 (1,): q of the current itemset (0: no state yet; the first
+  proposal is then taken unconditionally -- Algorithm 1 starts from an arbitrary
+  itemset of Omega^ell, and a proposal always is one);
+* ``counters`` int64 (3,): steps done, accepted moves, support of the current state;
+* ``rng`` uint64 (1,): :mod:`anonstudio.kernels.rng` state.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .rng import make_state, randbelow, sample_without_replacement, uniform
+from .support import MODE_AUTO, no_bitsets, support_weight
+
+__all__ = ["run_chain", "record_weights", "subset_counts", "new_chain_state", "warm_up"]
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _insertion_sort(a):
+    for i in range(1, a.shape[0]):
+        v = a[i]
+        j = i - 1
+        while j >= 0 and a[j] > v:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = v
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _pick_cumulative(cdf, x):
+    """First index with ``cdf[i] > x`` (``cdf`` non-decreasing, ``0 <= x < cdf[-1]``)."""
+    lo = 0
+    hi = cdf.shape[0] - 1
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if cdf[mid] > x:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+@njit(nogil=True, cache=True)
+def run_chain(
+    cur_items,
+    cur_q,
+    counters,
+    rng,
+    n_steps,
+    every,
+    eligible,
+    cdf,
+    weights,
+    indptr,
+    indices,
+    post_indptr,
+    post_records,
+    bit_row,
+    bits,
+    mode,
+    uniform_weight,
+    out_items,
+    out_supp,
+):
+    """Advance the chain ``n_steps`` steps; record the state after every ``every``-th step.
+
+    Parameters
+    ----------
+    eligible
+        int32 ids of the records with at least ell items (the set U of Algorithm 1).
+    cdf
+        Empty: pick records of U uniformly (Algorithm 1 as printed). Else float64,
+        one per eligible record: cumulative record-selection weights (see
+        :func:`record_weights` for the matching ``weights``).
+    weights
+        float64 per record: ``prod_{i=1..ell} 1/(|D_u| - ell + i)`` (0 for short records).
+    out_items, out_supp
+        int32 (n_steps // every, ell) and int64 (n_steps // every,) receive the
+        recorded states and their supports.
+
+    Returns
+    -------
+    int
+        Number of rows written (``n_steps // every``).
+    """
+    ell = cur_items.shape[0]
+    cand = np.empty(ell, dtype=np.int32)
+    n_eligible = eligible.shape[0]
+    written = 0
+    since = 0
+    for _ in range(n_steps):
+        if cdf.shape[0] == 0:
+            u = eligible[randbelow(rng, n_eligible)]
+        else:
+            u = eligible[_pick_cumulative(cdf, uniform(rng) * cdf[n_eligible - 1])]
+        sample_without_replacement(rng, indices[indptr[u] : indptr[u + 1]], ell, cand)
+        _insertion_sort(cand)
+        same = cur_q[0] > 0.0
+        if same:
+            for j in range(ell):
+                if cand[j] != cur_items[j]:
+                    same = False
+                    break
+        if not same:
+            # The uniform draw is consumed on every step, accepted or not, so the
+            # random stream does not depend on the data path taken.
+            x = uniform(rng)
+            supp, q = support_weight(
+                cand, weights, indptr, indices, post_indptr, post_records, bit_row, bits, mode, uniform_weight
+            )
+            if cur_q[0] <= 0.0 or x * q < cur_q[0]:
+                cur_items[:] = cand
+                cur_q[0] = q
+                counters[2] = supp
+                counters[1] += 1
+        else:
+            uniform(rng)
+            counters[1] += 1
+        counters[0] += 1
+        since += 1
+        if since == every:
+            since = 0
+            out_items[written, :] = cur_items
+            out_supp[written] = counters[2]
+            written += 1
+    return written
+
+
+def record_weights(lengths: np.ndarray, ell: int) -> np.ndarray:
+    """``prod_{i=1..ell} 1/(|D_u| - ell + i)`` per record, 0 where ``|D_u| < ell``.
+
+    This is ``1 / (|D_u| (|D_u|-1) ... (|D_u|-ell+1))``: the chance of drawing one
+    particular ell-subset of record u, times the constant ``ell!``.
+    """
+    lengths = np.asarray(lengths, dtype=np.float64)
+    w = np.ones_like(lengths)
+    for i in range(1, ell + 1):
+        w /= np.maximum(lengths - ell + i, 1.0)
+    w[lengths < ell] = 0.0
+    return w
+
+
+def subset_counts(lengths: np.ndarray, ell: int) -> np.ndarray:
+    """``C(|D_u|, ell)`` per record as float64 (0 where ``|D_u| < ell``)."""
+    lengths = np.asarray(lengths, dtype=np.float64)
+    c = np.ones_like(lengths)
+    for i in range(ell):
+        c *= np.maximum(lengths - i, 0.0) / (i + 1)
+    return c
+
+
+def new_chain_state(ell: int, seed: int | np.uint64) -> dict[str, np.ndarray]:
+    """Fresh caller-owned state arrays for :func:`run_chain`."""
+    return {
+        "cur_items": np.zeros(ell, dtype=np.int32),
+        "cur_q": np.zeros(1, dtype=np.float64),
+        "counters": np.zeros(3, dtype=np.int64),
+        "rng": make_state(seed),
+    }
+
+
+def warm_up() -> None:
+    """Compile :func:`run_chain` on a three-record dataset."""
+    from .support import build_bitsets
+
+    indptr = np.array([0, 2, 5, 6], dtype=np.int64)
+    indices = np.array([0, 1, 0, 1, 2, 2], dtype=np.int32)
+    post_indptr = np.array([0, 2, 4, 6], dtype=np.int64)
+    post_records = np.array([0, 1, 0, 1, 1, 2], dtype=np.int32)
+    indices.setflags(write=False)
+    post_records.setflags(write=False)
+    weights = record_weights(np.diff(indptr), 2)
+    eligible = np.array([0, 1], dtype=np.int32)
+    for bit_row, bits in (no_bitsets(3), build_bitsets(indptr, indices, 3)):
+        st = new_chain_state(2, 1)
+        out_items = np.empty((4, 2), dtype=np.int32)
+        out_supp = np.empty(4, dtype=np.int64)
+        for cdf in (np.zeros(0), np.array([1.0, 4.0])):
+            run_chain(st["cur_items"], st["cur_q"], st["counters"], st["rng"], 4, 1, eligible, cdf, weights, indptr,
+                      indices, post_indptr, post_records, bit_row, bits, MODE_AUTO, 0.0, out_items, out_supp)

@@ -1,0 +1,304 @@
+"""Support of itemsets: how many records contain all items of a set.
+
+Two ways to test whether record ``u`` holds item ``i``:
+
+* binary search in the record's sorted item list (``indices[indptr[u]:indptr[u+1]]``),
+  cheap when records are short (click streams, baskets);
+* one bit of a per-item record bitset, O(1) but ``n_records / 8`` bytes per item,
+  so bitsets are only built for frequent items (see :func:`build_bitsets`).
+
+The support itself is found by walking the posting list of the *rarest* item of the
+set and testing the other items, or -- when every item is dense (chess: most items
+occur in most records) -- by AND-ing whole bitset rows, which costs
+``n_records / 64`` words per item regardless of frequency. :func:`support_weight`
+picks between the two from a cost model (``_BITSET_WORD_COST`` was measured with
+``benchmarks/bench_uniqueness.py --kernels``).
+
+The weighted variant also returns ``q(x) = sum_{u : D_u ⊇ x} w_u``, the proposal mass
+that the MCMC sampler of Acs et al. (Algorithm 1) needs in its acceptance step.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = [
+    "support_of",
+    "support_batch",
+    "support_weight",
+    "support_weight_batch",
+    "build_bitsets",
+    "no_bitsets",
+    "MODE_AUTO",
+    "MODE_LISTS",
+    "MODE_BITSETS",
+    "warm_up",
+]
+
+#: Choose the strategy from the cost model.
+MODE_AUTO = 0
+#: Rarest posting list + binary search in records (never use bitsets).
+MODE_LISTS = 1
+#: Prefer bitsets wherever an item has one (membership tests and whole-row AND).
+MODE_BITSETS = 2
+
+# One AND-ed bitset word costs about as much as this many membership tests on a
+# posting list entry (a cache miss into the record array dominates the latter).
+# Measured on chess and T10I4D100K; the choice is not sensitive to it within 2x.
+_BITSET_WORD_COST = 0.25
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _in_record(indices, start, stop, item):
+    """Binary search for ``item`` in the sorted slice ``indices[start:stop]``."""
+    lo = start
+    hi = stop
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        v = indices[mid]
+        if v < item:
+            lo = mid + 1
+        elif v > item:
+            hi = mid
+        else:
+            return True
+    return False
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _popcount(x):
+    """Number of set bits of a uint64 (SWAR; numba has no popcount intrinsic)."""
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@njit(nogil=True, cache=True)
+def _rarest(items, post_indptr):
+    best = 0
+    best_len = post_indptr[items[0] + 1] - post_indptr[items[0]]
+    for j in range(1, items.shape[0]):
+        f = post_indptr[items[j] + 1] - post_indptr[items[j]]
+        if f < best_len:
+            best_len = f
+            best = j
+    return best, best_len
+
+
+@njit(nogil=True, cache=True)
+def support_of(items, indptr, indices, post_indptr, post_records):
+    """Number of records containing every item of ``items`` (any order, no duplicates).
+
+    Walks the rarest item's posting list and binary-searches the other items in
+    each candidate record. An empty ``items`` is contained in every record.
+    """
+    ell = items.shape[0]
+    if ell == 0:
+        return np.int64(indptr.shape[0] - 1)
+    r, _ = _rarest(items, post_indptr)
+    rare = items[r]
+    if ell == 1:
+        return np.int64(post_indptr[rare + 1] - post_indptr[rare])
+    count = np.int64(0)
+    for k in range(post_indptr[rare], post_indptr[rare + 1]):
+        u = post_records[k]
+        start = indptr[u]
+        stop = indptr[u + 1]
+        if stop - start < ell:
+            continue
+        ok = True
+        for j in range(ell):
+            if j != r and not _in_record(indices, start, stop, items[j]):
+                ok = False
+                break
+        if ok:
+            count += 1
+    return count
+
+
+@njit(nogil=True, cache=True)
+def support_batch(itemsets, indptr, indices, post_indptr, post_records):
+    """:func:`support_of` for each row of the 2-d int array ``itemsets``."""
+    n = itemsets.shape[0]
+    out = np.empty(n, dtype=np.int64)
+    for s in range(n):
+        out[s] = support_of(itemsets[s], indptr, indices, post_indptr, post_records)
+    return out
+
+
+@njit(nogil=True, cache=True)
+def _weight_by_and(items, weights, bit_row, bits, uniform_weight):
+    """Support and weight sum by AND-ing the bitset rows of all items."""
+    n_words = bits.shape[1]
+    count = np.int64(0)
+    wsum = 0.0
+    ell = items.shape[0]
+    for w in range(n_words):
+        word = bits[bit_row[items[0]], w]
+        for j in range(1, ell):
+            if word == 0:
+                break
+            word &= bits[bit_row[items[j]], w]
+        if word == 0:
+            continue
+        c = _popcount(word)
+        count += c
+        if uniform_weight > 0.0:
+            continue
+        base = w * 64
+        while word != 0:
+            low = word & (~word + np.uint64(1))
+            wsum += weights[base + _popcount(low - np.uint64(1))]
+            word ^= low
+    if uniform_weight > 0.0:
+        wsum = count * uniform_weight
+    return count, wsum
+
+
+@njit(nogil=True, cache=True)
+def support_weight(items, weights, indptr, indices, post_indptr, post_records, bit_row, bits, mode, uniform_weight):
+    """Support of ``items`` and the sum of ``weights[u]`` over the records containing it.
+
+    Parameters
+    ----------
+    items
+        int32 item ids, no duplicates.
+    weights
+        float64 per record (``q`` weights of the sampler).
+    bit_row, bits
+        From :func:`build_bitsets` (``bit_row[i] == -1``: item ``i`` has no bitset).
+    mode
+        ``MODE_AUTO``, ``MODE_LISTS`` or ``MODE_BITSETS``.
+    uniform_weight
+        If > 0, every record with at least ``len(items)`` items has this weight
+        (e.g. chess, where all records have the same length) and the bitset path
+        can count bits instead of visiting them.
+
+    Returns
+    -------
+    (int64, float64)
+    """
+    ell = items.shape[0]
+    r, rare_len = _rarest(items, post_indptr)
+    rare = items[r]
+    use_bits = mode != MODE_LISTS and bits.shape[1] > 0
+    if use_bits and ell > 1:
+        all_dense = True
+        for j in range(ell):
+            if bit_row[items[j]] < 0:
+                all_dense = False
+                break
+        if all_dense:
+            and_cost = _BITSET_WORD_COST * bits.shape[1] * ell
+            if mode == MODE_BITSETS or and_cost < rare_len * (ell - 1):
+                return _weight_by_and(items, weights, bit_row, bits, uniform_weight)
+    count = np.int64(0)
+    wsum = 0.0
+    for k in range(post_indptr[rare], post_indptr[rare + 1]):
+        u = post_records[k]
+        start = indptr[u]
+        stop = indptr[u + 1]
+        if stop - start < ell:
+            continue
+        ok = True
+        for j in range(ell):
+            if j == r:
+                continue
+            it = items[j]
+            row = bit_row[it] if use_bits else -1
+            if row >= 0:
+                if (bits[row, u >> 6] >> np.uint64(u & 63)) & np.uint64(1) == 0:
+                    ok = False
+                    break
+            elif not _in_record(indices, start, stop, it):
+                ok = False
+                break
+        if ok:
+            count += 1
+            wsum += weights[u]
+    return count, wsum
+
+
+@njit(nogil=True, cache=True)
+def support_weight_batch(itemsets, weights, indptr, indices, post_indptr, post_records, bit_row, bits, mode, uniform_weight):
+    """:func:`support_weight` for each row of ``itemsets``; returns (supports, weight sums)."""
+    n = itemsets.shape[0]
+    supp = np.empty(n, dtype=np.int64)
+    wsum = np.empty(n, dtype=np.float64)
+    for s in range(n):
+        c, w = support_weight(
+            itemsets[s], weights, indptr, indices, post_indptr, post_records, bit_row, bits, mode, uniform_weight
+        )
+        supp[s] = c
+        wsum[s] = w
+    return supp, wsum
+
+
+@njit(nogil=True, cache=True)
+def _fill_bitsets(rows_of, indptr, indices, bits):
+    for u in range(indptr.shape[0] - 1):
+        word = u >> 6
+        bit = np.uint64(1) << np.uint64(u & 63)
+        for k in range(indptr[u], indptr[u + 1]):
+            row = rows_of[indices[k]]
+            if row >= 0:
+                bits[row, word] |= bit
+
+
+def build_bitsets(
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    n_items: int,
+    *,
+    min_density: float = 1.0 / 64.0,
+    max_bytes: int = 64 << 20,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Record bitsets for the frequent items.
+
+    An item gets a row when it occurs in at least ``min_density`` of the records
+    (below that a posting list is smaller than the bitset), most frequent first,
+    until ``max_bytes`` is used.
+
+    Returns
+    -------
+    bit_row : int32 (n_items,)
+        Row of each item in ``bits``, -1 if none.
+    bits : uint64 (rows, ceil(n_records / 64))
+    """
+    n_records = len(indptr) - 1
+    n_words = (n_records + 63) // 64
+    freq = np.bincount(indices, minlength=n_items)
+    bit_row = np.full(n_items, -1, dtype=np.int32)
+    if n_words == 0:
+        return bit_row, np.zeros((0, 0), dtype=np.uint64)
+    max_rows = max(int(max_bytes // (8 * n_words)), 0)
+    dense = np.flatnonzero(freq >= max(min_density * n_records, 1.0))
+    dense = dense[np.argsort(-freq[dense], kind="stable")][:max_rows]
+    # Rows follow item order so that neighbouring items are neighbours in memory.
+    bit_row[np.sort(dense)] = np.arange(len(dense), dtype=np.int32)
+    bits = np.zeros((len(dense), n_words if len(dense) else 0), dtype=np.uint64)
+    if len(dense):
+        _fill_bitsets(bit_row, indptr, indices, bits)
+    return bit_row, bits
+
+
+def no_bitsets(n_items: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(bit_row, bits)`` meaning "no item has a bitset"."""
+    return np.full(n_items, -1, dtype=np.int32), np.zeros((0, 0), dtype=np.uint64)
+
+
+def warm_up() -> None:
+    """Compile the kernels on a three-record dataset."""
+    indptr = np.array([0, 2, 5, 6], dtype=np.int64)
+    indices = np.array([0, 1, 0, 1, 2, 2], dtype=np.int32)
+    post_indptr = np.array([0, 2, 4, 6], dtype=np.int64)
+    post_records = np.array([0, 1, 0, 1, 1, 2], dtype=np.int32)
+    items = np.array([[0, 1]], dtype=np.int32)
+    support_batch(items, indptr, indices, post_indptr, post_records)
+    weights = np.ones(3)
+    for dense in (True, False):
+        bit_row, bits = build_bitsets(indptr, indices, 3) if dense else no_bitsets(3)
+        for mode in (MODE_AUTO, MODE_LISTS, MODE_BITSETS):
+            support_weight_batch(items, weights, indptr, indices, post_indptr, post_records, bit_row, bits, mode, 0.0)
+            support_weight_batch(items, weights, indptr, indices, post_indptr, post_records, bit_row, bits, mode, 1.0)

@@ -1,0 +1,104 @@
+"""Algorithm 1 sampler: uniform over Omega^ell, reproducible, burn-in diagnostics."""
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from anonstudio.jobs import RecordingProgress
+from anonstudio.metrics.itemset_sampler import PROPOSALS, ItemsetSampler
+from tests.reference import uniqueness_reference as ref
+from tests.uniqueness.helpers import as_data, id_sets
+
+
+def _skewed_dataset():
+    """Records of very different lengths, so record-first sampling is clearly biased."""
+    r = random.Random(5)
+    records = [set(r.sample(range(9), r.choice([1, 2, 2, 2, 3, 3, 7]))) for _ in range(40)]
+    return as_data(records, "skewed")
+
+
+def _chi_square_p(draws: list[tuple], omega: Counter) -> float:
+    counts = Counter(draws)
+    assert set(counts) <= set(omega)  # never an itemset that does not occur
+    observed = np.array([counts.get(x, 0) for x in sorted(omega)], dtype=float)
+    return float(stats.chisquare(observed).pvalue)
+
+
+@pytest.mark.parametrize("proposal", PROPOSALS)
+@pytest.mark.parametrize("ell", [2, 3])
+def test_draws_are_uniform_over_omega_and_naive_sampler_is_not(proposal, ell):
+    data = _skewed_dataset()
+    sets = id_sets(data)
+    omega = ref.omega(sets, ell)
+    assert len(omega) > 15
+    sampler = ItemsetSampler(data, ell, seed=11, proposal=proposal)
+    items, supports = sampler.draw(20_000)
+    draws = [tuple(row) for row in items.tolist()]
+    assert _chi_square_p(draws, omega) > 1e-3
+    # The supports returned are the true supports of the drawn itemsets.
+    assert supports.tolist() == [omega[x] for x in draws]
+    # The same test rejects de Montjoye's record-first sampling on this data.
+    naive = ref.naive_record_first_draws(sets, ell, 20_000, seed=11)
+    assert _chi_square_p(naive, omega) < 1e-6
+
+
+def test_same_seed_same_samples_and_different_seed_differs(table_i):
+    a = ItemsetSampler(table_i, 2, seed=3).draw(500)
+    b = ItemsetSampler(table_i, 2, seed=3).draw(500)
+    c = ItemsetSampler(table_i, 2, seed=4).draw(500)
+    assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+    assert not np.array_equal(a[0], c[0])
+
+
+def test_chunking_does_not_change_the_chain():
+    data = _skewed_dataset()
+    one = ItemsetSampler(data, 2, seed=9)
+    one.burn_in()
+    whole = one.draw(3000)
+    two = ItemsetSampler(data, 2, seed=9)
+    two.burn_in()
+    assert two.thinning == one.thinning
+    # Two draws of half the size continue the same chains: chain 0's first half
+    # then chain 1's first half, then the second halves.
+    first = two.draw(1500)
+    second = two.draw(1500)
+    per_chain = 1500
+    w = whole[0]
+    assert np.array_equal(first[0][:750], w[:750])
+    assert np.array_equal(second[0][:750], w[750:per_chain])
+    assert np.array_equal(first[0][750:], w[per_chain:per_chain + 750])
+
+
+def test_burn_in_report_and_diagnostics(table_i):
+    sampler = ItemsetSampler(table_i, 2, seed=1)
+    progress = RecordingProgress()
+    report = sampler.burn_in(progress)
+    assert report.converged and all(abs(z) <= 1 for z in report.geweke_z)
+    assert report.steps >= sampler.min_burn_in
+    assert 1 <= report.thinning <= sampler.max_thinning
+    assert 0 < report.acceptance_rate <= 1
+    assert progress.fractions and progress.fractions[-1] == 1.0
+    items, supports = sampler.draw(1000)
+    assert items.shape == (1000, 2) and supports.shape == (1000,)
+    assert np.all(np.diff(items, axis=1) > 0)
+    d = sampler.last_draw
+    assert d.samples == 1000 and 0 < d.ess_unique <= 1000
+
+
+def test_no_record_long_enough_means_empty_omega(table_i):
+    sampler = ItemsetSampler(table_i, 5, seed=1)
+    assert sampler.empty
+    items, supports = sampler.draw(10)
+    assert items.shape == (0, 5) and supports.shape == (0,)
+
+
+def test_cancel_during_draw_returns_fewer_rows():
+    data = _skewed_dataset()
+    sampler = ItemsetSampler(data, 2, seed=2)
+    sampler.burn_in()
+    items, supports = sampler.draw(200_000, RecordingProgress(cancel_after_sets=1))
+    assert 0 < len(items) < 200_000 and len(items) == len(supports)
