@@ -1,0 +1,341 @@
+"""Support of generalized itemsets while partitions of items grow by merging.
+
+A generalization maps every item to a partition; a generalized record holds
+the partitions of its items. The support of a set of partitions is the number
+of records that touch every one of them. Each partition keeps its *posting
+list* (the sorted records touching it) inside one shared int32 ``pool``:
+``pool[start[p] : start[p] + length[p]]``. A merge writes the sorted union of
+two lists at the end of the pool (the caller compacts the pool when it fills).
+
+Anonymization only needs to know whether a support reaches ``k``, so the
+intersection stops as soon as it has found ``k`` records: with galloping
+search from the shortest list this costs a few hundred comparisons for
+typical k, independent of how big partitions grow.
+
+Deterministic (sigma = 1) levels enumerate every generalized itemset of the
+records as packed uint64 keys (see :func:`enumerate_keys`) and count them by
+sorting.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = [
+    "union_into",
+    "support_at_least",
+    "check_batch",
+    "count_keys",
+    "enumerate_keys",
+    "violating_keys",
+    "unpack_key",
+    "key_bits",
+]
+
+
+@njit(nogil=True, cache=True)
+def union_into(pool, a_start, a_len, b_start, b_len, out_start):
+    """Write the sorted union of two sorted duplicate-free runs of ``pool`` at ``out_start``.
+
+    The output region must not overlap the inputs. Returns the union length.
+    """
+    i = a_start
+    j = b_start
+    a_end = a_start + a_len
+    b_end = b_start + b_len
+    o = out_start
+    while i < a_end and j < b_end:
+        x = pool[i]
+        y = pool[j]
+        if x < y:
+            pool[o] = x
+            i += 1
+        elif y < x:
+            pool[o] = y
+            j += 1
+        else:
+            pool[o] = x
+            i += 1
+            j += 1
+        o += 1
+    while i < a_end:
+        pool[o] = pool[i]
+        i += 1
+        o += 1
+    while j < b_end:
+        pool[o] = pool[j]
+        j += 1
+        o += 1
+    return o - out_start
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _gallop(pool, lo, hi, x):
+    """First position in sorted ``pool[lo:hi]`` holding a value >= x (hi if none)."""
+    step = 1
+    cur = lo
+    while cur < hi and pool[cur] < x:
+        lo = cur + 1
+        cur = lo + step
+        step <<= 1
+    if cur > hi:
+        cur = hi
+    # binary search in [lo, cur)
+    while lo < cur:
+        mid = (lo + cur) >> 1
+        if pool[mid] < x:
+            lo = mid + 1
+        else:
+            cur = mid
+    return lo
+
+
+@njit(nogil=True, cache=True)
+def support_at_least(pool, start, length, parts, n_parts, k):
+    """``min(support, k)`` of the partitions ``parts[:n_parts]`` (distinct ids).
+
+    Intersects the posting lists, driven by the shortest one, and stops once
+    ``k`` common records are found.
+    """
+    if n_parts == 0:
+        return 0
+    # order the lists by length (insertion sort; n_parts is an itemset size)
+    order = np.empty(n_parts, dtype=np.int64)
+    for a in range(n_parts):
+        order[a] = parts[a]
+    for a in range(1, n_parts):
+        v = order[a]
+        b = a - 1
+        while b >= 0 and length[order[b]] > length[v]:
+            order[b + 1] = order[b]
+            b -= 1
+        order[b + 1] = v
+    if length[order[0]] < k:
+        # the support can be no larger than the shortest list
+        k_eff = length[order[0]]
+    else:
+        k_eff = k
+    if n_parts == 1:
+        return min(length[order[0]], k)
+    cur = np.empty(n_parts, dtype=np.int64)
+    end = np.empty(n_parts, dtype=np.int64)
+    for a in range(n_parts):
+        cur[a] = start[order[a]]
+        end[a] = start[order[a]] + length[order[a]]
+    count = 0
+    d = cur[0]
+    d_end = end[0]
+    while d < d_end:
+        x = pool[d]
+        ok = True
+        for a in range(1, n_parts):
+            pos = _gallop(pool, cur[a], end[a], x)
+            cur[a] = pos
+            if pos == end[a]:
+                return count
+            y = pool[pos]
+            if y != x:
+                ok = False
+                # jump the driver forward to y
+                d = _gallop(pool, d + 1, d_end, y)
+                break
+        if ok:
+            count += 1
+            if count >= k_eff:
+                return min(count, k)
+            d += 1
+    return count
+
+
+@njit(nogil=True, cache=True)
+def check_batch(samples, begin, label, pool, start, length, k, need):
+    """Check samples from row ``begin`` until one fails or ``need`` have passed.
+
+    Parameters
+    ----------
+    samples
+        int32 (n, ell) item ids.
+    label
+        int32 item -> partition id.
+    need
+        Stop after this many passing samples.
+
+    Returns
+    -------
+    (first_failure, passed, checks)
+        Row of the first sample whose generalized support is below ``k`` (-1 if
+        none), how many passed before it, and how many support checks ran.
+    """
+    n = samples.shape[0]
+    ell = samples.shape[1]
+    parts = np.empty(ell, dtype=np.int64)
+    passed = 0
+    checks = 0
+    for row in range(begin, n):
+        if passed >= need:
+            return -1, passed, checks
+        m = 0
+        for c in range(ell):
+            p = label[samples[row, c]]
+            dup = False
+            for q in range(m):
+                if parts[q] == p:
+                    dup = True
+                    break
+            if not dup:
+                parts[m] = p
+                m += 1
+        checks += 1
+        if support_at_least(pool, start, length, parts, m, k) >= k:
+            passed += 1
+        else:
+            return row, passed, checks
+    return -1, passed, checks
+
+
+# ---------------------------------------------------------------- enumeration
+def key_bits(n_partition_ids: int) -> int:
+    """Bits per partition id in a packed key (ids are stored + 1, 0 = empty slot)."""
+    return max(1, int(n_partition_ids).bit_length())
+
+
+@njit(nogil=True, cache=True)
+def _record_parts(indices, lo, hi, label, parts, counts):
+    """Distinct partitions of one record (sorted) and how many items fall in each."""
+    m = 0
+    for t in range(lo, hi):
+        p = label[indices[t]]
+        # insertion into a sorted small array
+        pos = 0
+        while pos < m and parts[pos] < p:
+            pos += 1
+        if pos < m and parts[pos] == p:
+            counts[pos] += 1
+            continue
+        for s in range(m, pos, -1):
+            parts[s] = parts[s - 1]
+            counts[s] = counts[s - 1]
+        parts[pos] = p
+        counts[pos] = 1
+        m += 1
+    return m
+
+
+@njit(nogil=True, cache=True)
+def count_keys(indptr, indices, label, ell, max_len):
+    """How many keys :func:`enumerate_keys` would write: sum over records of C(|P_u|, j), j <= ell.
+
+    Returned as float64 so huge counts do not overflow; ``max_len`` bounds the record length.
+    """
+    parts = np.empty(max_len + 1, dtype=np.int64)
+    counts = np.empty(max_len + 1, dtype=np.int64)
+    total = 0.0
+    for u in range(indptr.shape[0] - 1):
+        m = _record_parts(indices, indptr[u], indptr[u + 1], label, parts, counts)
+        c = 1.0
+        for j in range(1, min(ell, m) + 1):
+            c = c * (m - j + 1) / j
+            total += c
+    return total
+
+
+@njit(nogil=True, cache=True)
+def enumerate_keys(indptr, indices, label, ell, bits, max_len, out):
+    """Write one key per (record, generalized itemset of size 1..ell) into ``out``.
+
+    A key packs the sorted partition ids (+1) of the itemset, ``bits`` each,
+    shifted left by one; the lowest bit is 1 when the itemset is the image of
+    some ell-itemset of that record, i.e. when its partitions hold at least
+    ``ell`` of the record's items together. Returns the number of keys.
+    """
+    parts = np.empty(max_len + 1, dtype=np.int64)
+    counts = np.empty(max_len + 1, dtype=np.int64)
+    idx = np.empty(ell, dtype=np.int64)
+    n = 0
+    for u in range(indptr.shape[0] - 1):
+        m = _record_parts(indices, indptr[u], indptr[u + 1], label, parts, counts)
+        for j in range(1, min(ell, m) + 1):
+            for a in range(j):
+                idx[a] = a
+            while True:
+                key = np.uint64(0)
+                total = 0
+                for a in range(j):
+                    key = (key << np.uint64(bits)) | np.uint64(parts[idx[a]] + 1)
+                    total += counts[idx[a]]
+                key = key << np.uint64(1)
+                if total >= ell:
+                    key = key | np.uint64(1)
+                out[n] = key
+                n += 1
+                # next combination of j indices out of m
+                a = j - 1
+                while a >= 0 and idx[a] == m - j + a:
+                    a -= 1
+                if a < 0:
+                    break
+                idx[a] += 1
+                for b in range(a + 1, j):
+                    idx[b] = idx[b - 1] + 1
+    return n
+
+
+@njit(nogil=True, cache=True)
+def violating_keys(sorted_keys, n, k, out):
+    """Packed itemsets (flag bit dropped) with fewer than ``k`` records and a set flag.
+
+    ``sorted_keys[:n]`` must be sorted, so the keys of one itemset form runs
+    (the flag bit separates a run into at most two adjacent halves).
+    Returns (number of violators written to ``out``, number of distinct flagged itemsets).
+    """
+    nv = 0
+    n_flagged = 0
+    i = 0
+    while i < n:
+        base = sorted_keys[i] >> np.uint64(1)
+        cnt = 0
+        flag = False
+        while i < n and (sorted_keys[i] >> np.uint64(1)) == base:
+            if sorted_keys[i] & np.uint64(1):
+                flag = True
+            cnt += 1
+            i += 1
+        if flag:
+            n_flagged += 1
+            if cnt < k:
+                out[nv] = base
+                nv += 1
+    return nv, n_flagged
+
+
+@njit(nogil=True, cache=True)
+def unpack_key(key, bits, out):
+    """Partition ids of a packed key (flag already dropped); returns how many."""
+    mask = (np.uint64(1) << np.uint64(bits)) - np.uint64(1)
+    m = 0
+    while key != np.uint64(0):
+        out[m] = np.int64(key & mask) - 1
+        key = key >> np.uint64(bits)
+        m += 1
+    return m
+
+
+def warm_up() -> None:
+    """Compile the kernels above on tiny inputs (see ``kernels.warmup``)."""
+    pool = np.array([0, 1, 2, 1, 2, 0, 0, 0, 0, 0], dtype=np.int32)
+    start = np.array([0, 3], dtype=np.int64)
+    length = np.array([3, 2], dtype=np.int64)
+    union_into(pool, 0, 3, 3, 2, 5)
+    parts = np.array([0, 1], dtype=np.int64)
+    support_at_least(pool, start, length, parts, 2, 2)
+    label = np.array([0, 1], dtype=np.int32)
+    check_batch(np.array([[0, 1]], dtype=np.int32), 0, label, pool, start, length, 2, 5)
+    indptr = np.array([0, 2, 3], dtype=np.int64)
+    indices = np.array([0, 1, 1], dtype=np.int32)
+    count_keys(indptr, indices, label, 2, 2)
+    out = np.empty(8, dtype=np.uint64)
+    n = enumerate_keys(indptr, indices, label, 2, 2, 2, out)
+    out[:n].sort()
+    viol = np.empty(n, dtype=np.uint64)
+    violating_keys(out, n, 2, viol)
+    unpack_key(np.uint64(9), 2, np.empty(2, dtype=np.int64))

@@ -1,0 +1,417 @@
+"""Probabilistic k^m-anonymization by greedy constrained generalization (Algorithm 2 of Acs et al.).
+
+Levels ``l = 1..m`` run in order on one generalization (item -> partition):
+
+* sampling level (sigma_l < 1): draw ell-itemsets uniformly from the ORIGINAL
+  data (:class:`anonstudio.metrics.itemset_sampler.ItemsetSampler`, Algorithm 1),
+  map them through the current partitions and check that at least ``k_l``
+  generalized records contain them. A failing sample triggers the least-error
+  neighbour merge at one of its partitions (lines 13-14) and resets the run of
+  k-anonymous samples to ``{s}`` (line 15). The level ends after ``gamma``
+  consecutive k-anonymous samples (Theorem 1, see :mod:`.gamma`) or when one
+  partition is left.
+* exact level (sigma_l = 1, Section VI-D): every generalized itemset that is
+  the image of an ell-itemset of some record is enumerated (apriori style,
+  counted by sorting packed keys) and each one with support below ``k_l`` is
+  repaired the same way. Merging only ever raises supports, so one pass over
+  the violators of the enumeration leaves every ell-itemset k-anonymous.
+
+Reading of line 15: the paper puts ``s`` into ``S`` right after one merge, but
+one merge need not make ``s`` k-anonymous (e.g. when two of its items sit in
+rare partitions), and a non-k-anonymous member of ``S`` breaks Condition 2 of
+Theorem 1. We re-check ``s`` after each merge and merge again until it passes;
+when one merge suffices (as in Example 1) this is exactly the paper's step.
+
+``r`` independent trials (seeded streams) run on up to ``threads`` threads; the
+support kernels and the sampler release the GIL. Per level, the trial with the
+least error is reported, so one run to ``m = M`` gives results for all ``m <= M``.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable
+
+import numpy as np
+
+from ...data.transactions import TransactionData
+from ...jobs import NullProgress, Progress, derive_seed
+from ...kernels.generalized_support import (
+    check_batch,
+    count_keys,
+    enumerate_keys,
+    key_bits,
+    unpack_key,
+    violating_keys,
+)
+from .constraints.base import Constraint, ErrorFunction
+from .gamma import sample_bound
+from .params import KmAnonParams
+from .partition_state import PartitionState
+from .result import KmAnonResult, LevelResult, TrialResult
+
+__all__ = ["kmanonymize", "SamplerFactory", "default_sampler_factory"]
+
+#: ``factory(data, ell, seed, chains)`` -> object with ``burn_in(progress)`` and
+#: ``draw(n, progress) -> (items (n, ell) int32, supports)``.
+SamplerFactory = Callable[[TransactionData, int, int, int], Any]
+
+# Draw sizes per sampler call: fixed (not timing-based) so that the sequence of
+# samples, and hence the result, depends on the seed only.
+_DRAW_SCHEDULE = (512, 1024, 2048, 4096, 8192, 16384)
+_PARTIAL_EVERY = 1.0  # seconds between partial results inside a level
+
+
+def default_sampler_factory(data: TransactionData, ell: int, seed: int, chains: int):
+    """The MCMC sampler of Algorithm 1 over the original data."""
+    from ...metrics.itemset_sampler import ItemsetSampler
+
+    return ItemsetSampler(data, ell, seed, chains=chains)
+
+
+class _Stop(Exception):
+    """A level cannot run as asked (e.g. exact enumeration over budget)."""
+
+
+class _Hub:
+    """Thread-safe fan-in of the trials' progress, partial results and cancel."""
+
+    def __init__(self, progress: Progress, n_trials: int, m: int):
+        self.progress = progress
+        self.lock = threading.Lock()
+        self.fraction = [0.0] * n_trials
+        self.m = m
+        self.finished: list[list[LevelResult]] = [[] for _ in range(n_trials)]
+        self.current: dict[int, LevelResult] = {}
+        self.summarize: Callable[..., KmAnonResult] | None = None
+
+    def set(self, trial: int, fraction: float, status: str) -> None:
+        with self.lock:
+            self.fraction[trial] = max(self.fraction[trial], min(fraction, 1.0))
+            total = sum(self.fraction) / len(self.fraction)
+            self.progress.set(total, f"trial {trial + 1}: {status}" if len(self.fraction) > 1 else status)
+
+    def level_done(self, trial: int, level: LevelResult) -> None:
+        with self.lock:
+            self.finished[trial].append(level)
+            self.current.pop(trial, None)
+            self._publish()
+
+    def live(self, trial: int, level: LevelResult) -> None:
+        with self.lock:
+            self.current[trial] = level
+            self._publish()
+
+    def _publish(self) -> None:
+        if self.summarize is not None:
+            self.progress.partial(self.summarize(self.finished, tuple(self.current.values())))
+
+    def cancelled(self) -> bool:
+        return bool(self.progress.cancelled())
+
+
+class _DrawProgress:
+    """Lets the sampler see the run's cancel without drawing its own progress."""
+
+    def __init__(self, hub: _Hub):
+        self.hub = hub
+
+    def set(self, fraction: float, status: str = "") -> None:
+        pass
+
+    def partial(self, result: Any) -> None:
+        pass
+
+    def cancelled(self) -> bool:
+        return self.hub.cancelled()
+
+
+class _Trial:
+    """One run of Algorithm 2 with its own seed stream."""
+
+    def __init__(self, data, constraint, error, params: KmAnonParams, trial: int, seed: int,
+                 hub: _Hub, sampler_factory: SamplerFactory, chains: int):
+        self.data = data
+        self.params = params
+        self.trial = trial
+        self.seed = seed
+        self.hub = hub
+        self.sampler_factory = sampler_factory
+        self.chains = chains
+        self.constraint = constraint
+        self.error = error
+        self.t0 = time.perf_counter()
+        self.checks = 0
+        self.check_seconds = 0.0
+        self.levels: list[LevelResult] = []
+        self.complete = True
+        self.stopped_reason = ""
+
+    # ------------------------------------------------------------ repairing
+    def _repair(self, reps: np.ndarray, k: int) -> tuple[bool, int]:
+        """Merge until the partitions of the items ``reps`` are k-anonymous.
+
+        Returns (repaired, merges). ``reps`` are item ids; their current
+        partitions are looked up after every merge.
+        """
+        state = self.state
+        merges = 0
+        while True:
+            parts = state.parts_of(reps)
+            if state.support_at_least(parts, k) >= k:
+                return True, merges
+            best = self.cons.best_move(parts, self.err)
+            if best is None:
+                return False, merges
+            move = best[1]
+            keep = state.merge(move)
+            self.err.merged(move, keep)
+            self.cons.merged(move, keep)
+            merges += 1
+
+    # ------------------------------------------------------------ snapshots
+    def _snapshot(self, level, k, sigma, gamma, mode, samples, violations, merges, unfixable, complete):
+        state = self.state
+        ids = state.partition_ids()
+        names = {}
+        if self.cons.partition_name(int(ids[0])) is not None:
+            names = {int(p): self.cons.partition_name(int(p)) for p in ids}
+        area = None
+        if self.err.partition_area(int(ids[0])) is not None:
+            users = np.array([state.users(int(p)) for p in ids], dtype=np.float64)
+            areas = np.array([self.err.partition_area(int(p)) for p in ids], dtype=np.float64)
+            area = float((areas * users).sum() / users.sum() / 1e6) if users.sum() > 0 else 0.0
+        return LevelResult(
+            level=level, k=k, sigma=sigma, gamma=gamma, mode=mode, samples=samples, violations=violations,
+            merges=merges, partitions=state.n_partitions, error=float(self.err.value), avg_area_km2=area,
+            seconds=time.perf_counter() - self.t0, support_checks=self.checks, unfixable=unfixable,
+            complete=complete, labels=state.labels_copy(), names=names,
+        )
+
+    # ----------------------------------------------------------------- run
+    def run(self) -> TrialResult:
+        p = self.params
+        ks, sigmas = p.k_vector(), p.sigma_vector()
+        # Built here, not in __init__, so only running trials hold posting pools.
+        self.t0 = time.perf_counter()
+        self.state = PartitionState(self.data)
+        # Constraint first: some error functions read the constraint's state.
+        self.cons = self.constraint.bind(self.state)
+        self.err = self.error.bind(self.state)
+        try:
+            for ell in range(1, p.m + 1):
+                level = self._level(ell, ks[ell - 1], sigmas[ell - 1])
+                self.levels.append(level)
+                self.hub.level_done(self.trial, level)
+                if not level.complete:
+                    self.complete = False
+                    break
+        except _Stop as stop:
+            self.complete = False
+            self.stopped_reason = str(stop)
+        return TrialResult(
+            trial=self.trial, seed=self.seed, levels=tuple(self.levels), complete=self.complete,
+            seconds=time.perf_counter() - self.t0, support_checks=self.checks, check_seconds=self.check_seconds,
+        )
+
+    def _level(self, ell: int, k: int, sigma: float) -> LevelResult:
+        if self.state.n_partitions <= 1:
+            return self._snapshot(ell, k, sigma, 0, "single", 0, 0, 0, 0, True)
+        if not np.any(self.data.lengths >= ell):
+            return self._snapshot(ell, k, sigma, 0, "empty", 0, 0, 0, 0, True)
+        if sigma >= 1.0:
+            return self._exact_level(ell, k)
+        return self._sampling_level(ell, k, sigma)
+
+    def _progress(self, ell: int, within: float, status: str) -> None:
+        self.hub.set(self.trial, (ell - 1 + min(max(within, 0.0), 1.0)) / self.params.m, status)
+
+    # -------------------------------------------------------- sampling level
+    def _sampling_level(self, ell: int, k: int, sigma: float) -> LevelResult:
+        state = self.state
+        gamma = sample_bound(sigma, self.params.bound).samples
+        seed = derive_seed(self.seed, "kmanon-sampler", ell)
+        sampler = self.sampler_factory(self.data, ell, seed, self.chains)
+        draw_progress = _DrawProgress(self.hub)
+        self._progress(ell, 0.0, f"level {ell}: burn-in")
+        sampler.burn_in(draw_progress)
+        run = 0  # |S|: consecutive k-anonymous samples
+        drawn = violations = merges = unfixable = 0
+        step = 0
+        last_partial = time.perf_counter()
+        cancelled = False
+        try:
+            while run < gamma and state.n_partitions > 1:
+                if self.hub.cancelled():
+                    cancelled = True
+                    break
+                size = _DRAW_SCHEDULE[min(step, len(_DRAW_SCHEDULE) - 1)]
+                step += 1
+                items, _ = sampler.draw(size, draw_progress)
+                if len(items) == 0:
+                    cancelled = self.hub.cancelled()
+                    break
+                items = np.ascontiguousarray(items, dtype=np.int32)
+                row = 0
+                while row < len(items) and run < gamma and state.n_partitions > 1:
+                    t = time.perf_counter()
+                    fail, passed, checks = check_batch(items, row, state.label, state.pool, state.start,
+                                                       state.length, k, gamma - run)
+                    self.check_seconds += time.perf_counter() - t
+                    self.checks += int(checks)
+                    run += int(passed)
+                    drawn += int(passed)
+                    if fail < 0:
+                        break
+                    drawn += 1
+                    violations += 1
+                    ok, n_merged = self._repair(items[fail], k)
+                    merges += n_merged
+                    if ok:
+                        run = 1  # S := {s}
+                    else:
+                        # No allowed merge can repair s (a disconnected map): it
+                        # neither joins S nor resets it; reported as unfixable.
+                        unfixable += 1
+                        if unfixable > gamma:
+                            break
+                    row = fail + 1
+                self._progress(ell, run / gamma, f"level {ell}: {run:,}/{gamma:,} k-anonymous in a row, "
+                                                 f"{state.n_partitions:,} partitions")
+                if time.perf_counter() - last_partial > _PARTIAL_EVERY:
+                    last_partial = time.perf_counter()
+                    self.hub.live(self.trial, self._snapshot(ell, k, sigma, gamma, "sampling", drawn, violations,
+                                                             merges, unfixable, False))
+                if unfixable > gamma:
+                    break
+        finally:
+            close = getattr(sampler, "close", None)
+            if callable(close):
+                close()
+        complete = not cancelled
+        return self._snapshot(ell, k, sigma, gamma, "sampling", drawn, violations, merges, unfixable, complete)
+
+    # ----------------------------------------------------------- exact level
+    def _exact_level(self, ell: int, k: int) -> LevelResult:
+        data, state = self.data, self.state
+        bits = key_bits(data.n_items)
+        if ell * bits + 1 > 64:
+            raise _Stop(f"level {ell}: exact enumeration packs {ell} partition ids of {bits} bits into 64-bit keys, "
+                        f"which does not fit; use sigma < 1 for this level")
+        max_len = int(data.lengths.max())
+        self._progress(ell, 0.0, f"level {ell}: estimating exact enumeration")
+        estimate = count_keys(data.indptr, data.indices, state.label, ell, max_len)
+        if estimate > self.params.exact_budget:
+            raise _Stop(f"level {ell}: exact enumeration needs {estimate:,.0f} generalized itemsets, over the "
+                        f"budget of {self.params.exact_budget:,}; use sigma < 1 for this level or raise the budget")
+        keys = np.empty(int(estimate) + 1, dtype=np.uint64)
+        n = enumerate_keys(data.indptr, data.indices, state.label, ell, bits, max_len, keys)
+        keys = keys[:n]
+        keys.sort()
+        viol = np.empty(max(n, 1), dtype=np.uint64)
+        n_viol, n_flagged = violating_keys(keys, n, k, viol)
+        del keys
+        viol = viol[:n_viol].copy()
+        # Violators are repaired in a random order (one stream per trial) so
+        # that trials explore different generalizations, as sampling would.
+        order = np.random.default_rng(derive_seed(self.seed, "kmanon-exact", ell)).permutation(n_viol)
+        buf = np.empty(ell, dtype=np.int64)
+        violations = merges = unfixable = 0
+        last = time.perf_counter()
+        complete = True
+        for done, j in enumerate(order):
+            m = unpack_key(viol[j], bits, buf)
+            # Partition ids at enumeration time are item ids of their members.
+            reps = buf[:m].copy()
+            ok, n_merged = self._repair(reps, k)
+            self.checks += n_merged + 1
+            if n_merged:
+                violations += 1
+                merges += n_merged
+            if not ok:
+                unfixable += 1
+            if time.perf_counter() - last > 0.1:
+                last = time.perf_counter()
+                self._progress(ell, done / max(n_viol, 1), f"level {ell}: exact, {done:,}/{n_viol:,} violators")
+                if self.hub.cancelled():
+                    complete = False
+                    break
+        return self._snapshot(ell, k, 1.0, 0, "exact", int(n_flagged), violations, merges, unfixable, complete)
+
+
+def _best_per_level(finished: list[list[LevelResult]], m: int) -> tuple[tuple[LevelResult, ...], tuple[int, ...]]:
+    levels: list[LevelResult] = []
+    best: list[int] = []
+    for ell in range(1, m + 1):
+        cands = [(not lv[ell - 1].complete, lv[ell - 1].error, t) for t, lv in enumerate(finished) if len(lv) >= ell]
+        if not cands:
+            break
+        incomplete, _, t = min(cands)
+        levels.append(finished[t][ell - 1])
+        best.append(t)
+        if incomplete:
+            break
+    return tuple(levels), tuple(best)
+
+
+def kmanonymize(
+    data: TransactionData,
+    constraint: Constraint,
+    params: KmAnonParams,
+    progress: Progress | None = None,
+    *,
+    error: ErrorFunction | None = None,
+    sampler_factory: SamplerFactory | None = None,
+) -> KmAnonResult:
+    """Run Algorithm 2 ``params.trials`` times and keep the least-error result per level.
+
+    Parameters
+    ----------
+    data
+        The original set-valued data.
+    constraint
+        Which merges are allowed (:mod:`.constraints`).
+    params
+        k, m, sigma (or per-level vectors), bound, trials, seed.
+    progress
+        Receives progress, a partial :class:`KmAnonResult` after every level
+        (and every second within one), and may cancel: the result then holds
+        the generalization reached so far, marked incomplete.
+    error
+        Error function; default: the constraint's own.
+    sampler_factory
+        Uniform sampler over Omega^ell of the original data (default: Algorithm 1).
+    """
+    params = params.checked()
+    progress = progress or NullProgress()
+    error = error or constraint.default_error()
+    factory = sampler_factory or default_sampler_factory
+    r = params.trials
+    workers = max(1, min(params.threads, r))
+    chains = 1 if workers > 1 else 2
+    hub = _Hub(progress, r, params.m)
+    t0 = time.perf_counter()
+
+    def summarize(finished, current=(), trials=(), complete=False, reason=""):
+        levels, best = _best_per_level(finished, params.m)
+        return KmAnonResult(
+            levels=levels, best_trial=best, trials=tuple(trials), complete=complete,
+            constraint=constraint.name, error_name=error.name, error_unit=error.unit, m=params.m,
+            seconds=time.perf_counter() - t0, stopped_reason=reason, current=tuple(current),
+        )
+
+    hub.summarize = summarize
+    seeds = [derive_seed(params.seed, "kmanon-trial", t) for t in range(r)]
+    trials = [_Trial(data, constraint, error, params, t, seeds[t], hub, factory, chains) for t in range(r)]
+    if workers == 1:
+        results = [t.run() for t in trials]
+    else:
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="kmanon-trial") as pool:
+            results = list(pool.map(lambda t: t.run(), trials))
+    finished = [list(res.levels) for res in results]
+    reason = next((t.stopped_reason for t in trials if t.stopped_reason), "")
+    complete = all(res.complete for res in results) and not reason
+    out = summarize(finished, (), results, complete, reason)
+    progress.set(1.0, "done" if complete else "stopped")
+    return out

@@ -1,0 +1,77 @@
+"""Parameters of probabilistic k^m-anonymization (paper 000, Algorithm 2)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...params import ParameterError, param, validate
+from .gamma import BOUND_EXPLANATION, BOUND_LABELS, BOUNDS
+
+__all__ = ["KmAnonParams", "parse_levels"]
+
+
+def parse_levels(text: str, m: int, default: float, kind: type, name: str) -> list:
+    """Per-level values from ``"20,20,10"``; empty means ``default`` for all levels.
+
+    A shorter list is padded with its last value (so ``"1,1,1,1,0.99"`` also
+    covers m = 8 with 0.99 for levels 5-8).
+    """
+    text = (text or "").strip()
+    if not text:
+        return [kind(default)] * m
+    try:
+        values = [kind(float(v)) if kind is int else kind(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise ParameterError(f"{name} must be comma-separated numbers (got {text!r})") from None
+    if kind is int and any(float(v) != int(float(v)) for v in text.split(",") if v.strip()):
+        raise ParameterError(f"{name} must be whole numbers (got {text!r})")
+    if not values:
+        return [kind(default)] * m
+    return (values + [values[-1]] * m)[:m]
+
+
+@dataclass(frozen=True)
+class KmAnonParams:
+    """What Algorithm 2 needs besides the data and the constraint."""
+
+    k: int = param(20, label="k", minimum=2, maximum=1_000_000,
+                   tooltip="Every itemset an attacker may know must be shared by at least k people.")
+    m: int = param(5, label="m (attacker knows up to m items)", minimum=1, maximum=30,
+                   tooltip="Largest number of items of one person the attacker is assumed to know.")
+    sigma: float = param(0.99, label="sigma", minimum=0.5, maximum=1.0, decimals=4, step=0.001,
+                         tooltip="Probability that a random itemset known to the attacker is k-anonymous. "
+                                 "1 checks every itemset (exact, slow for large m).")
+    k_levels: str = param("", label="k per level", advanced=True,
+                          tooltip="Optional comma-separated k for itemset sizes 1, 2, ... (e.g. 20,20,10). "
+                                  "Missing levels repeat the last value; empty: k for all levels.")
+    sigma_levels: str = param("", label="sigma per level", advanced=True,
+                              tooltip="Optional comma-separated sigma for sizes 1, 2, ... (e.g. 1,1,1,1,0.99: "
+                                      "exact for up to 4 items, probabilistic above). Empty: sigma for all.")
+    bound: str = param("conservative", label="sample bound", choices=BOUNDS, choice_labels=BOUND_LABELS,
+                       tooltip=BOUND_EXPLANATION)
+    trials: int = param(1, label="trials (r)", minimum=1, maximum=1000,
+                        tooltip="Independent randomized runs; the one with the least error is kept.")
+    seed: int | None = param(1, label="seed", minimum=0, maximum=2**63 - 1, optional=True,
+                             tooltip="Same seed, same result. Empty: a fresh random seed.")
+    threads: int = param(2, label="threads", minimum=1, maximum=64, advanced=True,
+                         tooltip="Trials run in parallel on this many threads.")
+    exact_budget: int = param(50_000_000, label="exact enumeration budget", minimum=1000, maximum=2_000_000_000,
+                              advanced=True, log_scale=True,
+                              tooltip="Most generalized itemsets a sigma = 1 level may enumerate "
+                                      "(about 8 bytes each); above it the run stops with an explanation.")
+
+    def k_vector(self) -> list[int]:
+        return parse_levels(self.k_levels, self.m, self.k, int, "k per level")
+
+    def sigma_vector(self) -> list[float]:
+        return parse_levels(self.sigma_levels, self.m, self.sigma, float, "sigma per level")
+
+    def checked(self) -> "KmAnonParams":
+        """Validate ranges and the per-level vectors; return self."""
+        validate(self)
+        for v in self.k_vector():
+            if v < 2:
+                raise ParameterError(f"k per level must be at least 2 (got {v})")
+        for s in self.sigma_vector():
+            if not 0.5 <= s <= 1.0:
+                raise ParameterError(f"sigma per level must be in [0.5, 1] (got {s:g})")
+        return self

@@ -1,0 +1,116 @@
+"""The current generalization: items grouped into partitions, with posting lists.
+
+Partition ids are item ids: partition ``p`` starts as ``{p}``; merging keeps
+the smallest id of the merged partitions. ``label[i]`` is the partition of item
+``i``. The posting lists live in one pool (see
+:mod:`anonstudio.kernels.generalized_support`), compacted when it fills.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...data.transactions import TransactionData
+from ...kernels.generalized_support import support_at_least, union_into
+
+__all__ = ["PartitionState"]
+
+
+class PartitionState:
+    """Items -> partitions, with fast "support >= k" checks on partition sets.
+
+    Parameters
+    ----------
+    data
+        The original dataset.
+    """
+
+    def __init__(self, data: TransactionData):
+        post_indptr, post_records = data.inverted()
+        n = data.n_items
+        self.n_items = n
+        self.label = np.arange(n, dtype=np.int32)
+        self.members: dict[int, list[int]] = {i: [i] for i in range(n)}
+        live = len(post_records)
+        # The live lists never hold more than one entry per (record, item)
+        # occurrence, so twice that always leaves room for the next union.
+        self.pool = np.empty(2 * live + 16, dtype=np.int32)
+        self.pool[:live] = post_records
+        self.start = np.ascontiguousarray(post_indptr[:-1], dtype=np.int64).copy()
+        self.length = np.diff(post_indptr).astype(np.int64)
+        self.end = live
+        self.merges = 0
+        #: Per-run objects that a constraint and its error function share.
+        self.extras: dict[str, object] = {}
+
+    # ----------------------------------------------------------------- basics
+    @property
+    def n_partitions(self) -> int:
+        return len(self.members)
+
+    def partition_ids(self) -> np.ndarray:
+        """Live partition ids, ascending."""
+        return np.array(sorted(self.members), dtype=np.int64)
+
+    def users(self, p: int) -> int:
+        """Records touching partition ``p``."""
+        return int(self.length[p])
+
+    def parts_of(self, items) -> list[int]:
+        """Distinct partitions of some items, in first-seen order."""
+        out: list[int] = []
+        for i in items:
+            p = int(self.label[int(i)])
+            if p not in out:
+                out.append(p)
+        return out
+
+    def support_at_least(self, parts, k: int) -> int:
+        """``min(support, k)`` of a set of distinct partitions."""
+        arr = np.asarray(parts, dtype=np.int64)
+        return int(support_at_least(self.pool, self.start, self.length, arr, len(arr), k))
+
+    def posting(self, p: int) -> np.ndarray:
+        """Sorted records touching partition ``p`` (a view; do not keep across merges)."""
+        s = self.start[p]
+        return self.pool[s : s + self.length[p]]
+
+    def labels_copy(self) -> np.ndarray:
+        return self.label.copy()
+
+    # ------------------------------------------------------------------ merge
+    def merge(self, parts) -> int:
+        """Merge the given partitions into one; returns the surviving id (the smallest)."""
+        parts = sorted({int(p) for p in parts})
+        if len(parts) < 2:
+            raise ValueError("a merge needs at least two partitions")
+        keep = parts[0]
+        for other in parts[1:]:
+            self._merge_postings(keep, other)
+            items = self.members.pop(other)
+            self.label[items] = keep
+            self.members[keep].extend(items)
+        self.merges += 1
+        return keep
+
+    def _merge_postings(self, a: int, b: int) -> None:
+        need = int(self.length[a] + self.length[b])
+        if self.end + need > len(self.pool):
+            self._compact()
+        n = union_into(self.pool, self.start[a], self.length[a], self.start[b], self.length[b], self.end)
+        self.start[a] = self.end
+        self.length[a] = n
+        self.length[b] = 0
+        self.end += int(n)
+
+    def _compact(self) -> None:
+        """Copy the live lists to the front of a fresh pool."""
+        new = np.empty_like(self.pool)
+        pos = 0
+        for p in self.members:
+            n = int(self.length[p])
+            s = int(self.start[p])
+            new[pos : pos + n] = self.pool[s : s + n]
+            self.start[p] = pos
+            pos += n
+        self.pool = new
+        self.end = pos

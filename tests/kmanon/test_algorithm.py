@@ -1,0 +1,171 @@
+"""Algorithm 2: paper Example 1, exact mode vs brute force, sampling, monotonicity, cancel, seeds."""
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from reference.kmanon_reference import (  # noqa: E402
+    brute_force_factory, fraction_k_anonymous, is_km_anonymous, random_data, violators,
+)
+
+from anonstudio.data.hierarchy import Hierarchy  # noqa: E402
+from anonstudio.data.transactions import TransactionData  # noqa: E402
+from anonstudio.jobs import RecordingProgress  # noqa: E402
+from anonstudio.methods.kmanon import KmAnonParams, kmanonymize  # noqa: E402
+from anonstudio.methods.kmanon.constraints import FreeMerge, HierarchyCut, PointCentroidError  # noqa: E402
+
+TABLE_I = [
+    ["LA"],
+    ["LA", "Seattle"],
+    ["New York", "Boston"],
+    ["New York", "Boston"],
+    ["LA", "Seattle", "New York"],
+    ["LA", "Seattle", "New York"],
+    ["LA", "Seattle", "New York", "Boston"],
+]
+CITIES = ("Boston", "LA", "New York", "Seattle")
+# Rough positions in km east/north, only their distances matter here.
+CITY_XY = {"Boston": (4_300e3, 700e3), "LA": (400e3, 0.0), "New York": (4_000e3, 550e3), "Seattle": (300e3, 1_550e3)}
+
+
+def _example1():
+    data = TransactionData.from_records(TABLE_I, vocab=CITIES)
+    tree = Hierarchy.from_rows([
+        ["LA", "West US", "US"], ["Seattle", "West US", "US"],
+        ["New York", "East US", "US"], ["Boston", "East US", "US"],
+    ])
+    return data, HierarchyCut(tree, data.vocab)
+
+
+def _groups(result_level, vocab):
+    groups = {}
+    for i, p in enumerate(result_level.labels):
+        groups.setdefault(int(p), set()).add(vocab[i])
+    return sorted(sorted(g) for g in groups.values())
+
+
+@pytest.mark.parametrize("sigma", [1.0, 0.99])
+@pytest.mark.parametrize("error", ["ncp", "distance"])
+def test_paper_example_1(sigma, error):
+    # By hand: all cities occur >= 2 times, so level 1 changes nothing. At
+    # level 2, {LA, Boston} and {Seattle, Boston} occur only in record 7. The
+    # neighbours at their items lift West US (LA + Seattle: 9 occurrences, 1540 km
+    # apart) or East US (New York + Boston: 8 occurrences, 340 km apart); both
+    # NCP (8/3 < 9/3) and distance prefer East US. Afterwards every 2-itemset
+    # maps to {LA, Seattle}, {LA, East US}, {Seattle, East US} or {East US},
+    # with supports 4, 3, 3, 5 >= 2: the result of Figure 1.
+    data, cut = _example1()
+    err = None
+    if error == "distance":
+        err = PointCentroidError(np.array([CITY_XY[c] for c in data.vocab]))
+    res = kmanonymize(data, cut, KmAnonParams(k=2, m=2, sigma=sigma, trials=2, seed=3), error=err,
+                      sampler_factory=brute_force_factory)
+    assert res.complete
+    assert _groups(res.level(1), data.vocab) == [["Boston"], ["LA"], ["New York"], ["Seattle"]]
+    assert res.level(1).merges == 0
+    final = res.level(2)
+    assert _groups(final, data.vocab) == [["Boston", "New York"], ["LA"], ["Seattle"]]
+    assert final.partitions == 3 and final.merges == 1
+    assert final.names[int(final.labels[data.vocab.index("Boston")])] == "East US"
+    if error == "ncp":
+        # 8 occurrences of New York / Boston lose (2 - 1) / (4 - 1) each, out of 17.
+        assert final.error == pytest.approx(8 / 3 / 17)
+    assert is_km_anonymous(data, final.labels, 2, 2)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_exact_mode_is_truly_km_anonymous(seed):
+    data = random_data(seed, 250, 35, 6)
+    res = kmanonymize(data, FreeMerge(), KmAnonParams(k=4, m=3, sigma=1.0, trials=2, seed=seed))
+    assert res.complete
+    for m in (1, 2, 3):
+        lv = res.level(m)
+        assert lv.mode == "exact"
+        assert is_km_anonymous(data, lv.labels, 4, m)
+
+
+def test_exact_mode_does_nothing_when_already_anonymous():
+    # 6 copies of the same record: every itemset has support 6.
+    data = TransactionData.from_id_lists([[0, 1, 2, 3]] * 6)
+    res = kmanonymize(data, FreeMerge(), KmAnonParams(k=5, m=4, sigma=1.0))
+    assert res.final.partitions == 4 and res.final.error == 0.0
+
+
+def test_sampling_mode_reaches_sigma_on_random_data():
+    data = random_data(7, 300, 40, 6)
+    res = kmanonymize(data, FreeMerge(), KmAnonParams(k=5, m=3, sigma=0.99, trials=1, seed=5),
+                      sampler_factory=brute_force_factory)
+    for ell in (1, 2, 3):
+        assert fraction_k_anonymous(data, res.final.labels, 5, ell) >= 0.99
+        assert res.level(ell).samples >= res.level(ell).gamma
+
+
+def test_partitions_never_increase_with_m_and_error_never_decreases():
+    data = random_data(11, 300, 50, 8)
+    res = kmanonymize(data, FreeMerge(), KmAnonParams(k=6, m=4, sigma=0.99, trials=1, seed=2),
+                      sampler_factory=brute_force_factory)
+    trial = res.trials[0]
+    parts = [lv.partitions for lv in trial.levels]
+    errors = [lv.error for lv in trial.levels]
+    assert parts == sorted(parts, reverse=True)
+    assert errors == sorted(errors)
+    # a later level only merges partitions of an earlier one
+    for a, b in zip(trial.levels, trial.levels[1:]):
+        for p in np.unique(a.labels):
+            assert len(np.unique(b.labels[a.labels == p])) == 1
+
+
+def test_same_seed_same_result_and_trials_differ():
+    data = random_data(5, 300, 40, 6)
+    params = KmAnonParams(k=5, m=3, sigma=0.99, trials=3, seed=9)
+    a = kmanonymize(data, FreeMerge(), params, sampler_factory=brute_force_factory)
+    b = kmanonymize(data, FreeMerge(), params, sampler_factory=brute_force_factory)
+    assert np.array_equal(a.final.labels, b.final.labels)
+    assert [lv.summary()["samples"] for lv in a.levels] == [lv.summary()["samples"] for lv in b.levels]
+    # the kept trial has the least error among all trials at each level
+    for ell, lv in enumerate(a.levels, 1):
+        assert lv.error == min(t.levels[ell - 1].error for t in a.trials)
+
+
+def test_same_seed_same_result_with_mcmc_sampler():
+    data = random_data(6, 200, 30, 6)
+    params = KmAnonParams(k=4, m=2, sigma=0.9, trials=2, seed=4)
+    a = kmanonymize(data, FreeMerge(), params)
+    b = kmanonymize(data, FreeMerge(), params)
+    assert np.array_equal(a.final.labels, b.final.labels)
+    assert a.final.samples == b.final.samples
+
+
+def test_cancel_returns_a_valid_partial_generalization():
+    data = random_data(8, 300, 50, 8)
+    progress = RecordingProgress(cancel_after_partials=2)
+    res = kmanonymize(data, FreeMerge(), KmAnonParams(k=6, m=5, sigma=0.99, trials=1, seed=1), progress,
+                      sampler_factory=brute_force_factory)
+    assert not res.complete
+    assert progress.partials, "partial results are published"
+    final = res.final
+    assert final is not None
+    labels = final.labels
+    # a valid partition: every item in exactly one part, part id = smallest member
+    for p in np.unique(labels):
+        assert np.flatnonzero(labels == p).min() == p
+    assert len(res.levels) < 5 or not res.levels[-1].complete
+
+
+def test_per_level_k_and_sigma_vectors():
+    data = random_data(9, 250, 30, 6)
+    params = KmAnonParams(k=8, m=3, k_levels="8,4", sigma_levels="1,1,0.99", trials=1, seed=1)
+    res = kmanonymize(data, FreeMerge(), params, sampler_factory=brute_force_factory)
+    assert [lv.k for lv in res.levels] == [8, 4, 4]
+    assert [lv.mode for lv in res.levels] == ["exact", "exact", "sampling"]
+    assert not violators(data, res.level(1).labels, 8, 1)
+    assert not violators(data, res.level(2).labels, 4, 2)
+
+
+def test_exact_budget_stops_with_a_reason():
+    data = random_data(10, 200, 30, 8)
+    res = kmanonymize(data, FreeMerge(), KmAnonParams(k=3, m=3, sigma=1.0, exact_budget=1000))
+    assert not res.complete
+    assert "budget" in res.stopped_reason
