@@ -1,18 +1,21 @@
 """Loaders and writers for set-valued data, tables, coordinates and hierarchies.
 
 Importing this package registers every format module (see
-:mod:`anonstudio.data.io.registry`).
+:mod:`anonstudio.data.io.registry`): ``fimi``, ``spmf-seq``, ``csv-long``,
+``checkins``, ``csv-sets``, ``parquet`` (transactions) and ``csv-table``,
+``parquet-table`` (tables).
 """
-from . import fimi  # noqa: F401  (registers the format)
-from .api import load_any, load_transactions, save_transactions
+from . import csvsets, fimi, longform, parquet, relational, spmf  # noqa: F401  (register formats)
+from .api import load_any, load_table, load_transactions, save_table, save_transactions
 from .atomic import atomic_write
+from .coordinates import Coordinates, attach_coordinates, load_coordinates, save_coordinates
 from .hierarchies import load_hierarchy, save_hierarchy
 from .registry import Format, formats, get_format, sniff_format
 from .report import LoadReport, load_report
 from .text import MissingFileError
 
 __all__ = [
-    "Format", "LoadReport", "MissingFileError", "atomic_write", "formats", "get_format", "load_any",
-    "load_hierarchy", "load_report", "load_transactions", "save_hierarchy", "save_transactions",
-    "sniff_format",
+    "Coordinates", "Format", "LoadReport", "MissingFileError", "atomic_write", "attach_coordinates", "formats",
+    "get_format", "load_any", "load_coordinates", "load_hierarchy", "load_report", "load_table",
+    "load_transactions", "save_coordinates", "save_hierarchy", "save_table", "save_transactions", "sniff_format",
 ]

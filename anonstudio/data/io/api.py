@@ -5,11 +5,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..table import Table
 from ..transactions import TransactionData
 from .registry import format_for_extension, get_format, sniff_format
 from .report import LoadReport, attach_report
 
-__all__ = ["load_transactions", "save_transactions", "load_any"]
+__all__ = ["load_transactions", "save_transactions", "load_table", "save_table", "load_any"]
 
 
 def _load(path: str | Path, format: str | None, kind: str | None, report: LoadReport | None,
@@ -51,13 +52,46 @@ def load_transactions(path: str | Path, format: str | None = None, *, report: Lo
     return _load(path, format, "transactions", report, options)
 
 
-def save_transactions(data: TransactionData, path: str | Path, format: str | None = None, **options: Any) -> None:
-    """Write ``data`` atomically; ``format`` defaults from the file extension (``.dat`` -> fimi)."""
+def _save(obj: Any, path: str | Path, format: str | None, kind: str, options: dict[str, Any]) -> None:
     path = Path(path)
-    fmt = get_format(format, "transactions") if format else format_for_extension(path, "transactions")
+    fmt = get_format(format, kind) if format else format_for_extension(path, kind)
     if fmt is None:
         raise ValueError(f"cannot tell the format from {path.name!r}; pass format=...")
-    fmt.save(data, path, **options)
+    fmt.save(obj, path, **options)
+
+
+def save_transactions(data: TransactionData, path: str | Path, format: str | None = None, **options: Any) -> None:
+    """Write ``data`` atomically; ``format`` defaults from the file name
+    (``.dat``/``.txt`` fimi, ``.csv`` csv-long, ``.sets.csv`` csv-sets, ``.tsv`` checkins,
+    ``.parquet`` parquet, ``.seq`` spmf-seq)."""
+    _save(data, path, format, "transactions", options)
+
+
+def load_table(path: str | Path, *, header: bool | str = "auto", missing: tuple[str, ...] = ("?",),
+               format: str | None = None, report: LoadReport | None = None, **options: Any) -> Table:
+    """Load a relational table (CSV or Parquet).
+
+    Parameters
+    ----------
+    header
+        ``"auto"``, True or False (CSV only).
+    missing
+        Values meaning "missing" besides an empty field (CSV only).
+    format
+        ``csv-table`` or ``parquet-table``; None sniffs.
+    **options
+        ``names=`` column names, ``sep=``, ``strip_label_dots=``, ``encoding=``...
+    """
+    path = Path(path)
+    fmt_name = format or sniff_format(path, "table").name
+    if fmt_name == "csv-table":
+        options = {"header": header, "missing": tuple(missing), **options}
+    return _load(path, fmt_name, "table", report, options)
+
+
+def save_table(table: Table, path: str | Path, format: str | None = None, **options: Any) -> None:
+    """Write a table atomically (``.csv`` with a header row, or ``.parquet``)."""
+    _save(table, path, format, "table", options)
 
 
 def load_any(path: str | Path, *, report: LoadReport | None = None, **options: Any) -> Any:

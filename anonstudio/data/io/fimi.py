@@ -104,6 +104,8 @@ def sniff_fimi(head: Head) -> float:
         return 0.1  # SPMF sequences look like integer lines too
     ints = sum(1 for tok in tokens if _INT.match(tok))
     if ints == len(tokens):
+        if any("\t" in ln for ln in head.lines[:200]):
+            return 0.3  # FIMI separates by spaces; tabs suggest user/item columns
         return 0.8 if head.extension in (".dat", ".txt", ".fimi") else 0.6
     # Whitespace-separated words: still most likely a basket file with a typo;
     # the loader then names the bad line.

@@ -101,12 +101,11 @@ def get_format(name: str, kind: str | None = None) -> Format:
 
 
 def format_for_extension(path: Path, kind: str) -> Format | None:
-    """The first format of ``kind`` whose extensions include the path's suffix."""
-    suffix = Path(path).suffix.lower()
-    for fmt in formats(kind):
-        if suffix in fmt.extensions:
-            return fmt
-    return None
+    """The format of ``kind`` with the longest extension the file name ends with."""
+    name = Path(path).name.lower()
+    matches = [(len(ext), -i, fmt) for i, fmt in enumerate(formats(kind)) for ext in fmt.extensions
+               if name.endswith(ext)]
+    return max(matches, key=lambda t: t[:2])[2] if matches else None
 
 
 def sniff_format(path: str | Path, kind: str | None = None) -> Format:
@@ -119,6 +118,12 @@ def sniff_format(path: str | Path, kind: str | None = None) -> Format:
     head = Head.read(path)
     scored = sorted(((fmt.sniff(head), i, fmt) for i, fmt in enumerate(formats(kind))),
                     key=lambda t: (-t[0], t[1]))
+    if not scored or scored[0][0] < 0.1:
+        # Nothing fits well (often a broken file): trust the file name, so that
+        # the matching loader reports what exactly is wrong, and where.
+        by_name = format_for_extension(path, kind) if kind else None
+        if by_name is not None:
+            return by_name
     if not scored or scored[0][0] <= 0:
         raise DataFormatError(path, "format not recognised; choose one explicitly")
     return scored[0][2]

@@ -1,0 +1,178 @@
+"""Relational CSV tables (UCI Adult style) -> :class:`~anonstudio.data.table.Table`.
+
+Handles what the UCI files do: no header row (auto-detected, or
+``header=True/False``), ``", "`` separators, ``?`` for missing values,
+comment lines starting with ``|`` (adult.test begins with
+``|1x3 Cross validator``), and class labels with a trailing ``.`` (adult.test
+writes ``<=50K.`` where adult.data writes ``<=50K``). An empty field is
+always missing. Columns whose every value is a number become numeric
+(``int64``, or nullable ``Int64`` with missing values, or ``float64``);
+the others hold strings.
+"""
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..errors import DataFormatError
+from ..table import Table
+from .atomic import atomic_write
+from .delimited import is_number, looks_like_header, read_rows
+from .registry import Format, Head, register
+from .report import LoadReport
+
+__all__ = ["load_csv_table", "save_csv_table", "uci_attribute_names"]
+
+_INT = re.compile(r"^\s*[-+]?\d+\s*$")
+
+
+def _column(values: list[str], missing: set[str]) -> tuple[pd.Series, int]:
+    """Typed column and its number of missing values."""
+    raw = pd.Series(values, dtype=object).str.strip()
+    is_missing = raw.isin(missing) | (raw == "")
+    present = raw[~is_missing]
+    n_missing = int(is_missing.sum())
+    if len(present) and present.map(is_number).all():
+        if present.map(lambda s: bool(_INT.match(s))).all():
+            numbers = pd.to_numeric(present).astype(np.int64)
+            if n_missing:
+                out = pd.Series(pd.array([pd.NA] * len(raw), dtype="Int64"))
+                out[~is_missing.to_numpy()] = numbers.to_numpy()
+                return out, n_missing
+            return numbers.reset_index(drop=True), 0
+        out = pd.to_numeric(raw.where(~is_missing, None), errors="coerce").astype(np.float64)
+        return out.reset_index(drop=True), n_missing
+    out = raw.where(~is_missing, None).astype("str")
+    return out.reset_index(drop=True), n_missing
+
+
+def load_csv_table(path: str | Path, report: LoadReport, *, header: bool | str = "auto",
+                   missing: Sequence[str] = ("?",), sep: str | None = None, names: Sequence[str] | None = None,
+                   strip_label_dots: bool | str = "auto", encoding: str | None = None,
+                   latin1_fallback: bool = False) -> Table:
+    """Read a relational CSV (see module docstring).
+
+    Parameters
+    ----------
+    header
+        ``"auto"`` guesses (a numeric column whose first value is text means a
+        header), or True/False.
+    missing
+        Field values meaning "missing" besides the empty field.
+    names
+        Column names to use (for files without a header row).
+    strip_label_dots
+        ``"auto"``: drop a trailing ``.`` from the last column when every
+        value there ends with one (adult.test); True/False force it.
+    """
+    path = Path(path)
+    rows = read_rows(path, sep=sep, candidates=(",", "\t", ";", "|"), skipinitialspace=True,
+                     encoding=encoding, latin1_fallback=latin1_fallback)
+    if header == "auto":
+        header = looks_like_header(rows.rows)
+    body = rows.rows[1:] if header else rows.rows
+    n_fields = len(rows.rows[0])
+    if names is not None:
+        names = [str(n) for n in names]
+        if len(names) != n_fields:
+            raise DataFormatError(path, f"{len(names)} column names given but rows have {n_fields} fields")
+    elif header:
+        names = [h.strip() for h in rows.rows[0]]
+    else:
+        names = _names_from_sibling(path, n_fields, report) or [f"c{j + 1}" for j in range(n_fields)]
+    if len(set(names)) != len(names):
+        dup = next(n for n in names if names.count(n) > 1)
+        raise DataFormatError(path, f"column name {dup!r} occurs twice", rows.lines[0])
+    if not body:
+        raise DataFormatError(path, "the file has a header but no data rows")
+    columns = list(zip(*body))
+    missing_set = set(missing)
+    frame = {}
+    missing_counts = {}
+    for name, values in zip(names, columns):
+        frame[name], missing_counts[name] = _column(list(values), missing_set)
+    df = pd.DataFrame(frame)
+    last = names[-1]
+    if strip_label_dots and df[last].dtype == "str":
+        present = df[last].dropna()
+        if strip_label_dots is True or (len(present) and present.str.endswith(".").all()):
+            df[last] = df[last].str.removesuffix(".")
+            report.warn(f"removed the trailing '.' from the values of column {last!r}")
+    total_missing = sum(missing_counts.values())
+    if total_missing:
+        report.warn(f"{total_missing:,} missing values in {sum(1 for v in missing_counts.values() if v)} columns")
+    report.details["missing"] = missing_counts
+    return Table(df, {}, name=path.name, source=path)
+
+
+def save_csv_table(table: Table, path: str | Path, *, sep: str = ",") -> None:
+    """Write a header row and the values; missing values are written as empty fields."""
+    frame = table.frame
+    with atomic_write(path) as fh:
+        writer = csv.writer(fh, delimiter=sep, lineterminator="\n")
+        writer.writerow([str(c) for c in frame.columns])
+        columns = []
+        for name in frame.columns:
+            col = frame[name]
+            mask = col.isna().to_numpy()
+            if col.dtype.kind == "f":
+                text = [repr(float(v)) for v in col.to_numpy(dtype=np.float64, na_value=np.nan)]
+            else:
+                text = [str(v) for v in col.astype(object).to_numpy()]
+            columns.append(["" if m else t for m, t in zip(mask, text)])
+        writer.writerows(zip(*columns))
+
+
+def uci_attribute_names(names_file: str | Path) -> list[str]:
+    """Attribute names from a UCI ``.names`` file (lines ``name: values.``)."""
+    out = []
+    text = Path(names_file).read_text(encoding="utf-8", errors="replace")
+    for line in text.splitlines():
+        m = re.match(r"^([A-Za-z][\w-]*):\s", line)
+        if m:
+            out.append(m.group(1))
+    return out
+
+
+def _names_from_sibling(path: Path, n_fields: int, report: LoadReport) -> list[str] | None:
+    """Column names from a UCI ``<stem>.names`` file next to a header-less data file.
+
+    UCI lists the attributes but not the class column, so exactly
+    ``n_fields - 1`` names are expected; the last column is named ``class``.
+    """
+    sibling = path.with_suffix(".names")
+    if not sibling.is_file():
+        return None
+    names = uci_attribute_names(sibling)
+    if len(names) != n_fields - 1 or len(set(names)) != len(names):
+        return None
+    report.warn(f"column names taken from {sibling.name}")
+    return [*names, "class"]
+
+
+def sniff_csv_table(head: Head) -> float:
+    lines = head.lines[:300]
+    if not lines:
+        return 0.0
+    for sep in (",", "\t", ";", "|"):
+        counts = {ln.count(sep) for ln in lines}
+        if len(counts) == 1 and (n := counts.pop()) >= 1:
+            fields = [f.strip() for ln in lines[1:] for f in ln.split(sep)]
+            text_fields = sum(not is_number(f) for f in fields)
+            bonus = 0.1 if head.extension in (".csv", ".data", ".test", ".tsv") else 0.0
+            if text_fields and n >= 2:
+                return 0.5 + bonus
+            return 0.2 + bonus
+    return 0.0
+
+
+register(Format(
+    name="csv-table", label="CSV table", kind="table", extensions=(".csv", ".data", ".test", ".tsv"),
+    sniff=sniff_csv_table, load=load_csv_table, save=save_csv_table,
+    description="One row per person, one column per attribute; header optional, '?' = missing.",
+))
