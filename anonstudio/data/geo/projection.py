@@ -1,6 +1,8 @@
 """Latitude/longitude to local metres and back (equirectangular about an origin).
 
-Over a city (tens of kilometres) the local equirectangular projection
+The forward projection is the one item coordinates get when loaded
+(:func:`anonstudio.data.io.coordinates.project_lonlat`), so study-area polygons
+and partition maps line up with the items. Over a city (tens of kilometres) the local equirectangular projection
 
     x = R * cos(lat0) * (lon - lon0),    y = R * (lat - lat0)     (angles in radians)
 
@@ -15,9 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["EARTH_RADIUS_M", "LocalProjection"]
+from ..io.coordinates import EARTH_RADIUS_M, Coordinates, project_lonlat
 
-EARTH_RADIUS_M = 6_371_008.8
+__all__ = ["EARTH_RADIUS_M", "LocalProjection"]
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,14 @@ class LocalProjection:
             raise ValueError("cannot centre a projection on no points")
         return cls(float((lat.min() + lat.max()) / 2), float((lon.min() + lon.max()) / 2))
 
+    @classmethod
+    def of(cls, coords: Coordinates) -> "LocalProjection | None":
+        """The projection loaded coordinates were made with (None for plain metres)."""
+        if coords.origin is None:
+            return None
+        lon0, lat0 = coords.origin
+        return cls(float(lat0), float(lon0))
+
     @property
     def _kx(self) -> float:
         return EARTH_RADIUS_M * np.cos(np.radians(self.lat0)) * np.pi / 180.0
@@ -46,9 +56,8 @@ class LocalProjection:
 
     def to_xy(self, lat: np.ndarray, lon: np.ndarray) -> np.ndarray:
         """``(n, 2)`` metres (x east, y north) of the given degrees."""
-        lat = np.asarray(lat, dtype=np.float64)
-        lon = np.asarray(lon, dtype=np.float64)
-        return np.column_stack([(lon - self.lon0) * self._kx, (lat - self.lat0) * self._ky])
+        lonlat = np.column_stack([np.asarray(lon, dtype=np.float64).reshape(-1), np.asarray(lat, dtype=np.float64).reshape(-1)])
+        return project_lonlat(lonlat, (self.lon0, self.lat0))[0]
 
     def to_latlon(self, xy: np.ndarray) -> np.ndarray:
         """``(n, 2)`` degrees (lat, lon) of the given metres."""
