@@ -14,7 +14,7 @@ from typing import Literal
 
 import numpy as np
 
-__all__ = ["GroupRelease"]
+__all__ = ["GroupRelease", "canonical_group_ids", "member_cells"]
 
 
 @dataclass(eq=False)
@@ -35,8 +35,11 @@ class GroupRelease:
     row_group
         int64, one group id in ``0..n_groups-1`` per cleartext row.
     cells
-        Horizontal only: column -> bool array ``(n_groups, len(domain))``; entry
-        ``[g, v]`` is True when value ``v`` is inside group ``g``'s published cell.
+        Column -> bool array ``(n_groups, len(domain))``; entry ``[g, v]`` is
+        True when value ``v`` is inside group ``g``'s published cell. Required
+        for horizontal releases. Vertical releases built by anonstudio fill it
+        with the values present in each group (the support of the published
+        multiset), which is what a reader of the anonymized table can see.
     labels
         Optional column -> list of the published cell text per group (e.g.
         ``"[20-29]"``, ``"4550*"``), for display and export.
@@ -58,10 +61,10 @@ class GroupRelease:
             missing = [c for c in self.qi if c not in self.cells]
             if missing:
                 raise ValueError(f"horizontal release lacks cells for {missing}")
-            for c in self.qi:
-                shape = (self.n_groups, len(self.domains[c]))
-                if self.cells[c].shape != shape:
-                    raise ValueError(f"cells[{c!r}] has shape {self.cells[c].shape}, expected {shape}")
+        for c, cell in self.cells.items():
+            shape = (self.n_groups, len(self.domains[c]))
+            if cell.shape != shape:
+                raise ValueError(f"cells[{c!r}] has shape {cell.shape}, expected {shape}")
 
     @property
     def n_groups(self) -> int:
@@ -77,3 +80,61 @@ class GroupRelease:
 
     def group_sizes(self) -> np.ndarray:
         return np.bincount(self.row_group, minlength=self.n_groups)
+
+    def cell_values(self, column: str, g: int) -> list:
+        """Domain values inside group ``g``'s cell of ``column``."""
+        domain = self.domains[column]
+        return [domain[v] for v in np.flatnonzero(self.cells[column][g])]
+
+    def label(self, column: str, g: int) -> str | None:
+        """The published text of a cell, when the producer recorded one."""
+        texts = self.labels.get(column)
+        return texts[g] if texts is not None else None
+
+    def same_as(self, other: "GroupRelease") -> bool:
+        """Same scheme, columns, domains, grouping and cells (labels ignored)."""
+        return (
+            self.scheme == other.scheme
+            and list(self.qi) == list(other.qi)
+            and self.sensitive == other.sensitive
+            and {c: list(d) for c, d in self.domains.items()} == {c: list(d) for c, d in other.domains.items()}
+            and np.array_equal(self.row_group, other.row_group)
+            and set(self.cells) == set(other.cells)
+            and all(np.array_equal(self.cells[c], other.cells[c]) for c in self.cells)
+        )
+
+
+def canonical_group_ids(row_group: np.ndarray) -> np.ndarray:
+    """Renumber groups ``0..G-1`` in order of their first row.
+
+    Anonymizers and the CSV importer both number groups this way, so an export
+    followed by an import reproduces ``row_group`` exactly.
+    """
+    row_group = np.asarray(row_group, dtype=np.int64)
+    if row_group.size == 0:
+        return row_group.copy()
+    ids, first = np.unique(row_group, return_index=True)
+    old_ids = ids[np.argsort(first, kind="stable")]  # old ids sorted by first appearance
+    remap = np.empty(int(old_ids.max()) + 1, dtype=np.int64)
+    remap[old_ids] = np.arange(len(old_ids))
+    return remap[row_group]
+
+
+def member_cells(row_group: np.ndarray, codes: np.ndarray, n_groups: int, domain_size: int, *,
+                 fill_range: bool = False) -> np.ndarray:
+    """``(n_groups, domain_size)`` cells holding the values present in each group.
+
+    With ``fill_range`` the cell also holds every code between the group's
+    smallest and largest code: the published range ``[min-max]`` of an ordered
+    (numeric) column covers values no member has.
+    """
+    cells = np.zeros((n_groups, domain_size), dtype=bool)
+    cells[row_group, codes] = True
+    if fill_range and n_groups:
+        lo = np.full(n_groups, domain_size, dtype=np.int64)
+        hi = np.full(n_groups, -1, dtype=np.int64)
+        np.minimum.at(lo, row_group, codes)
+        np.maximum.at(hi, row_group, codes)
+        span = np.arange(domain_size)
+        cells = (span[None, :] >= lo[:, None]) & (span[None, :] <= hi[:, None])
+    return cells
