@@ -26,9 +26,9 @@ import numpy as np
 from numba import njit
 
 from .rng import make_state, randbelow, sample_without_replacement, uniform
-from .support import MODE_AUTO, no_bitsets, support_weight
+from .support import MODE_AUTO, no_bitsets, support_of, support_weight
 
-__all__ = ["run_chain", "record_weights", "subset_counts", "new_chain_state", "warm_up"]
+__all__ = ["run_chain", "record_first_supports", "record_weights", "subset_counts", "new_chain_state", "warm_up"]
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -142,6 +142,22 @@ def run_chain(
     return written
 
 
+@njit(nogil=True, cache=True)
+def record_first_supports(rng, eligible, indptr, indices, post_indptr, post_records, ell, out):
+    """Person-first draws (de Montjoye et al.): a record of ``eligible`` uniformly, then
+    ``ell`` of its items uniformly; writes the support of each drawn itemset to ``out``.
+
+    Independent draws, no Metropolis correction: this is the person-level unicity
+    experiment, not a uniform sample of itemsets.
+    """
+    cand = np.empty(ell, dtype=np.int32)
+    n_eligible = eligible.shape[0]
+    for s in range(out.shape[0]):
+        u = eligible[randbelow(rng, n_eligible)]
+        sample_without_replacement(rng, indices[indptr[u] : indptr[u + 1]], ell, cand)
+        out[s] = support_of(cand, indptr, indices, post_indptr, post_records)
+
+
 def record_weights(lengths: np.ndarray, ell: int) -> np.ndarray:
     """``prod_{i=1..ell} 1/(|D_u| - ell + i)`` per record, 0 where ``|D_u| < ell``.
 
@@ -191,6 +207,7 @@ def warm_up() -> None:
         st = new_chain_state(2, 1)
         out_items = np.empty((4, 2), dtype=np.int32)
         out_supp = np.empty(4, dtype=np.int64)
+        record_first_supports(st["rng"], eligible, indptr, indices, post_indptr, post_records, 2, out_supp)
         for cdf in (np.zeros(0), np.array([1.0, 4.0])):
             run_chain(st["cur_items"], st["cur_q"], st["counters"], st["rng"], 4, 1, eligible, cdf, weights, indptr,
                       indices, post_indptr, post_records, bit_row, bits, MODE_AUTO, 0.0, out_items, out_supp)

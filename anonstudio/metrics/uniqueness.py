@@ -1,0 +1,357 @@
+"""How unique are the m-itemsets of a dataset? (Acs et al., BigData 2015, Section VI-B)
+
+``Uniqueness(m) = |{x : |x| = m, supp(x) = 1}| / |{x : |x| = m, supp(x) >= 1}|``: the
+share of the m-itemsets occurring in the data that occur in exactly one record.
+An attacker who learns one such itemset of a person (drawn uniformly from all
+itemsets in the data) singles that person out with this probability.
+
+Two ways to get it, recorded per point in ``method``:
+
+* ``exact``: enumerate every m-subset of every record (:mod:`anonstudio.kernels.enumerate`);
+  used when the number of subsets ``sum_u C(|D_u|, m)`` is at most ``exact_budget``.
+* ``mcmc``: draw ``n = ceil(ln(2/delta) / (2 eps^2))`` itemsets uniformly from
+  Omega^m with :class:`~anonstudio.metrics.itemset_sampler.ItemsetSampler` and
+  report the share with support 1. The paper's text prints ``2 ln(2/delta)/eps^2``
+  samples, but its own figure of 26,492 samples at eps = delta = 0.01 is the
+  two-sided Hoeffding bound used here. The interval is the Hoeffding half-width
+  ``sqrt(ln(2/delta) / (2 n_eff))`` at the *effective* sample size of the chain
+  (``ci_kind = "hoeffding-ess"``), so autocorrelation left after thinning widens it.
+
+:func:`person_unicity_curve` answers a different, person-level question (see
+:data:`PERSON_EXPLANATION`).
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..data.transactions import TransactionData
+from ..jobs import ChunkSizer, NullProgress, Progress, SubProgress, kernel_seeds
+from ..kernels.enumerate import count_runs, enumerate_keys, item_bits, plan_chunks, subsets_by_smallest_item
+from ..kernels.sampler import record_first_supports
+from ..params import ParameterError, param, validate
+from .itemset_sampler import PROPOSALS, ItemsetSampler
+
+__all__ = [
+    "UniquenessParams",
+    "UniquenessPoint",
+    "UniquenessResult",
+    "uniqueness_curve",
+    "person_unicity_curve",
+    "hoeffding_samples",
+    "hoeffding_half_width",
+    "exact_uniqueness",
+    "enumeration_cost",
+    "EXPLANATION",
+    "PERSON_EXPLANATION",
+]
+
+#: Plain-language meaning of the itemset-level curve (for tooltips and plot captions).
+EXPLANATION = (
+    "Uniqueness(m): of all combinations of m items that occur in the data, the share "
+    "that belongs to exactly one person. An attacker who knows such a combination "
+    "about someone can single that person out."
+)
+
+#: Plain-language meaning of the person-level curve.
+PERSON_EXPLANATION = (
+    "Unicity(m): chance that a person is unique given m of their items -- pick a person "
+    "with at least m items at random and m of their items at random; how often does "
+    "no one else have all m? This is the person-level measure of de Montjoye et al. It "
+    "is a different quantity from itemset uniqueness: it weights each person equally, "
+    "so combinations shared by many people are drawn more often, and Acs et al. point "
+    "out that it therefore comes out lower than the share of unique itemsets."
+)
+
+#: Bounded memory for exact enumeration: keys (8 bytes) held at once.
+_MAX_CHUNK_KEYS = 1 << 22
+
+
+@dataclass(frozen=True)
+class UniquenessParams:
+    """Settings of a uniqueness curve."""
+
+    max_m: int = param(5, label="Largest m", minimum=1, maximum=30,
+                       tooltip="Compute uniqueness for itemsets of 1 up to this many items.")
+    min_m: int = param(1, label="Smallest m", minimum=1, maximum=30, advanced=True,
+                       tooltip="Start the curve at itemsets of this many items.")
+    epsilon: float = param(0.01, label="Error ε", minimum=0.001, maximum=0.5, step=0.005, decimals=3,
+                           tooltip="Sampled estimates are within ±ε of the true value (with confidence 1-δ). "
+                                   "Halving ε needs four times as many samples.")
+    delta: float = param(0.01, label="Failure chance δ", minimum=1e-6, maximum=0.5, step=0.005, decimals=4,
+                         tooltip="Chance that a sampled estimate misses the ±ε band.")
+    seed: int = param(7, label="Seed", minimum=0, maximum=2**62,
+                      tooltip="Same seed, same samples: runs can be repeated exactly.")
+    method: str = param("auto", label="Method", choices=("auto", "exact", "mcmc"),
+                        choice_labels=("Automatic", "Exact (enumerate all)", "Sampling (MCMC)"),
+                        tooltip="Exact counts every combination; sampling estimates from a uniform sample. "
+                                "Automatic counts exactly when that is cheap enough (see exact budget).")
+    exact_budget: float = param(1e8, label="Exact budget", minimum=1.0, maximum=1e12, log_scale=True, advanced=True,
+                                tooltip="Count exactly only if the records hold at most this many m-item "
+                                        "combinations in total (about 1 second per 30 million).")
+    proposal: str = param("size-weighted", label="Sampler proposal", choices=PROPOSALS, advanced=True,
+                          choice_labels=("Records weighted by size (faster mixing)", "Records uniform (paper)"),
+                          tooltip="How the sampler proposes itemsets. Both give uniform samples; weighting "
+                                  "records by their number of combinations rejects fewer proposals.")
+
+
+@dataclass(frozen=True)
+class UniquenessPoint:
+    """Uniqueness of one itemset size m.
+
+    ``method`` is ``"exact"``, ``"mcmc"`` or ``"sampling"`` (person-level, i.i.d.).
+    ``ci_kind`` says how the interval was made: ``"exact"`` (zero width),
+    ``"hoeffding-ess"`` (Hoeffding at the effective sample size ``ess``) or
+    ``"hoeffding"`` (i.i.d. samples). ``diagnostics`` holds method-specific numbers
+    (burn-in steps, thinning, acceptance rate, Geweke z, counts).
+    """
+
+    m: int
+    uniqueness: float
+    ci_low: float
+    ci_high: float
+    method: str
+    samples: int
+    seconds: float
+    ci_kind: str = "exact"
+    ess: float = math.nan
+    diagnostics: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class UniquenessResult:
+    """Points of a uniqueness curve; ``complete=False`` when cancelled before the last m."""
+
+    points: tuple[UniquenessPoint, ...]
+    complete: bool
+    kind: str = "itemset"
+    epsilon: float = math.nan
+    delta: float = math.nan
+
+    def to_json(self) -> dict[str, Any]:
+        """The CLI's JSON: one list per column, plus ``kind``, ``complete`` and diagnostics."""
+        pts = self.points
+        return {
+            "m": [p.m for p in pts],
+            "uniqueness": [_num(p.uniqueness) for p in pts],
+            "ci_low": [_num(p.ci_low) for p in pts],
+            "ci_high": [_num(p.ci_high) for p in pts],
+            "method": [p.method for p in pts],
+            "samples": [p.samples for p in pts],
+            "seconds": [round(p.seconds, 4) for p in pts],
+            "kind": self.kind,
+            "complete": self.complete,
+            "epsilon": _num(self.epsilon),
+            "delta": _num(self.delta),
+            "ci_kind": [p.ci_kind for p in pts],
+            "ess": [_num(p.ess) for p in pts],
+            "diagnostics": [_jsonable(p.diagnostics) for p in pts],
+        }
+
+
+# ----------------------------------------------------------------- sample sizes
+def hoeffding_samples(epsilon: float, delta: float) -> int:
+    """Samples for ``P(|estimate - truth| > eps) <= delta``: ``ceil(ln(2/delta) / (2 eps^2))``.
+
+    26,492 at eps = delta = 0.01, the number Acs et al. report (their text's
+    ``2 ln(2/delta)/eps^2`` would be four times larger).
+    """
+    return int(math.ceil(math.log(2.0 / delta) / (2.0 * epsilon * epsilon)))
+
+
+def hoeffding_half_width(n: float, delta: float) -> float:
+    """Two-sided Hoeffding half-width for a mean of ``n`` values in [0, 1]."""
+    if n <= 0:
+        return math.inf
+    return math.sqrt(math.log(2.0 / delta) / (2.0 * n))
+
+
+# ------------------------------------------------------------------------ exact
+def enumeration_cost(data: TransactionData, m: int) -> float:
+    """``sum_u C(|D_u|, m)``: keys exact enumeration would sort."""
+    return float(_per_item_subsets(data, m).sum())
+
+
+def _per_item_subsets(data: TransactionData, m: int) -> np.ndarray:
+    return subsets_by_smallest_item(data.indptr, data.indices, data.n_items, m)
+
+
+def exact_uniqueness(
+    data: TransactionData, m: int, progress: Progress | None = None, max_chunk_keys: int = _MAX_CHUNK_KEYS
+) -> tuple[int, int] | None:
+    """``(|Omega^m|, unique m-itemsets)`` by enumeration; None if cancelled.
+
+    Raises
+    ------
+    ValueError
+        When m-itemsets cannot be packed into 64-bit keys (huge m and vocabulary).
+    """
+    progress = progress or NullProgress()
+    bits = item_bits(data.n_items)
+    per_item = _per_item_subsets(data, m)
+    chunks = plan_chunks(per_item, m, bits, max_chunk_keys)
+    total = sum(c[2] for c in chunks)
+    buf = np.empty(max((c[2] for c in chunks), default=0), dtype=np.uint64)
+    distinct = unique = done = 0
+    for lo, hi, _ in chunks:
+        n = enumerate_keys(data.indptr, data.indices, m, lo, hi, bits, buf)
+        keys = buf[:n]
+        keys.sort()
+        d, s = count_runs(keys)
+        distinct += int(d)
+        unique += int(s)
+        done += n
+        progress.set(done / total, f"m={m}: counted {done:,} of {total:,} combinations")
+        if progress.cancelled():
+            return None
+    return distinct, unique
+
+
+# ------------------------------------------------------------------------ curves
+def uniqueness_curve(data: TransactionData, params: UniquenessParams, progress: Progress | None = None) -> UniquenessResult:
+    """Uniqueness for m = ``min_m .. max_m``; a partial result is published after every m."""
+    validate(params)
+    return _curve(data, params, progress or NullProgress(), _itemset_point, "itemset")
+
+
+def person_unicity_curve(data: TransactionData, params: UniquenessParams, progress: Progress | None = None) -> UniquenessResult:
+    """Record-first unicity for m = ``min_m .. max_m`` (see :data:`PERSON_EXPLANATION`).
+
+    Draws ``hoeffding_samples(eps, delta)`` (person, m of their items) pairs
+    independently; the interval is the i.i.d. Hoeffding interval.
+    """
+    validate(params)
+    return _curve(data, params, progress or NullProgress(), _person_point, "person")
+
+
+def _curve(data, params, progress, point_fn, kind) -> UniquenessResult:
+    if params.min_m > params.max_m:
+        raise ParameterError(f"smallest m ({params.min_m}) is larger than largest m ({params.max_m})")
+    ms = list(range(params.min_m, params.max_m + 1))
+    points: list[UniquenessPoint] = []
+
+    def result(complete: bool) -> UniquenessResult:
+        return UniquenessResult(tuple(points), complete, kind, params.epsilon, params.delta)
+
+    for i, m in enumerate(ms):
+        point = point_fn(data, m, params, SubProgress(progress, i / len(ms), (i + 1) / len(ms)))
+        if point is None:  # cancelled inside this m: keep the finished ones
+            return result(False)
+        points.append(point)
+        last = i == len(ms) - 1
+        progress.partial(result(last))
+        if not last and progress.cancelled():
+            return result(False)
+    progress.set(1.0, "done")
+    return result(True)
+
+
+def _itemset_point(data: TransactionData, m: int, params: UniquenessParams, progress: Progress) -> UniquenessPoint | None:
+    t0 = time.perf_counter()
+    method = params.method
+    cost = enumeration_cost(data, m)
+    if method == "auto":
+        method = "exact" if cost <= params.exact_budget and _packable(data, m) else "mcmc"
+    if cost == 0:  # no record has m items: Omega^m is empty, uniqueness undefined
+        return UniquenessPoint(m, math.nan, math.nan, math.nan, method, 0, time.perf_counter() - t0,
+                               ci_kind="exact", diagnostics={"omega": 0, "unique": 0, "combinations": 0})
+    if method == "exact":
+        if not _packable(data, m):
+            raise ParameterError(f"exact counting of {m}-itemsets over {data.n_items:,} items is not supported; "
+                                 "use sampling")
+        counts = exact_uniqueness(data, m, progress)
+        if counts is None:
+            return None
+        distinct, unique = counts
+        u = unique / distinct
+        return UniquenessPoint(m, u, u, u, "exact", distinct, time.perf_counter() - t0, ci_kind="exact",
+                               diagnostics={"omega": distinct, "unique": unique, "combinations": int(cost)})
+    return _mcmc_point(data, m, params, progress, t0)
+
+
+def _packable(data: TransactionData, m: int) -> bool:
+    return (m - 1) * item_bits(data.n_items) <= 63
+
+
+def _mcmc_point(data, m, params, progress, t0) -> UniquenessPoint | None:
+    n = hoeffding_samples(params.epsilon, params.delta)
+    sampler = ItemsetSampler(data, m, seed=params.seed, proposal=params.proposal)
+    try:
+        report = sampler.burn_in(SubProgress(progress, 0.0, 0.15, prefix=f"m={m} "))
+        if progress.cancelled():
+            return None
+        _, supports = sampler.draw(n, SubProgress(progress, 0.15, 1.0, prefix=f"m={m} "))
+        if progress.cancelled() or len(supports) < n:
+            return None
+    finally:
+        sampler.close()
+    d = sampler.last_draw
+    u = float(np.mean(supports == 1))
+    ess = min(d.ess_unique, float(n))
+    h = hoeffding_half_width(ess, params.delta)
+    diagnostics = {
+        "burn_in_steps": report.steps,
+        "converged": report.converged,
+        "geweke_z": list(report.geweke_z),
+        "thinning": report.thinning,
+        "acceptance_rate": d.acceptance_rate,
+        "burn_in_acceptance_rate": report.acceptance_rate,
+        "steps": d.steps,
+        "ess_unique": d.ess_unique,
+        "ess_support": d.ess_support,
+        "chains": sampler.chains,
+        "proposal": sampler.proposal,
+        "combinations": enumeration_cost(data, m),
+    }
+    return UniquenessPoint(m, u, max(u - h, 0.0), min(u + h, 1.0), "mcmc", n, time.perf_counter() - t0,
+                           ci_kind="hoeffding-ess", ess=ess, diagnostics=diagnostics)
+
+
+def _person_point(data: TransactionData, m: int, params: UniquenessParams, progress: Progress) -> UniquenessPoint | None:
+    t0 = time.perf_counter()
+    n = hoeffding_samples(params.epsilon, params.delta)
+    eligible = np.flatnonzero(data.lengths >= m).astype(np.int32)
+    if len(eligible) == 0:
+        return UniquenessPoint(m, math.nan, math.nan, math.nan, "sampling", 0, time.perf_counter() - t0,
+                               ci_kind="hoeffding")
+    post_indptr, post_records = data.inverted()
+    rng = np.array(kernel_seeds(params.seed, 1, "person-unicity", m), dtype=np.uint64)
+    supports = np.empty(n, dtype=np.int64)
+    done = 0
+    sizer = ChunkSizer(initial=4096, minimum=256)
+    while done < n:
+        k = min(sizer.next_size(), n - done)
+        record_first_supports(rng, eligible, data.indptr, data.indices, post_indptr, post_records, m,
+                              supports[done:done + k])
+        sizer.done(k)
+        done += k
+        progress.set(done / n, f"m={m}: {done:,}/{n:,} people")
+        if progress.cancelled():
+            return None
+    u = float(np.mean(supports == 1))
+    h = hoeffding_half_width(n, params.delta)
+    return UniquenessPoint(m, u, max(u - h, 0.0), min(u + h, 1.0), "sampling", n, time.perf_counter() - t0,
+                           ci_kind="hoeffding", ess=float(n), diagnostics={"people": int(len(eligible))})
+
+
+# ------------------------------------------------------------------------ json
+def _num(x: float) -> float | None:
+    return None if x is None or (isinstance(x, float) and not math.isfinite(x)) else float(x)
+
+
+def _jsonable(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {k: _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, (bool, np.bool_)):
+        return bool(obj)
+    if isinstance(obj, (int, np.integer)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        return _num(float(obj))
+    return obj
