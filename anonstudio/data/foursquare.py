@@ -1,0 +1,124 @@
+"""A city's location dataset from Foursquare-style check-ins and venue coordinates.
+
+Input: ``user<TAB>venue<TAB>unix_time`` check-ins and ``venue<TAB>lat<TAB>lon``
+venue coordinates (the layout of the Foursquare data used by Liu et al.,
+VLDB 2017). Output: one record per user holding the distinct venues they
+checked in at inside a latitude/longitude box, with venue positions projected
+to metres. The venues play the part of paper 000's cell towers: tessellate
+them into Voronoi cells with :func:`anonstudio.data.geo.build_voronoi`.
+
+Such data is free for research but may not be redistributed, so anonstudio
+does not bundle it; benchmarks read it from where the user keeps it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .errors import DataFormatError
+from .geo.projection import LocalProjection
+from .io import load_transactions
+from .io.coordinates import Coordinates, attach_coordinates, load_coordinates, project_lonlat
+from .io.report import load_report
+from .transactions import TransactionData
+
+__all__ = ["LatLonBox", "NYC_BOX", "LocationDataset", "build_location_dataset"]
+
+
+@dataclass(frozen=True)
+class LatLonBox:
+    """A latitude/longitude rectangle (degrees, bounds included)."""
+
+    lat_min: float
+    lat_max: float
+    lon_min: float
+    lon_max: float
+
+    def contains(self, lat: np.ndarray, lon: np.ndarray) -> np.ndarray:
+        return (lat >= self.lat_min) & (lat <= self.lat_max) & (lon >= self.lon_min) & (lon <= self.lon_max)
+
+
+#: New York City: holds 1,929 venues visited by 2,162 users of the Foursquare US data.
+NYC_BOX = LatLonBox(40.49, 40.92, -74.27, -73.68)
+
+
+@dataclass(frozen=True, eq=False)
+class LocationDataset:
+    """Records of located items plus what is needed to map them back to lat/lon.
+
+    Attributes
+    ----------
+    data
+        One record per user (distinct venues), ``coords`` in metres.
+    coordinates
+        The kept venues' positions (``xy`` metres, ``lonlat`` degrees, ``origin``).
+    projection
+        The projection of ``data.coords`` (for lat/lon study areas and GeoJSON).
+    user_ids
+        Original user id of each record.
+    checkins
+        Check-ins inside the box.
+    """
+
+    data: TransactionData
+    coordinates: Coordinates
+    projection: LocalProjection
+    user_ids: tuple[str, ...]
+    checkins: int
+
+
+def build_location_dataset(
+    checkins_path: str | Path,
+    venues_path: str | Path,
+    box: LatLonBox = NYC_BOX,
+    *,
+    name: str = "Foursquare New York City",
+) -> LocationDataset:
+    """Users' distinct venues inside ``box``, venues projected to metres.
+
+    Venues outside the box are dropped from every record, then users left with
+    no venue are dropped, and venues nobody visited are not items. The
+    projection is centred on the bounding box of the kept venues, as
+    :func:`~anonstudio.data.io.coordinates.load_coordinates` would centre it
+    when the kept venues are saved as ``item,lat,lon`` and loaded again.
+
+    Raises
+    ------
+    DataFormatError
+        For malformed files or when no check-in falls inside the box.
+    """
+    venues = load_coordinates(venues_path, kind="latlon")
+    lon, lat = venues.lonlat[:, 0], venues.lonlat[:, 1]
+    inside = box.contains(lat, lon)
+    visits = load_transactions(checkins_path, format="checkins")
+    in_box_items = set(np.asarray(venues.labels, dtype=object)[inside].tolist())
+    visited = np.fromiter((label in in_box_items for label in visits.vocab), dtype=bool, count=visits.n_items)
+    if not visited.any():
+        raise DataFormatError(venues_path, "no checked-in venue lies inside the latitude/longitude box")
+    keep_labels = set(np.asarray(visits.vocab, dtype=object)[visited].tolist())
+    kept = np.array([label in keep_labels for label in venues.labels], dtype=bool)
+    lonlat = venues.lonlat[kept]
+    xy, origin = project_lonlat(lonlat)
+    located = Coordinates(tuple(np.asarray(venues.labels, dtype=object)[kept].tolist()), xy, lonlat, origin)
+    n_checkins = _checkins_in(checkins_path, keep_labels)
+    data = attach_coordinates(visits, located, drop_missing=True)
+    users = np.flatnonzero(data.lengths > 0)
+    record_ids = load_report(visits).record_ids or [str(u) for u in range(visits.n_records)]
+    data = data.subset(users)
+    data = TransactionData(data.indptr, data.indices, data.vocab, coords=data.coords, name=name,
+                           source=Path(checkins_path))
+    return LocationDataset(data, located, LocalProjection.of(located), tuple(record_ids[u] for u in users),
+                           n_checkins)
+
+
+def _checkins_in(path: str | Path, venues: set[str]) -> int:
+    """Check-in rows whose venue is in ``venues`` (records keep only distinct venues)."""
+    count = 0
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            fields = line.split("\t")
+            if len(fields) >= 2 and fields[1].strip() in venues:
+                count += 1
+    return count
