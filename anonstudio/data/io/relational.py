@@ -28,27 +28,26 @@ from .report import LoadReport
 
 __all__ = ["load_csv_table", "save_csv_table", "uci_attribute_names"]
 
-_INT = re.compile(r"^\s*[-+]?\d+\s*$")
-
-
 def _column(values: list[str], missing: set[str]) -> tuple[pd.Series, int]:
     """Typed column and its number of missing values."""
     raw = pd.Series(values, dtype=object).str.strip()
-    is_missing = raw.isin(missing) | (raw == "")
-    present = raw[~is_missing]
+    is_missing = (raw.isin(missing) | (raw == "")).to_numpy()
     n_missing = int(is_missing.sum())
-    if len(present) and present.map(is_number).all():
-        if present.map(lambda s: bool(_INT.match(s))).all():
-            numbers = pd.to_numeric(present).astype(np.int64)
-            if n_missing:
-                out = pd.Series(pd.array([pd.NA] * len(raw), dtype="Int64"))
-                out[~is_missing.to_numpy()] = numbers.to_numpy()
-                return out, n_missing
-            return numbers.reset_index(drop=True), 0
-        out = pd.to_numeric(raw.where(~is_missing, None), errors="coerce").astype(np.float64)
-        return out.reset_index(drop=True), n_missing
-    out = raw.where(~is_missing, None).astype("str")
-    return out.reset_index(drop=True), n_missing
+    present = raw[~is_missing]
+    # A cheap look at a few values first: parsing a text column as numbers is slow.
+    looks_numeric = len(present) and all(is_number(v) for v in present.iloc[:20])
+    numbers = pd.to_numeric(present, errors="coerce") if looks_numeric else None
+    if numbers is not None and numbers.notna().all():
+        if numbers.dtype.kind in "iu":
+            if not n_missing:
+                return numbers.astype(np.int64).reset_index(drop=True), 0
+            out = pd.Series(pd.array([pd.NA] * len(raw), dtype="Int64"))
+            out[~is_missing] = numbers.to_numpy()
+            return out, n_missing
+        out = np.full(len(raw), np.nan)
+        out[~is_missing] = numbers.to_numpy(dtype=np.float64)
+        return pd.Series(out), n_missing
+    return raw.where(~is_missing, None).astype("str").reset_index(drop=True), n_missing
 
 
 def load_csv_table(path: str | Path, report: LoadReport, *, header: bool | str = "auto",
