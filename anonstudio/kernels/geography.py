@@ -26,7 +26,7 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["merged_centroid", "list_error_sum", "merge_error_delta", "link_merge", "warm_up"]
+__all__ = ["merged_centroid", "list_error_sum", "merge_error_delta", "merge_error_deltas", "link_merge", "warm_up"]
 
 
 @njit(nogil=True, cache=True)
@@ -57,6 +57,14 @@ def merge_error_delta(a, b, head, nxt, x, y, f, part_area, part_mx, part_my, par
     cx, cy = merged_centroid(part_area[a], part_mx[a], part_my[a], part_area[b], part_mx[b], part_my[b])
     merged = list_error_sum(head[a], nxt, x, y, f, cx, cy) + list_error_sum(head[b], nxt, x, y, f, cx, cy)
     return merged - part_err[a] - part_err[b]
+
+
+@njit(nogil=True, cache=True)
+def merge_error_deltas(a, others, out, head, nxt, x, y, f, part_area, part_mx, part_my, part_err):
+    """:func:`merge_error_delta` of ``a`` with each partition in ``others``, into ``out``."""
+    for k in range(others.shape[0]):
+        out[k] = merge_error_delta(a, others[k], head, nxt, x, y, f, part_area, part_mx, part_my, part_err)
+    return out
 
 
 @njit(nogil=True, cache=True)
@@ -99,4 +107,6 @@ def warm_up() -> None:
     moments = np.array([0.5, 1.5])
     err = np.zeros(2)
     merge_error_delta(0, 1, head, nxt, xy, xy, ones, ones.copy(), moments.copy(), moments.copy(), err)
+    merge_error_deltas(0, np.array([1], dtype=np.int32), np.empty(1), head, nxt, xy, xy, ones, ones.copy(),
+                       moments.copy(), moments.copy(), err)
     link_merge(0, 1, head, tail, nxt, size, label, ones.copy(), moments.copy(), moments.copy(), ones.copy(), err, xy, xy, ones)

@@ -48,14 +48,14 @@ def test_paper_example_merges_boston_with_new_york():
     assert geo.merge_cost(2, 3) < geo.merge_cost(0, 1)
 
 
-@pytest.mark.parametrize("seed", [0, 1])
-def test_incremental_state_matches_polygon_unions(seed):
+@pytest.mark.parametrize("seed, singleton_centre", [(0, "item"), (1, "item"), (2, "cell")])
+def test_incremental_state_matches_polygon_unions(seed, singleton_centre):
     rng = np.random.default_rng(seed)
     pts = rng.uniform(0, 2000, size=(60, 2))
     cells = build_voronoi(pts)
     w = rng.integers(0, 50, size=60).astype(float)
-    geo = ContiguityGeometry(cells, w)
-    while geo.n_partitions > 8:
+    geo = ContiguityGeometry(cells, w, singleton_centre=singleton_centre)
+    while geo.n_partitions > 30:
         a = int(rng.choice(geo.partitions()))
         nb = geo.neighbours(a)
         costs = geo.merge_costs(a, nb)
@@ -70,10 +70,16 @@ def test_incremental_state_matches_polygon_unions(seed):
     labels = geo.labels()
     parts = PartitionGeometry(cells, labels)
     assert parts.contiguous.all() and parts.connected.all()
-    centres = {int(p): c for p, c in zip(parts.partition_ids, parts.centroids)}
+    assert (parts.sizes == 1).any()  # some items were never merged
+    centres = {}
+    for k, p in enumerate(parts.partition_ids.tolist()):
+        items = parts.members(k)
+        single = len(items) == 1 and singleton_centre == "item"
+        centres[p] = pts[items[0]] if single else shapely.get_coordinates(parts.polygons[k].centroid)[0]
+        assert geo.centroid(p) == pytest.approx(tuple(centres[p]), rel=1e-9)
     expected = ref.error(pts.tolist(), w.tolist(), labels.tolist(), centres)
     assert geo.error == pytest.approx(expected, rel=1e-9)
-    assert parts.error(w) == pytest.approx(expected, rel=1e-9)
+    assert parts.error(w, singleton_centre) == pytest.approx(expected, rel=1e-9)
     assert geo.recompute_error_sum() == pytest.approx(geo.error_sum, rel=1e-12)
     # neighbour sets agree with a recomputation from item adjacency
     for p in geo.partitions().tolist():
@@ -81,8 +87,30 @@ def test_incremental_state_matches_polygon_unions(seed):
         touching = {int(labels[j]) for i in items for j in cells.neighbours(i)} - {p}
         assert set(geo.neighbours(p)) == touching
     # rebuilding from the labels gives the same state
-    again = ContiguityGeometry(cells, w, labels=labels)
+    again = ContiguityGeometry(cells, w, labels=labels, singleton_centre=singleton_centre)
     assert again.n_partitions == geo.n_partitions and again.error == pytest.approx(geo.error)
+
+
+def test_unmerged_items_have_no_error_unless_centred_on_their_cell():
+    rng = np.random.default_rng(9)
+    pts = rng.uniform(0, 1000, size=(20, 2))
+    cells = build_voronoi(pts)
+    w = rng.integers(1, 9, size=20).astype(float)
+    assert ContiguityGeometry(cells, w).error == 0.0
+    literal = ContiguityGeometry(cells, w, singleton_centre="cell").error
+    expected = ref.error(pts.tolist(), w.tolist(), list(range(20)), dict(enumerate(cells.cell_centroids.tolist())))
+    assert literal == pytest.approx(expected) and literal > 0
+    assert PartitionGeometry(cells, np.arange(20)).error(w, "cell") == pytest.approx(expected)
+
+
+def test_merge_can_keep_either_id_and_outline_has_every_ring():
+    cells, w = _row_of_squares([1, 1, 1])
+    geo = ContiguityGeometry(cells, w)
+    assert geo.merge(0, 1, keep=1) == 1 and geo.members(1).tolist() == [0, 1]
+    with pytest.raises(ValueError, match="keep"):
+        geo.merge(1, 2, keep=0)
+    x, y = PartitionGeometry(cells, geo.labels()).outline_xy()
+    assert np.isnan(x).sum() == 2 and np.nanmax(x) == 3.0
 
 
 def test_non_contiguous_partition_is_detected():

@@ -12,15 +12,25 @@ Error (paper 000, Section VI-C)::
 
 with ``f_i`` the number of records containing item ``i`` and the centre the
 centroid of the union of the partition's cells (footnote 7).
+
+Singletons. Footnote 7 defines the centre of a partition obtained by merging
+cells. An item that was never merged is released as itself, so by default its
+centre is its own position and the error of the unchanged dataset is 0, as an
+error between a dataset and itself must be (``singleton_centre="item"``). The
+literal alternative, the centroid of the item's own cell, is available as
+``singleton_centre="cell"``.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ...kernels.geography import link_merge, list_error_sum, merge_error_delta
+from ...kernels.geography import link_merge, list_error_sum, merge_error_delta, merge_error_deltas
 from .voronoi import VoronoiCells
 
-__all__ = ["ContiguityGeometry"]
+__all__ = ["ContiguityGeometry", "SINGLETON_CENTRES"]
+
+#: Where an unmerged item's partition centre is: at the item, or at its cell's centroid.
+SINGLETON_CENTRES = ("item", "cell")
 
 
 class ContiguityGeometry:
@@ -39,9 +49,14 @@ class ContiguityGeometry:
     labels
         Optional starting partition (item -> any label); each part must be
         connected in the cell adjacency graph.
+    singleton_centre
+        ``"item"`` (default) or ``"cell"``, see the module docstring.
     """
 
-    def __init__(self, cells: VoronoiCells, weights: np.ndarray, labels: np.ndarray | None = None):
+    def __init__(self, cells: VoronoiCells, weights: np.ndarray, labels: np.ndarray | None = None, *,
+                 singleton_centre: str = "item"):
+        if singleton_centre not in SINGLETON_CENTRES:
+            raise ValueError(f"singleton_centre must be one of {SINGLETON_CENTRES}, got {singleton_centre!r}")
         n = cells.n_items
         weights = np.asarray(weights, dtype=np.float64)
         if weights.shape != (n,):
@@ -49,6 +64,7 @@ class ContiguityGeometry:
         if (weights < 0).any():
             raise ValueError("weights must be non-negative")
         self.cells = cells
+        self.singleton_centre = singleton_centre
         self.x = np.ascontiguousarray(cells.coords[:, 0])
         self.y = np.ascontiguousarray(cells.coords[:, 1])
         self.f = weights
@@ -64,8 +80,10 @@ class ContiguityGeometry:
         self.part_mx = area * centroid[:, 0]
         self.part_my = area * centroid[:, 1]
         self.part_w = weights.copy()
-        # A singleton's centre is its cell's centroid, not its tower.
-        self.part_err = weights * np.hypot(self.x - centroid[:, 0], self.y - centroid[:, 1])
+        if singleton_centre == "cell":
+            self.part_err = weights * np.hypot(self.x - centroid[:, 0], self.y - centroid[:, 1])
+        else:
+            self.part_err = np.zeros(n)
         self._neighbours: list[set[int]] = [set(cells.neighbours(i).tolist()) for i in range(n)]
         self.n_partitions = n
         if labels is not None:
@@ -98,7 +116,10 @@ class ContiguityGeometry:
         return sorted(self._neighbours[p])
 
     def centroid(self, p: int) -> tuple[float, float]:
-        """Centroid of the union of ``p``'s cells (metres)."""
+        """Centre of partition ``p`` (metres): the centroid of the union of its cells,
+        or the item itself for an unmerged item when ``singleton_centre="item"``."""
+        if self.size[p] == 1 and self.singleton_centre == "item":
+            return float(self.x[p]), float(self.y[p])
         return float(self.part_mx[p] / self.part_area[p]), float(self.part_my[p] / self.part_area[p])
 
     def area_km2(self, p: int) -> float:
@@ -113,18 +134,29 @@ class ContiguityGeometry:
 
     def merge_costs(self, a: int, candidates: np.ndarray | list[int]) -> np.ndarray:
         """:meth:`merge_cost` of ``a`` with each candidate partition."""
-        return np.array([self.merge_cost(a, int(b)) for b in candidates], dtype=np.float64)
+        others = np.asarray(candidates, dtype=np.int32).reshape(-1)
+        for b in others.tolist():
+            self._check_pair(a, b)
+        out = np.empty(len(others), dtype=np.float64)
+        merge_error_deltas(a, others, out, self.head, self.nxt, self.x, self.y, self.f,
+                           self.part_area, self.part_mx, self.part_my, self.part_err)
+        return out / self.total_weight if self.total_weight > 0 else np.zeros_like(out)
 
     # ---------------------------------------------------------------- updates
-    def merge(self, a: int, b: int) -> int:
+    def merge(self, a: int, b: int, keep: int | None = None) -> int:
         """Merge neighbouring partitions ``a`` and ``b``; return the surviving id.
 
-        The larger part survives (fewer items to relabel); ties keep the smaller id.
+        ``keep`` (``a`` or ``b``) names the survivor; by default the larger part
+        survives (fewer items to relabel) and ties keep the smaller id.
         """
         self._check_pair(a, b)
         if b not in self._neighbours[a]:
             raise ValueError(f"partitions {a} and {b} are not neighbours; their union would not be contiguous")
-        keep, gone = (a, b) if (self.size[a], -a) >= (self.size[b], -b) else (b, a)
+        if keep is None:
+            keep = a if (self.size[a], -a) >= (self.size[b], -b) else b
+        elif keep not in (a, b):
+            raise ValueError(f"keep must be {a} or {b}, got {keep}")
+        gone = b if keep == a else a
         link_merge(keep, gone, self.head, self.tail, self.nxt, self.size, self.label, self.part_area,
                    self.part_mx, self.part_my, self.part_w, self.part_err, self.x, self.y, self.f)
         moved = self._neighbours[gone]
@@ -147,6 +179,8 @@ class ContiguityGeometry:
         """Error sum recomputed from scratch (a check against drift of the running sums)."""
         total = 0.0
         for p in self.partitions().tolist():
+            if self.size[p] == 1 and self.singleton_centre == "item":
+                continue
             cx, cy = self.centroid(p)
             total += list_error_sum(self.head[p], self.nxt, self.x, self.y, self.f, cx, cy)
         return total

@@ -125,9 +125,36 @@ class PartitionGeometry:
             out[k] = len(seen) == len(items)
         return out
 
-    def error(self, weights: np.ndarray) -> float:
-        """The paper's average error (metres) with centres at the merged-polygon centroids."""
-        return geographic_error(self.cells.coords, weights, self.part_of_item, self.centroids)
+    def centres(self, singleton_centre: str = "item") -> np.ndarray:
+        """``(n_partitions, 2)`` partition centres: merged-polygon centroids, except that
+        a one-item part sits at its item when ``singleton_centre="item"``
+        (see :mod:`anonstudio.data.geo.contiguity`)."""
+        centres = self.centroids.copy()
+        if singleton_centre == "item":
+            single = np.flatnonzero(self.sizes == 1)
+            item = np.empty(self.n_partitions, dtype=np.int64)
+            item[self.part_of_item] = np.arange(len(self.part_of_item))
+            centres[single] = self.cells.coords[item[single]]
+        elif singleton_centre != "cell":
+            raise ValueError(f"singleton_centre must be 'item' or 'cell', got {singleton_centre!r}")
+        return centres
+
+    def error(self, weights: np.ndarray, singleton_centre: str = "item") -> float:
+        """The paper's average error (metres) with centres from :meth:`centres`."""
+        return geographic_error(self.cells.coords, weights, self.part_of_item, self.centres(singleton_centre))
+
+    def outline_xy(self) -> tuple[np.ndarray, np.ndarray]:
+        """All part boundaries as one x and one y array, rings separated by NaN (for line plots)."""
+        rings = shapely.get_parts(shapely.boundary(self.polygons))
+        rings = shapely.get_parts(rings)  # MultiLineStrings of polygons with holes
+        xs, ys = [], []
+        for ring in rings:
+            xy = shapely.get_coordinates(ring)
+            xs += [xy[:, 0], [np.nan]]
+            ys += [xy[:, 1], [np.nan]]
+        if not xs:
+            return np.zeros(0), np.zeros(0)
+        return np.concatenate(xs), np.concatenate(ys)
 
     def supports(self, indptr: np.ndarray, indices: np.ndarray) -> np.ndarray:
         """Records that contain at least one item of each part (CSR records)."""
