@@ -1,0 +1,124 @@
+"""``anonstudio-cli info``: what is in a dataset (records, items, lengths, columns, load warnings)."""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+NAME = "info"
+HELP = "summarise a dataset: records, distinct items, record lengths, top items (or a table's columns)"
+DESCRIPTION = (
+    "Load a dataset (a file in any supported format, or the name of a bundled sample such as 'chess') "
+    "and print its headline numbers, the most frequent items and record-length quantiles; for a "
+    "relational table the rows, columns, their types and missing values. Problems noticed while "
+    "loading (duplicate items, empty records, missing values) are listed as warnings."
+)
+
+QUANTILES = (0.0, 0.25, 0.5, 0.75, 0.9, 0.99, 1.0)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("dataset", metavar="DATASET", help="data file, or the name of a bundled sample")
+    parser.add_argument("--format", default=None, help="input format if it cannot be sniffed (e.g. fimi, csv-table)")
+    parser.add_argument("--top", type=int, default=10, metavar="N", help="how many frequent items to list (default 10)")
+    parser.add_argument("--json", type=Path, metavar="OUT", help="also write the summary as JSON")
+
+
+def transactions_info(data, top: int) -> dict[str, Any]:
+    """Summary, top items and length quantiles of a TransactionData."""
+    summary = data.summary()
+    freq = data.item_frequencies
+    order = np.argsort(-freq, kind="stable")[:max(top, 0)]
+    n = max(data.n_records, 1)
+    lengths = data.lengths
+    quantiles = {f"{q:g}": float(np.quantile(lengths, q)) if len(lengths) else 0.0 for q in QUANTILES}
+    return {
+        "kind": "transactions",
+        "name": summary.name,
+        "records": summary.records,
+        "items": summary.items,
+        "vocabulary": data.n_items,
+        "occurrences": summary.occurrences,
+        "mean_length": summary.mean_length,
+        "min_length": summary.min_length,
+        "max_length": summary.max_length,
+        "empty_records": summary.empty_records,
+        "has_coordinates": summary.has_coordinates,
+        "top_items": [{"item": data.vocab[i], "records": int(freq[i]), "share": float(freq[i] / n)}
+                      for i in order if freq[i] > 0],
+        "length_quantiles": quantiles,
+        "_lines": summary.lines(),
+    }
+
+
+def table_info(table) -> dict[str, Any]:
+    """Rows, and per column its type, distinct values and missing count."""
+    frame = table.frame
+    columns = []
+    for name in frame.columns:
+        col = frame[name]
+        kind = "integer" if col.dtype.kind in "iu" or str(col.dtype) == "Int64" else (
+            "number" if col.dtype.kind == "f" else "text")
+        columns.append({"name": str(name), "type": kind, "distinct": int(col.nunique(dropna=True)),
+                        "missing": int(col.isna().sum()), "role": table.role(name).value})
+    return {"kind": "table", "name": table.name, "rows": int(table.n_rows), "columns": columns}
+
+
+def _print_transactions(info: dict[str, Any]) -> None:
+    for line in info["_lines"]:
+        print(line)
+    q = info["length_quantiles"]
+    print("record length quantiles: " + ", ".join(f"{float(k) * 100:g}% {v:g}" for k, v in q.items()))
+    if info["top_items"]:
+        print(f"top {len(info['top_items'])} items (records containing):")
+        width = max(len(t["item"]) for t in info["top_items"])
+        for t in info["top_items"]:
+            print(f"  {t['item']:<{width}}  {t['records']:>9,}  {t['share'] * 100:6.2f}%")
+
+
+def _print_table(info: dict[str, Any]) -> None:
+    print(f"table: {info['name']}")
+    print(f"rows: {info['rows']:,}")
+    print(f"columns: {len(info['columns'])}")
+    width = max((len(c["name"]) for c in info["columns"]), default=4)
+    print(f"  {'column':<{width}}  {'type':<7}  {'distinct':>8}  {'missing':>8}")
+    for c in info["columns"]:
+        print(f"  {c['name']:<{width}}  {c['type']:<7}  {c['distinct']:>8,}  {c['missing']:>8,}")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ...data.io import atomic_write, load_report
+    from ...data.samples import load_path_or_sample
+    from ...data.table import Table
+    from ..errors import USER_ERRORS, CliError
+
+    if args.json is not None and not args.json.parent.exists():
+        raise CliError(f"folder {args.json.parent} does not exist")
+    try:
+        data = load_path_or_sample(args.dataset, args.format)
+    except KeyError as exc:
+        raise CliError(exc.args[0]) from None
+    except ValueError as exc:  # DataFormatError, or an unknown --format
+        raise CliError(str(exc)) from None
+    except USER_ERRORS as exc:
+        raise CliError(str(exc)) from None
+    report = load_report(data)
+    if isinstance(data, Table):
+        info = table_info(data)
+        _print_table(info)
+    else:
+        info = transactions_info(data, args.top)
+        _print_transactions(info)
+    for warning in report.warnings:
+        print(f"warning: {warning}")
+    info["warnings"] = list(report.warnings)
+    info["format"] = report.format
+    info["load_seconds"] = report.seconds
+    if args.json is not None:
+        info.pop("_lines", None)
+        with atomic_write(args.json) as fh:
+            json.dump(info, fh, indent=2)
+    return 0
