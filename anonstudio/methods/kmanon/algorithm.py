@@ -145,6 +145,7 @@ class _Trial:
         self.checks = 0
         self.check_seconds = 0.0
         self.levels: list[LevelResult] = []
+        self.level_checks0 = 0
         self.complete = True
         self.stopped_reason = ""
 
@@ -185,7 +186,7 @@ class _Trial:
         return LevelResult(
             level=level, k=k, sigma=sigma, gamma=gamma, mode=mode, samples=samples, violations=violations,
             merges=merges, partitions=state.n_partitions, error=float(self.err.value), avg_area_km2=area,
-            seconds=time.perf_counter() - self.t0, support_checks=self.checks, unfixable=unfixable,
+            seconds=time.perf_counter() - self.t0, support_checks=self.checks - self.level_checks0, unfixable=unfixable,
             complete=complete, labels=state.labels_copy(), names=names,
         )
 
@@ -216,6 +217,7 @@ class _Trial:
         )
 
     def _level(self, ell: int, k: int, sigma: float) -> LevelResult:
+        self.level_checks0 = self.checks
         if self.state.n_partitions <= 1:
             return self._snapshot(ell, k, sigma, 0, "single", 0, 0, 0, 0, True)
         if not np.any(self.data.lengths >= ell):

@@ -39,6 +39,8 @@ class LevelResult:
         disconnected map); 0 means the level's guarantee holds.
     seconds
         Time since the trial started, at the end of this level.
+    support_checks
+        Generalized support checks run at this level.
     complete
         False if the level was cut short by a cancel.
     """

@@ -3,7 +3,8 @@
 Two partitions may merge only if their cells touch, so every partition stays
 one contiguous region. The error is the paper's: the occurrence-weighted
 average distance in metres between each item (tower) and the centroid of its
-partition's merged polygon. Both use
+partition's merged polygon; an unmerged item is published as itself and has
+no error (as the paper's "original" map, Figure 3a, has none). Both use
 :class:`anonstudio.data.geo.ContiguityGeometry`, which prices a merge from
 area-weighted cell centroids without building polygon unions.
 """

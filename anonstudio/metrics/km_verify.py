@@ -1,0 +1,222 @@
+"""Independent check of a published k^m-anonymization (sigma-k^m-anonymity, Definition 1).
+
+Given the ORIGINAL data and the published item -> partition map, estimate for
+each ``l <= m`` the fraction of ell-itemsets of the original data (uniform over
+Omega^ell) whose generalized support is at least ``k``, with a Clopper-Pearson
+confidence interval. Small cases are enumerated exactly.
+
+Shares no code with the anonymizer: its own exact rejection sampler (no MCMC),
+its own posting lists and intersections (:mod:`anonstudio.kernels.km_verify_kernels`).
+"""
+from __future__ import annotations
+
+import csv
+import itertools
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+from scipy.stats import beta
+
+from ..data.errors import DataFormatError
+from ..data.transactions import TransactionData
+from ..jobs import NullProgress, Progress, derive_seed
+from ..kernels.km_verify_kernels import draw_uniform_itemsets, generalized_supports
+
+__all__ = ["KmVerifyPoint", "KmVerifyResult", "verify_km", "read_partition_map", "clopper_pearson"]
+
+
+@dataclass(frozen=True)
+class KmVerifyPoint:
+    """The check of itemsets of one size ``ell``."""
+
+    ell: int
+    k: int
+    method: str  # "exact" or "sampling"
+    itemsets: int  # checked (all of Omega^ell when exact)
+    k_anonymous: int
+    fraction: float
+    ci_low: float
+    ci_high: float
+    seconds: float
+    proposals: int = 0
+
+    def to_json(self) -> dict:
+        return {
+            "ell": self.ell, "k": self.k, "method": self.method, "itemsets": self.itemsets,
+            "k_anonymous": self.k_anonymous, "fraction": self.fraction,
+            "ci_low": self.ci_low, "ci_high": self.ci_high, "seconds": round(self.seconds, 4),
+        }
+
+
+@dataclass(frozen=True)
+class KmVerifyResult:
+    points: tuple[KmVerifyPoint, ...]
+    confidence: float
+    complete: bool
+    partitions: int = 0
+    extra: dict = field(default_factory=dict)
+
+    def min_fraction(self) -> float:
+        return min((p.fraction for p in self.points), default=1.0)
+
+    def to_json(self) -> dict:
+        return {
+            "confidence": self.confidence, "complete": self.complete, "partitions": self.partitions,
+            "levels": [p.to_json() for p in self.points],
+        }
+
+
+def clopper_pearson(successes: int, n: int, confidence: float) -> tuple[float, float]:
+    """Exact two-sided binomial confidence interval for a proportion."""
+    if n == 0:
+        return 0.0, 1.0
+    a = 1.0 - confidence
+    lo = 0.0 if successes == 0 else float(beta.ppf(a / 2, successes, n - successes + 1))
+    hi = 1.0 if successes == n else float(beta.ppf(1 - a / 2, successes + 1, n - successes))
+    return lo, hi
+
+
+def read_partition_map(path: str | Path, vocab: Sequence[str]) -> np.ndarray:
+    """Read an ``item,partition`` CSV into an int array (item id -> partition index).
+
+    Raises DataFormatError for a missing header, an unknown item, an item
+    listed twice, or an item of the data missing from the map.
+    """
+    path = Path(path)
+    index = {label: i for i, label in enumerate(vocab)}
+    part_ids: dict[str, int] = {}
+    labels = np.full(len(vocab), -1, dtype=np.int64)
+    with open(path, newline="", encoding="utf-8") as fh:
+        reader = csv.reader(fh)
+        header = next(reader, None)
+        if header is None or [h.strip().lower() for h in header[:2]] != ["item", "partition"]:
+            raise DataFormatError(path, "the first line must be the header 'item,partition'", 1)
+        for line, row in enumerate(reader, start=2):
+            if not row or all(not c.strip() for c in row):
+                continue
+            if len(row) < 2:
+                raise DataFormatError(path, "expected two columns: item,partition", line)
+            item, part = row[0].strip(), row[1].strip()
+            if item not in index:
+                raise DataFormatError(path, f"item {item!r} is not in the dataset", line)
+            if labels[index[item]] >= 0:
+                raise DataFormatError(path, f"item {item!r} is listed twice", line)
+            labels[index[item]] = part_ids.setdefault(part, len(part_ids))
+    missing = np.flatnonzero(labels < 0)
+    if len(missing):
+        raise DataFormatError(path, f"{len(missing)} item(s) of the dataset have no partition (first: {vocab[missing[0]]!r})")
+    return labels
+
+
+def _csr_lists(n_lists: int, list_of_entry: np.ndarray, entry_value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """CSR of sorted unique values per list."""
+    pairs = np.unique(np.stack([list_of_entry.astype(np.int64), entry_value.astype(np.int64)], axis=1), axis=0) \
+        if len(list_of_entry) else np.zeros((0, 2), np.int64)
+    indptr = np.zeros(n_lists + 1, dtype=np.int64)
+    np.cumsum(np.bincount(pairs[:, 0], minlength=n_lists), out=indptr[1:])
+    return indptr, np.ascontiguousarray(pairs[:, 1])
+
+
+def _exact_point(data, gen_sets, ell, k, t0) -> KmVerifyPoint:
+    om = set()
+    for u in range(data.n_records):
+        rec = data.record(u).tolist()
+        om.update(itertools.combinations(rec, ell))
+    ok = 0
+    for x in om:
+        image = gen_sets["part"][list(x)]
+        need = set(image.tolist())
+        support = sum(1 for g in gen_sets["records"] if need <= g)
+        ok += support >= k
+    n = len(om)
+    frac = ok / n if n else 1.0
+    return KmVerifyPoint(ell, k, "exact", n, ok, frac, frac, frac, time.perf_counter() - t0)
+
+
+def verify_km(
+    data: TransactionData,
+    labels: np.ndarray,
+    k: int | Sequence[int],
+    m: int,
+    *,
+    samples: int = 20_000,
+    seed: int | None = 0,
+    confidence: float = 0.95,
+    exact_budget: int = 20_000,
+    progress: Progress | None = None,
+) -> KmVerifyResult:
+    """Estimate, for each ``ell <= m``, the share of ell-itemsets whose generalization is k-anonymous.
+
+    Parameters
+    ----------
+    data
+        The original dataset.
+    labels
+        Item id -> partition (any integers; equal means same partition).
+    k
+        One k, or one per level.
+    samples
+        Uniform itemsets per level when not enumerating.
+    exact_budget
+        Enumerate Omega^ell exactly when the records hold at most this many
+        ell-subsets in total.
+    """
+    progress = progress or NullProgress()
+    labels = np.asarray(labels).reshape(-1)
+    if len(labels) != data.n_items:
+        raise ValueError(f"the map has {len(labels)} items, the data {data.n_items}")
+    _, part = np.unique(labels, return_inverse=True)
+    part = part.reshape(-1).astype(np.int64)
+    n_parts = int(part.max()) + 1 if len(part) else 0
+    ks = [int(k)] * m if np.isscalar(k) else [int(v) for v in k][:m]
+    lengths = np.diff(data.indptr)
+    record_of = np.repeat(np.arange(data.n_records, dtype=np.int64), lengths)
+    # own posting lists: records of each item, records of each partition
+    post_indptr, post_records = _csr_lists(data.n_items, data.indices, record_of)
+    part_indptr, part_records = _csr_lists(n_parts, part[data.indices], record_of)
+    gen_sets = None
+    points = []
+    complete = True
+    for ell in range(1, m + 1):
+        t0 = time.perf_counter()
+        progress.set((ell - 1) / m, f"verifying {ell}-itemsets")
+        weights = np.array([math.comb(int(n), ell) for n in lengths], dtype=np.float64)
+        total = float(weights.sum())
+        if total == 0:
+            points.append(KmVerifyPoint(ell, ks[ell - 1], "exact", 0, 0, 1.0, 1.0, 1.0, 0.0))
+            continue
+        if total <= exact_budget:
+            if gen_sets is None:
+                gen_sets = {"part": part, "records": [set(part[data.record(u)].tolist()) for u in range(data.n_records)]}
+            points.append(_exact_point(data, gen_sets, ell, ks[ell - 1], t0))
+            continue
+        rng = np.random.default_rng(derive_seed(seed, "km-verify", ell))
+        cum = np.cumsum(weights)
+        out = np.empty((samples, ell), dtype=np.int64)
+        got = used = 0
+        cap = samples * 2000
+        while got < samples and used < cap:
+            batch = max(1024, 2 * (samples - got))
+            uniforms = rng.random((batch, ell + 2))
+            n, rows = draw_uniform_itemsets(uniforms, cum, data.indptr, data.indices, post_indptr, post_records,
+                                            ell, out[got:], samples - got)
+            got += int(n)
+            used += int(rows)
+            progress.set((ell - 1 + got / samples) / m, f"verifying {ell}-itemsets: {got:,}/{samples:,}")
+            if progress.cancelled():
+                complete = False
+                break
+        supports = np.empty(got, dtype=np.int64)
+        generalized_supports(out[:got], part, part_indptr, part_records, supports)
+        ok = int((supports >= ks[ell - 1]).sum())
+        lo, hi = clopper_pearson(ok, got, confidence)
+        points.append(KmVerifyPoint(ell, ks[ell - 1], "sampling", got, ok, ok / got if got else 1.0, lo, hi,
+                                    time.perf_counter() - t0, used))
+        if not complete:
+            break
+    progress.set(1.0, "verified")
+    return KmVerifyResult(tuple(points), confidence, complete, n_parts)

@@ -1,0 +1,75 @@
+"""The independent verifier against brute force."""
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from reference.kmanon_reference import fraction_k_anonymous, omega, random_data  # noqa: E402
+
+from anonstudio.data.errors import DataFormatError  # noqa: E402
+from anonstudio.kernels.km_verify_kernels import draw_uniform_itemsets  # noqa: E402
+from anonstudio.metrics.km_verify import read_partition_map, verify_km  # noqa: E402
+
+
+def _random_labels(n_items, n_parts, seed):
+    return np.random.default_rng(seed).integers(0, n_parts, n_items)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_exact_enumeration_equals_brute_force(seed):
+    data = random_data(seed, 80, 15, 5)
+    labels = _random_labels(15, 8, seed)
+    res = verify_km(data, labels, 3, 3, exact_budget=10**6)
+    for p in res.points:
+        assert p.method == "exact"
+        assert p.itemsets == len(omega(data, p.ell))
+        assert p.fraction == pytest.approx(fraction_k_anonymous(data, labels, 3, p.ell))
+
+
+@pytest.mark.parametrize("seed", [2, 3])
+def test_sampling_estimate_covers_the_truth(seed):
+    data = random_data(seed, 300, 30, 6)
+    labels = _random_labels(30, 12, seed)
+    res = verify_km(data, labels, 4, 3, samples=4000, seed=seed, exact_budget=0, confidence=0.999)
+    for p in res.points:
+        assert p.method == "sampling" and p.itemsets == 4000
+        truth = fraction_k_anonymous(data, labels, 4, p.ell)
+        assert p.ci_low <= truth <= p.ci_high
+
+
+def test_rejection_sampler_is_uniform_over_omega():
+    # Two records share {0, 1}; a record-first sampler would pick it twice as often.
+    from anonstudio.data.transactions import TransactionData
+
+    data = TransactionData.from_id_lists([[0, 1], [0, 1], [1, 2], [2, 3]])
+    lengths = np.diff(data.indptr)
+    cum = np.cumsum(np.ones(4))
+    record_of = np.repeat(np.arange(4), lengths)
+    order = np.lexsort((record_of, data.indices))
+    post_indptr = np.zeros(5, np.int64)
+    np.cumsum(np.bincount(data.indices, minlength=4), out=post_indptr[1:])
+    post_records = record_of[order].astype(np.int64)
+    rng = np.random.default_rng(0)
+    out = np.empty((30000, 2), np.int64)
+    got, _ = draw_uniform_itemsets(rng.random((200000, 4)), cum, data.indptr, data.indices,
+                                   post_indptr, post_records, 2, out, 30000)
+    assert got == 30000
+    keys, counts = np.unique(out[:got, 0] * 10 + out[:got, 1], return_counts=True)
+    assert keys.tolist() == [1, 12, 23]
+    assert np.all(np.abs(counts / got - 1 / 3) < 0.015)
+
+
+def test_read_partition_map(tmp_path):
+    vocab = ("a", "b", "c")
+    path = tmp_path / "map.csv"
+    path.write_text("item,partition\na,p1\nb,p1\nc,p2\n")
+    labels = read_partition_map(path, vocab)
+    assert labels[0] == labels[1] != labels[2]
+    path.write_text("item,partition\na,p1\nb,p1\n")
+    with pytest.raises(DataFormatError, match="no partition"):
+        read_partition_map(path, vocab)
+    path.write_text("item,partition\na,p1\nzz,p1\n")
+    with pytest.raises(DataFormatError, match="line 3"):
+        read_partition_map(path, vocab)
