@@ -91,3 +91,14 @@ def test_mondrian_on_table1a_groups(table1):
     assert release.row_group.tolist() == [0, 0, 0, 1, 2, 1, 2, 1]
     assert release.labels["Nat"] == ["{Japan|Malaysia}", "{Japan|Malaysia}", "{China|India}"]
     assert release.labels["ZIP"] == ["[45501-55503]", "[55504-77701]", "[66601-77701]"]
+
+
+def test_release_codes_align_with_the_table(table1, ga_data):
+    release = import_release(ga_data / "table1b_local_recoding.csv", table1, id_column="ID")
+    assert release.codes(table1, "ZIP").tolist() == [0, 1, 2, 3, 4, 4, 5, 5]
+    assert [release.domains["Dis"][c] for c in release.codes(table1, "Dis")] == table1.frame["Dis"].tolist()
+    other = table1.frame.copy()
+    other.loc[2, "Nat"] = "Peru"
+    from anonstudio.data.table import Table
+    with pytest.raises(ValueError, match="row 3: Nat = 'Peru'"):
+        release.codes(Table(other), "Nat")

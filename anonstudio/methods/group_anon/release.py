@@ -86,6 +86,26 @@ class GroupRelease:
         domain = self.domains[column]
         return [domain[v] for v in np.flatnonzero(self.cells[column][g])]
 
+    def codes(self, table, column: str) -> np.ndarray:
+        """int64 domain code of ``column`` for every cleartext row of ``table``.
+
+        Values are matched by their text form (39 == 39.0 == "39").
+
+        Raises
+        ------
+        ValueError
+            A value is missing or not in the release's domain (names the row).
+        """
+        from .domains import encode_column
+
+        codes = encode_column(table.frame[column], self.domains[column])
+        bad = np.flatnonzero(codes < 0)
+        if len(bad):
+            r = int(bad[0])
+            raise ValueError(f"row {r + 1}: {column} = {table.frame[column].iloc[r]!r} is missing or "
+                             "not in the release's domain")
+        return codes
+
     def label(self, column: str, g: int) -> str | None:
         """The published text of a cell, when the producer recorded one."""
         texts = self.labels.get(column)
