@@ -86,6 +86,13 @@ def test_cancel_returns_the_users_so_far():
     assert progress.fractions == sorted(progress.fractions)
 
 
+def test_kernel_warm_up_runs():
+    from anonstudio.kernels import geography, synth_city
+
+    geography.warm_up()
+    synth_city.warm_up()
+
+
 def test_invalid_parameters_are_refused():
     with pytest.raises(ValueError):
         SynthCityParams(towers=1)
@@ -94,10 +101,11 @@ def test_invalid_parameters_are_refused():
 
 
 def test_cli_end_to_end(tmp_path, capsys):
-    out, coords, stats, outline = (tmp_path / n for n in ("city.dat", "city_coords.csv", "stats.json", "city.wkt"))
+    out, coords, stats, outline, cells = (
+        tmp_path / n for n in ("city.dat", "city_coords.csv", "stats.json", "city.wkt", "cells.geojson"))
     code = main(["synth-city", "--towers", "80", "--area-km2", "8", "--users", "2000", "--seed", "5",
                  "--out", str(out), "--coords-out", str(coords), "--json", str(stats), "--boundary-out", str(outline),
-                 "--quiet"])
+                 "--cells-out", str(cells), "--quiet"])
     assert code == 0
     data = load_transactions(out)
     assert data.n_records == 2000
@@ -109,6 +117,11 @@ def test_cli_end_to_end(tmp_path, capsys):
     doc = json.loads(stats.read_text())
     assert doc["users"] == 2000 and doc["record_size"]["mean"] == pytest.approx(expected.lengths.mean())
     assert shapely.from_wkt(outline.read_text()).area == pytest.approx(8e6)
+    features = json.loads(cells.read_text())["features"]
+    assert len(features) == 80
+    assert sum(shapely.from_geojson(json.dumps(f["geometry"])).area for f in features) == pytest.approx(8e6)
+    by_tower = {f["properties"]["items"][0]: f["properties"]["support"] for f in features}
+    assert by_tower == {label: int(n) for label, n in zip(expected.vocab, expected.item_frequencies)}
 
 
 def test_cli_reports_bad_arguments_in_one_line(tmp_path, capsys):

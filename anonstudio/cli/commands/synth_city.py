@@ -30,6 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", default=None, help="records format if not given by the extension")
     parser.add_argument("--coords-out", type=Path, help="tower coordinates CSV (item,x,y in metres)")
     parser.add_argument("--boundary-out", type=Path, help="city outline as WKT (metres)")
+    parser.add_argument("--cells-out", type=Path, help="Voronoi cells of the towers as GeoJSON (metres), with visitor counts")
     parser.add_argument("--json", type=Path, metavar="OUT", help="write record-size statistics as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress bar or summary")
 
@@ -38,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     from ...data.io import atomic_write, save_transactions
     from ...data.synth_city import PAPER_RECORD_SIZES, SynthCityParams, generate_city, write_coordinates_csv
 
-    for path in (args.out, args.coords_out, args.boundary_out, args.json):
+    for path in (args.out, args.coords_out, args.boundary_out, args.cells_out, args.json):
         if path is not None and not path.parent.exists():
             raise CliError(f"folder {path.parent} does not exist")
     try:
@@ -63,6 +64,8 @@ def run(args: argparse.Namespace) -> int:
     if args.boundary_out:
         with atomic_write(args.boundary_out) as fh:
             fh.write(city.boundary.wkt + "\n")
+    if args.cells_out:
+        _write_cells(args.cells_out, city)
     stats = city.record_sizes
     if args.json:
         doc = {
@@ -79,3 +82,13 @@ def run(args: argparse.Namespace) -> int:
         for line in city.report_lines():
             print(line)
     return 0
+
+
+def _write_cells(path: Path, city) -> None:
+    import numpy as np
+
+    from ...data.geo import PartitionGeometry, build_voronoi, write_partitions_geojson
+
+    data = city.data
+    cells = PartitionGeometry(build_voronoi(data.coords, city.boundary), np.arange(data.n_items))
+    write_partitions_geojson(path, cells, item_labels=data.vocab, supports=data.item_frequencies)
