@@ -46,3 +46,27 @@ def test_csv_long_matches_reference(tmp_path):
         ids, sets = reference_csv_long(text)
         assert load_report(data).record_ids == ids
         assert [set(data.record_labels(u)) for u in range(data.n_records)] == sets
+
+
+def test_byte_level_fast_path_is_used_and_agrees(tmp_path):
+    from anonstudio.data.io.fimi import fast_int_records
+    rng = np.random.default_rng(5)
+    used = 0
+    for trial in range(100):
+        text = random_fimi_text(rng)
+        fast = fast_int_records(text.encode())
+        if "#" in text:
+            assert fast is None  # comments go the line-by-line way
+            continue
+        used += 1
+        values, per_line = fast
+        expected = reference_fimi(text)
+        assert per_line.tolist() == [len([t for t in ln.replace(",", " ").split()])
+                                     for ln in text.rstrip().splitlines()]
+        bounds = np.concatenate(([0], np.cumsum(per_line)))
+        got = [{str(v) for v in values[bounds[i]:bounds[i + 1]]} for i in range(len(per_line))]
+        assert got == expected
+    assert used > 30
+    assert fast_int_records(b"1 2\n3 -4\n") is None
+    assert fast_int_records(b"1 2\r3\n") is None  # a lone CR is a line end for the slow path
+    assert fast_int_records(b"12345678901234567890\n") is None
