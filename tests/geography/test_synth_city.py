@@ -145,3 +145,7 @@ def test_bundled_sample_is_what_its_command_generates():
     assert np.allclose(coords.xy, fresh.data.coords[[int(label) for label in coords.labels]])
     outline = shapely.from_wkt((folder / meta["files"]["boundary"]).read_text())
     assert outline.equals(fresh.boundary)
+    from anonstudio.data.samples import load_sample
+
+    loaded = load_sample("small-city")
+    assert loaded.n_records == 5000 and np.allclose(loaded.coords, fresh.data.coords)
