@@ -60,7 +60,7 @@ def test_paper_example_1(sigma, error):
     err = None
     if error == "distance":
         err = PointCentroidError(np.array([CITY_XY[c] for c in data.vocab]))
-    res = kmanonymize(data, cut, KmAnonParams(k=2, m=2, sigma=sigma, trials=2, seed=3), error=err,
+    res = kmanonymize(data, cut, KmAnonParams(k=2, m=2, sigma=sigma, trials=2, seed=3, exact_when_cheaper=False), error=err,
                       sampler_factory=brute_force_factory)
     assert res.complete
     assert _groups(res.level(1), data.vocab) == [["Boston"], ["LA"], ["New York"], ["Seattle"]]
@@ -95,7 +95,7 @@ def test_exact_mode_does_nothing_when_already_anonymous():
 
 def test_sampling_mode_reaches_sigma_on_random_data():
     data = random_data(7, 300, 40, 6)
-    res = kmanonymize(data, FreeMerge(), KmAnonParams(k=5, m=3, sigma=0.99, trials=1, seed=5),
+    res = kmanonymize(data, FreeMerge(), KmAnonParams(k=5, m=3, sigma=0.99, trials=1, seed=5, exact_when_cheaper=False),
                       sampler_factory=brute_force_factory)
     for ell in (1, 2, 3):
         assert fraction_k_anonymous(data, res.final.labels, 5, ell) >= 0.99
@@ -104,7 +104,7 @@ def test_sampling_mode_reaches_sigma_on_random_data():
 
 def test_partitions_never_increase_with_m_and_error_never_decreases():
     data = random_data(11, 300, 50, 8)
-    res = kmanonymize(data, FreeMerge(), KmAnonParams(k=6, m=4, sigma=0.99, trials=1, seed=2),
+    res = kmanonymize(data, FreeMerge(), KmAnonParams(k=6, m=4, sigma=0.99, trials=1, seed=2, exact_when_cheaper=False),
                       sampler_factory=brute_force_factory)
     trial = res.trials[0]
     parts = [lv.partitions for lv in trial.levels]
@@ -119,7 +119,7 @@ def test_partitions_never_increase_with_m_and_error_never_decreases():
 
 def test_same_seed_same_result_and_trials_differ():
     data = random_data(5, 300, 40, 6)
-    params = KmAnonParams(k=5, m=3, sigma=0.99, trials=3, seed=9)
+    params = KmAnonParams(k=5, m=3, sigma=0.99, trials=3, seed=9, exact_when_cheaper=False)
     a = kmanonymize(data, FreeMerge(), params, sampler_factory=brute_force_factory)
     b = kmanonymize(data, FreeMerge(), params, sampler_factory=brute_force_factory)
     assert np.array_equal(a.final.labels, b.final.labels)
@@ -131,7 +131,7 @@ def test_same_seed_same_result_and_trials_differ():
 
 def test_same_seed_same_result_with_mcmc_sampler():
     data = random_data(6, 200, 30, 6)
-    params = KmAnonParams(k=4, m=2, sigma=0.9, trials=2, seed=4)
+    params = KmAnonParams(k=4, m=2, sigma=0.9, trials=2, seed=4, exact_when_cheaper=False)
     a = kmanonymize(data, FreeMerge(), params)
     b = kmanonymize(data, FreeMerge(), params)
     assert np.array_equal(a.final.labels, b.final.labels)
@@ -141,7 +141,7 @@ def test_same_seed_same_result_with_mcmc_sampler():
 def test_cancel_returns_a_valid_partial_generalization():
     data = random_data(8, 300, 50, 8)
     progress = RecordingProgress(cancel_after_partials=2)
-    res = kmanonymize(data, FreeMerge(), KmAnonParams(k=6, m=5, sigma=0.99, trials=1, seed=1), progress,
+    res = kmanonymize(data, FreeMerge(), KmAnonParams(k=6, m=5, sigma=0.99, trials=1, seed=1, exact_when_cheaper=False), progress,
                       sampler_factory=brute_force_factory)
     assert not res.complete
     assert progress.partials, "partial results are published"
@@ -156,7 +156,7 @@ def test_cancel_returns_a_valid_partial_generalization():
 
 def test_per_level_k_and_sigma_vectors():
     data = random_data(9, 250, 30, 6)
-    params = KmAnonParams(k=8, m=3, k_levels="8,4", sigma_levels="1,1,0.99", trials=1, seed=1)
+    params = KmAnonParams(k=8, m=3, k_levels="8,4", sigma_levels="1,1,0.99", trials=1, seed=1, exact_when_cheaper=False)
     res = kmanonymize(data, FreeMerge(), params, sampler_factory=brute_force_factory)
     assert [lv.k for lv in res.levels] == [8, 4, 4]
     assert [lv.mode for lv in res.levels] == ["exact", "exact", "sampling"]
@@ -169,3 +169,10 @@ def test_exact_budget_stops_with_a_reason():
     res = kmanonymize(data, FreeMerge(), KmAnonParams(k=3, m=3, sigma=1.0, exact_budget=1000))
     assert not res.complete
     assert "budget" in res.stopped_reason
+
+
+def test_exact_when_cheaper_upgrades_small_levels():
+    data = random_data(12, 200, 30, 6)
+    res = kmanonymize(data, FreeMerge(), KmAnonParams(k=4, m=3, sigma=0.99, trials=1, seed=1))
+    assert [lv.mode for lv in res.levels] == ["exact"] * 3
+    assert is_km_anonymous(data, res.final.labels, 4, 3)

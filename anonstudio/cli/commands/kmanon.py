@@ -38,6 +38,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--trials", type=int, default=1, help="independent trials r; the least error is kept")
     parser.add_argument("--threads", type=int, default=2, help="trials run in parallel on this many threads")
     parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    parser.add_argument("--sample-always", action="store_true",
+                        help="sample even where enumerating all itemsets (sigma = 1) would be cheaper")
     parser.add_argument("--exact-budget", type=int, default=50_000_000,
                         help="most itemsets a sigma = 1 level may enumerate")
     parser.add_argument("--map-out", type=Path, help="item -> partition CSV (item,partition)")
@@ -100,7 +102,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         params = KmAnonParams(k=args.k, m=args.m, sigma=args.sigma, k_levels=args.k_levels,
                               sigma_levels=args.sigma_levels, bound=args.bound, trials=args.trials,
-                              seed=args.seed, threads=args.threads, exact_budget=args.exact_budget).checked()
+                              seed=args.seed, threads=args.threads, exact_budget=args.exact_budget,
+                              exact_when_cheaper=not args.sample_always).checked()
         data, constraint, cells, projection = _load(args)
     except USER_ERRORS as exc:
         raise CliError(str(exc)) from None

@@ -61,6 +61,7 @@ SamplerFactory = Callable[[TransactionData, int, int, int], Any]
 # samples, and hence the result, depends on the seed only.
 _DRAW_SCHEDULE = (512, 1024, 2048, 4096, 8192, 16384)
 _PARTIAL_EVERY = 1.0  # seconds between partial results inside a level
+_KEYS_PER_SAMPLE = 50  # enumeration keys that cost about as much as one MCMC sample
 
 
 def default_sampler_factory(data: TransactionData, ell: int, seed: int, chains: int):
@@ -222,9 +223,21 @@ class _Trial:
             return self._snapshot(ell, k, sigma, 0, "single", 0, 0, 0, 0, True)
         if not np.any(self.data.lengths >= ell):
             return self._snapshot(ell, k, sigma, 0, "empty", 0, 0, 0, 0, True)
-        if sigma >= 1.0:
+        if sigma >= 1.0 or self._exact_is_cheaper(ell, sigma):
             return self._exact_level(ell, k)
         return self._sampling_level(ell, k, sigma)
+
+    def _exact_is_cheaper(self, ell: int, sigma: float) -> bool:
+        """Enumeration beats sampling when it writes fewer keys than ~50 per sample needed.
+
+        One key costs about 0.1 us to write and sort; one MCMC sample several
+        microseconds (a few chain steps, each a posting-list intersection).
+        """
+        if not self.params.exact_when_cheaper or ell * key_bits(self.data.n_items) + 1 > 64:
+            return False
+        limit = min(self.params.exact_budget, _KEYS_PER_SAMPLE * sample_bound(sigma, self.params.bound).samples)
+        estimate = count_keys(self.data.indptr, self.data.indices, self.state.label, ell, int(self.data.lengths.max()))
+        return estimate <= limit
 
     def _progress(self, ell: int, within: float, status: str) -> None:
         self.hub.set(self.trial, (ell - 1 + min(max(within, 0.0), 1.0)) / self.params.m, status)

@@ -54,6 +54,10 @@ class KmAnonParams:
                              tooltip="Same seed, same result. Empty: a fresh random seed.")
     threads: int = param(2, label="threads", minimum=1, maximum=64, advanced=True,
                          tooltip="Trials run in parallel on this many threads.")
+    exact_when_cheaper: bool = param(True, label="exact when cheaper", advanced=True,
+                                     tooltip="Check every itemset (sigma = 1, a stronger guarantee) instead of "
+                                             "sampling at levels where enumerating them costs less than "
+                                             "drawing the gamma samples.")
     exact_budget: int = param(50_000_000, label="exact enumeration budget", minimum=1000, maximum=2_000_000_000,
                               advanced=True, log_scale=True,
                               tooltip="Most generalized itemsets a sigma = 1 level may enumerate "
