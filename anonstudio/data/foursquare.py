@@ -8,7 +8,12 @@ to metres. The venues play the part of paper 000's cell towers: tessellate
 them into Voronoi cells with :func:`anonstudio.data.geo.build_voronoi`.
 
 Such data is free for research but may not be redistributed, so anonstudio
-does not bundle it; benchmarks read it from where the user keeps it.
+does not bundle it; benchmarks read it from where the user keeps it. To use it
+from the command line, write it out once::
+
+    python -m anonstudio.data.foursquare Foursquare_checkins.txt Foursquare_poi_coos.txt \
+        --out nyc.dat --coords-out nyc_venues.csv
+    anonstudio-cli kmanon nyc.dat --coords nyc_venues.csv ...
 """
 from __future__ import annotations
 
@@ -19,12 +24,12 @@ import numpy as np
 
 from .errors import DataFormatError
 from .geo.projection import LocalProjection
-from .io import load_transactions
-from .io.coordinates import Coordinates, attach_coordinates, load_coordinates, project_lonlat
+from .io import load_transactions, save_transactions
+from .io.coordinates import Coordinates, attach_coordinates, load_coordinates, project_lonlat, save_coordinates
 from .io.report import load_report
 from .transactions import TransactionData
 
-__all__ = ["LatLonBox", "NYC_BOX", "LocationDataset", "build_location_dataset"]
+__all__ = ["LatLonBox", "NYC_BOX", "LocationDataset", "build_location_dataset", "write_location_dataset"]
 
 
 @dataclass(frozen=True)
@@ -122,3 +127,40 @@ def _checkins_in(path: str | Path, venues: set[str]) -> int:
             if len(fields) >= 2 and fields[1].strip() in venues:
                 count += 1
     return count
+
+
+def write_location_dataset(ds: LocationDataset, out: str | Path, coords_out: str | Path) -> None:
+    """Records to ``out`` (format from the extension, ``.dat`` = FIMI) and the venues
+    to ``coords_out`` as ``item,lat,lon``; loading that file projects it to the
+    same metres as ``ds.data.coords``."""
+    save_transactions(ds.data, out)
+    save_coordinates(ds.coordinates, coords_out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m anonstudio.data.foursquare",
+                                     description="Build a city location dataset from check-ins and venue coordinates.")
+    parser.add_argument("checkins", type=Path, help="user<TAB>venue<TAB>time file")
+    parser.add_argument("venues", type=Path, help="venue<TAB>lat<TAB>lon file")
+    parser.add_argument("--box", type=float, nargs=4, metavar=("LAT_MIN", "LAT_MAX", "LON_MIN", "LON_MAX"),
+                        help="latitude/longitude box (default: New York City)")
+    parser.add_argument("--out", type=Path, required=True, help="records file (.dat: FIMI)")
+    parser.add_argument("--coords-out", type=Path, required=True, help="venue coordinates CSV (item,lat,lon)")
+    args = parser.parse_args(argv)
+    box = LatLonBox(*args.box) if args.box else NYC_BOX
+    try:
+        ds = build_location_dataset(args.checkins, args.venues, box)
+    except (DataFormatError, FileNotFoundError) as exc:
+        print(f"error: {exc}")
+        return 2
+    write_location_dataset(ds, args.out, args.coords_out)
+    s = ds.data.summary()
+    print(f"{s.records:,} users, {s.items:,} venues, {ds.checkins:,} check-ins; record length mean "
+          f"{s.mean_length:.2f}, max {s.max_length}")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

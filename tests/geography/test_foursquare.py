@@ -49,6 +49,22 @@ def test_venues_tessellate_into_cells(files):
     assert owner == [ref.nearest_site((grid.x, grid.y), ds.data.coords.tolist())[0]]
 
 
+def test_written_files_load_back_to_the_same_dataset(files, tmp_path):
+    from anonstudio.data.foursquare import main
+    from anonstudio.data.io import attach_coordinates, load_transactions
+
+    out, coords = tmp_path / "nyc.dat", tmp_path / "nyc_venues.csv"
+    assert main([str(files[0]), str(files[1]), "--out", str(out), "--coords-out", str(coords)]) == 0
+    ds = build_location_dataset(*files)
+    again = attach_coordinates(load_transactions(out), load_coordinates(coords))
+    assert again.n_records == ds.data.n_records
+    for u in range(again.n_records):
+        assert sorted(again.record_labels(u)) == sorted(ds.data.record_labels(u))
+    index = {label: i for i, label in enumerate(ds.data.vocab)}
+    for label, xy in zip(again.vocab, again.coords):
+        assert xy == pytest.approx(ds.data.coords[index[label]], abs=1e-6)
+
+
 def test_empty_box_is_an_error(files):
     with pytest.raises(DataFormatError, match="inside"):
         build_location_dataset(*files, box=LatLonBox(0, 1, 0, 1))
