@@ -137,3 +137,15 @@ def test_attach_coordinates(io_data):
     assert dropped.vocab == ("v1",)
     assert [dropped.record_labels(u) for u in range(2)] == [["v1"], ["v1"]]
     assert "1 items without coordinates removed (1 occurrences)" in load_report(dropped).warnings
+
+
+def test_csv_long_named_columns_and_dropped_codes(tmp_path):
+    path = tmp_path / "conditions.csv"
+    path.write_text("DUID,DUPERSID,ICD9CODX,year\n1,p1,401,2005\n1,p1,-9,2005\n2,p2,-1,2005\n3,p3,250,2005\n"
+                    "3,p3,401,2005\n")
+    data = load_transactions(path, format="csv-long", record="DUPERSID", item="ICD9CODX", drop_items=("-1", "-9"))
+    assert labels_of(data) == [["401"], [], ["250", "401"]]
+    report = load_report(data)
+    assert report.record_ids == ["p1", "p2", "p3"]
+    assert "2 rows with items '-1', '-9' skipped" in report.warnings
+    assert "1 empty record" in report.warnings

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -32,11 +33,15 @@ TIME_NAMES = ("time", "timestamp", "ts", "date", "datetime", "utc_time")
 
 
 def _long_to_transactions(path: Path, report: LoadReport, rows: list[list[str]], record_col: int,
-                          item_col: int) -> TransactionData:
+                          item_col: int, drop_items: Sequence[str] = ()) -> TransactionData:
     records = [r[record_col].strip() for r in rows]
     items = [r[item_col].strip() for r in rows]
     codes, uniques = pd.factorize(np.asarray(records, dtype=object), sort=False)
-    has_item = np.fromiter((bool(i) for i in items), dtype=bool, count=len(items))
+    drop = set(drop_items)
+    has_item = np.fromiter((bool(i) and i not in drop for i in items), dtype=bool, count=len(items))
+    if drop:
+        dropped = sum(1 for i in items if i in drop)
+        report.warn(f"{dropped:,} rows with items {', '.join(map(repr, sorted(drop)))} skipped")
     labels = np.asarray(items, dtype=object)[has_item]
     data = build_transactions(codes[has_item], labels, len(uniques), path=path, report=report)
     report.record_ids = [str(u) for u in uniques]
@@ -55,16 +60,21 @@ def _split_header(rows, header, path: Path, known) -> tuple[list[str] | None, li
 
 
 def load_csv_long(path: str | Path, report: LoadReport, *, header: bool | str = "auto", sep: str | None = None,
-                  record: str | int | None = None, item: str | int | None = None, encoding: str | None = None,
+                  record: str | int | None = None, item: str | int | None = None,
+                  drop_items: Sequence[str] = (), encoding: str | None = None,
                   latin1_fallback: bool = False) -> TransactionData:
-    """Read ``record,item`` rows; ``record=``/``item=`` pick columns by name or index (default 0, 1)."""
+    """Read ``record,item`` rows; ``record=``/``item=`` pick columns by name or index (default 0, 1).
+
+    ``drop_items`` lists item values that mean "no item" (e.g. ``("-1", "-9")``
+    in the INFORMS conditions file); their rows still create the record.
+    """
     path = Path(path)
     rows = read_rows(path, sep=sep, encoding=encoding, latin1_fallback=latin1_fallback, min_fields=2)
     names, body, _ = _split_header(rows, header, path, RECORD_NAMES + ITEM_NAMES + TIME_NAMES)
     n_fields = len(rows.rows[0])
     r = column_index(names, record, 0, path, n_fields)
     i = column_index(names, item, 1, path, n_fields)
-    return _long_to_transactions(path, report, body, r, i)
+    return _long_to_transactions(path, report, body, r, i, drop_items)
 
 
 def load_checkins(path: str | Path, report: LoadReport, *, header: bool | str = "auto", sep: str = "\t",
