@@ -98,6 +98,10 @@ class MainWindow(QMainWindow):
         self.params_dock = self._dock("Parameters", self.param_stack, Qt.RightDockWidgetArea)
         self.jobs_dock = self._dock("Jobs and log", self.jobs, Qt.BottomDockWidgetArea)
 
+        # Give the workbench most of the room: narrow side docks, short jobs dock.
+        self.resizeDocks([self.datasets_dock, self.params_dock], [340, 290], Qt.Horizontal)
+        self.resizeDocks([self.jobs_dock], [170], Qt.Vertical)
+
         self._load_workbenches()
         self.tabs.currentChanged.connect(self._tab_changed)
         self._tab_changed(self.tabs.currentIndex())

@@ -7,7 +7,7 @@ Each field declared with :func:`anonstudio.params.param` becomes one row:
 * ``int`` / ``float``  -> spin box with the declared range, step and decimals
 * ``str``              -> line edit
 * ``optional=True``    -> a check box in front; unchecked means ``None`` ("auto")
-* ``advanced=True``    -> the row goes into a collapsible "Advanced" group
+* ``advanced=True``    -> the row goes under a collapsed "Advanced settings" toggle
 
 The label and the editor carry the field's plain-language tooltip. After each
 edit the panel builds the dataclass and runs :func:`anonstudio.params.validate`
@@ -26,12 +26,12 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
     QFormLayout,
-    QGroupBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
     QSpinBox,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -41,6 +41,7 @@ from ..params import ParamSpec, ParameterError, specs, validate
 __all__ = ["ParamPanel"]
 
 _INT_LIMIT = 2**31 - 1
+_FLOAT_INT_LIMIT = 2**53
 
 
 class _Field:
@@ -72,9 +73,17 @@ class _Field:
         if spec.kind is bool:
             return QCheckBox()
         if spec.kind is int:
-            box = QSpinBox()
-            box.setRange(int(spec.minimum) if spec.minimum is not None else -_INT_LIMIT,
-                         int(spec.maximum) if spec.maximum is not None else _INT_LIMIT)
+            lo = int(spec.minimum) if spec.minimum is not None else -_INT_LIMIT
+            hi = int(spec.maximum) if spec.maximum is not None else _INT_LIMIT
+            if max(abs(lo), abs(hi)) > _INT_LIMIT:
+                # QSpinBox holds 32-bit ints; seeds up to 2**62 need a double
+                # spin box without decimals (exact up to 2**53).
+                box = QDoubleSpinBox()
+                box.setDecimals(0)
+                box.setRange(max(lo, -_FLOAT_INT_LIMIT), min(hi, _FLOAT_INT_LIMIT))
+            else:
+                box = QSpinBox()
+                box.setRange(lo, hi)
             box.setSingleStep(int(spec.step or 1))
             box.setAccelerated(True)
             return box
@@ -121,7 +130,7 @@ class _Field:
         if isinstance(editor, QSpinBox):
             return int(editor.value())
         if isinstance(editor, QDoubleSpinBox):
-            return float(editor.value())
+            return int(round(editor.value())) if self.spec.kind is int else float(editor.value())
         return editor.text()
 
     def set_value(self, value: Any) -> None:
@@ -190,11 +199,16 @@ class ParamPanel(QWidget):
             heading.setWordWrap(True)
             layout.addWidget(heading)
         basic = QFormLayout()
-        advanced_box = QGroupBox("Advanced")
-        advanced_box.setCheckable(True)
-        advanced_box.setChecked(False)
-        advanced_box.setToolTip("Settings most analyses can leave at their defaults.")
-        advanced = QFormLayout(advanced_box)
+        self.advanced_toggle = QToolButton()
+        self.advanced_toggle.setText("Advanced settings")
+        self.advanced_toggle.setCheckable(True)
+        self.advanced_toggle.setToolButtonStyle(Qt.ToolButtonTextBesideIcon)
+        self.advanced_toggle.setArrowType(Qt.RightArrow)
+        self.advanced_toggle.setAutoRaise(True)
+        self.advanced_toggle.setToolTip("Settings most analyses can leave at their defaults.")
+        self.advanced_box = QWidget()
+        advanced = QFormLayout(self.advanced_box)
+        advanced.setContentsMargins(0, 0, 0, 0)
         for spec in specs(params_cls):
             field = _Field(spec, self._on_edit)
             self.fields[spec.name] = field
@@ -202,15 +216,14 @@ class ParamPanel(QWidget):
             label.setToolTip(spec.tooltip)
             label.setBuddy(field.editor)
             (advanced if spec.advanced else basic).addRow(label, field.row_widget())
-        # Collapsing the group hides the rows (QGroupBox only disables them).
-        advanced_box.toggled.connect(lambda on: _set_rows_visible(advanced, on))
-        _set_rows_visible(advanced, False)
+        self.advanced_toggle.toggled.connect(self._show_advanced)
+        self.advanced_box.setVisible(False)
         layout.addLayout(basic)
         if advanced.rowCount():
-            layout.addWidget(advanced_box)
+            layout.addWidget(self.advanced_toggle)
+            layout.addWidget(self.advanced_box)
         else:
-            advanced_box.deleteLater()
-        self.advanced_box = advanced_box
+            self.advanced_toggle.hide()
 
         self.error_label = QLabel()
         self.error_label.setObjectName("param_error")
@@ -273,6 +286,10 @@ class ParamPanel(QWidget):
         self.cancel_button.setEnabled(running)
 
     # ------------------------------------------------------------ internals
+    def _show_advanced(self, on: bool) -> None:
+        self.advanced_toggle.setArrowType(Qt.DownArrow if on else Qt.RightArrow)
+        self.advanced_box.setVisible(on)
+
     def _on_edit(self) -> None:
         if not self._ready:
             return
@@ -297,7 +314,3 @@ class ParamPanel(QWidget):
             return
         self.run_requested.emit(obj)
 
-
-def _set_rows_visible(form: QFormLayout, visible: bool) -> None:
-    for row in range(form.rowCount()):
-        form.setRowVisible(row, visible)

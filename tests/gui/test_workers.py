@@ -15,10 +15,10 @@ def counting_job(n_steps: int, gate: threading.Event | None = None, step_s: floa
     def fn(progress):
         done = []
         for i in range(n_steps):
+            if gate is not None and i == 2:
+                gate.wait(5)  # hold here until the test has acted
             if progress.cancelled():
                 return {"steps": done, "complete": False}
-            if gate is not None and i == 2:
-                gate.wait(5)
             time.sleep(step_s)
             done.append(i)
             progress.set((i + 1) / n_steps, f"step {i + 1}")
@@ -52,7 +52,7 @@ def test_cancel_keeps_the_partial_result(qtbot, runner, wait_job):
     gate = threading.Event()
     results = []
     job = runner.submit("count", counting_job(50, gate), key="k", on_done=lambda r, c: results.append((r, c)))
-    qtbot.waitUntil(lambda: job.progress._partial is not None, timeout=5000)
+    qtbot.waitUntil(lambda: job.progress._partial == [0, 1], timeout=5000)
     job.cancel()
     gate.set()
     wait_job(job)

@@ -10,6 +10,8 @@ __all__ = ["HistogramPlot", "RankFrequencyPlot", "integer_histogram"]
 #: Integer values spanning at most this many distinct values get one bar each;
 #: wider ranges are binned.
 MAX_UNIT_BARS = 120
+#: Narrowest x range shown by a histogram, in x units.
+MIN_X_SPAN = 10.0
 
 
 def integer_histogram(values: np.ndarray, max_bars: int = MAX_UNIT_BARS) -> tuple[np.ndarray, np.ndarray, float]:
@@ -44,6 +46,11 @@ class HistogramPlot(ExportablePlot):
         self.series[self._series_name].item.setOpts(width=width)
         self.set_series(self._series_name, x, counts)
         self.plot_item.enableAutoRange()
+        if len(x):
+            # With one or two distinct values (every chess record has 37 items)
+            # autorange makes one bar fill the plot; show some context instead.
+            centre, span = (x.min() + x.max()) / 2.0, max(x.max() - x.min() + width, MIN_X_SPAN)
+            self.plot_item.setXRange(centre - span / 2.0, centre + span / 2.0, padding=0.02)
 
 
 class RankFrequencyPlot(ExportablePlot):

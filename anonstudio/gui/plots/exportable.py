@@ -46,6 +46,7 @@ class Series:
     y: np.ndarray = field(default_factory=lambda: np.zeros(0))
     low: np.ndarray | None = None
     high: np.ndarray | None = None
+    in_legend: bool = True
 
 
 def axis_text(label: str, units: str | None) -> str:
@@ -109,6 +110,7 @@ class ExportablePlot(QWidget):
         toolbar = QHBoxLayout()
         toolbar.setContentsMargins(0, 0, 0, 0)
         toolbar.addStretch(1)
+        self._toolbar = toolbar
         self.export_buttons: dict[str, QToolButton] = {}
         for fmt in EXPORT_FORMATS:
             button = QToolButton()
@@ -145,24 +147,20 @@ class ExportablePlot(QWidget):
         if name in self.series:
             raise ValueError(f"series {name!r} already exists")
         color = color or PALETTE[len(self.series) % len(PALETTE)]
-        legend_name = name if in_legend else None
         if kind == "bars":
-            item = pg.BarGraphItem(x=[], height=[], width=bar_width, brush=color, pen=pg.mkPen(color), name=legend_name)
-            self.plot_item.addItem(item)
-            if self.legend is not None and in_legend:
-                self.legend.addItem(item, name)
+            item = pg.BarGraphItem(x=[], height=[], width=bar_width, brush=color, pen=pg.mkPen(color))
         elif kind in ("line", "scatter"):
             pen = pg.mkPen(color, width=width, style=style) if kind == "line" else None
-            item = self.plot_item.plot([], [], pen=pen, symbol=symbol or ("o" if kind == "scatter" else None),
-                                       symbolSize=symbol_size, symbolBrush=color, symbolPen=pg.mkPen("w"),
-                                       name=legend_name)
+            item = pg.PlotDataItem([], [], pen=pen, symbol=symbol or ("o" if kind == "scatter" else None),
+                                   symbolSize=symbol_size, symbolBrush=color, symbolPen=pg.mkPen("w"))
         else:
             raise ValueError(f"unknown series kind {kind!r}")
+        self.plot_item.addItem(item)
         error_item = None
         if error_bars:
             error_item = pg.ErrorBarItem(x=np.zeros(0), y=np.zeros(0), beam=0.15, pen=pg.mkPen(color, width=1.5))
             self.plot_item.addItem(error_item)
-        series = Series(name, kind, item, error_item)
+        series = Series(name, kind, item, error_item, in_legend=in_legend)
         self.series[name] = series
         return series
 
@@ -199,6 +197,30 @@ class ExportablePlot(QWidget):
 
     def _update_empty(self) -> None:
         self.empty_label.setVisible(not self.has_data() and bool(self.empty_label.text()))
+        self._update_legend()
+
+    def _update_legend(self) -> None:
+        # List only series that have data: a legend entry for "estimated"
+        # when every point was counted exactly would mislead.
+        if self.legend is None:
+            return
+        wanted = [s for s in self.series.values() if s.in_legend and len(s.x)]
+        shown = [label.text for _, label in self.legend.items]
+        if shown == [s.name for s in wanted]:
+            return
+        self.legend.clear()
+        for s in wanted:
+            self.legend.addItem(s.item, s.name)
+
+    def add_tool_button(self, text: str, tooltip: str, *, checkable: bool = False) -> QToolButton:
+        """An extra button in the plot's toolbar, left of the export buttons."""
+        button = QToolButton()
+        button.setText(text)
+        button.setToolTip(tooltip)
+        button.setCheckable(checkable)
+        button.setAutoRaise(True)
+        self._toolbar.insertWidget(self._toolbar.count() - len(EXPORT_FORMATS), button)
+        return button
 
     def resizeEvent(self, event) -> None:  # noqa: N802 (Qt naming)
         super().resizeEvent(event)

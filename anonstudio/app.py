@@ -1,0 +1,140 @@
+"""GUI entry point: the ``anonstudio`` command.
+
+``anonstudio``                      open the studio on the chess sample
+``anonstudio DATASET``              open the studio on a file
+``anonstudio --sample NAME``        open on another bundled sample
+``anonstudio --demo --screenshot studio.png [--max-m 4]``
+                                    open, run the uniqueness analysis, save a
+                                    screenshot of the window when it finishes
+                                    and exit (works with QT_QPA_PLATFORM=offscreen)
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+__all__ = ["main", "build_parser", "DemoDriver"]
+
+DEMO_MAX_M = 4
+DEMO_TIMEOUT_S = 300
+DEMO_SIZE = (1600, 1000)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="anonstudio", description="Desktop studio for anonymizing set-valued data.")
+    parser.add_argument("dataset", nargs="?", metavar="DATASET", help="dataset file to open")
+    parser.add_argument("--sample", default="chess", help="bundled sample to open when no DATASET is given "
+                                                          "(default: %(default)s)")
+    parser.add_argument("--max-m", type=int, default=None, help="largest m for the uniqueness analysis")
+    parser.add_argument("--demo", action="store_true",
+                        help="run the uniqueness analysis at once (with --screenshot: save and exit)")
+    parser.add_argument("--screenshot", metavar="PATH", help="with --demo: save a PNG of the window and exit")
+    return parser
+
+
+class DemoDriver:
+    """Loads the dataset, runs the Risk analysis, screenshots and quits.
+
+    Exit status: 0 after the screenshot was written, 1 if loading or the
+    analysis failed, 2 on timeout.
+    """
+
+    def __init__(self, app, window, *, screenshot: Path | None, max_m: int):
+        from PySide6.QtCore import QTimer
+
+        from .gui.workbenches.risk import RiskWorkbench
+
+        self.app = app
+        self.window = window
+        self.screenshot = screenshot
+        self.max_m = max_m
+        self.risk = window.workbench(RiskWorkbench)
+        window.tabs.setCurrentWidget(self.risk)
+        self.risk.analysis_finished.connect(self._finished)
+        window.datasets.dataset_loaded.connect(self._loaded)
+        if screenshot is not None:
+            window.runner.error_handler = self._failed
+            QTimer.singleShot(DEMO_TIMEOUT_S * 1000, self._timeout)
+
+    def _loaded(self, dataset) -> None:
+        panel = self.risk.param_panel
+        panel.set_value("max_m", self.max_m)
+        self.risk.run(panel.params())
+
+    def _finished(self, result, complete: bool) -> None:
+        if self.screenshot is None:
+            return
+        from PySide6.QtCore import QTimer
+
+        # Let the last repaint (plots, table, jobs dock) happen before grabbing.
+        QTimer.singleShot(300, self._grab)
+
+    def _grab(self) -> None:
+        self.window.grab().save(str(self.screenshot), "PNG")
+        print(f"screenshot written to {self.screenshot}", file=sys.stderr)
+        self.window.close()
+        self.app.exit(0)
+
+    def _failed(self, title: str, message: str) -> None:
+        print(f"anonstudio --demo: {title} failed: {message}", file=sys.stderr)
+        self.window.close()
+        self.app.exit(1)
+
+    def _timeout(self) -> None:
+        print(f"anonstudio --demo: no result after {DEMO_TIMEOUT_S} s", file=sys.stderr)
+        self.window.close()
+        self.app.exit(2)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.screenshot and not args.demo:
+        build_parser().error("--screenshot needs --demo")
+    if args.demo and args.screenshot:
+        # A scripted run must not read or change the user's window layout.
+        from .gui.settings import SETTINGS_ENV
+
+        os.environ.setdefault(SETTINGS_ENV, tempfile.mkdtemp(prefix="anonstudio-demo-"))
+
+    from PySide6.QtWidgets import QApplication
+
+    from .gui.main_window import MainWindow
+    from .gui.settings import APPLICATION, ORGANIZATION
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setOrganizationName(ORGANIZATION)
+    app.setApplicationName(APPLICATION)
+    scripted = bool(args.demo and args.screenshot)
+    window = MainWindow(warm_up=not args.demo, restore_layout=not scripted)
+    if scripted:
+        window.resize(*DEMO_SIZE)
+    if args.max_m is not None:
+        _set_max_m(window, args.max_m)
+    driver = None
+    if args.demo:
+        driver = DemoDriver(app, window, screenshot=Path(args.screenshot) if args.screenshot else None,
+                            max_m=args.max_m or DEMO_MAX_M)
+    window.show()
+    if args.dataset:
+        window.open_dataset(args.dataset)
+    else:
+        window.datasets.load_sample(args.sample)
+    status = app.exec()
+    del driver
+    return int(status)
+
+
+def _set_max_m(window, max_m: int) -> None:
+    from .gui.workbenches.risk import RiskWorkbench
+
+    try:
+        window.workbench(RiskWorkbench).param_panel.set_value("max_m", max_m)
+    except KeyError:
+        pass
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

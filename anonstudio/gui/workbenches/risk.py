@@ -1,0 +1,289 @@
+"""Risk workbench: how identifying is the raw data?
+
+Two curves over m, the number of a person's items an attacker knows:
+
+* **itemset uniqueness** (paper 000, Fig. 2): of all combinations of m items
+  that occur in the data, the share held by exactly one person;
+* **person-level unicity** (de Montjoye et al.): pick a person and m of their
+  items at random; the chance that no one else has all m.
+
+They answer different questions and are plotted side by side, never on one
+axis. The second tab is a step-by-step linkage attack for training sessions.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ...jobs import SubProgress
+from ...metrics.uniqueness import UniquenessParams, UniquenessResult, person_unicity_curve, uniqueness_curve
+from ..attack_demo import AttackDemo
+from ..plots import ExportablePlot
+from ..workbench import Workbench
+
+__all__ = ["RiskWorkbench", "RiskResult", "run_risk_analysis"]
+
+ITEMSET_Y = "share of m-itemsets that single out one person"
+PERSON_Y = "chance that a person is unique given m of their items"
+X_LABEL = "m (items the attacker knows)"
+
+INTRO = (
+    "<b>How many items does an attacker need to single someone out?</b> "
+    "Press <i>Measure uniqueness</i>: points appear as each m finishes. "
+    "Error bars are confidence intervals; ● counted exactly, ▲ estimated from a random sample. "
+    "The <i>Linkage attack demo</i> tab shows the attack step by step for one person."
+)
+ITEMSET_NOTE = (
+    "Of all combinations of m items that occur in the data, the share that belongs to exactly one "
+    "person. A high value means knowing m items often identifies someone."
+)
+PERSON_NOTE = (
+    "A different, person-level quantity: chance that a person is unique given m of their items, "
+    "i.e. pick a person and m of their items at random; how often does no one else have all m? "
+    "(de Montjoye et al.)"
+)
+
+#: Share of the job's progress bar given to the itemset curve; the person
+#: curve gets the rest.
+ITEMSET_SHARE = 0.6
+METHOD_TEXT = {"exact": "exact count", "mcmc": "estimated (MCMC sample)", "sampling": "estimated (random people)"}
+
+
+@dataclass
+class RiskResult:
+    """Both curves of one run; ``person`` is None if the run stopped early."""
+
+    itemset: UniquenessResult | None
+    person: UniquenessResult | None
+
+    @property
+    def complete(self) -> bool:
+        return all(r is not None and r.complete for r in (self.itemset, self.person))
+
+
+def run_risk_analysis(data: Any, params: UniquenessParams, progress) -> RiskResult:
+    """Itemset uniqueness, then person-level unicity, as one cancellable job."""
+    itemset = uniqueness_curve(data, params, SubProgress(progress, 0.0, ITEMSET_SHARE, "itemsets: "))
+    if progress.cancelled() or not itemset.complete:
+        return RiskResult(itemset, None)
+    person = person_unicity_curve(data, params, SubProgress(progress, ITEMSET_SHARE, 1.0, "people: "))
+    return RiskResult(itemset, person)
+
+
+def is_exact(point: Any) -> bool:
+    return str(getattr(point, "method", "")).lower() == "exact"
+
+
+class UniquenessPlot(ExportablePlot):
+    """Uniqueness vs m: exact points (●) and estimated points (▲) with CI bars."""
+
+    def __init__(self, title: str, y_label: str, empty_text: str, estimated: str = "estimated (sample)"):
+        super().__init__(title, x_label=X_LABEL, y_label=y_label, empty_text=empty_text)
+        self.estimated = estimated
+        self.add_series("trend", kind="line", color="#999999", width=1.5, in_legend=False)
+        self.add_series("exact count", kind="scatter", symbol="o", color="#0072B2", error_bars=True)
+        self.add_series(estimated, kind="scatter", symbol="t1", color="#D55E00", error_bars=True)
+        # Percent labels next to the points: on the fixed 0-1 scale small
+        # values are hard to read off the axis. Reused, never recreated.
+        self._labels: list[pg.TextItem] = []
+        self.plot_item.setYRange(0.0, 1.0, padding=0.02)
+        self.plot_item.getViewBox().setLimits(yMin=-0.05, yMax=1.05)
+        self.plot_item.getAxis("bottom").setTickSpacing(1, 1)
+        self.plot_item.enableAutoRange(y=False)
+        self.zoom_button = self.add_tool_button(
+            "Zoom y", "Fit the y axis to the points. Off: the full 0–1 scale, which shows how large the "
+                      "risk is in absolute terms.", checkable=True)
+        self.zoom_button.toggled.connect(lambda _=None: self._apply_y_range())
+
+    def _show_labels(self, m: np.ndarray, u: np.ndarray) -> None:
+        while len(self._labels) < len(m):
+            label = pg.TextItem(color="#222222", anchor=(-0.15, 1.0))
+            self.plot_item.addItem(label)
+            self._labels.append(label)
+        for i, label in enumerate(self._labels):
+            if i < len(m):
+                label.setText(_percent(u[i]))
+                label.setPos(m[i], u[i])
+            label.setVisible(i < len(m))
+
+    def _apply_y_range(self) -> None:
+        finite = [s.high if s.high is not None else s.y for s in self.series.values() if len(s.y)]
+        top = max((float(np.nanmax(v)) for v in finite), default=1.0)
+        if self.zoom_button.isChecked() and top > 0:
+            self.plot_item.setYRange(0.0, min(1.0, top * 1.15), padding=0.02)
+        else:
+            self.plot_item.setYRange(0.0, 1.0, padding=0.02)
+
+    def show_result(self, result: UniquenessResult | None) -> None:
+        points = sorted(result.points, key=lambda p: p.m) if result is not None else []
+        # NaN: no record has m items, so uniqueness is undefined for that m.
+        points = [p for p in points if np.isfinite(p.uniqueness)]
+        m = np.array([p.m for p in points], dtype=float)
+        u = np.array([p.uniqueness for p in points], dtype=float)
+        low = np.array([p.ci_low for p in points], dtype=float)
+        high = np.array([p.ci_high for p in points], dtype=float)
+        exact = np.array([is_exact(p) for p in points], dtype=bool)
+        self.set_series("trend", m, u)
+        self.set_series("exact count", m[exact], u[exact], low=low[exact], high=high[exact])
+        self.set_series(self.estimated, m[~exact], u[~exact], low=low[~exact], high=high[~exact])
+        self._show_labels(m, u)
+        if len(m):
+            # Extra room on the right for the last point's percent label.
+            self.plot_item.setXRange(0.5, max(m.max(), 1) + 0.9, padding=0)
+        self._apply_y_range()
+
+
+def _percent(share: float) -> str:
+    """0.0465 -> "4.7 %"; tiny non-zero shares stay visible as "< 0.1 %"."""
+    if share == 0:
+        return "0 %"
+    if share < 0.001:
+        return "< 0.1 %"
+    return f"{share * 100:.1f} %"
+
+
+TABLE_COLUMNS = ("quantity", "m", "unique", "confidence interval", "method", "samples", "seconds")
+
+
+class ResultsTable(QTableWidget):
+    """One row per finished point of either curve."""
+
+    def __init__(self):
+        super().__init__(0, len(TABLE_COLUMNS))
+        self.setHorizontalHeaderLabels(TABLE_COLUMNS)
+        self.verticalHeader().setVisible(False)
+        self.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.horizontalHeader().setStretchLastSection(True)
+        self.setToolTip("Every finished point. 'unique': share of m-itemsets (or of people) singled out; "
+                        "'samples': how many itemsets or people were checked.")
+
+    def show_results(self, results: list[UniquenessResult | None]) -> None:
+        rows = []
+        for result in results:
+            if result is None:
+                continue
+            quantity = "m-itemsets" if result.kind == "itemset" else "people"
+            for p in sorted(result.points, key=lambda p: p.m):
+                if not np.isfinite(p.uniqueness):
+                    rows.append((quantity, str(p.m), "undefined", "no record has m items", "", "0", f"{p.seconds:.2f}"))
+                    continue
+                rows.append((quantity, str(p.m), f"{p.uniqueness * 100:.2f} %",
+                             f"{p.ci_low * 100:.2f} – {p.ci_high * 100:.2f} %",
+                             METHOD_TEXT.get(str(p.method), str(p.method)), f"{int(p.samples):,}",
+                             f"{p.seconds:.2f}"))
+        self.setRowCount(len(rows))
+        for r, row in enumerate(rows):
+            for c, text in enumerate(row):
+                item = QTableWidgetItem(text)
+                if c > 0:
+                    item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+                self.setItem(r, c, item)
+
+
+class RiskWorkbench(Workbench):
+    """Uniqueness vs m (itemset and person level) and the linkage-attack demo.
+
+    Signals
+    -------
+    analysis_finished(object, bool)
+        The :class:`RiskResult` of a run and whether it completed.
+    """
+
+    TITLE = "Risk"
+    ORDER = 10
+    PARAMS = UniquenessParams
+    RUN_TEXT = "Measure uniqueness"
+
+    analysis_finished = Signal(object, bool)
+
+    def build(self) -> QWidget:
+        self.itemsets: UniquenessResult | None = None
+        self.people: UniquenessResult | None = None
+
+        uniqueness_page = QWidget()
+        intro = QLabel(INTRO)
+        intro.setWordWrap(True)
+        self.itemset_plot = UniquenessPlot("Uniqueness of m-itemsets", ITEMSET_Y,
+                                           "Press “Measure uniqueness” (right) to compute this curve.",
+                                           estimated="estimated (MCMC sample)")
+        self.person_plot = UniquenessPlot("Person-level unicity", PERSON_Y,
+                                          "Computed after the itemset curve.",
+                                          estimated="estimated (random people)")
+        plots = QSplitter(Qt.Horizontal)
+        for plot, note in ((self.itemset_plot, ITEMSET_NOTE), (self.person_plot, PERSON_NOTE)):
+            holder = QWidget()
+            layout = QVBoxLayout(holder)
+            layout.setContentsMargins(0, 0, 0, 0)
+            layout.addWidget(plot, 1)
+            label = QLabel(note)
+            label.setWordWrap(True)
+            label.setStyleSheet("color: #333;")
+            layout.addWidget(label)
+            plots.addWidget(holder)
+        self.table = ResultsTable()
+        split = QSplitter(Qt.Vertical)
+        split.addWidget(plots)
+        split.addWidget(self.table)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
+        split.setSizes([460, 190])
+        layout = QVBoxLayout(uniqueness_page)
+        layout.addWidget(intro)
+        layout.addWidget(split, 1)
+
+        self.attack_demo = AttackDemo()
+        self.tabs = QTabWidget()
+        self.tabs.addTab(uniqueness_page, "Uniqueness vs m")
+        self.tabs.addTab(self.attack_demo, "Linkage attack demo")
+        page = QWidget()
+        outer = QHBoxLayout(page)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self.tabs)
+        return page
+
+    def dataset_changed(self, dataset: Any) -> None:
+        self._show(None, None)
+        self.attack_demo.set_dataset(dataset)
+
+    def run(self, params: UniquenessParams) -> None:
+        data = self.dataset
+        self._show(None, None)
+        self.submit(f"Uniqueness vs m ({data.name}, m ≤ {params.max_m})",
+                    lambda progress: run_risk_analysis(data, params, progress),
+                    on_partial=self._on_partial, on_done=self._on_done)
+
+    # ------------------------------------------------------------ results
+    def _on_partial(self, partial: UniquenessResult) -> None:
+        if getattr(partial, "kind", "itemset") == "person":
+            self._show(self.itemsets, partial)
+        else:
+            self._show(partial, None)
+
+    def _on_done(self, result: RiskResult, complete: bool) -> None:
+        self._show(result.itemset, result.person)
+        state = "finished" if complete else "stopped early; the points computed so far are shown"
+        self.status.emit(f"Uniqueness analysis {state}.")
+        self.analysis_finished.emit(result, complete)
+
+    def _show(self, itemsets: UniquenessResult | None, people: UniquenessResult | None) -> None:
+        self.itemsets, self.people = itemsets, people
+        self.itemset_plot.show_result(itemsets)
+        self.person_plot.show_result(people)
+        self.table.show_results([itemsets, people])

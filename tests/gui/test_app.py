@@ -1,0 +1,47 @@
+"""The ``anonstudio`` entry point: argument parsing and the headless demo."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from anonstudio.app import build_parser
+
+
+def test_parser_defaults_and_options():
+    args = build_parser().parse_args([])
+    assert (args.sample, args.dataset, args.demo, args.screenshot, args.max_m) == ("chess", None, False, None, None)
+    args = build_parser().parse_args(["data.dat", "--demo", "--screenshot", "s.png", "--max-m", "3"])
+    assert (args.dataset, args.demo, args.screenshot, args.max_m) == ("data.dat", True, "s.png", 3)
+
+
+def test_screenshot_requires_demo(capsys):
+    from anonstudio.app import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--screenshot", "x.png"])
+    assert exc.value.code == 2
+
+
+def run_demo(tmp_path, *extra):
+    shot = tmp_path / "studio.png"
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", ANONSTUDIO_SETTINGS_DIR=str(tmp_path / "settings"))
+    proc = subprocess.run([sys.executable, "-m", "anonstudio.app", "--demo", "--screenshot", str(shot), *extra],
+                          env=env, capture_output=True, text=True, timeout=120)
+    return proc, shot
+
+
+def test_demo_on_the_chess_sample(tmp_path):
+    proc, shot = run_demo(tmp_path, "--sample", "chess", "--max-m", "2")
+    assert proc.returncode == 0, proc.stderr
+    data = shot.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
+
+
+def test_demo_fails_with_status_1_on_a_bad_file(tmp_path, data_dir):
+    proc, shot = run_demo(tmp_path, str(data_dir / "gui" / "bad.dat"))
+    assert proc.returncode == 1
+    assert "bad.dat, line 3: 'x7' is not an integer item" in proc.stderr
+    assert not shot.exists()
