@@ -101,3 +101,8 @@ def test_unreadable_parquet(tmp_path):
     path.write_bytes(b"PAR1 this is not really parquet")
     with pytest.raises(DataFormatError, match="x.parquet: not a readable Parquet file"):
         load_transactions(path, format="parquet")
+
+
+def test_unknown_option_is_named(io_data):
+    with pytest.raises(ValueError, match="format 'fimi' has no option 'column'; options: encoding, latin1_fallback"):
+        load_transactions(io_data / "small.dat", column="items")

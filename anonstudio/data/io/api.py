@@ -1,22 +1,35 @@
 """Public loading/saving entry points; formats are looked up in the registry."""
 from __future__ import annotations
 
+import inspect
 import time
 from pathlib import Path
 from typing import Any
 
 from ..table import Table
 from ..transactions import TransactionData
-from .registry import format_for_extension, get_format, sniff_format
+from .registry import Format, format_for_extension, get_format, sniff_format
 from .report import LoadReport, attach_report
 
 __all__ = ["load_transactions", "save_transactions", "load_table", "save_table", "load_any"]
+
+
+def _check_options(fmt: Format, options: dict[str, Any]) -> None:
+    """A clear error for an option the chosen format does not take (instead of a TypeError deep inside)."""
+    params = inspect.signature(fmt.load).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return
+    unknown = [k for k in options if k not in params or k in ("path", "report")]
+    if unknown:
+        accepted = ", ".join(k for k, p in params.items() if p.kind is inspect.Parameter.KEYWORD_ONLY)
+        raise ValueError(f"format {fmt.name!r} has no option {unknown[0]!r}; options: {accepted or 'none'}")
 
 
 def _load(path: str | Path, format: str | None, kind: str | None, report: LoadReport | None,
           options: dict[str, Any]) -> Any:
     path = Path(path)
     fmt = get_format(format, kind) if format else sniff_format(path, kind)
+    _check_options(fmt, options)
     report = report if report is not None else LoadReport()
     report.path, report.format = path, fmt.name
     start = time.perf_counter()

@@ -108,7 +108,7 @@ def _write(table: pa.Table, path: Path) -> None:
         pq.write_table(table, fh)
 
 
-def load_parquet_table(path: str | Path, report: LoadReport, **_: object) -> Table:
+def load_parquet_table(path: str | Path, report: LoadReport) -> Table:
     path = Path(path)
     table = _read(path)
     meta = table.schema.metadata or {}
