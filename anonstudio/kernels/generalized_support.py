@@ -29,6 +29,7 @@ __all__ = [
     "enumerate_keys",
     "violating_keys",
     "unpack_key",
+    "unpack_keys",
     "key_bits",
 ]
 
@@ -320,6 +321,20 @@ def unpack_key(key, bits, out):
     return m
 
 
+@njit(nogil=True, cache=True)
+def unpack_keys(keys, bits, out):
+    """Rows of partition ids for packed keys; short itemsets repeat their first id.
+
+    ``out`` is (len(keys), ell); repeating an id leaves the itemset's set of
+    partitions unchanged, so rows can go straight to :func:`check_batch`.
+    """
+    buf = np.empty(out.shape[1], dtype=np.int64)
+    for r in range(keys.shape[0]):
+        m = unpack_key(keys[r], bits, buf)
+        for c in range(out.shape[1]):
+            out[r, c] = buf[c] if c < m else buf[0]
+
+
 def warm_up() -> None:
     """Compile the kernels above on tiny inputs (see ``kernels.warmup``)."""
     pool = np.array([0, 1, 2, 1, 2, 0, 0, 0, 0, 0], dtype=np.int32)
@@ -339,3 +354,4 @@ def warm_up() -> None:
     viol = np.empty(n, dtype=np.uint64)
     violating_keys(out, n, 2, viol)
     unpack_key(np.uint64(9), 2, np.empty(2, dtype=np.int64))
+    unpack_keys(np.array([9], dtype=np.uint64), 2, np.empty((1, 2), dtype=np.int32))

@@ -42,7 +42,7 @@ from ...kernels.generalized_support import (
     count_keys,
     enumerate_keys,
     key_bits,
-    unpack_key,
+    unpack_keys,
     violating_keys,
 )
 from .constraints.base import Constraint, ErrorFunction
@@ -320,6 +320,7 @@ class _Trial:
         if estimate > self.params.exact_budget:
             raise _Stop(f"level {ell}: exact enumeration needs {estimate:,.0f} generalized itemsets, over the "
                         f"budget of {self.params.exact_budget:,}; use sigma < 1 for this level or raise the budget")
+        last = time.perf_counter()
         keys = np.empty(int(estimate) + 1, dtype=np.uint64)
         n = enumerate_keys(data.indptr, data.indices, state.label, ell, bits, max_len, keys)
         keys = keys[:n]
@@ -331,24 +332,31 @@ class _Trial:
         # Violators are repaired in a random order (one stream per trial) so
         # that trials explore different generalizations, as sampling would.
         order = np.random.default_rng(derive_seed(self.seed, "kmanon-exact", ell)).permutation(n_viol)
-        buf = np.empty(ell, dtype=np.int64)
+        # Partition ids at enumeration time are item ids of their members, so
+        # the rows are representative items, like drawn samples.
+        rows = np.empty((n_viol, ell), dtype=np.int32)
+        unpack_keys(viol[order], bits, rows)
+        del viol
         violations = merges = unfixable = 0
-        last = time.perf_counter()
         complete = True
-        for done, j in enumerate(order):
-            m = unpack_key(viol[j], bits, buf)
-            # Partition ids at enumeration time are item ids of their members.
-            reps = buf[:m].copy()
-            ok, n_merged = self._repair(reps, k)
-            self.checks += n_merged + 1
-            if n_merged:
-                violations += 1
-                merges += n_merged
+        row = 0
+        while row < n_viol:
+            t = time.perf_counter()
+            fail, passed, checks = check_batch(rows, row, state.label, state.pool, state.start, state.length,
+                                               k, n_viol + 1)
+            self.check_seconds += time.perf_counter() - t
+            self.checks += int(checks)
+            if fail < 0:
+                break
+            violations += 1
+            ok, n_merged = self._repair(rows[fail], k)
+            merges += n_merged
             if not ok:
                 unfixable += 1
+            row = fail + 1
             if time.perf_counter() - last > 0.1:
                 last = time.perf_counter()
-                self._progress(ell, done / max(n_viol, 1), f"level {ell}: exact, {done:,}/{n_viol:,} violators")
+                self._progress(ell, row / max(n_viol, 1), f"level {ell}: exact, {row:,}/{n_viol:,} violators")
                 if self.hub.cancelled():
                     complete = False
                     break
