@@ -76,6 +76,10 @@ class SynthCityParams:
         validate(self)
         if self.p_home + self.p_work > 1.0:
             raise ValueError("visits near home and near work cannot exceed 1 together")
+        largest = min(self.max_record_size, self.towers)
+        if self.mean_record_size > largest:
+            raise ValueError(f"mean record size {self.mean_record_size:g} exceeds the largest possible record "
+                             f"({largest}: the smaller of the largest record and the number of towers)")
 
     @property
     def side_m(self) -> float:

@@ -98,6 +98,8 @@ def test_invalid_parameters_are_refused():
         SynthCityParams(towers=1)
     with pytest.raises(ValueError):
         SynthCityParams(p_home=0.8, p_work=0.5)
+    with pytest.raises(ValueError, match="number of towers"):
+        SynthCityParams(towers=5)
 
 
 def test_cli_end_to_end(tmp_path, capsys):
