@@ -4,6 +4,11 @@ Items at the same coordinates ("co-located", e.g. several antennas on one
 mast) form one *site*. They share the site's cell: each item is credited an
 equal share of its area, all share its centroid and its neighbours, and they
 are neighbours of one another (their cells share every boundary point).
+
+A non-convex study area (a coastline, a river) can cut a cell into pieces; such
+a cell is a MultiPolygon, and any partition containing it is reported as not
+contiguous by :attr:`PartitionGeometry.contiguous` although it is connected in
+the adjacency graph (:attr:`PartitionGeometry.connected`).
 """
 from __future__ import annotations
 
