@@ -189,3 +189,40 @@ def test_sensitive_counts_preserved_by_anatomy(adult2000):
                                                    sensitive="occupation")).release
     assert Counter(release.row_group.tolist()) and release.n_rows == adult2000.n_rows
     assert np.all(release.group_sizes() >= 4)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("share", [0.05, 0.2])
+def test_global_recoding_with_suppression_is_optimal(seed, share):
+    table = random_table(100 + seed, n=50)
+    k, l = 3, 2
+    result = anonymize(table, GroupAnonParams(scheme="global", k=k, l=l, qi=QI, sensitive="disease",
+                                              max_suppression=share))
+    release = result.release
+    report = verify_group_release(table, release, k=k, l=l)
+    assert report.ok, report.format()
+    frame = table.frame
+    ladders = {
+        "age": ref.interval_ladder(frame["age"].tolist()),
+        "zip": ref.interval_ladder(frame["zip"].tolist()),
+        "sex": ref.flat_ladder(frame["sex"].tolist()),
+        "job": ref.flat_ladder(frame["job"].tolist()),
+    }
+    best = ref.best_global_loss(frame, ["age", "zip", "sex", "job"], "disease", ladders, k, l,
+                                max_suppressed=int(share * 50))
+    assert result.info["loss"] == pytest.approx(best)
+    assert report.ncp == pytest.approx(best)
+    assert result.info["suppressed_rows"] <= share * 50
+    no_suppression = anonymize(table, GroupAnonParams(scheme="global", k=k, l=l, qi=QI, sensitive="disease"))
+    assert result.info["loss"] <= no_suppression.info["loss"] + 1e-12
+
+
+def test_suppression_publishes_one_all_star_group():
+    table = random_table(103, n=50)
+    result = anonymize(table, GroupAnonParams(scheme="global", k=3, l=2, qi=QI, sensitive="disease",
+                                              max_suppression=0.2))
+    release = result.release
+    assert result.info["suppressed_rows"] > 0
+    star = [g for g in range(release.n_groups) if all(release.labels[c][g] == "*" for c in release.qi)
+            and all(release.cells[c][g].all() for c in release.qi)]
+    assert sum(release.group_sizes()[g] for g in star) >= result.info["suppressed_rows"]

@@ -97,12 +97,14 @@ def mondrian_has_allowable_cut(frame, release, k, l):
     return False
 
 
-def best_global_loss(frame, qi, sensitive, ladders, k, l):
+def best_global_loss(frame, qi, sensitive, ladders, k, l, max_suppressed=0):
     """Exhaustive full-domain search.
 
     ``ladders[c]`` is a list of levels; each level is a dict value -> (node name,
     node member values). Returns the least mean NCP over all level vectors
-    meeting k and l.
+    meeting k and l, where the rows of classes breaking k or l may be
+    suppressed (cost 1 per attribute) if they are at most ``max_suppressed``
+    and themselves meet k and l.
     """
     rows = rows_of(frame, qi)
     sens = frame[sensitive].tolist()
@@ -112,12 +114,15 @@ def best_global_loss(frame, qi, sensitive, ladders, k, l):
         classes = defaultdict(list)
         for r, row in enumerate(rows):
             classes[tuple(ladders[c][h][v][0] for c, h, v in zip(qi, vector, row))].append(r)
-        if any(len(m) < k for m in classes.values()):
+        bad = [m for m in classes.values() if len(m) < k or (l is not None and len({sens[r] for r in m}) < l)]
+        gone = {r for m in bad for r in m}
+        if gone and (len(gone) > max_suppressed or len(gone) < k
+                     or (l is not None and len({sens[r] for r in gone}) < l)):
             continue
-        if l is not None and any(len({sens[r] for r in m}) < l for m in classes.values()):
-            continue
-        total = 0.0
-        for row in rows:
+        total = float(len(gone) * len(qi))
+        for r, row in enumerate(rows):
+            if r in gone:
+                continue
             for c, h, v in zip(qi, vector, row):
                 members = ladders[c][h][v][1]
                 dom = domain[c]

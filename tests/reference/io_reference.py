@@ -3,9 +3,9 @@ from __future__ import annotations
 
 
 def reference_fimi(text: str) -> list[set[str]]:
-    """One set per data line: comments skipped, commas/whitespace split, trailing blank lines dropped."""
+    """One set per line (a final line end closes the last line): comments skipped, commas/whitespace split."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    while lines and lines[-1].strip() == "":
+    if lines[-1] == "":
         lines.pop()
     records = []
     for line in lines:

@@ -1,9 +1,11 @@
 """FIMI / SPMF itemset files: one record per line, integer items.
 
 Items are separated by spaces (or commas); trailing spaces, CRLF line ends and
-SPMF metadata lines (starting with ``#``, ``%`` or ``@``) are accepted. A
-blank line inside the file is an empty record; blank lines at the very end
-are ignored (editors add them).
+SPMF metadata lines (starting with ``#``, ``%`` or ``@``) are accepted. Every
+line is a record, so a blank line is an empty record (also at the end of the
+file, after the last line end: that is how the writer stores a trailing empty
+record). Empty records are counted in the load report, so a stray blank line
+does not go unnoticed.
 """
 from __future__ import annotations
 
@@ -27,10 +29,8 @@ _INT = re.compile(r"^-?[0-9]+$")
 
 
 def content_lines(text: str) -> tuple[list[str], list[int]]:
-    """Data lines and their 1-based line numbers (comments and trailing blanks dropped)."""
+    """Data lines and their 1-based line numbers (comment lines dropped)."""
     lines = text.splitlines()
-    while lines and not lines[-1].strip():
-        lines.pop()
     if not any(ln.startswith(COMMENT_PREFIXES) for ln in lines):
         return lines, list(range(1, len(lines) + 1))
     kept = [(ln, i + 1) for i, ln in enumerate(lines) if not ln.startswith(COMMENT_PREFIXES)]
@@ -74,11 +74,11 @@ def fast_int_records(raw: bytes) -> tuple[np.ndarray, np.ndarray] | None:
     Only for the common case: ASCII digits separated by spaces, tabs or
     commas, ``\n`` or ``\r\n`` line ends, no comments, no negative numbers.
     Returns None for anything else; the line-by-line reader then handles it
-    (and names the offending line). Trailing blank lines are ignored.
+    (and names the offending line). Line semantics follow ``str.splitlines``.
     """
-    content = raw.rstrip()
-    if not content:
+    if not raw.strip():
         return None
+    content = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1] if raw.endswith(b"\n") else raw
     b = np.frombuffer(content, dtype=np.uint8)
     if not _ALLOWED[b].all() or content.count(b"\r") != content.count(b"\r\n"):
         return None
