@@ -66,7 +66,9 @@ def build_transactions(
     record_of = np.asarray(record_of, dtype=np.int64)
     ids, vocab_out = _encode_labels(labels)
     n_items = max(len(vocab_out), 1)
-    key = np.sort(record_of * n_items + ids)
+    key = record_of * n_items + ids
+    if len(key) > 1 and not (key[1:] > key[:-1]).all():
+        key = np.sort(key)  # most files list items in order already: skip the sort then
     repeated = key[1:] == key[:-1]
     if repeated.any():
         dup_records = np.unique(key[1:][repeated] // n_items)

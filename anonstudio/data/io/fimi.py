@@ -95,10 +95,9 @@ def fast_int_records(raw: bytes) -> tuple[np.ndarray, np.ndarray] | None:
     contrib = (b[digits] - 48).astype(np.int64) * _POW10[ends[token] - digits]
     offsets = np.concatenate(([0], np.cumsum(lengths)[:-1]))
     values = np.add.reduceat(contrib, offsets) if len(offsets) else np.zeros(0, np.int64)
-    newline = b == 10
-    line_of_start = np.cumsum(newline)[starts]
-    n_lines = int(newline.sum()) + 1
-    per_line = np.bincount(line_of_start, minlength=n_lines).astype(np.int64)
+    newlines = np.flatnonzero(b == 10)
+    line_of_start = np.searchsorted(newlines, starts)
+    per_line = np.bincount(line_of_start, minlength=len(newlines) + 1).astype(np.int64)
     return values, per_line
 
 
