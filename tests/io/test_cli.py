@@ -62,3 +62,22 @@ def test_convert_table_and_bad_target(io_data, tmp_path, capsys):
     assert main(["convert", str(io_data / "small.dat"), str(tmp_path / "x.out"), "--to", "csv-table"]) == 2
     assert "--to csv-table: not a format for transactions" in capsys.readouterr().err
     assert not (tmp_path / "x.out").exists()
+
+
+def test_info_shows_coordinate_extent(io_data, tmp_path):
+    from anonstudio.cli.commands.info import transactions_info
+    from anonstudio.data.io import load_transactions, save_transactions
+    from anonstudio.data.samples import load_sample
+
+    sample = tmp_path / "place"
+    sample.mkdir()
+    save_transactions(load_transactions(io_data / "checkins.tsv"), sample / "visits.tsv")
+    (sample / "coords.csv").write_text("item,x,y\nv1,0,0\nv3,2500,1000\n")
+    (sample / "sample.json").write_text(json.dumps({
+        "name": "place", "title": "Place", "kind": "location",
+        "files": {"transactions": "visits.tsv", "coords": "coords.csv"}, "records": 2, "license": "MIT"}))
+    placed = load_sample("place", tmp_path)
+    assert placed.coords.tolist() == [[0.0, 0.0], [2500.0, 1000.0]]
+    info = transactions_info(placed, 1)
+    assert info["coordinate_extent_m"] == [2500.0, 1000.0]
+    assert "coordinate extent: 2.50 km x 1.00 km" in info["_lines"]

@@ -35,7 +35,7 @@ def transactions_info(data, top: int) -> dict[str, Any]:
     n = max(data.n_records, 1)
     lengths = data.lengths
     quantiles = {f"{q:g}": float(np.quantile(lengths, q)) if len(lengths) else 0.0 for q in QUANTILES}
-    return {
+    info = {
         "kind": "transactions",
         "name": summary.name,
         "records": summary.records,
@@ -52,6 +52,11 @@ def transactions_info(data, top: int) -> dict[str, Any]:
         "length_quantiles": quantiles,
         "_lines": summary.lines(),
     }
+    if data.coords is not None and data.n_items:
+        width, height = (data.coords.max(axis=0) - data.coords.min(axis=0)).tolist()
+        info["coordinate_extent_m"] = [width, height]
+        info["_lines"].append(f"coordinate extent: {width / 1000:.2f} km x {height / 1000:.2f} km")
+    return info
 
 
 def table_info(table) -> dict[str, Any]:
