@@ -48,15 +48,15 @@ def _long_to_transactions(path: Path, report: LoadReport, rows: list[list[str]],
     return data
 
 
-def _split_header(rows, header, path: Path, known) -> tuple[list[str] | None, list[list[str]], int]:
-    """(header names or None, data rows, index of the first data row)."""
+def _split_header(rows, header, path: Path, known) -> tuple[list[str] | None, list[list[str]]]:
+    """(header names or None, data rows)."""
     if header == "auto":
         header = looks_like_header(rows.rows, known)
     if header:
         if len(rows.rows) < 2:
             raise DataFormatError(path, "the file has a header but no data rows")
-        return [h.strip() for h in rows.rows[0]], rows.rows[1:], 1
-    return None, rows.rows, 0
+        return [h.strip() for h in rows.rows[0]], rows.rows[1:]
+    return None, rows.rows
 
 
 def load_csv_long(path: str | Path, report: LoadReport, *, header: bool | str = "auto", sep: str | None = None,
@@ -70,7 +70,7 @@ def load_csv_long(path: str | Path, report: LoadReport, *, header: bool | str = 
     """
     path = Path(path)
     rows = read_rows(path, sep=sep, encoding=encoding, latin1_fallback=latin1_fallback, min_fields=2)
-    names, body, _ = _split_header(rows, header, path, RECORD_NAMES + ITEM_NAMES + TIME_NAMES)
+    names, body = _split_header(rows, header, path, RECORD_NAMES + ITEM_NAMES + TIME_NAMES)
     n_fields = len(rows.rows[0])
     r = column_index(names, record, 0, path, n_fields)
     i = column_index(names, item, 1, path, n_fields)
@@ -82,7 +82,7 @@ def load_checkins(path: str | Path, report: LoadReport, *, header: bool | str = 
     """Read ``user<TAB>item[<TAB>time]`` rows into one record per user."""
     path = Path(path)
     rows = read_rows(path, sep=sep, encoding=encoding, latin1_fallback=latin1_fallback, min_fields=2)
-    _, body, _ = _split_header(rows, header, path, RECORD_NAMES + ITEM_NAMES + TIME_NAMES)
+    _, body = _split_header(rows, header, path, RECORD_NAMES + ITEM_NAMES + TIME_NAMES)
     report.details["checkins"] = len(body)
     return _long_to_transactions(path, report, body, 0, 1)
 
