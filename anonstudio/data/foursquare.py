@@ -95,18 +95,17 @@ def build_location_dataset(
         For malformed files or when no check-in falls inside the box.
     """
     venues = load_coordinates(venues_path, kind="latlon")
-    lon, lat = venues.lonlat[:, 0], venues.lonlat[:, 1]
-    inside = box.contains(lat, lon)
     visits = load_transactions(checkins_path, format="checkins")
-    in_box_items = set(np.asarray(venues.labels, dtype=object)[inside].tolist())
-    visited = np.fromiter((label in in_box_items for label in visits.vocab), dtype=bool, count=visits.n_items)
-    if not visited.any():
+    visited = set(visits.vocab)
+    labels = np.asarray(venues.labels, dtype=object)
+    kept = box.contains(venues.lonlat[:, 1], venues.lonlat[:, 0])
+    kept &= np.fromiter((label in visited for label in labels), dtype=bool, count=len(labels))
+    if not kept.any():
         raise DataFormatError(venues_path, "no checked-in venue lies inside the latitude/longitude box")
-    keep_labels = set(np.asarray(visits.vocab, dtype=object)[visited].tolist())
-    kept = np.array([label in keep_labels for label in venues.labels], dtype=bool)
     lonlat = venues.lonlat[kept]
     xy, origin = project_lonlat(lonlat)
-    located = Coordinates(tuple(np.asarray(venues.labels, dtype=object)[kept].tolist()), xy, lonlat, origin)
+    located = Coordinates(tuple(labels[kept].tolist()), xy, lonlat, origin)
+    keep_labels = set(located.labels)
     n_checkins = _checkins_in(checkins_path, keep_labels)
     data = attach_coordinates(visits, located, drop_missing=True)
     users = np.flatnonzero(data.lengths > 0)
