@@ -335,6 +335,21 @@ class Hierarchy:
             out[lo:hi] = v
         return out
 
+    def ancestor_table(self) -> np.ndarray:
+        """``(n_nodes, height + 1)`` int32: column ``d`` is each node's ancestor at depth ``d``.
+
+        Entries deeper than the node itself repeat the node (so a column is
+        always a valid generalization of every leaf: column ``d`` is
+        :meth:`depth_cut` for all nodes at once). Plain arrays for kernels.
+        """
+        height = self.height
+        table = np.empty((self.n_nodes, height + 1), dtype=np.int32)
+        table[:, height] = np.arange(self.n_nodes, dtype=np.int32)
+        for d in range(height - 1, -1, -1):
+            below = table[:, d + 1]
+            table[:, d] = np.where(self._depth[below] > d, self.parent[below], below)
+        return table
+
     def rows(self) -> list[list[str]]:
         """One ``leaf -> root`` label row per leaf (the CSV form)."""
         return [self.path_to_root(int(v)) for v in self._leaf_order]

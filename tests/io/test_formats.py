@@ -149,3 +149,10 @@ def test_csv_long_named_columns_and_dropped_codes(tmp_path):
     assert report.record_ids == ["p1", "p2", "p3"]
     assert "2 rows with items '-1', '-9' skipped" in report.warnings
     assert "1 empty record" in report.warnings
+
+
+def test_dialog_filters_list_every_format():
+    from anonstudio.data.io import dialog_filters, formats
+    filters = dialog_filters("transactions")
+    assert "FIMI / SPMF itemsets (*.dat *.txt *.fimi)" in filters
+    assert len(filters) == len(formats("transactions")) == 6

@@ -103,3 +103,17 @@ def test_spans_and_cuts_match_brute_force():
                 assert h.is_cut(combo) == brute
         for d in range(h.height + 1):
             assert h.is_cut(h.cut_nodes_at_depth(d))
+
+
+def test_ancestor_table_matches_depth_cuts():
+    rng = np.random.default_rng(4)
+    for _ in range(20):
+        n = int(rng.integers(1, 30))
+        parent = [-1] + [int(rng.integers(0, k)) for k in range(1, n)]
+        h = Hierarchy(tuple(f"n{k}" for k in range(n)), np.asarray(parent))
+        table = h.ancestor_table()
+        for d in range(h.height + 1):
+            assert table[h.leaves, d].tolist() == h.depth_cut(d).tolist()
+        for v in range(n):
+            chain = [v, *h.ancestors(v)][::-1]  # root first
+            assert table[v, : len(chain)].tolist() == chain

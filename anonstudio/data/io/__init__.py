@@ -10,12 +10,13 @@ from .api import load_any, load_table, load_transactions, save_table, save_trans
 from .atomic import atomic_write
 from .coordinates import Coordinates, attach_coordinates, load_coordinates, save_coordinates
 from .hierarchies import load_hierarchy, save_hierarchy
-from .registry import Format, formats, get_format, sniff_format
+from .registry import Format, dialog_filters, formats, get_format, sniff_format
 from .report import LoadReport, load_report
 from .text import MissingFileError
 
 __all__ = [
-    "Coordinates", "Format", "LoadReport", "MissingFileError", "atomic_write", "attach_coordinates", "formats",
+    "Coordinates", "Format", "LoadReport", "MissingFileError", "atomic_write", "attach_coordinates", "dialog_filters",
+    "formats",
     "get_format", "load_any", "load_coordinates", "load_hierarchy", "load_report", "load_table",
     "load_transactions", "save_coordinates", "save_hierarchy", "save_table", "save_transactions", "sniff_format",
 ]

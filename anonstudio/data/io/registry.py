@@ -14,7 +14,8 @@ from typing import Any, Callable
 from ..errors import DataFormatError
 from .text import SNIFF_BYTES, decode_text, read_bytes
 
-__all__ = ["Format", "Head", "register", "get_format", "formats", "sniff_format", "format_for_extension"]
+__all__ = ["Format", "Head", "register", "get_format", "formats", "sniff_format", "format_for_extension",
+           "dialog_filters"]
 
 #: Lines starting with these are comments / metadata in FIMI, SPMF and Adult files.
 COMMENT_PREFIXES = ("#", "%", "@", "|")
@@ -90,6 +91,11 @@ def register(fmt: Format) -> Format:
 def formats(kind: str | None = None) -> list[Format]:
     """Registered formats, optionally only those of one kind."""
     return [f for f in _FORMATS.values() if kind is None or f.kind == kind]
+
+
+def dialog_filters(kind: str | None = None) -> list[str]:
+    """File-dialog filters, e.g. ``"FIMI / SPMF itemsets (*.dat *.txt *.fimi)"``, one per format."""
+    return [f"{fmt.label} ({' '.join('*' + ext for ext in fmt.extensions)})" for fmt in formats(kind)]
 
 
 def get_format(name: str, kind: str | None = None) -> Format:
