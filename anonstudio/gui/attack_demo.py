@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..metrics.linkage_attack import AttackTrace, linkage_attack, random_person
-from .plots import ExportablePlot
+from .plots import ExportablePlot, integer_ticks
 
 __all__ = ["AttackDemo"]
 
@@ -83,6 +83,7 @@ class AttackDemo(QWidget):
         self.person_items = QLabel()
         self.person_items.setWordWrap(True)
         self.revealed_list = QListWidget()
+        self.revealed_list.setWordWrap(True)
         self.revealed_list.setToolTip("Items the attacker knows so far, and how many people have all of them.")
         self.verdict = QLabel("Load a dataset, choose a person and press “Start attack”.")
         self.verdict.setObjectName("attack_verdict")
@@ -94,7 +95,6 @@ class AttackDemo(QWidget):
                                    empty_text="Reveal items to see the crowd shrink.")
         self.plot.add_series("people matching", kind="line", symbol="o", color="#D55E00")
         self.plot.add_series("singled out", kind="scatter", symbol="star", symbol_size=18, color="#009E73")
-        self.plot.plot_item.getAxis("bottom").setTickSpacing(1, 1)
 
         left = QWidget()
         left_layout = QVBoxLayout(left)
@@ -168,12 +168,14 @@ class AttackDemo(QWidget):
         self.revealed += 1
         count = step.matches
         self.revealed_list.addItem(
-            f"{self.revealed}. “{step.label}” (an item {step.item_frequency:,} people have) — "
-            f"{count:,} {'person has' if count == 1 else 'people have'} every item so far")
+            f"{self.revealed}. item “{step.label}”: now {count:,} {'person matches' if count == 1 else 'people match'}"
+            f" (this item alone: {step.item_frequency:,} people)")
         self.revealed_list.scrollToBottom()
         x = np.arange(0, self.revealed + 1, dtype=float)
         y = np.array([self.trace.population] + [s.matches for s in self.trace.steps[: self.revealed]], dtype=float)
         self.plot.set_series("people matching", x, y)
+        integer_ticks(self.plot.plot_item, "bottom", self.revealed)
+        self.plot.plot_item.setXRange(0, max(self.revealed, 1), padding=0.04)
         self._show_verdict()
         self._update_buttons()
 

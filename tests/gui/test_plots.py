@@ -88,3 +88,32 @@ def test_histogram_and_rank_frequency_plots(qtbot):
     rank.set_frequencies(np.array([3, 0, 10, 1]))
     assert list(hist.series["records"].y) == [2, 1]
     assert list(rank.series["items"].x) == [1, 2, 3] and list(rank.series["items"].y) == [10, 3, 1]
+
+
+def _as_gray(image) -> np.ndarray:
+    from PySide6.QtGui import QImage
+
+    image = image.convertToFormat(QImage.Format_Grayscale8)
+    width, height, stride = image.width(), image.height(), image.bytesPerLine()
+    return np.frombuffer(bytes(image.constBits()), dtype=np.uint8).reshape(height, stride)[:, :width].astype(float)
+
+
+def test_svg_draws_the_data_where_the_png_does(plot):
+    """Regression: symbols must not drift from the axes in the SVG (device-resolution mismatch)."""
+    from PySide6.QtGui import QImage, QPainter
+    from PySide6.QtSvg import QSvgRenderer
+
+    plot.set_series("exact", [1, 2], [0.1, 0.5], low=[0.05, 0.45], high=[0.15, 0.55])
+    plot.set_series("trend", [1, 2], [0.1, 0.5])
+    png = QImage.fromData(plot.png_bytes())
+    renderer = QSvgRenderer(plot.svg_bytes())
+    svg = QImage(png.size(), QImage.Format_ARGB32)
+    svg.fill(0xFFFFFFFF)
+    painter = QPainter(svg)
+    renderer.render(painter)
+    painter.end()
+    a, b = _as_gray(png), _as_gray(svg)
+    # Dark pixels (symbols, lines, text) in the same places, up to antialiasing.
+    ink_png, ink_svg = a < 128, b < 128
+    overlap = (ink_png & ink_svg).sum() / max(ink_png.sum(), 1)
+    assert overlap > 0.6, overlap  # 0.82 when right, 0.30 with the drift

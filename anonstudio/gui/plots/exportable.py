@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QToolButton, QVB
 
 from ...data.io import atomic_write
 
-__all__ = ["ExportablePlot", "Series", "EXPORT_FORMATS"]
+__all__ = ["ExportablePlot", "Series", "EXPORT_FORMATS", "PlainLogAxis", "axis_text", "integer_ticks"]
 
 EXPORT_FORMATS = {"png": "PNG image (*.png)", "svg": "SVG vector image (*.svg)", "csv": "Plot data as CSV (*.csv)"}
 
@@ -47,6 +47,36 @@ class Series:
     low: np.ndarray | None = None
     high: np.ndarray | None = None
     in_legend: bool = True
+
+
+class PlainLogAxis(pg.AxisItem):
+    """Log-axis ticks as plain numbers (1, 10, 100, 1,000) instead of 8·10¹.
+
+    Only 1-2-5 steps are labelled (just the decades when the axis spans many
+    of them), so tick labels never pile up.
+    """
+
+    def logTickStrings(self, values, scale, spacing):  # noqa: N802 (pyqtgraph naming)
+        values = np.asarray(values, dtype=float)
+        if values.size == 0:
+            return []
+        span = float(values.max() - values.min())
+        keep = (1,) if span > 3 else (1, 2, 5)
+        out = []
+        for v in values:
+            number = 10.0 ** v * scale
+            mantissa = number / 10.0 ** np.floor(np.log10(number) + 1e-9)
+            if any(abs(mantissa - k) < 1e-6 for k in keep):
+                out.append(f"{number:,.0f}" if number >= 1 else f"{number:g}")
+            else:
+                out.append("")
+        return out
+
+
+def integer_ticks(plot_item: pg.PlotItem, axis: str, largest: float) -> None:
+    """Whole-number ticks on ``axis`` (counts such as m), thinned as ``largest`` grows."""
+    step = 1 if largest <= 12 else 2 if largest <= 24 else 5 if largest <= 60 else 10 * max(1, int(largest // 120))
+    plot_item.getAxis(axis).setTickSpacing(step, step)
 
 
 def axis_text(label: str, units: str | None) -> str:
@@ -89,7 +119,10 @@ class ExportablePlot(QWidget):
         self.series: dict[str, Series] = {}
         self._log = (log_x, log_y)
 
-        self.plot_widget = pg.PlotWidget()
+        axes = {"left": PlainLogAxis("left")} if log_y else {}
+        if log_x:
+            axes["bottom"] = PlainLogAxis("bottom")
+        self.plot_widget = pg.PlotWidget(axisItems=axes)
         self.plot_item: pg.PlotItem = self.plot_widget.getPlotItem()
         self.plot_item.setTitle(title)
         self.plot_item.setLabel("bottom", axis_text(x_label, x_units))
@@ -266,6 +299,9 @@ class ExportablePlot(QWidget):
         buffer.open(QIODevice.WriteOnly)
         generator = QSvgGenerator()
         generator.setOutputDevice(buffer)
+        # Same resolution as the screen: pyqtgraph draws symbols and labels in
+        # device coordinates, which would otherwise be scaled apart from the axes.
+        generator.setResolution(view.logicalDpiX())
         generator.setSize(view.size())
         generator.setViewBox(view.rect())
         generator.setTitle(self.title)

@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 from ...jobs import SubProgress
 from ...metrics.uniqueness import UniquenessParams, UniquenessResult, person_unicity_curve, uniqueness_curve
 from ..attack_demo import AttackDemo
-from ..plots import ExportablePlot
+from ..plots import ExportablePlot, integer_ticks
 from ..workbench import Workbench
 
 __all__ = ["RiskWorkbench", "RiskResult", "run_risk_analysis"]
@@ -104,7 +104,6 @@ class UniquenessPlot(ExportablePlot):
         self._labels: list[pg.TextItem] = []
         self.plot_item.setYRange(0.0, 1.0, padding=0.02)
         self.plot_item.getViewBox().setLimits(yMin=-0.05, yMax=1.05)
-        self.plot_item.getAxis("bottom").setTickSpacing(1, 1)
         self.plot_item.enableAutoRange(y=False)
         self.zoom_button = self.add_tool_button(
             "Zoom y", "Fit the y axis to the points. Off: the full 0–1 scale, which shows how large the "
@@ -146,6 +145,7 @@ class UniquenessPlot(ExportablePlot):
         if len(m):
             # Extra room on the right for the last point's percent label.
             self.plot_item.setXRange(0.5, max(m.max(), 1) + 0.9, padding=0)
+            integer_ticks(self.plot_item, "bottom", m.max())
         self._apply_y_range()
 
 
