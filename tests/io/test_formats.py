@@ -156,3 +156,17 @@ def test_dialog_filters_list_every_format():
     filters = dialog_filters("transactions")
     assert "FIMI / SPMF itemsets (*.dat *.txt *.fimi)" in filters
     assert len(filters) == len(formats("transactions")) == 6
+
+
+def test_gzip_files_are_read_transparently(io_data, tmp_path):
+    import gzip
+    path = tmp_path / "small.dat.gz"
+    path.write_bytes(gzip.compress((io_data / "small.dat").read_bytes()))
+    data = load_transactions(path)
+    assert labels_of(data) == labels_of(load_transactions(io_data / "small.dat"))
+    assert load_report(data).format == "fimi"
+    broken = tmp_path / "broken.dat.gz"
+    broken.write_bytes(gzip.compress(b"1 2\n" * 1000)[:30])
+    from anonstudio.data.errors import DataFormatError
+    with pytest.raises(DataFormatError, match="broken.dat.gz: is a damaged gzip file"):
+        load_transactions(broken, format="fimi")

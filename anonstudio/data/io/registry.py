@@ -31,7 +31,8 @@ class Head:
 
     @property
     def extension(self) -> str:
-        return self.path.suffix.lower()
+        """The file name's suffix, looking through a ``.gz``."""
+        return Path(self.path.name.lower().removesuffix(".gz")).suffix
 
     @classmethod
     def read(cls, path: Path) -> "Head":
@@ -108,7 +109,7 @@ def get_format(name: str, kind: str | None = None) -> Format:
 
 def format_for_extension(path: Path, kind: str) -> Format | None:
     """The format of ``kind`` with the longest extension the file name ends with."""
-    name = Path(path).name.lower()
+    name = Path(path).name.lower().removesuffix(".gz")
     matches = [(len(ext), -i, fmt) for i, fmt in enumerate(formats(kind)) for ext in fmt.extensions
                if name.endswith(ext)]
     return max(matches, key=lambda t: t[:2])[2] if matches else None

@@ -1,6 +1,8 @@
 """Reading input files as text, with clear errors for files that are not text."""
 from __future__ import annotations
 
+import gzip
+import zlib
 from pathlib import Path
 
 from ..errors import DataFormatError
@@ -15,8 +17,15 @@ class MissingFileError(DataFormatError, FileNotFoundError):
     """The input file does not exist (also a ``FileNotFoundError``)."""
 
 
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
 def read_bytes(path: str | Path, limit: int | None = None) -> bytes:
-    """The file's bytes (at most ``limit``), or a DataFormatError naming it."""
+    """The file's bytes (at most ``limit``), or a DataFormatError naming it.
+
+    Gzip-compressed files (benchmark data is often shipped as ``.dat.gz``)
+    are decompressed transparently.
+    """
     path = Path(path)
     if not path.exists():
         raise MissingFileError(path, "no such file")
@@ -24,9 +33,20 @@ def read_bytes(path: str | Path, limit: int | None = None) -> bytes:
         raise DataFormatError(path, "is a folder, not a file")
     try:
         with open(path, "rb") as fh:
+            if fh.read(2) == _GZIP_MAGIC:
+                return _read_gzip(path, limit)
+            fh.seek(0)
             return fh.read() if limit is None else fh.read(limit)
     except PermissionError as exc:
         raise DataFormatError(path, f"cannot be read ({exc.strerror})") from exc
+
+
+def _read_gzip(path: Path, limit: int | None) -> bytes:
+    try:
+        with gzip.open(path, "rb") as fh:
+            return fh.read() if limit is None else fh.read(limit)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise DataFormatError(path, f"is a damaged gzip file ({exc})") from exc
 
 
 def line_of_offset(data: bytes | str, offset: int) -> int:
