@@ -170,3 +170,23 @@ def test_gzip_files_are_read_transparently(io_data, tmp_path):
     from anonstudio.data.errors import DataFormatError
     with pytest.raises(DataFormatError, match="broken.dat.gz: is a damaged gzip file"):
         load_transactions(broken, format="fimi")
+
+
+def test_parquet_list_column_and_long_form(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    lists = tmp_path / "lists.parquet"
+    pq.write_table(pa.table({"user": ["a", "b", "c"],
+                             "codes": pa.array([[401, 250, 401], None, [7]], type=pa.list_(pa.int64()))}), lists)
+    data = load_transactions(lists)
+    assert labels_of(data) == [["250", "401"], [], ["7"]]
+    assert "1 record had duplicate items (1 repeats), deduplicated" in load_report(data).warnings
+    long = tmp_path / "long.parquet"
+    pq.write_table(pa.table({"record": ["r2", "r1", "r2", "r1"], "item": ["x", "y", "z", None]}), long)
+    assert sniff_format(long).name == "parquet"
+    data = load_transactions(long)
+    assert labels_of(data) == [["x", "z"], ["y"]]
+    assert load_report(data).record_ids == ["r2", "r1"]
+    table_file = tmp_path / "people.parquet"
+    pq.write_table(pa.table({"age": [30, 41], "sex": ["F", "M"], "zip": ["123", "456"]}), table_file)
+    assert isinstance(load_any(table_file), Table)
