@@ -32,3 +32,21 @@ def test_atomic_write_new_file_not_created_on_error(tmp_path):
             fh.write(b"\x00\x01")
             raise ValueError
     assert os.listdir(tmp_path) == []
+
+
+def test_a_writer_failing_midway_keeps_the_old_file(tmp_path, monkeypatch):
+    from anonstudio.data import TransactionData
+    from anonstudio.data.io import fimi, save_transactions
+
+    target = tmp_path / "out.dat"
+    target.write_text("old contents\n")
+
+    def half_then_fail(data):
+        yield ["1", "2"]
+        raise OSError("device full")
+
+    monkeypatch.setattr(fimi, "records_as_label_lists", half_then_fail)
+    with pytest.raises(OSError, match="device full"):
+        save_transactions(TransactionData.from_records([["1", "2"], ["3"]]), target)
+    assert target.read_text() == "old contents\n"
+    assert os.listdir(tmp_path) == ["out.dat"]
