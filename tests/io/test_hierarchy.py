@@ -9,6 +9,13 @@ from anonstudio.data.hierarchy import (Hierarchy, HierarchyError, frequency_bala
 from anonstudio.data.io.hierarchies import load_hierarchy, save_hierarchy
 
 
+def random_tree(rng, min_nodes: int, max_nodes: int) -> Hierarchy:
+    """A random rooted tree: node k > 0 hangs below a random earlier node."""
+    n = int(rng.integers(min_nodes, max_nodes))
+    parent = [-1] + [int(rng.integers(0, k)) for k in range(1, n)]
+    return Hierarchy(tuple(f"n{k}" for k in range(n)), np.asarray(parent))
+
+
 def brute_leaf_count(h: Hierarchy, node: int) -> int:
     return sum(1 for leaf in h.leaves if leaf == node or node in h.ancestors(int(leaf)))
 
@@ -89,9 +96,8 @@ def test_frequency_balanced_taxonomy_is_balanced():
 def test_spans_and_cuts_match_brute_force():
     rng = np.random.default_rng(11)
     for _ in range(30):
-        n = int(rng.integers(2, 25))
-        parent = [-1] + [int(rng.integers(0, k)) for k in range(1, n)]
-        h = Hierarchy(tuple(f"n{k}" for k in range(n)), np.asarray(parent))
+        h = random_tree(rng, 2, 25)
+        n = h.n_nodes
         for v in range(n):
             assert h.leaf_count(v) == brute_leaf_count(h, v)
             for w in range(n):
@@ -108,9 +114,8 @@ def test_spans_and_cuts_match_brute_force():
 def test_ancestor_table_matches_depth_cuts():
     rng = np.random.default_rng(4)
     for _ in range(20):
-        n = int(rng.integers(1, 30))
-        parent = [-1] + [int(rng.integers(0, k)) for k in range(1, n)]
-        h = Hierarchy(tuple(f"n{k}" for k in range(n)), np.asarray(parent))
+        h = random_tree(rng, 1, 30)
+        n = h.n_nodes
         table = h.ancestor_table()
         for d in range(h.height + 1):
             assert table[h.leaves, d].tolist() == h.depth_cut(d).tolist()
