@@ -1,0 +1,379 @@
+"""Map of a generalization of located items: merged Voronoi cells per partition.
+
+:class:`PartitionMap` draws, for one level of a k^m-anonymization, the union of
+the Voronoi cells of each partition as one filled path, with the towers on
+top. A slider steps through the levels ``l = 0..m`` (0 = the original cells,
+one per tower). Hovering a partition shows its towers, size, the people who
+were seen in it (support) and its area.
+
+Drawing stays fast for a city of ~1,300 towers: the polygons and painter
+paths of a level are built once, on first view, and cached; all partitions of
+a level are painted by a single graphics item, and hover lookups go through a
+k-d tree over the towers (a point lies in the cell of its nearest tower, which
+is what a Voronoi cell is).
+"""
+from __future__ import annotations
+
+import colorsys
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+import pyqtgraph as pg
+import shapely
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QCursor, QPainterPath, QPen
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSlider, QStackedLayout, QToolTip, QVBoxLayout, QWidget
+from scipy.spatial import cKDTree
+
+from ..data.geo import PartitionGeometry, VoronoiCells
+
+__all__ = ["PartitionMap", "partition_color", "LevelLayer", "HOVER_TOWERS_SHOWN"]
+
+#: Tower labels listed in a hover text before "… and N more".
+HOVER_TOWERS_SHOWN = 12
+_GOLDEN = 0.6180339887498949
+
+
+def partition_color(partition_id: int) -> QColor:
+    """A colour that depends on the partition id only (so it is stable across levels).
+
+    Partition ids are the smallest item id of the partition; neighbouring ids
+    get hues far apart (golden-ratio steps), and lightness varies in three
+    steps so that two similar hues next to each other still differ.
+    """
+    pid = int(partition_id)
+    hue = (pid * _GOLDEN) % 1.0
+    saturation = (0.45, 0.6, 0.35)[pid % 3]
+    value = (0.95, 0.82, 0.9)[(pid // 3) % 3]
+    r, g, b = colorsys.hsv_to_rgb(hue, saturation, value)
+    return QColor.fromRgbF(r, g, b)
+
+
+def _geometry_path(geom, scale: float) -> QPainterPath:
+    """A fillable painter path of a (multi)polygon, coordinates times ``scale``."""
+    rings = shapely.get_parts(shapely.get_rings(shapely.get_parts(geom)))
+    xs, ys = [], []
+    for ring in rings:
+        xy = shapely.get_coordinates(ring) * scale
+        xs += [xy[:, 0], [np.nan]]
+        ys += [xy[:, 1], [np.nan]]
+    if not xs:
+        return QPainterPath()
+    path = pg.arrayToQPath(np.concatenate(xs), np.concatenate(ys), connect="finite")
+    # Holes (an enclosed partition) must stay unfilled.
+    path.setFillRule(Qt.OddEvenFill)
+    return path
+
+
+@dataclass(eq=False)
+class LevelLayer:
+    """Everything drawn and looked up for one level (built once, then cached)."""
+
+    labels: np.ndarray
+    geometry: PartitionGeometry
+    paths: list[QPainterPath]
+    colors: list[QColor]
+    supports: np.ndarray
+    areas_km2: np.ndarray
+
+    @property
+    def n_partitions(self) -> int:
+        return self.geometry.n_partitions
+
+
+class _PartitionsItem(pg.GraphicsObject):
+    """Paints every partition of a level as a filled path with a thin white edge."""
+
+    def __init__(self):
+        super().__init__()
+        self._paths: list[QPainterPath] = []
+        self._brushes: list[QBrush] = []
+        self._rect = QRectF()
+        self._pen = QPen(QColor("white"))
+        self._pen.setWidthF(0.8)
+        self._pen.setCosmetic(True)  # one device pixel at any zoom
+
+    def set_layer(self, layer: LevelLayer | None) -> None:
+        self.prepareGeometryChange()
+        if layer is None:
+            self._paths, self._brushes, self._rect = [], [], QRectF()
+        else:
+            self._paths = layer.paths
+            self._brushes = [QBrush(c) for c in layer.colors]
+            rect = QRectF()
+            for path in self._paths:
+                rect = rect.united(path.boundingRect())
+            self._rect = rect
+        self.update()
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 (Qt naming)
+        return self._rect
+
+    def paint(self, painter, *args) -> None:
+        painter.setPen(self._pen)
+        for path, brush in zip(self._paths, self._brushes):
+            painter.setBrush(brush)
+            painter.drawPath(path)
+
+
+class PartitionMap(QWidget):
+    """Partitions of located items on a map, one level at a time.
+
+    Call :meth:`set_cells` with the Voronoi cells (or :meth:`set_unavailable`
+    when the data has no coordinates), then :meth:`set_levels` with the item ->
+    partition labels after each level (level 0, the original cells, is added
+    automatically).
+
+    Signals
+    -------
+    level_shown(int)
+        The slider moved to a level.
+    """
+
+    level_shown = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None, *, item_word: str = "tower"):
+        super().__init__(parent)
+        self.item_word = item_word
+        self.cells: VoronoiCells | None = None
+        self.item_labels: Sequence[str] = ()
+        self._records: tuple[np.ndarray, np.ndarray] | None = None
+        self._levels: list[np.ndarray] = []
+        self._notes: list[str] = []
+        self._cache: dict[int, LevelLayer] = {}
+        self._tree: cKDTree | None = None
+        self._hover_part: int | None = None
+        self.last_hover_text = ""
+
+        self.plot = pg.PlotWidget()
+        self.plot_item: pg.PlotItem = self.plot.getPlotItem()
+        self.plot_item.setLabel("bottom", "west → east [km]")
+        self.plot_item.setLabel("left", "south → north [km]")
+        self.plot_item.showGrid(x=True, y=True, alpha=0.15)
+        self.plot_item.setAspectLocked(True)
+        self.plot_item.setTitle("Published partitions")
+        self.partitions_item = _PartitionsItem()
+        self.plot_item.addItem(self.partitions_item)
+        self.highlight = pg.QtWidgets.QGraphicsPathItem()
+        pen = QPen(QColor("#111111"))
+        pen.setWidthF(2.5)
+        pen.setCosmetic(True)
+        self.highlight.setPen(pen)
+        self.highlight.setBrush(Qt.NoBrush)
+        self.highlight.setZValue(5)
+        self.plot_item.addItem(self.highlight)
+        self.towers = pg.ScatterPlotItem(size=4, pen=None, brush=pg.mkBrush("#222222"), hoverable=False)
+        self.towers.setZValue(10)
+        self.plot_item.addItem(self.towers)
+        self.plot.scene().sigMouseMoved.connect(self._on_mouse_moved)
+
+        self.slider = QSlider(Qt.Horizontal)
+        self.slider.setObjectName("level_slider")
+        self.slider.setRange(0, 0)
+        self.slider.setPageStep(1)
+        self.slider.setTickPosition(QSlider.TicksBelow)
+        self.slider.setTickInterval(1)
+        self.slider.setToolTip("Before / after: 0 shows the original cells (one per tower); "
+                               "ℓ shows the partitions after protecting against ℓ known towers.")
+        self.slider.valueChanged.connect(self.show_level)
+        self.level_label = QLabel()
+        self.level_label.setObjectName("level_label")
+        self.level_label.setWordWrap(True)
+        self.info_label = QLabel()
+        self.info_label.setObjectName("hover_info")
+        self.info_label.setWordWrap(True)
+        self.info_label.setTextFormat(Qt.PlainText)
+        self.info_label.setStyleSheet("color: #333;")
+        self.legend_label = QLabel(
+            f"Each colour is one partition: {item_word}s published under one name. A partition keeps its "
+            f"colour from level to level. Dots: {item_word}s. Hover a partition for details; drag to pan, "
+            "wheel to zoom, right-click › View All to reset.")
+        self.legend_label.setWordWrap(True)
+        self.legend_label.setStyleSheet("color: #444;")
+
+        slider_row = QHBoxLayout()
+        slider_row.addWidget(QLabel("Level ℓ:"))
+        slider_row.addWidget(self.slider, 1)
+        map_page = QWidget()
+        layout = QVBoxLayout(map_page)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.plot, 1)
+        layout.addLayout(slider_row)
+        layout.addWidget(self.level_label)
+        layout.addWidget(self.legend_label)
+        layout.addWidget(self.info_label)
+
+        self.unavailable_label = QLabel()
+        self.unavailable_label.setObjectName("map_unavailable")
+        self.unavailable_label.setWordWrap(True)
+        self.unavailable_label.setAlignment(Qt.AlignCenter)
+        self.unavailable_label.setStyleSheet("color: #444; font-size: 12pt; padding: 30px;")
+        self._stack = QStackedLayout(self)
+        self._stack.addWidget(map_page)
+        self._stack.addWidget(self.unavailable_label)
+
+    # ------------------------------------------------------------ set up
+    @property
+    def available(self) -> bool:
+        return self.cells is not None and self._stack.currentIndex() == 0
+
+    def set_unavailable(self, message: str) -> None:
+        """No map (e.g. no coordinates): show ``message`` instead."""
+        self.cells = None
+        self._tree = None
+        self._clear_levels()
+        self.unavailable_label.setText(message)
+        self._stack.setCurrentIndex(1)
+
+    def set_cells(self, cells: VoronoiCells, item_labels: Sequence[str], indptr: np.ndarray,
+                  indices: np.ndarray) -> None:
+        """The cells of the items and the records (CSR), for supports; shows level 0."""
+        self.cells = cells
+        self.item_labels = item_labels
+        self._records = (indptr, indices)
+        self._tree = cKDTree(cells.coords)
+        self._clear_levels()
+        xy = cells.coords / 1000.0
+        self.towers.setData(x=xy[:, 0], y=xy[:, 1])
+        self._stack.setCurrentIndex(0)
+        self.set_levels([])
+        self.plot_item.autoRange()
+
+    def _clear_levels(self) -> None:
+        self._levels = []
+        self._notes = []
+        self._cache.clear()
+        self._hover_part = None
+        self.highlight.setPath(QPainterPath())
+        self.partitions_item.set_layer(None)
+        self.towers.setData(x=[], y=[])
+        self.info_label.clear()
+
+    def set_levels(self, labels: Sequence[np.ndarray], notes: Sequence[str] = ()) -> None:
+        """Item -> partition labels after levels 1, 2, ...; ``notes[l - 1]`` is appended to the caption.
+
+        Cached drawings of unchanged levels are kept. If the slider showed the
+        last level, it follows to the new last one (live runs).
+        """
+        if self.cells is None:
+            return
+        identity = np.arange(self.cells.n_items, dtype=np.int32)
+        new = [identity] + [np.asarray(lv) for lv in labels]
+        for ell in list(self._cache):
+            if ell >= len(new) or not np.array_equal(self._cache[ell].labels, new[ell]):
+                del self._cache[ell]
+        follow = self.slider.value() == self.slider.maximum()
+        self._levels = new
+        self._notes = [""] + list(notes) + [""] * max(0, len(labels) - len(notes))
+        self.slider.blockSignals(True)
+        self.slider.setRange(0, len(new) - 1)
+        if follow:
+            self.slider.setValue(len(new) - 1)
+        self.slider.blockSignals(False)
+        self.show_level(self.slider.value())
+
+    @property
+    def n_levels(self) -> int:
+        """Levels the slider offers, including level 0."""
+        return len(self._levels)
+
+    # ------------------------------------------------------------ drawing
+    def layer(self, ell: int) -> LevelLayer:
+        """The (cached) drawing of level ``ell``."""
+        layer = self._cache.get(ell)
+        if layer is None:
+            labels = self._levels[ell]
+            geometry = PartitionGeometry(self.cells, labels)
+            polygons = geometry.polygons
+            paths = [_geometry_path(p, 1e-3) for p in polygons]
+            colors = [partition_color(int(p)) for p in geometry.partition_ids]
+            supports = geometry.supports(*self._records) if self._records is not None else np.zeros(len(paths))
+            layer = LevelLayer(labels, geometry, paths, colors, supports, geometry.areas_km2)
+            self._cache[ell] = layer
+        return layer
+
+    def show_level(self, ell: int) -> None:
+        """Draw level ``ell`` (0 = original cells) and update the caption."""
+        if self.cells is None or not self._levels:
+            return
+        ell = int(min(max(ell, 0), len(self._levels) - 1))
+        if self.slider.value() != ell:
+            self.slider.blockSignals(True)
+            self.slider.setValue(ell)
+            self.slider.blockSignals(False)
+        layer = self.layer(ell)
+        self.partitions_item.set_layer(layer)
+        self._hover_part = None
+        self.highlight.setPath(QPainterPath())
+        n_items = self.cells.n_items
+        word = self.item_word
+        if ell == 0:
+            text = f"ℓ = 0: the original data, one Voronoi cell per {word} ({n_items:,} {word}s)."
+        else:
+            text = (f"ℓ = {ell}: after protecting against an attacker who knows up to {ell} {word}"
+                    f"{'s' if ell > 1 else ''} of a person: {layer.n_partitions:,} partitions "
+                    f"(from {n_items:,} {word}s).")
+        note = self._notes[ell] if ell < len(self._notes) else ""
+        self.level_label.setText(f"{text} {note}".strip())
+        self.plot_item.setTitle(f"Published partitions, level ℓ = {ell}")
+        self.level_shown.emit(ell)
+
+    @property
+    def shown_level(self) -> int:
+        return self.slider.value()
+
+    @property
+    def drawn_partitions(self) -> int:
+        """Partitions painted right now."""
+        return len(self.partitions_item._paths)
+
+    # -------------------------------------------------------------- hover
+    def partition_at(self, x_km: float, y_km: float) -> int | None:
+        """Index (into the shown level's partitions) under a map point, or None outside the area."""
+        if self._tree is None or not self._levels:
+            return None
+        x, y = x_km * 1000.0, y_km * 1000.0
+        if not self.cells.boundary.covers(shapely.Point(x, y)):
+            return None
+        _, item = self._tree.query([x, y])
+        return int(self.layer(self.shown_level).geometry.part_of_item[int(item)])
+
+    def hover_text(self, part: int) -> str:
+        """Plain text about one partition of the shown level."""
+        layer = self.layer(self.shown_level)
+        members = layer.geometry.members(part)
+        names = [str(self.item_labels[i]) for i in members[:HOVER_TOWERS_SHOWN]]
+        more = len(members) - len(names)
+        listed = ", ".join(names) + (f" … and {more:,} more" if more > 0 else "")
+        word = self.item_word
+        return (f"Partition of {len(members):,} {word}{'s' if len(members) != 1 else ''}: {listed}\n"
+                f"People seen in it (support): {int(layer.supports[part]):,}\n"
+                f"Area: {float(layer.areas_km2[part]):.3f} km²")
+
+    def hover_text_at(self, x_km: float, y_km: float) -> str:
+        part = self.partition_at(x_km, y_km)
+        return "" if part is None else self.hover_text(part)
+
+    def _on_mouse_moved(self, scene_pos: QPointF) -> None:
+        if not self.available or not self._levels:
+            return
+        vb = self.plot_item.getViewBox()
+        if not vb.sceneBoundingRect().contains(scene_pos):
+            self._set_hover(None, "")
+            return
+        point = vb.mapSceneToView(scene_pos)
+        part = self.partition_at(point.x(), point.y())
+        self._set_hover(part, "" if part is None else self.hover_text(part))
+
+    def _set_hover(self, part: int | None, text: str) -> None:
+        if part != self._hover_part:
+            self._hover_part = part
+            path = self.layer(self.shown_level).paths[part] if part is not None else QPainterPath()
+            self.highlight.setPath(path)
+        self.last_hover_text = text
+        self.info_label.setText(text)
+        if text:
+            QToolTip.showText(QCursor.pos(), text, self.plot)
+        else:
+            QToolTip.hideText()
