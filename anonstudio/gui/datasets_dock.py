@@ -47,7 +47,7 @@ def describe_dataset(dataset: Any) -> list[str]:
     if isinstance(dataset, Table):
         frame = dataset.frame
         return [f"dataset: {dataset.name}", f"rows: {len(frame):,}", f"columns: {frame.shape[1]}",
-                "quasi-identifiers: " + (", ".join(map(str, dataset.quasi_identifiers)) or "none"),
+                f"quasi-identifiers: {len(dataset.quasi_identifiers)} of {frame.shape[1]} columns",
                 "sensitive: " + (", ".join(map(str, dataset.sensitive)) or "none")]
     name = getattr(dataset, "name", type(dataset).__name__)
     return [f"dataset: {name}"]
@@ -168,6 +168,11 @@ class DatasetsPanel(QWidget):
         """Make ``dataset`` active: update summary and plots, notify listeners."""
         self.dataset = dataset
         self.summary.setText("\n".join(describe_dataset(dataset)))
+        if isinstance(dataset, Table):
+            self.summary.setToolTip("Columns: " + ", ".join(
+                f"{c} ({dataset.role(c).value})" for c in dataset.frame.columns))
+        else:
+            self.summary.setToolTip("")
         if isinstance(dataset, TransactionData):
             self.length_plot.set_values(dataset.lengths)
             self.frequency_plot.set_frequencies(dataset.item_frequencies)

@@ -31,10 +31,15 @@ from .workers import Job, JobRunner
 
 __all__ = ["MainWindow", "METHOD_REFERENCES"]
 
-OPEN_FILTER = (
-    "Datasets (*.dat *.txt *.csv *.tsv *.parquet *.spmf);;"
-    "Transactions, FIMI/SPMF (*.dat *.txt *.spmf);;CSV (*.csv *.tsv);;Parquet (*.parquet);;All files (*)"
-)
+
+
+def open_filter() -> str:
+    """File-dialog filter: every registered format, plus all of them at once."""
+    from ..data.io import dialog_filters, formats
+
+    patterns = sorted({"*" + ext for fmt in formats() for ext in fmt.extensions})
+    return ";;".join([f"All datasets ({' '.join(patterns)})", *dialog_filters(), "All files (*)"])
+
 
 METHOD_REFERENCES = """
 <h3>Methods and the papers they come from</h3>
@@ -198,7 +203,7 @@ class MainWindow(QMainWindow):
     # -------------------------------------------------------------- actions
     def open_dataset_dialog(self) -> None:
         start = str(Path(self.recent.paths()[0]).parent) if self.recent.paths() else ""
-        path, _ = QFileDialog.getOpenFileName(self, "Open dataset", start, OPEN_FILTER)
+        path, _ = QFileDialog.getOpenFileName(self, "Open dataset", start, open_filter())
         if path:
             self.open_dataset(path)
 

@@ -90,6 +90,13 @@ from .workers import Job, JobRunner
 __all__ = ["Workbench", "EMPTY_TEXT"]
 
 EMPTY_TEXT = "Load a dataset to begin: File > Open dataset…, or pick a bundled sample on the left."
+WRONG_KIND_TEXT = ("{title} works on {wanted}; the loaded dataset “{name}” is {actual}. "
+                   "Open another dataset, or use a workbench for this kind of data.")
+
+#: Plain words for dataset classes in messages.
+KIND_WORDS = {"TransactionData": "set-valued data (one set of items per person)",
+              "Table": "a table (one row of attribute values per person)",
+              "RTData": "a table with a set of items per row"}
 
 
 class Workbench(QWidget):
@@ -173,10 +180,12 @@ class Workbench(QWidget):
             self.cancel()
         if dataset is not None and self.accepts(dataset):
             self.dataset = dataset
+            self.empty_label.setText(self.EMPTY_TEXT)
             self._stack.setCurrentIndex(1)
             self.dataset_changed(dataset)
         else:
             self.dataset = None
+            self.empty_label.setText(self.EMPTY_TEXT if dataset is None else self._wrong_kind_text(dataset))
             self._stack.setCurrentIndex(0)
         if self.param_panel is not None:
             self.param_panel.run_button.setEnabled(self.dataset is not None and not self.param_panel.error)
@@ -216,6 +225,12 @@ class Workbench(QWidget):
         return self.findChildren(ExportablePlot)
 
     # ----------------------------------------------------------- internals
+    def _wrong_kind_text(self, dataset: Any) -> str:
+        wanted = " or ".join(KIND_WORDS.get(t.__name__, t.__name__) for t in self.DATASET_TYPES)
+        actual = KIND_WORDS.get(type(dataset).__name__, type(dataset).__name__)
+        return WRONG_KIND_TEXT.format(title=self.TITLE, wanted=wanted, name=getattr(dataset, "name", "dataset"),
+                                      actual=actual)
+
     def _on_run_requested(self, params: Any) -> None:
         if self.dataset is None:
             self.status.emit("Load a dataset first.")

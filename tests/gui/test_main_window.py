@@ -74,14 +74,23 @@ def test_layout_is_saved_on_close(qtbot, dialogs):
     assert not fresh.jobs_dock.isHidden()
 
 
-def test_warm_up_runs_as_a_job(qtbot, dialogs, wait_job):
+def test_warm_up_runs_as_a_job_behind_a_status_message(qtbot, dialogs, wait_job, monkeypatch):
+    # Compiling every kernel takes long and is tested with the kernels; here
+    # only the window's wiring: a background job and status-bar messages.
     from anonstudio.gui.main_window import MainWindow
+    from anonstudio.kernels import warmup
 
+    def fake_warm_up_all(progress):
+        progress.set(0.5, "compiling support kernels")
+        return {"support": 0.25, "sampler": 0.5}
+
+    monkeypatch.setattr(warmup, "warm_up_all", fake_warm_up_all)
     w = MainWindow(warm_up=True, restore_layout=False)
     qtbot.addWidget(w)
-    wait_job(w.warm_up_job, timeout=120000)
-    assert w.warm_up_job.state.value == "done"
+    assert w.statusBar().currentMessage() == "Compiling numerical kernels in the background…"
+    wait_job(w.warm_up_job)
     assert w.jobs.state_text(w.warm_up_job) == "done"
+    assert w.statusBar().currentMessage() == "Kernels ready (0.8 s)."
     w.runner.shutdown()
 
 
@@ -91,3 +100,48 @@ def test_help_menus_show_references(window, dialogs):
     kinds = [d[0] for d in dialogs]
     assert kinds == ["about", "about"]
     assert "Probabilistic k<sup>m</sup>-anonymity" in dialogs[0][2]
+
+
+def test_export_plot_menu_writes_the_chosen_plot(window, wait_job, data_dir, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog, QInputDialog
+
+    load(window, wait_job, data_dir / "gui" / "tiny.dat")
+    answers = iter([("Item frequencies", True), ("Plot data as CSV (*.csv)", True)])
+    monkeypatch.setattr(QInputDialog, "getItem", lambda *a, **k: next(answers))
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(tmp_path / "freq"), ""))
+    window.export_action.trigger()
+    rows = (tmp_path / "freq.csv").read_text(encoding="utf-8").splitlines()
+    assert rows[0].startswith("series,item rank")
+    assert len(rows) == 1 + 13  # one row per distinct item
+
+
+def test_open_dialog_filter_lists_registered_formats(window, monkeypatch, wait_job, data_dir):
+    from PySide6.QtWidgets import QFileDialog
+
+    seen = {}
+
+    def fake_open(parent, caption, start, filters):
+        seen["filters"] = filters
+        return str(data_dir / "gui" / "tiny.dat"), ""
+
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", fake_open)
+    window.open_action.trigger()
+    wait_job(window.datasets.last_job)
+    assert window.dataset.n_records == 40
+    assert "FIMI" in seen["filters"] and "*.dat" in seen["filters"].split(";;")[0]
+
+
+def test_a_table_explains_why_set_valued_workbenches_do_not_apply(window):
+    import pandas as pd
+
+    from anonstudio.data.table import Table
+    from anonstudio.gui.workbenches.risk import RiskWorkbench
+
+    table = Table(pd.DataFrame({"age": [30, 40], "job": ["a", "b"]}), name="people.csv")
+    window.datasets.set_dataset(table)
+    bench = window.workbench(RiskWorkbench)
+    assert bench.dataset is None
+    assert "set-valued data" in bench.empty_label.text() and "people.csv" in bench.empty_label.text()
+    assert not bench.param_panel.run_button.isEnabled()
+    assert "rows: 2" in window.datasets.summary.text()
+    assert not window.datasets.length_plot.has_data()
