@@ -28,6 +28,8 @@ from .sampler import ChainSet, SamplerPlan
 
 __all__ = ["ThreatResult", "Diagnostics", "analyze_threat", "prepare"]
 
+PARTIAL_EVERY = 1.0  # seconds between partial results (each costs one estimation pass)
+
 
 @dataclass(eq=False)
 class Diagnostics:
@@ -263,7 +265,7 @@ def analyze_threat(frame: pd.DataFrame, release: GroupRelease, params: ThreatPar
     def publish() -> None:
         progress.partial(_estimate(prep, chains, params, False, time.perf_counter() - t0, False))
 
-    complete = chains.run(progress, publish)
+    complete = chains.run(progress, publish, PARTIAL_EVERY)
     result = _estimate(prep, chains, params, complete, time.perf_counter() - t0, True)
     progress.set(1.0, "done" if complete else "cancelled")
     return result
