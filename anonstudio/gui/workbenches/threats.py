@@ -1,0 +1,378 @@
+"""Threats workbench: what does an attacker learn about people in a group-anonymized table
+beyond what the table teaches about everyone? (Boreale, Corradi, Viscardi 2020)
+
+One run anonymizes the loaded table (Mondrian, global recoding or Anatomy) or
+imports a published CSV, checks the release with the independent verifier and
+runs the Bayesian analysis: a *learner* estimates the population from the
+release (p_L), an *attacker* who also knows the victim is in the table reasons
+about that person (p_A, Lemma 1), and random worlds (p_RW) treats every
+compatible table as equally likely. The tab shows
+
+* the paper's Figures 2-3: p_A against p_L of the true value for rows
+  threatened under p_A and under p_L (the attacker-better region shaded),
+  and histograms of log2 Ti with their skewness — updated live while sampling;
+* brushing: select points to list the rows; click a row for the victim
+  inspector (the paper's Table III for that person, and the person's group);
+* the measures of Tables IV/V with one plain-language line each, the
+  convergence diagnostics, and exports (per-row CSV, measures JSON, plots).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QMessageBox,
+    QPushButton,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ...data.table import Table
+from ..threat_export import write_measures_json, write_rows_csv
+from ..threat_inspector import VictimInspector
+from ..threat_job import RowView, ThreatRun, ThreatRunParams, run_threat_pipeline
+from ..threat_plots import Log2TiHistogram, ThreatScatter
+from ..threat_setup import ThreatSetupPanel
+from ..threat_tables import MAX_LISTED, MeasuresTable, ThreatRowsTable, format_measure
+from ..workbench import Workbench
+
+__all__ = ["ThreatsWorkbench"]
+
+INTRO = (
+    "<b>Does the release tell an attacker more about the people in it than it teaches about everyone?</b> "
+    "The <i>learner</i> (p_L) learns the population from the anonymized table; the <i>attacker</i> (p_A) also "
+    "knows the victim is in it. Each point is a person, placed by the probability each side gives their true "
+    "sensitive value; in the <span style='background:#f2d4d4'>&nbsp;red area&nbsp;</span> the attacker is surer."
+)
+EMPTY_TEXT = ("Load a table to begin: pick the bundled “UCI Adult census extract” sample on the left "
+              "(or File > Open a CSV table). The Threats tab analyses tables, one row per person.")
+SCATTER_A = "(a) Rows the attacker guesses right (threatened under p_A)"
+SCATTER_L = "(c) Rows the learner guesses right (threatened under p_L)"
+HIST_A = "(b) log2 Ti, threatened under p_A"
+HIST_L = "(d) log2 Ti, threatened under p_L"
+SELECT_HINT = ("<b>Select people</b>: drag a rectangle over points in (a) or (c), or click a point, to list "
+               "those rows here; click a row to inspect that person.")
+NOTE = ("<b>Reading the plots.</b> Red area: p_A > p_L, the attacker is more confident than the learner. "
+        "Ti = p_A / p_L: how many times more confident; log2 Ti = 1 means twice as confident. γ (skewness) > 0: "
+        "a long tail of people the attacker is much surer about.")
+
+
+class ThreatsWorkbench(Workbench):
+    """Relative privacy threat of a group-anonymized table; see the module docstring.
+
+    Signals
+    -------
+    analysis_finished(object, bool)
+        The :class:`~anonstudio.gui.threat_job.ThreatRun` and whether it completed.
+    """
+
+    TITLE = "Threats"
+    ORDER = 50
+    PARAMS = ThreatRunParams
+    RUN_TEXT = "Analyse threats"
+    DATASET_TYPES = (Table,)
+    EMPTY_TEXT = EMPTY_TEXT
+
+    analysis_finished = Signal(object, bool)
+
+    def __init__(self, runner, parent: QWidget | None = None):
+        super().__init__(runner, parent)
+        self.setup_panel = ThreatSetupPanel(self.param_panel)
+
+    # ------------------------------------------------------------ building
+    def build(self) -> QWidget:
+        self.run_state: ThreatRun | None = None
+        self.view: RowView | None = None
+        self.selected = np.zeros(0, dtype=np.int64)
+
+        intro = QLabel(INTRO)
+        intro.setWordWrap(True)
+        self.release_label = QLabel("Press “Analyse threats” (right) to anonymize the table and analyse it.")
+        self.release_label.setObjectName("threat_release")
+        self.release_label.setWordWrap(True)
+        self.release_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.summary_label = QLabel()
+        self.summary_label.setObjectName("threat_summary")
+        self.summary_label.setWordWrap(True)
+        self.summary_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.summary_label.setStyleSheet(
+            "background: #eef4fa; border: 1px solid #b8cfe6; border-radius: 4px; padding: 6px;")
+        self.summary_label.setVisible(False)
+
+        self.scatter_A = ThreatScatter(SCATTER_A, empty_text="Points appear while the sampler runs.")
+        self.scatter_L = ThreatScatter(SCATTER_L, empty_text="Points appear while the sampler runs.")
+        self.hist_A = Log2TiHistogram(HIST_A, empty_text="", color="#B22222")
+        self.hist_L = Log2TiHistogram(HIST_L, empty_text="", color="#0072B2")
+        grid_widget = QWidget()
+        grid = QGridLayout(grid_widget)
+        grid.setContentsMargins(0, 0, 0, 0)
+        for i, plot in enumerate((self.scatter_A, self.hist_A, self.scatter_L, self.hist_L)):
+            grid.addWidget(plot, i // 2, i % 2)
+            plot.setMinimumHeight(200)
+        grid.setColumnStretch(0, 1)
+        grid.setColumnStretch(1, 1)
+        for scatter in (self.scatter_A, self.scatter_L):
+            scatter.selection_changed.connect(self.select_rows)
+
+        self.selection_label = QLabel(SELECT_HINT)
+        self.selection_label.setObjectName("threat_selection")
+        self.selection_label.setWordWrap(True)
+        self.rows_table = ThreatRowsTable("Selected rows. Click one to inspect that person on the right.")
+        self.rows_table.row_clicked.connect(self.inspect_row)
+        self.inspector = VictimInspector()
+        rows_box = QWidget()
+        rows_layout = QVBoxLayout(rows_box)
+        rows_layout.setContentsMargins(0, 0, 0, 0)
+        rows_layout.addWidget(self.selection_label)
+        rows_layout.addWidget(self.rows_table, 1)
+        lower = QSplitter(Qt.Horizontal)
+        lower.addWidget(rows_box)
+        lower.addWidget(self.inspector)
+        lower.setStretchFactor(0, 1)
+        lower.setStretchFactor(1, 1)
+        plots_page = QSplitter(Qt.Vertical)
+        plots_page.addWidget(grid_widget)
+        plots_page.addWidget(lower)
+        plots_page.setStretchFactor(0, 3)
+        plots_page.setStretchFactor(1, 2)
+        plots_page.setSizes([500, 400])
+        note = QLabel(NOTE)
+        note.setWordWrap(True)
+        note.setStyleSheet("color: #333;")
+        rows_page = QWidget()
+        rows_page_layout = QVBoxLayout(rows_page)
+        rows_page_layout.setContentsMargins(0, 0, 0, 0)
+        rows_page_layout.addWidget(plots_page, 1)
+        rows_page_layout.addWidget(note)
+
+        self.measures_table = MeasuresTable()
+        self.diagnostics_label = QLabel("Convergence diagnostics appear when sampling finishes.")
+        self.diagnostics_label.setObjectName("threat_diagnostics")
+        self.diagnostics_label.setWordWrap(True)
+        self.diagnostics_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        measures_page = QWidget()
+        measures_layout = QVBoxLayout(measures_page)
+        measures_layout.addWidget(QLabel("<b>Threat and faithfulness measures</b> (the paper's Tables IV and V)"))
+        measures_layout.addWidget(self.measures_table, 1)
+        measures_layout.addWidget(self.diagnostics_label)
+
+        self.tabs = QTabWidget()
+        self.tabs.addTab(rows_page, "Attacker vs learner (Figures 2-3)")
+        self.tabs.addTab(measures_page, "Measures (Tables IV-V)")
+
+        exports = QHBoxLayout()
+        exports.addWidget(QLabel("Save:"))
+        self.export_buttons: dict[str, QPushButton] = {}
+        for key, text, tip, slot in (
+            ("rows", "Per-row CSV…", "One line per analysed row: row, group, true value s, p_A(s), p_L(s), "
+                                     "p_RW(s), Ti, log2 Ti and whether each side guesses it right.",
+             self._export_rows_dialog),
+            ("measures", "Measures JSON…", "Every measure with its meaning, the parameters, the release and its "
+                                           "independent check, convergence diagnostics.",
+             self._export_measures_dialog),
+        ):
+            button = QPushButton(text)
+            button.setObjectName(f"export_{key}")
+            button.setToolTip(tip + " Written atomically.")
+            button.setEnabled(False)
+            button.clicked.connect(slot)
+            exports.addWidget(button)
+            self.export_buttons[key] = button
+        exports.addWidget(QLabel("Plots: PNG / SVG / CSV buttons above each plot."))
+        exports.addStretch(1)
+
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        layout.addWidget(intro)
+        layout.addWidget(self.release_label)
+        layout.addWidget(self.summary_label)
+        layout.addWidget(self.tabs, 1)
+        layout.addLayout(exports)
+        return page
+
+    # ------------------------------------------------------------ dataset
+    def dataset_changed(self, dataset: Any) -> None:
+        self.setup_panel.set_table(dataset)
+        self._show(None)
+        self.release_label.setText(f"“{dataset.name}”: {dataset.n_rows:,} rows, {len(dataset.frame.columns)} "
+                                   "columns. Choose the columns on the right and press “Analyse threats”.")
+
+    def run(self, params: ThreatRunParams) -> None:
+        problem = self.setup_panel.problem()
+        if problem:
+            self.setup_panel.refresh()
+            self.status.emit(problem)
+            return
+        setup = self.setup_panel.setup()
+        table = self.dataset
+        self._show(None)
+        self.release_label.setText("Anonymizing and checking the release…")
+        self.submit(f"Threat analysis ({table.name}, {params.scheme})",
+                    lambda progress: run_threat_pipeline(table, params, setup, progress),
+                    on_partial=self._show, on_done=self._on_done, on_error=self._on_error)
+
+    # ------------------------------------------------------------ results
+    def _on_done(self, run: ThreatRun, complete: bool) -> None:
+        self._show(run)
+        if complete:
+            self.status.emit("Threat analysis finished.")
+        elif run.result is None:
+            self.status.emit("Threat analysis stopped before sampling.")
+        else:
+            self.status.emit("Threat analysis stopped early; the estimates use the samples kept so far.")
+        self.analysis_finished.emit(run, complete)
+
+    def _on_error(self, exc: BaseException) -> None:
+        self.release_label.setText(f"The analysis failed: {exc}")
+
+    def _show(self, run: ThreatRun | None) -> None:
+        self.run_state = run
+        has_result = run is not None and run.result is not None
+        self.view = RowView.of(run) if has_result else None
+        for button in self.export_buttons.values():
+            button.setEnabled(has_result)
+        if run is None:
+            for plot in (self.scatter_A, self.scatter_L, self.hist_A, self.hist_L):
+                plot.clear_data()
+            self.measures_table.show_measures(None)
+            self.summary_label.setVisible(False)
+            self.selected = np.zeros(0, dtype=np.int64)
+            self._show_selection()
+            self.inspector.bars.clear_victim()
+            return
+        self.release_label.setText(f"<b>Release</b>: {run.release_text()}<br>{run.verifier_text()}")
+        if not has_result:
+            return
+        self._show_estimates(run)
+
+    def _show_estimates(self, run: ThreatRun) -> None:
+        view, result = self.view, run.result
+        log2_ti = view.log2_ti
+        for scatter, hist, flags, key in ((self.scatter_A, self.hist_A, view.threatened_A, "skewness_log2Ti_A"),
+                                          (self.scatter_L, self.hist_L, view.threatened_L, "skewness_log2Ti_L")):
+            rows = np.flatnonzero(flags)
+            scatter.set_rows(rows, view.p_L[rows], view.p_A[rows])
+            scatter.highlight(self.selected)
+            finite = np.isfinite(log2_ti[rows])
+            hist.set_values(log2_ti[rows][finite], result.measures.get(key, float("nan")), int((~finite).sum()))
+        self.measures_table.show_measures(result.measures, result.meanings)
+        self.summary_label.setText(self._summary_text(run))
+        self.summary_label.setVisible(True)
+        self.diagnostics_label.setText(diagnostics_text(result))
+        self._show_selection()
+        if self.inspector.row is not None and self.inspector.row < len(view.s_true):
+            self.inspector.show_victim(run, view, self.inspector.row)
+
+    def _summary_text(self, run: ThreatRun) -> str:
+        result, p = run.result, run.params
+        m = result.measures
+        if result.complete:
+            state = "complete"
+        elif run.finished:
+            state = "<b>stopped early</b>: estimates from the samples kept so far"
+        else:
+            state = "still sampling — the plots update as samples arrive"
+        sampling = (f"{result.kept:,} samples kept from {p.chains} chain(s), sweep {result.sweeps:,} of "
+                    f"{p.iterations:,} ({state})")
+        knows = ", ".join(result.known_qi)
+        return (
+            f"The attacker guesses the true {result.sensitive} of <b>{_pct(m.get('GT_A'))}</b> of the rows, the "
+            f"learner of <b>{_pct(m.get('GT_L'))}</b>, random worlds of {_pct(m.get('GT_RW'))} "
+            f"(always guessing the most common value: {_pct(m.get('baseline_accuracy'))}). "
+            f"For {format_measure('count_log2Ti_ge1', m.get('count_log2Ti_ge1', float('nan')))} people the attacker "
+            f"guesses right and is at least twice as confident as the learner (at most "
+            f"{_times(m.get('max_Ti'))} as confident). "
+            f"Faithfulness RF = {format_measure('RF', m.get('RF', float('nan')))} (1 = the release teaches what the "
+            f"cleartext would).<br><span style='color:#555'>Attacker knows: {knows}. {sampling}.</span>")
+
+    # ---------------------------------------------------------- brushing
+    def select_rows(self, rows: np.ndarray) -> None:
+        """List ``rows`` (table row indices) below the plots and ring them in both scatters."""
+        self.selected = np.unique(np.asarray(rows, dtype=np.int64))
+        for scatter in (self.scatter_A, self.scatter_L):
+            scatter.highlight(self.selected)
+        self._show_selection()
+        if len(self.selected) == 1:
+            self.inspect_row(int(self.selected[0]))
+
+    def _show_selection(self) -> None:
+        if self.view is None or not len(self.selected):
+            self.rows_table.setRowCount(0)
+            self.selection_label.setText(SELECT_HINT)
+            return
+        self.rows_table.show_rows(self.view, self.selected, highlight=self.inspector.row)
+        shown = len(self.selected) - self.rows_table.truncated
+        more = f" (the first {MAX_LISTED:,} listed)" if self.rows_table.truncated else ""
+        self.selection_label.setText(f"<b>{len(self.selected):,} selected rows</b>{more}. Click one to inspect "
+                                     f"that person. {shown:,} shown; sort by clicking a column header.")
+
+    def inspect_row(self, row: int) -> None:
+        """Open the victim inspector on table row ``row`` (from 0)."""
+        if self.view is None or not 0 <= row < len(self.view.s_true):
+            return
+        self.inspector.show_victim(self.run_state, self.view, row)
+
+    # ------------------------------------------------------------ exports
+    def export_rows(self, path: str | Path) -> Path:
+        return write_rows_csv(self.run_state, path)
+
+    def export_measures(self, path: str | Path) -> Path:
+        return write_measures_json(self.run_state, path)
+
+    def _export_rows_dialog(self) -> None:
+        self._export_dialog("Per-row CSV", "threat-rows.csv", "CSV (*.csv)", self.export_rows)
+
+    def _export_measures_dialog(self) -> None:
+        self._export_dialog("Measures JSON", "threat-measures.json", "JSON (*.json)", self.export_measures)
+
+    def _export_dialog(self, title: str, default: str, filter_text: str, write) -> None:
+        name, _ = QFileDialog.getSaveFileName(self, f"Save {title}", default, filter_text)
+        if not name:
+            return
+        try:
+            path = write(name)
+        except (OSError, ValueError) as exc:
+            QMessageBox.critical(self, "Export failed", f"Could not write {name}: {exc}")
+            return
+        self.status.emit(f"Saved {path}.")
+
+
+def _pct(share: float | None) -> str:
+    if share is None or not np.isfinite(share):
+        return "n/a"
+    return f"{share * 100:.1f} %"
+
+
+def _times(ti: float | None) -> str:
+    if ti is None or not np.isfinite(ti):
+        return "n/a"
+    return f"{ti:,.0f} times" if ti >= 10 else f"{ti:.1f} times"
+
+
+def diagnostics_text(result) -> str:
+    """Convergence diagnostics in plain words (Section VI-D of the paper)."""
+    if result.diagnostics is None:
+        return "Convergence diagnostics appear when sampling finishes."
+    s = result.diagnostics.summary()
+    parts = ["<b>Did the sampler settle?</b>"]
+    if s.get("geweke_share_within_2") is not None:
+        parts.append(f"Geweke test: {s['geweke_share_within_2'] * 100:.0f} % of the population parameters have "
+                     f"|z| ≤ 2 (largest |z| {s['geweke_max_abs_z']:.1f}); about 95 % is expected once the chains "
+                     "have settled.")
+    if s.get("weiss_share_p_above_0.05") is not None:
+        parts.append(f"Weiss test on tracked rows: {s['weiss_share_p_above_0.05'] * 100:.0f} % have p > 0.05 "
+                     f"(smallest p {s['weiss_min_p']:.3f}).")
+    rates = [a for a in (s.get("acceptance") or []) if a is not None]
+    if rates:
+        parts.append("Anatomy proposals accepted: " + ", ".join(f"{a * 100:.0f} %" for a in rates) + ".")
+    parts.append("Far from these (many |z| > 2, small p): run more sweeps.")
+    return " ".join(parts)

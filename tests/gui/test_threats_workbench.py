@@ -1,0 +1,262 @@
+"""Threats workbench: run, Figures 2-3 plots, brushing, victim inspector, cancel, exports.
+
+A 300-row slice of the bundled Adult sample and the paper's 8-row Table I
+(``tests/data/threat``) keep every run to a few seconds.
+"""
+from __future__ import annotations
+
+import csv
+import json
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPointF, QRectF, Qt
+
+from anonstudio.data.table import Table
+from anonstudio.gui.threat_export import ROW_COLUMNS
+from anonstudio.gui.threat_inspector import DISTRIBUTIONS
+from anonstudio.gui.threat_setup import PAPER_ADULT_QI
+from anonstudio.gui.threat_tables import MEASURE_NAMES
+from anonstudio.gui.workbenches.threats import ThreatsWorkbench
+from anonstudio.methods.threat import MEASURE_MEANINGS
+
+FAST = {"rows": 300, "iterations": 400, "burn_in": 100, "thinning": 1, "chains": 2, "seed": 3}
+
+
+@pytest.fixture(scope="module")
+def adult300() -> Table:
+    from anonstudio.data.samples import load_sample
+
+    table = load_sample("adult")
+    frame = table.frame.dropna().iloc[:300].reset_index(drop=True)
+    return Table(frame, {}, "adult-300", None)
+
+
+@pytest.fixture
+def bench(window) -> ThreatsWorkbench:
+    b = window.workbench(ThreatsWorkbench)
+    window.tabs.setCurrentWidget(b)
+    return b
+
+
+def run_fast(bench, wait_job, **changes) -> None:
+    for name, value in {**FAST, **changes}.items():
+        bench.param_panel.set_value(name, value)
+    assert not bench.param_panel.error, bench.param_panel.error
+    bench.param_panel.run_button.click()
+    assert bench.job is not None
+    wait_job(bench.job, timeout=60000)
+
+
+def true_value_probs(result):
+    """p_A and p_L of every row's true value, and the rows each distribution guesses right (ties: any max)."""
+    rows = np.arange(result.n_rows)
+    s = result.s_true
+    pa, pl = result.p_A[rows, s], result.p_L[rows, s]
+    thr_a = result.p_A[rows, s] >= result.p_A.max(axis=1) * (1 - 1e-9)
+    thr_l = result.p_L[rows, s] >= result.p_L.max(axis=1) * (1 - 1e-9)
+    return pa, pl, thr_a, thr_l
+
+
+@pytest.fixture
+def adult_run(window, bench, adult300, wait_job):
+    window.set_dataset(adult300)
+    run_fast(bench, wait_job)
+    assert bench.job.state.value == "done"
+    return bench
+
+
+def test_transaction_data_gets_a_plain_message(window, bench, wait_job, data_dir):
+    wait_job(window.open_dataset(data_dir / "gui" / "tiny.dat"))
+    assert bench.dataset is None
+    text = bench.empty_label.text()
+    assert "Threats works on a table" in text and "set-valued data" in text
+    assert not bench.param_panel.run_button.isEnabled()
+
+
+def test_adult_defaults_are_the_papers_columns(window, bench, adult300):
+    window.set_dataset(adult300)
+    setup = bench.setup_panel
+    assert setup.sensitive == "occupation"
+    assert set(setup.qi) == set(PAPER_ADULT_QI)
+    assert set(setup.known) == set(PAPER_ADULT_QI)
+    assert setup.setup().known == ()  # all known -> the analysis' default
+    assert setup.problem() == ""
+
+
+def test_run_fills_both_scatters_histograms_and_measures(adult_run):
+    bench = adult_run
+    run = bench.run_state
+    result = run.result
+    assert run.complete and result.complete and result.n_rows == 300
+    assert "PASS" in bench.release_label.text() and "4-anonymous: yes" in bench.release_label.text()
+    pa, pl, thr_a, thr_l = true_value_probs(result)
+    for scatter, hist, flags in ((bench.scatter_A, bench.hist_A, thr_a), (bench.scatter_L, bench.hist_L, thr_l)):
+        x, y = scatter.series["rows"].item.getData()
+        assert len(x) == flags.sum() > 0
+        assert np.allclose(x, pl[flags]) and np.allclose(y, pa[flags])
+        assert np.array_equal(scatter.rows, np.flatnonzero(flags))
+        _, counts = hist.series["rows"].x, hist.series["rows"].y
+        finite = np.isfinite(np.log2(pa[flags] / pl[flags]))
+        assert counts.sum() == finite.sum() > 0
+        assert "γ = " in hist.plot_item.titleLabel.text
+    assert bench.scatter_A.plot_item.getAxis("bottom").labelText == "learner's probability of the true value p_L"
+    assert bench.scatter_A.plot_item.getAxis("left").labelText == "attacker's probability p_A"
+    # Measures table: every measure with a value and its plain-language meaning.
+    table = bench.measures_table
+    assert table.rowCount() == len(result.measures)
+    assert table.item(0, 0).text() == MEASURE_NAMES["GT_A"]
+    assert table.value_text("GT_A") == f"{result.measures['GT_A']:.4f}"
+    assert table.item(0, 2).text() == MEASURE_MEANINGS["GT_A"]
+    gt_a = np.mean(thr_a)  # no ties expected with continuous estimates
+    assert result.measures["GT_A"] == pytest.approx(gt_a, abs=0.01)
+    assert bench.export_buttons["rows"].isEnabled()
+    assert "Did the sampler settle?" in bench.diagnostics_label.text()
+
+
+def test_selecting_points_lists_rows_and_opens_the_victim(adult_run):
+    bench = adult_run
+    view = bench.view
+    rect = QRectF(0.0, 0.5, 0.5, 0.5)  # learner below 1/2, attacker above: the attacker-better corner
+    picked = bench.scatter_A.select_rect(rect)
+    flags = view.threatened_A
+    expected = np.flatnonzero(flags & (view.p_L <= 0.5) & (view.p_A >= 0.5))
+    assert np.array_equal(np.sort(picked), expected) and len(expected) > 0
+    table = bench.rows_table
+    assert table.rowCount() == len(expected)
+    listed = sorted(table.row_at(i) for i in range(table.rowCount()))
+    assert listed == expected.tolist()
+    assert f"{len(expected)} selected rows" in bench.selection_label.text()
+    # The selection is ringed in both scatters where the rows appear.
+    ringed_a = bench.scatter_A.series["selected"].x
+    assert len(ringed_a) == len(expected)
+
+    # Clicking a listed row opens the victim inspector: three distributions summing to 1.
+    line = 0
+    row = table.row_at(line)
+    table.cellClicked.emit(line, 0)
+    assert bench.inspector.row == row
+    result = bench.run_state.result
+    for key, (label, _) in DISTRIBUTIONS.items():
+        shown = bench.inspector.bars.series[label].y
+        assert shown.sum() == pytest.approx(1.0, abs=1e-9)
+        assert np.allclose(shown, getattr(result, key)[row])
+    group_rows = bench.run_state.release.group_rows(int(view.group[row]))
+    assert bench.inspector.group_table.rowCount() == len(group_rows)
+    assert f"row {row}" in bench.inspector.heading.text()
+
+
+def test_dragging_a_rectangle_selects_like_select_rect(adult_run):
+    bench = adult_run
+    scatter = bench.scatter_L
+    vb = scatter.view_box
+    start, end = vb.mapViewToScene(QPointF(0.0, 1.0)), vb.mapViewToScene(QPointF(1.0, 0.0))
+    got = []
+    scatter.selection_changed.connect(lambda rows: got.append(rows))
+    for finish in (False, True):
+        event = SimpleNamespace(button=lambda: Qt.LeftButton, buttonDownScenePos=lambda: start,
+                                scenePos=lambda: end, isFinish=lambda f=finish: f, accept=lambda: None)
+        scatter._drag(event)
+    assert len(got) == 1
+    assert np.array_equal(np.sort(got[0]), np.flatnonzero(bench.view.threatened_L))
+    assert bench.rows_table.rowCount() == min(len(got[0]), 2000)
+
+
+def test_cancel_keeps_partial_estimates(window, bench, adult300, qtbot, wait_job):
+    window.set_dataset(adult300)
+    for name, value in {**FAST, "iterations": 1_000_000, "burn_in": 10}.items():
+        bench.param_panel.set_value(name, value)
+    bench.param_panel.run_button.click()
+    job = bench.job
+    # Estimates arrive while the sampler runs ...
+    qtbot.waitUntil(lambda: bench.scatter_A.has_data(), timeout=30000)
+    assert not job.state.finished
+    assert "still sampling" in bench.summary_label.text()
+    bench.param_panel.cancel_button.click()
+    wait_job(job)
+    # ... and stay after the cancel, marked incomplete.
+    assert job.state.value == "cancelled"
+    run = bench.run_state
+    assert run is not None and run.result is not None and not run.complete and not run.result.complete
+    assert 0 < run.result.sweeps < 1_000_000 and run.result.kept > 0
+    assert bench.scatter_A.has_data() and bench.measures_table.rowCount() > 0
+    assert "stopped early" in bench.summary_label.text()
+
+
+def test_exports_write_valid_files(adult_run, tmp_path):
+    bench = adult_run
+    result = bench.run_state.result
+    rows_path = bench.export_rows(tmp_path / "rows.csv")
+    with open(rows_path, newline="") as fh:
+        lines = list(csv.reader(fh))
+    assert tuple(lines[0]) == ROW_COLUMNS
+    assert len(lines) == 1 + result.n_rows
+    pa, pl, thr_a, thr_l = true_value_probs(result)
+    for line in lines[1:]:
+        i = int(line[0])
+        assert line[2] == str(result.sensitive_values[result.s_true[i]])
+        assert float(line[3]) == pytest.approx(pa[i], rel=1e-5, abs=1e-9)
+        assert float(line[4]) == pytest.approx(pl[i], rel=1e-5, abs=1e-9)
+        assert int(line[8]) == int(thr_a[i]) and int(line[9]) == int(thr_l[i])
+
+    doc = json.loads((bench.export_measures(tmp_path / "measures.json")).read_text())
+    assert doc["complete"] is True
+    assert doc["measures"]["GT_A"] == pytest.approx(result.measures["GT_A"])
+    assert set(MEASURE_MEANINGS) <= set(doc["measure_meanings"])
+    assert doc["release"]["verifier"]["ok"] is True and doc["release"]["groups"] == bench.run_state.release.n_groups
+    assert "rows" not in doc
+
+    for fmt in ("png", "svg", "csv"):
+        path = bench.scatter_A.export(tmp_path / f"scatter.{fmt}")
+        data = path.read_bytes()
+        assert len(data) > 100
+    assert (tmp_path / "scatter.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert b"<svg" in (tmp_path / "scatter.svg").read_bytes()
+    csv_lines = (tmp_path / "scatter.csv").read_text().splitlines()
+    assert len([x for x in csv_lines if x.startswith("rows,")]) == int(bench.view.threatened_A.sum())
+    bench.inspect_row(0)
+    victim_csv = bench.inspector.bars.export(tmp_path / "victim.csv").read_text().splitlines()
+    assert victim_csv[0] == "value,p_L,p_A,p_RW" and len(victim_csv) == 1 + len(result.sensitive_values)
+    assert not list(tmp_path.glob("*.tmp*"))
+
+
+def test_imported_csv_reproduces_table_iii(window, bench, wait_job, data_dir):
+    """Example 1 of the paper: the victim (Malaysia, 45501) of Table I(b)."""
+    folder = data_dir / "threat"
+    wait_job(window.open_dataset(folder / "example1_original.csv"))
+    setup = bench.setup_panel
+    assert setup.sensitive == "disease" and setup.qi == ["nationality", "zip"]
+    bench.param_panel.set_value("scheme", "csv")
+    assert "Choose the anonymized CSV" in setup.problem()
+    setup.set_csv(folder / "example1_anonymized.csv", folder / "example1_domains.csv")
+    assert setup.problem() == "" and setup.setup().id_column == "id"
+    run_fast(bench, wait_job, iterations=20_000, burn_in=1000, seed=7)
+    assert bench.run_state.complete
+    assert "imported example1_anonymized.csv" in bench.release_label.text()
+    assert "PASS" in bench.release_label.text()
+    bench.inspect_row(0)
+    names = bench.inspector.bars.names
+    p_a = dict(zip(names, bench.inspector.distributions["p_A"]))
+    p_rw = dict(zip(names, bench.inspector.distributions["p_RW"]))
+    # Table III: p_A = (0.58, 0.42, 0, 0, 0), p_RW = (0.5, 0.5, 0, 0, 0) for Heart, Flu, Stomach, HIV, Diabetes.
+    assert p_a["Heart"] == pytest.approx(7 / 12, abs=0.02) and p_a["Flu"] == pytest.approx(5 / 12, abs=0.02)
+    assert p_rw["Heart"] == pytest.approx(0.5) and p_rw["HIV"] == 0.0
+    assert "4550*" in bench.inspector.group_label.text()
+
+
+def test_anatomy_on_a_slice_and_setup_problems(window, bench, adult300, wait_job):
+    window.set_dataset(adult300)
+    setup = bench.setup_panel
+    setup.set_columns(["age", "sex", "race"], "occupation", known=[])
+    assert "attacker knows" in setup.problem()
+    bench.param_panel.run_button.click()
+    assert bench.job is None  # nothing started
+    setup.set_columns(["age", "sex", "race"], "occupation", known=["age", "sex"])
+    assert setup.setup().known == ("age", "sex")
+    run_fast(bench, wait_job, scheme="anatomy", l=3)
+    run = bench.run_state
+    assert run.release.scheme == "vertical" and run.result.known_qi == ["age", "sex"]
+    assert "Anatomy, ℓ = 3" in bench.release_label.text() and "3-diverse: yes" in bench.release_label.text()
+    bench.inspect_row(5)
+    assert "unordered bag" in bench.inspector.group_label.text()
