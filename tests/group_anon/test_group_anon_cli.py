@@ -40,9 +40,12 @@ def test_cli_headerless_csv_with_columns_and_hierarchy(tmp_path, ga_data, capsys
     frame.to_csv(raw, header=False, index=False)
     code = main(["group-anonymize", str(raw), "--columns", ",".join(frame.columns), "--scheme", "global",
                  "--k", "5", "--qi", "age,education,sex", "--sensitive", "occupation",
-                 "--hierarchy", f"education={ga_data / 'education_hierarchy.csv'}", "--quiet"])
+                 "--hierarchy", f"education={ga_data / 'education_hierarchy.csv'}", "--max-suppression", "0.05",
+                 "--json", str(tmp_path / "s.json"), "--quiet"])
     assert code == 0
     assert "5-anonymous: yes" in capsys.readouterr().out
+    doc = json.loads((tmp_path / "s.json").read_text())
+    assert doc["rows"] == 300 and doc["info"]["suppressed_rows"] <= 15
 
 
 def test_cli_reports_published_table1(ga_data, capsys):

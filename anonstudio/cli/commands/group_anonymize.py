@@ -31,6 +31,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sensitive", required=True, help="the sensitive column")
     parser.add_argument("--hierarchy", action="append", default=[], metavar="COL=FILE",
                         help="generalization hierarchy CSV for a column (global recoding); repeatable")
+    parser.add_argument("--max-suppression", type=float, default=0.0, metavar="SHARE",
+                        help="global recoding: share of rows that may be suppressed (published as all '*'; "
+                             "default 0)")
     parser.add_argument("--columns", default=None,
                         help="comma-separated column names for a CSV without a header row")
     parser.add_argument("--seed", type=int, default=1, help="random seed (Anatomy; default 1)")
@@ -123,7 +126,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         try:
             params = validate(GroupAnonParams(scheme=args.scheme, k=args.k, l=l_value, qi=",".join(qi),
-                                              sensitive=args.sensitive, seed=args.seed))
+                                              sensitive=args.sensitive, seed=args.seed,
+                                              max_suppression=args.max_suppression))
         except ParameterError as exc:
             raise CliError(str(exc)) from None
         hierarchies = _hierarchies(args)

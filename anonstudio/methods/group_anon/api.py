@@ -48,6 +48,12 @@ class GroupAnonParams:
         "", label="Sensitive column",
         tooltip="The column that must not be inferred, e.g. occupation or disease. "
                 "Empty: the column marked sensitive in the table.")
+    max_suppression: float = param(
+        0.0, label="Suppression limit (share of rows)", minimum=0.0, maximum=0.5, step=0.01, decimals=3,
+        advanced=True,
+        tooltip="Global recoding only: up to this share of rows may be suppressed instead of generalizing "
+                "everyone further. Suppressed rows are published with every quasi-identifier hidden ('*'), "
+                "together in one group that must itself satisfy k and l.")
     seed: int = param(
         1, label="Seed", minimum=0, maximum=2**31 - 1, advanced=True,
         tooltip="Anatomy draws rows at random within each sensitive value; the same seed gives the same table.")
