@@ -69,6 +69,8 @@ def test_cli_user_errors_exit_2(tmp_path, ga_data, capsys):
     bad.write_text((ga_data / "table1b_local_recoding.csv").read_text().replace("2,3,Japan,5550*", "2,3,Japan,4550*"))
     assert main([*base, "--published", str(bad), "--id-column", "ID"]) == 2
     assert "bad.csv, line 4: cleartext row 3 has ZIP" in capsys.readouterr().err
-    assert main([*base, "--hierarchy", "education"]) == 2
+    assert main([*base, "--scheme", "global", "--hierarchy", "education"]) == 2
     assert "COL=FILE" in capsys.readouterr().err
+    assert main([*base, "--hierarchy", "Nat=x.csv"]) == 2
+    assert "--scheme global only" in capsys.readouterr().err
     assert main(["group-anonymize", "no-such-file", "--qi", "a", "--sensitive", "b"]) == 2

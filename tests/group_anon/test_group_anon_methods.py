@@ -22,6 +22,16 @@ def _run(table, scheme, k, l, **kw):
     return anonymize(table, GroupAnonParams(scheme=scheme, k=k, l=l, qi=QI, sensitive="disease", seed=7), **kw)
 
 
+def _ladders(frame):
+    """Reference generalization ladders of the random tables' quasi-identifiers."""
+    return {
+        "age": ref.interval_ladder(frame["age"].tolist()),
+        "zip": ref.interval_ladder(frame["zip"].tolist()),
+        "sex": ref.flat_ladder(frame["sex"].tolist()),
+        "job": ref.flat_ladder(frame["job"].tolist()),
+    }
+
+
 def _feasible(table, k, l):
     return table.n_rows >= k and (l is None or table.frame["disease"].nunique() >= l)
 
@@ -51,12 +61,7 @@ def test_global_recoding_is_optimal_on_random_tables(seed, k, l):
     assert report.ok, report.format()
     assert ref.check_release(table.frame, release, k, l if l else 1) == (True, True, True)
     frame = table.frame
-    ladders = {
-        "age": ref.interval_ladder(frame["age"].tolist()),
-        "zip": ref.interval_ladder(frame["zip"].tolist()),
-        "sex": ref.flat_ladder(frame["sex"].tolist()),
-        "job": ref.flat_ladder(frame["job"].tolist()),
-    }
+    ladders = _ladders(frame)
     best = ref.best_global_loss(frame, ["age", "zip", "sex", "job"], "disease", ladders, k, l)
     assert result.info["loss"] == pytest.approx(best)
     assert report.ncp == pytest.approx(best)
@@ -202,12 +207,7 @@ def test_global_recoding_with_suppression_is_optimal(seed, share):
     report = verify_group_release(table, release, k=k, l=l)
     assert report.ok, report.format()
     frame = table.frame
-    ladders = {
-        "age": ref.interval_ladder(frame["age"].tolist()),
-        "zip": ref.interval_ladder(frame["zip"].tolist()),
-        "sex": ref.flat_ladder(frame["sex"].tolist()),
-        "job": ref.flat_ladder(frame["job"].tolist()),
-    }
+    ladders = _ladders(frame)
     best = ref.best_global_loss(frame, ["age", "zip", "sex", "job"], "disease", ladders, k, l,
                                 max_suppressed=int(share * 50))
     assert result.info["loss"] == pytest.approx(best)

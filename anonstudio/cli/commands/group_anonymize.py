@@ -130,6 +130,10 @@ def run(args: argparse.Namespace) -> int:
                                               max_suppression=args.max_suppression))
         except ParameterError as exc:
             raise CliError(str(exc)) from None
+        if args.hierarchy and args.scheme != "global":
+            raise CliError("--hierarchy is used by --scheme global only")
+        if args.max_suppression and args.scheme != "global":
+            raise CliError("--max-suppression is used by --scheme global only")
         hierarchies = _hierarchies(args)
         start = time.perf_counter()
         try:
