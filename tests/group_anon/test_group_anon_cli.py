@@ -71,6 +71,6 @@ def test_cli_user_errors_exit_2(tmp_path, ga_data, capsys):
     assert "bad.csv, line 4: cleartext row 3 has ZIP" in capsys.readouterr().err
     assert main([*base, "--scheme", "global", "--hierarchy", "education"]) == 2
     assert "COL=FILE" in capsys.readouterr().err
-    assert main([*base, "--hierarchy", "Nat=x.csv"]) == 2
-    assert "--scheme global only" in capsys.readouterr().err
+    assert main([*base, "--scheme", "anatomy", "--hierarchy", "Nat=x.csv"]) == 2
+    assert "--scheme global or mondrian only" in capsys.readouterr().err
     assert main(["group-anonymize", "no-such-file", "--qi", "a", "--sensitive", "b"]) == 2

@@ -226,3 +226,15 @@ def test_suppression_publishes_one_all_star_group():
     star = [g for g in range(release.n_groups) if all(release.labels[c][g] == "*" for c in release.qi)
             and all(release.cells[c][g].all() for c in release.qi)]
     assert sum(release.group_sizes()[g] for g in star) >= result.info["suppressed_rows"]
+
+
+def test_mondrian_cuts_categories_in_hierarchy_order(adult2000, ga_data):
+    tree = load_hierarchy(ga_data / "adult_hierarchies" / "native-country.csv")
+    params = GroupAnonParams(scheme="mondrian", k=4, l=4, qi="age,native-country,race", sensitive="occupation")
+    plain = anonymize(adult2000, params).release
+    ordered = anonymize(adult2000, params, hierarchies={"native-country": tree}).release
+    assert verify_group_release(adult2000, ordered, k=4, l=4).ok
+    rank = {label: i for i, label in enumerate(tree.leaf_labels)}
+    assert not ref.mondrian_has_allowable_cut(adult2000.frame, ordered, 4, 4, order={"native-country": rank})
+    assert not ref.mondrian_has_allowable_cut(adult2000.frame, plain, 4, 4)
+    assert not ordered.same_as(plain)

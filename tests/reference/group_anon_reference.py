@@ -61,11 +61,12 @@ def ncp(frame, release):
     return total / count
 
 
-def mondrian_has_allowable_cut(frame, release, k, l):
+def mondrian_has_allowable_cut(frame, release, k, l, order=None):
     """True if some published group could still be cut by the strict Mondrian median rule.
 
     For each group and each quasi-identifier with two or more values: sort the
-    distinct values (numbers numerically, text lexicographically), pick the cut
+    distinct values (numbers numerically, text lexicographically, or by
+    ``order[column][value]`` when given), pick the cut
     whose left side (values <= cut) is closest to half the group, and test
     whether both sides keep k rows and l distinct sensitive values.
     """
@@ -77,7 +78,10 @@ def mondrian_has_allowable_cut(frame, release, k, l):
         for c in release.qi:
             values = frame[c].tolist()
             numeric = all(isinstance(values[r], (int, float)) for r in members)
-            key = (lambda v: float(v)) if numeric else (lambda v: str(v))
+            if order and c in order:
+                key = order[c].__getitem__
+            else:
+                key = (lambda v: float(v)) if numeric else (lambda v: str(v))
             distinct = sorted({key(values[r]) for r in members})
             if len(distinct) < 2:
                 continue

@@ -30,7 +30,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--qi", required=True, help="comma-separated quasi-identifier columns")
     parser.add_argument("--sensitive", required=True, help="the sensitive column")
     parser.add_argument("--hierarchy", action="append", default=[], metavar="COL=FILE",
-                        help="generalization hierarchy CSV for a column (global recoding); repeatable")
+                        help="generalization hierarchy CSV for a column (global recoding climbs it; Mondrian cuts "
+                             "categories in its leaf order); repeatable")
     parser.add_argument("--max-suppression", type=float, default=0.0, metavar="SHARE",
                         help="global recoding: share of rows that may be suppressed (published as all '*'; "
                              "default 0)")
@@ -130,8 +131,8 @@ def run(args: argparse.Namespace) -> int:
                                               max_suppression=args.max_suppression))
         except ParameterError as exc:
             raise CliError(str(exc)) from None
-        if args.hierarchy and args.scheme != "global":
-            raise CliError("--hierarchy is used by --scheme global only")
+        if args.hierarchy and args.scheme == "anatomy":
+            raise CliError("--hierarchy is used by --scheme global or mondrian only")
         if args.max_suppression and args.scheme != "global":
             raise CliError("--max-suppression is used by --scheme global only")
         hierarchies = _hierarchies(args)

@@ -93,7 +93,8 @@ def anonymize(
         are rejected (drop them first with ``domains.complete_rows``).
     hierarchies
         Column -> :class:`~anonstudio.data.hierarchy.Hierarchy` (or
-        ``{leaf text: [leaf, parent, ..., root]}``), used by global recoding.
+        ``{leaf text: [leaf, parent, ..., root]}``): global recoding climbs it;
+        Mondrian cuts categorical values in its leaf order.
 
     Raises
     ------
@@ -106,7 +107,8 @@ def anonymize(
     progress = progress or NullProgress()
     start = time.perf_counter()
     if params.scheme == "mondrian":
-        release, complete, info = mondrian.mondrian(table, params, progress)
+        trees = {c: h for c, h in (hierarchies or {}).items() if isinstance(h, Hierarchy)}
+        release, complete, info = mondrian.mondrian(table, params, progress, hierarchies=trees)
     elif params.scheme == "global":
         release, complete, info = global_recoding.global_recoding(table, params, progress, hierarchies=hierarchies)
     else:

@@ -11,7 +11,10 @@ partition without any allowable cut becomes a published group.
 
 Numeric attributes are published as the range ``[min-max]`` of the group
 (covering every domain value in between); categorical attributes as the set
-of values present in the group, cut at the median of their lexicographic order.
+of values present in the group, cut at the median of their lexicographic
+order, or, when a hierarchy is given for the column, of the hierarchy's
+depth-first leaf order, so that cuts tend to keep siblings (e.g. countries of
+one region) together.
 
 Every intermediate state of the recursion is itself a valid release (each
 partition satisfies k and l), so a cancelled run returns the partitions so far.
@@ -22,10 +25,11 @@ import time
 
 import numpy as np
 
+from ...data.hierarchy import Hierarchy
 from ...data.table import Table
 from ...jobs import Progress
 from .cells import cell_text
-from .domains import EncodedTable
+from .domains import EncodedTable, value_text
 from .release import GroupRelease, canonical_group_ids, member_cells
 
 __all__ = ["mondrian", "horizontal_release_from_groups"]
@@ -44,12 +48,31 @@ def _spans(enc: EncodedTable) -> list[tuple[np.ndarray | None, float]]:
     return out
 
 
-def _cut(rows: np.ndarray, enc: EncodedTable, spans, k: int, l: int | None):
+def _split_keys(enc: EncodedTable, hierarchies) -> np.ndarray:
+    """``(n_rows, len(qi))`` int64 keys whose order the median cuts follow.
+
+    Domain codes (numeric or lexicographic order), except for categorical
+    columns with a hierarchy: the value's position among the hierarchy's
+    leaves in depth-first order. Values the hierarchy lacks go last.
+    """
+    keys = enc.codes.copy()
+    for j, c in enumerate(enc.qi):
+        tree = hierarchies.get(c)
+        if tree is None or enc.numeric[j]:
+            continue
+        position = {label: i for i, label in enumerate(tree.leaf_labels)}
+        domain = enc.domains[c]
+        rank = np.asarray([position.get(value_text(v), len(position) + i) for i, v in enumerate(domain)])
+        keys[:, j] = np.argsort(np.argsort(rank, kind="stable"), kind="stable")[enc.codes[:, j]]
+    return keys
+
+
+def _cut(rows: np.ndarray, enc: EncodedTable, keys: np.ndarray, spans, k: int, l: int | None):
     """The two halves of the best allowable median cut of ``rows``, or None."""
     n = len(rows)
     if n < 2 * k:
         return None
-    sub = enc.codes[rows]
+    sub = keys[rows]
     per_attr = []
     for j, (values, norm) in enumerate(spans):
         uniq, counts = np.unique(sub[:, j], return_counts=True)
@@ -89,8 +112,11 @@ def horizontal_release_from_groups(enc: EncodedTable, row_group: np.ndarray) -> 
     return GroupRelease("horizontal", list(enc.qi), enc.sensitive, enc.domains, row_group, cells, labels)
 
 
-def mondrian(table: Table, params, progress: Progress) -> tuple[GroupRelease, bool, dict]:
+def mondrian(table: Table, params, progress: Progress, *, hierarchies: dict[str, Hierarchy] | None = None
+             ) -> tuple[GroupRelease, bool, dict]:
     """Mondrian k-anonymity (with distinct l-diversity when ``params.l`` is set).
+
+    ``hierarchies`` (column -> Hierarchy) only order categorical values for cutting.
 
     Returns
     -------
@@ -101,6 +127,7 @@ def mondrian(table: Table, params, progress: Progress) -> tuple[GroupRelease, bo
     k, l = int(params.k), params.l
     enc.check_feasible(k, l)
     spans = _spans(enc)
+    keys = _split_keys(enc, hierarchies or {})
     n = enc.n_rows
     pending = [np.arange(n, dtype=np.int64)]
     final: list[np.ndarray] = []
@@ -114,7 +141,7 @@ def mondrian(table: Table, params, progress: Progress) -> tuple[GroupRelease, bo
             complete = False
             break
         rows = pending.pop()
-        halves = _cut(rows, enc, spans, k, l)
+        halves = _cut(rows, enc, keys, spans, k, l)
         if halves is None:
             final.append(rows)
             rows_done += len(rows)
