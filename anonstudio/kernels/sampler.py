@@ -17,8 +17,14 @@ thread, and resume exactly where it stopped:
 * ``cur_q`` float64 (1,): q of the current itemset (0: no state yet; the first
   proposal is then taken unconditionally -- Algorithm 1 starts from an arbitrary
   itemset of Omega^ell, and a proposal always is one);
-* ``counters`` int64 (3,): steps done, accepted moves, support of the current state;
-* ``rng`` uint64 (1,): :mod:`anonstudio.kernels.rng` state.
+* ``counters`` int64 (4,): steps done, accepted moves, support of the current state,
+  support computations (memo misses);
+* ``rng`` uint64 (1,): :mod:`anonstudio.kernels.rng` state;
+* ``cache_items`` int32 (S, ell), ``cache_supp`` int64 (S,), ``cache_q`` float64 (S,):
+  a direct-mapped memo of recent supports (S a power of two, ``cache_supp == -1``
+  marks an empty slot). Proposals are drawn in proportion to support, so the
+  same frequent itemsets come up again and again; the memo only saves time and
+  never changes a result.
 """
 from __future__ import annotations
 
@@ -40,6 +46,16 @@ def _insertion_sort(a):
             a[j + 1] = a[j]
             j -= 1
         a[j + 1] = v
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _slot(items, size):
+    """Memo slot of a sorted itemset (FNV-1a style mixing of the item ids)."""
+    h = np.uint64(0xCBF29CE484222325)
+    for j in range(items.shape[0]):
+        h = (h ^ np.uint64(items[j])) * np.uint64(0x100000001B3)
+    h ^= h >> np.uint64(29)
+    return np.int64(h & np.uint64(size - 1))
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -75,6 +91,9 @@ def run_chain(
     bits,
     mode,
     uniform_weight,
+    cache_items,
+    cache_supp,
+    cache_q,
     out_items,
     out_supp,
 ):
@@ -121,9 +140,24 @@ def run_chain(
             # The uniform draw is consumed on every step, accepted or not, so the
             # random stream does not depend on the data path taken.
             x = uniform(rng)
-            supp, q = support_weight(
-                cand, weights, indptr, indices, post_indptr, post_records, bit_row, bits, mode, uniform_weight
-            )
+            slot = _slot(cand, cache_supp.shape[0])
+            hit = cache_supp[slot] >= 0
+            if hit:
+                for j in range(ell):
+                    if cache_items[slot, j] != cand[j]:
+                        hit = False
+                        break
+            if hit:
+                supp = cache_supp[slot]
+                q = cache_q[slot]
+            else:
+                supp, q = support_weight(
+                    cand, weights, indptr, indices, post_indptr, post_records, bit_row, bits, mode, uniform_weight
+                )
+                cache_items[slot, :] = cand
+                cache_supp[slot] = supp
+                cache_q[slot] = q
+                counters[3] += 1
             if cur_q[0] <= 0.0 or x * q < cur_q[0]:
                 cur_items[:] = cand
                 cur_q[0] = q
@@ -181,13 +215,16 @@ def subset_counts(lengths: np.ndarray, ell: int) -> np.ndarray:
     return c
 
 
-def new_chain_state(ell: int, seed: int | np.uint64) -> dict[str, np.ndarray]:
-    """Fresh caller-owned state arrays for :func:`run_chain`."""
+def new_chain_state(ell: int, seed: int | np.uint64, cache_slots: int = 1 << 16) -> dict[str, np.ndarray]:
+    """Fresh caller-owned state arrays for :func:`run_chain` (``cache_slots`` a power of two)."""
     return {
         "cur_items": np.zeros(ell, dtype=np.int32),
         "cur_q": np.zeros(1, dtype=np.float64),
-        "counters": np.zeros(3, dtype=np.int64),
+        "counters": np.zeros(4, dtype=np.int64),
         "rng": make_state(seed),
+        "cache_items": np.zeros((cache_slots, ell), dtype=np.int32),
+        "cache_supp": np.full(cache_slots, -1, dtype=np.int64),
+        "cache_q": np.zeros(cache_slots, dtype=np.float64),
     }
 
 
@@ -204,10 +241,11 @@ def warm_up() -> None:
     weights = record_weights(np.diff(indptr), 2)
     eligible = np.array([0, 1], dtype=np.int32)
     for bit_row, bits in (no_bitsets(3), build_bitsets(indptr, indices, 3)):
-        st = new_chain_state(2, 1)
+        st = new_chain_state(2, 1, cache_slots=4)
         out_items = np.empty((4, 2), dtype=np.int32)
         out_supp = np.empty(4, dtype=np.int64)
         record_first_supports(st["rng"], eligible, indptr, indices, post_indptr, post_records, 2, out_supp)
         for cdf in (np.zeros(0), np.array([1.0, 4.0])):
             run_chain(st["cur_items"], st["cur_q"], st["counters"], st["rng"], 4, 1, eligible, cdf, weights, indptr,
-                      indices, post_indptr, post_records, bit_row, bits, MODE_AUTO, 0.0, out_items, out_supp)
+                      indices, post_indptr, post_records, bit_row, bits, MODE_AUTO, 0.0,
+                      st["cache_items"], st["cache_supp"], st["cache_q"], out_items, out_supp)

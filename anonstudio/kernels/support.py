@@ -20,7 +20,9 @@ that the MCMC sampler of Acs et al. (Algorithm 1) needs in its acceptance step.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
 
 __all__ = [
     "support_of",
@@ -42,10 +44,11 @@ MODE_LISTS = 1
 #: Prefer bitsets wherever an item has one (membership tests and whole-row AND).
 MODE_BITSETS = 2
 
-# One AND-ed bitset word costs about as much as this many membership tests on a
-# posting list entry (a cache miss into the record array dominates the latter).
-# Measured on chess and T10I4D100K; the choice is not sensitive to it within 2x.
-_BITSET_WORD_COST = 0.25
+# One AND-ed bitset word (a vectorized, streaming loop: ~0.3 ns) costs about this
+# many random-access membership tests of a posting-list entry (~3 ns). Measured on
+# T10I4D100K pairs of frequent items; on chess and T10I4D100K the two strategies
+# are within measurement noise of each other wherever the model switches.
+_BITSET_WORD_COST = 0.1
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -65,13 +68,26 @@ def _in_record(indices, start, stop, item):
     return False
 
 
-@njit(nogil=True, cache=True, inline="always")
-def _popcount(x):
-    """Number of set bits of a uint64 (SWAR; numba has no popcount intrinsic)."""
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+@intrinsic
+def _popcount(typingctx, x):
+    """Number of set bits of a uint64 (LLVM ``ctpop``: one POPCNT instruction where available)."""
+    sig = types.int64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return sig, codegen
+
+
+@intrinsic
+def _trailing_zeros(typingctx, x):
+    """Index of the lowest set bit of a non-zero uint64 (LLVM ``cttz``)."""
+    sig = types.int64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
+
+    return sig, codegen
 
 
 @njit(nogil=True, cache=True)
@@ -129,30 +145,34 @@ def support_batch(itemsets, indptr, indices, post_indptr, post_records):
 
 @njit(nogil=True, cache=True)
 def _weight_by_and(items, weights, bit_row, bits, uniform_weight):
-    """Support and weight sum by AND-ing the bitset rows of all items."""
+    """Support and weight sum by AND-ing the bitset rows of all items (``len(items) >= 2``).
+
+    Row-at-a-time loops without branches, so LLVM vectorizes them; measured ~10x
+    faster than AND-ing all rows word by word with an early exit.
+    """
     n_words = bits.shape[1]
-    count = np.int64(0)
-    wsum = 0.0
-    ell = items.shape[0]
+    acc = np.empty(n_words, dtype=np.uint64)
+    a = bits[bit_row[items[0]]]
+    b = bits[bit_row[items[1]]]
     for w in range(n_words):
-        word = bits[bit_row[items[0]], w]
-        for j in range(1, ell):
-            if word == 0:
-                break
-            word &= bits[bit_row[items[j]], w]
-        if word == 0:
-            continue
-        c = _popcount(word)
-        count += c
-        if uniform_weight > 0.0:
-            continue
+        acc[w] = a[w] & b[w]
+    for j in range(2, items.shape[0]):
+        r = bits[bit_row[items[j]]]
+        for w in range(n_words):
+            acc[w] &= r[w]
+    count = np.int64(0)
+    if uniform_weight > 0.0:
+        for w in range(n_words):
+            count += _popcount(acc[w])
+        return count, count * uniform_weight
+    wsum = 0.0
+    for w in range(n_words):
+        word = acc[w]
         base = w * 64
         while word != 0:
-            low = word & (~word + np.uint64(1))
-            wsum += weights[base + _popcount(low - np.uint64(1))]
-            word ^= low
-    if uniform_weight > 0.0:
-        wsum = count * uniform_weight
+            wsum += weights[base + _trailing_zeros(word)]
+            count += 1
+            word &= word - np.uint64(1)
     return count, wsum
 
 
@@ -182,6 +202,8 @@ def support_weight(items, weights, indptr, indices, post_indptr, post_records, b
     ell = items.shape[0]
     r, rare_len = _rarest(items, post_indptr)
     rare = items[r]
+    if ell == 1 and uniform_weight > 0.0:
+        return np.int64(rare_len), rare_len * uniform_weight
     use_bits = mode != MODE_LISTS and bits.shape[1] > 0
     if use_bits and ell > 1:
         all_dense = True
@@ -217,6 +239,8 @@ def support_weight(items, weights, indptr, indices, post_indptr, post_records, b
         if ok:
             count += 1
             wsum += weights[u]
+    if uniform_weight > 0.0:
+        wsum = count * uniform_weight  # same value, without rounding differences between paths
     return count, wsum
 
 

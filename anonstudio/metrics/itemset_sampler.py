@@ -163,12 +163,11 @@ class ItemsetSampler:
             self.cdf = np.cumsum(subset_counts(lengths[self.eligible], self.ell))
             self.weights = (lengths >= self.ell).astype(np.float64)
         eligible_lengths = lengths[self.eligible]
-        # All eligible records of one length -> one weight: the bitset path counts bits.
-        self.uniform_weight = (
-            float(self.weights[self.eligible[0]])
-            if len(self.eligible) and eligible_lengths.min() == eligible_lengths.max()
-            else 0.0
-        )
+        # When every record that can hold an ell-itemset has the same weight (always
+        # for size-weighted proposals; for chess-like data with the paper's), q is
+        # the support times that weight and the kernels only count.
+        same = len(self.eligible) and (proposal == "size-weighted" or eligible_lengths.min() == eligible_lengths.max())
+        self.uniform_weight = float(self.weights[self.eligible[0]]) if same else 0.0
         self.post_indptr, self.post_records = data.inverted()
         self.bit_row, self.bits = _cached_bitsets(data)
         seeds = kernel_seeds(seed, self.chains, "itemset-sampler", self.ell)
@@ -208,7 +207,8 @@ class ItemsetSampler:
                 state["cur_items"], state["cur_q"], state["counters"], state["rng"], steps, every,
                 self.eligible, self.cdf, self.weights, self.data.indptr, self.data.indices,
                 self.post_indptr, self.post_records, self.bit_row, self.bits,
-                self.support_mode, self.uniform_weight, out_items, out_supp,
+                self.support_mode, self.uniform_weight,
+                state["cache_items"], state["cache_supp"], state["cache_q"], out_items, out_supp,
             )
             return out_items, out_supp
 

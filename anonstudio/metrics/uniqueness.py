@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,7 +32,14 @@ import numpy as np
 
 from ..data.transactions import TransactionData
 from ..jobs import ChunkSizer, NullProgress, Progress, SubProgress, kernel_seeds
-from ..kernels.enumerate import count_runs, enumerate_keys, item_bits, plan_chunks, subsets_by_smallest_item
+from ..kernels.enumerate import (
+    count_runs,
+    enumerate_keys,
+    item_bits,
+    plan_chunks,
+    radix_sort,
+    subsets_by_smallest_item,
+)
 from ..kernels.sampler import record_first_supports
 from ..params import ParameterError, param, validate
 from .itemset_sampler import PROPOSALS, ItemsetSampler
@@ -67,8 +75,8 @@ PERSON_EXPLANATION = (
     "out that it therefore comes out lower than the share of unique itemsets."
 )
 
-#: Bounded memory for exact enumeration: keys (8 bytes) held at once.
-_MAX_CHUNK_KEYS = 1 << 22
+#: Keys per enumeration chunk (8 bytes each, twice for the radix sort's scratch).
+_MAX_CHUNK_KEYS = 1 << 21
 
 
 @dataclass(frozen=True)
@@ -181,9 +189,18 @@ def _per_item_subsets(data: TransactionData, m: int) -> np.ndarray:
 
 
 def exact_uniqueness(
-    data: TransactionData, m: int, progress: Progress | None = None, max_chunk_keys: int = _MAX_CHUNK_KEYS
+    data: TransactionData,
+    m: int,
+    progress: Progress | None = None,
+    max_chunk_keys: int = _MAX_CHUNK_KEYS,
+    threads: int = 2,
 ) -> tuple[int, int] | None:
     """``(|Omega^m|, unique m-itemsets)`` by enumeration; None if cancelled.
+
+    Chunks (ranges of smallest items, see :func:`~anonstudio.kernels.enumerate.plan_chunks`)
+    are enumerated, radix-sorted and counted on ``threads`` threads at a time,
+    each with its own buffers, so memory stays at ``4 * threads * max_chunk_keys``
+    words plus the largest single-item chunk.
 
     Raises
     ------
@@ -192,22 +209,31 @@ def exact_uniqueness(
     """
     progress = progress or NullProgress()
     bits = item_bits(data.n_items)
-    per_item = _per_item_subsets(data, m)
-    chunks = plan_chunks(per_item, m, bits, max_chunk_keys)
+    chunks = plan_chunks(_per_item_subsets(data, m), m, bits, max_chunk_keys)
     total = sum(c[2] for c in chunks)
-    buf = np.empty(max((c[2] for c in chunks), default=0), dtype=np.uint64)
+    size = max((c[2] for c in chunks), default=0)
+    threads = max(1, min(threads, len(chunks)))
+    buffers = [(np.empty(size, dtype=np.uint64), np.empty(size, dtype=np.uint64)) for _ in range(threads)]
+
+    def count(job: int, chunk: tuple[int, int, int]) -> tuple[int, int, int]:
+        lo, hi, _ = chunk
+        keys, tmp = buffers[job]
+        n = enumerate_keys(data.indptr, data.indices, m, lo, hi, bits, keys)
+        key_bits = (m - 1) * bits + max(int(hi - lo - 1).bit_length(), 1)
+        d, s = count_runs(radix_sort(keys[:n], tmp[:n], key_bits))
+        return n, int(d), int(s)
+
     distinct = unique = done = 0
-    for lo, hi, _ in chunks:
-        n = enumerate_keys(data.indptr, data.indices, m, lo, hi, bits, buf)
-        keys = buf[:n]
-        keys.sort()
-        d, s = count_runs(keys)
-        distinct += int(d)
-        unique += int(s)
-        done += n
-        progress.set(done / total, f"m={m}: counted {done:,} of {total:,} combinations")
-        if progress.cancelled():
-            return None
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="enumerate") as pool:
+        for start in range(0, len(chunks), threads):
+            batch = chunks[start : start + threads]
+            for n, d, s in pool.map(count, range(len(batch)), batch):
+                distinct += d
+                unique += s
+                done += n
+            progress.set(done / total, f"m={m}: counted {done:,} of {total:,} combinations")
+            if progress.cancelled():
+                return None
     return distinct, unique
 
 
