@@ -77,8 +77,10 @@ def build_domains(table: Table, columns: Sequence[str]) -> dict[str, list]:
 def encode_column(series: pd.Series, domain: Sequence) -> np.ndarray:
     """int64 code of every value in ``domain``; -1 for missing or unknown values."""
     index = {value_text(v): i for i, v in enumerate(domain)}
-    texts = series.map(lambda v: None if pd.isna(v) else value_text(v))
-    return np.fromiter((index.get(t, -1) if t is not None else -1 for t in texts), dtype=np.int64, count=len(series))
+    # Factorize first so the text form is computed once per distinct value, not per row.
+    codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    lookup = np.asarray([index.get(value_text(u), -1) for u in uniques] + [-1], dtype=np.int64)
+    return lookup[codes]  # NA has factor code -1, which picks the trailing -1
 
 
 def encode_columns(table: Table, domains: dict[str, list], columns: Sequence[str]) -> np.ndarray:
