@@ -200,21 +200,33 @@ def _record_pi(kept, pi_s, pi_r, batch_size, batch_sums, batch_counts, trace_idx
 
 
 @njit(nogil=True, cache=True)
-def _draw_pattern(state, s, lo, hi, vals, pi_r, cum):
-    """One value of a pattern's cell, with probability proportional to ``pi_r[s, v]``."""
+def _fill_cum(s, lo, hi, vals, pi_r, cum):
+    """Cumulative weights ``pi_r[s, v]`` over a cell; returns the total."""
     total = 0.0
     for j in range(lo, hi):
         total += pi_r[s, vals[j]]
         cum[j - lo] = total
-    x = uniform(state) * total
-    a, b = 0, hi - lo - 1
+    return total
+
+
+@njit(nogil=True, cache=True)
+def _search(cum, size, x):
+    """First index whose cumulative weight exceeds ``x``."""
+    a, b = 0, size - 1
     while a < b:
         m = (a + b) >> 1
         if cum[m] > x:
             b = m
         else:
             a = m + 1
-    return vals[lo + a]
+    return a
+
+
+@njit(nogil=True, cache=True)
+def _draw_pattern(state, s, lo, hi, vals, pi_r, cum):
+    """One value of a pattern's cell, with probability proportional to ``pi_r[s, v]``."""
+    total = _fill_cum(s, lo, hi, vals, pi_r, cum)
+    return vals[lo + _search(cum, hi - lo, uniform(state) * total)]
 
 
 @njit(nogil=True, cache=True)
@@ -229,21 +241,9 @@ def _resample_patterns(state, pat_s, pat_n, pat_ptr, pat_vals, base_counts, pi_r
         s = pat_s[p]
         lo = pat_ptr[p]
         hi = pat_ptr[p + 1]
-        total = 0.0
-        for j in range(lo, hi):
-            total += pi_r[s, pat_vals[j]]
-            cum[j - lo] = total
-        size = hi - lo
+        total = _fill_cum(s, lo, hi, pat_vals, pi_r, cum)
         for _ in range(pat_n[p]):
-            x = uniform(state) * total
-            a, b = 0, size - 1
-            while a < b:
-                m = (a + b) >> 1
-                if cum[m] > x:
-                    b = m
-                else:
-                    a = m + 1
-            counts[s, pat_vals[lo + a]] += 1
+            counts[s, pat_vals[lo + _search(cum, hi - lo, uniform(state) * total)]] += 1
         if kept_flag:
             # Rao-Blackwellized marginal of one row of the pattern: pi restricted to the cell.
             for j in range(lo, hi):

@@ -18,21 +18,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..group_anon.domains import value_text as text_of
 from ..group_anon.release import GroupRelease
 
 __all__ = ["Priors", "EncodedRelease", "encode_release", "text_of"]
-
-
-def text_of(value) -> str:
-    """Text form used to match cleartext values with domain values (39 == 39.0 == '39')."""
-    if isinstance(value, (bool, np.bool_)):
-        return str(bool(value))
-    if isinstance(value, (int, np.integer)):
-        return str(int(value))
-    if isinstance(value, (float, np.floating)):
-        f = float(value)
-        return str(int(f)) if f.is_integer() else repr(f)
-    return str(value)
 
 
 def _codes(series: pd.Series, domain: list, column: str) -> np.ndarray:

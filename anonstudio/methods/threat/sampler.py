@@ -148,6 +148,7 @@ class ChainSet:
         """Sweep every chain to the end in chunks; False when cancelled first."""
         sizer = ChunkSizer(initial=8, target=0.15, minimum=1)
         last_partial = time.perf_counter()
+        wait = partial_every
         total = self.plan.iterations
         with ThreadPoolExecutor(max_workers=len(self.chains)) as pool:
             while not self.complete:
@@ -160,9 +161,11 @@ class ChainSet:
                 phase = "burn-in" if done < self.plan.burn_in else "sampling"
                 progress.set(done / total, f"{phase}: sweep {done:,} of {total:,}")
                 now = time.perf_counter()
-                if on_partial is not None and now - last_partial >= partial_every and self.kept > 0:
+                if on_partial is not None and now - last_partial >= wait and self.kept > 0:
                     on_partial()
-                    last_partial = now
+                    last_partial = time.perf_counter()
+                    # An estimation pass over a large table takes a while; keep it under ~5% of the run.
+                    wait = max(partial_every, 20.0 * (last_partial - now))
         return True
 
     # ------------------------------------------------------------------ pooled sums
