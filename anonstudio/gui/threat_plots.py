@@ -56,10 +56,8 @@ class ThreatScatter(ExportablePlot):
         self.series["selected"].item.setSymbolPen(pg.mkPen(SELECTED_COLOR, width=2))
         self.series["rows"].item.sigPointsClicked.connect(self._points_clicked)
 
-        self.plot_item.setXRange(0.0, 1.0, padding=0.02)
-        self.plot_item.setYRange(0.0, 1.0, padding=0.02)
         self.view_box.setLimits(xMin=-0.05, xMax=1.05, yMin=-0.05, yMax=1.05)
-        self.plot_item.enableAutoRange(False)
+        self.reset_view()
 
         self.select_button = self.add_tool_button(
             "Select rows", "On: drag a rectangle to list the rows inside it below, or click a point for one "
@@ -86,6 +84,12 @@ class ThreatScatter(ExportablePlot):
         equal = pg.TextItem("p_A = p_L", color="#444444", anchor=(1, 1), angle=45)
         equal.setPos(0.99, 0.97)
         self.plot_item.addItem(equal, ignoreBounds=True)
+
+    def reset_view(self) -> None:
+        """Show the whole unit square (both probabilities from 0 to 1)."""
+        self.plot_item.enableAutoRange(False)
+        self.plot_item.setXRange(0.0, 1.0, padding=0.02)
+        self.plot_item.setYRange(0.0, 1.0, padding=0.02)
 
     # -------------------------------------------------------------- data
     def set_rows(self, rows: np.ndarray, p_L: np.ndarray, p_A: np.ndarray) -> None:

@@ -62,6 +62,26 @@ def format_measure(key: str, value: float) -> str:
     return f"{value:.4f}"
 
 
+class _NumberItem(QTableWidgetItem):
+    """Shows formatted text, sorts by the number (plain items would sort "10" before "9")."""
+
+    def __init__(self, number: float, text: str):
+        super().__init__(text)
+        self.number = number
+
+    def __lt__(self, other: QTableWidgetItem) -> bool:
+        if isinstance(other, _NumberItem):
+            return self.number < other.number
+        return super().__lt__(other)
+
+
+def _probability(value: float) -> QTableWidgetItem:
+    text = "∞" if math.isinf(value) else f"{value:.3f}" if value < 100 else f"{value:,.0f}"
+    item = _NumberItem(value, text)
+    item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+    return item
+
+
 def _item(value, text: str | None = None, *, right: bool = False) -> QTableWidgetItem:
     item = QTableWidgetItem()
     if isinstance(value, (int, float, np.integer, np.floating)) and text is None:
@@ -136,10 +156,8 @@ class ThreatRowsTable(QTableWidget):
                     item = _item(v, right=True)
                 elif c >= 5:
                     item = _item(v, str(v))
-                elif math.isfinite(v):
-                    item = _item(round(v, 4), right=True)
                 else:
-                    item = _item(v, "∞", right=True)
+                    item = _probability(v)
                 if highlight is not None and values[0] == highlight:
                     item.setBackground(Qt.yellow)
                 self.setItem(i, c, item)

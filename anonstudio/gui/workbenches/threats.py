@@ -59,6 +59,7 @@ SCATTER_A = "(a) Rows the attacker guesses right (threatened under p_A)"
 SCATTER_L = "(c) Rows the learner guesses right (threatened under p_L)"
 HIST_A = "(b) log2 Ti, threatened under p_A"
 HIST_L = "(d) log2 Ti, threatened under p_L"
+SUMMARY_STYLE = "background: #eef4fa; border: 1px solid #b8cfe6; border-radius: 4px; padding: 6px;"
 SELECT_HINT = ("<b>Select people</b>: drag a rectangle over points in (a) or (c), or click a point, to list "
                "those rows here; click a row to inspect that person.")
 NOTE = ("<b>Reading the plots.</b> Red area: p_A > p_L, the attacker is more confident than the learner. "
@@ -94,18 +95,10 @@ class ThreatsWorkbench(Workbench):
         self.view: RowView | None = None
         self.selected = np.zeros(0, dtype=np.int64)
 
-        intro = QLabel(INTRO)
-        intro.setWordWrap(True)
-        self.release_label = QLabel("Press “Analyse threats” (right) to anonymize the table and analyse it.")
-        self.release_label.setObjectName("threat_release")
-        self.release_label.setWordWrap(True)
-        self.release_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        self.summary_label = QLabel()
-        self.summary_label.setObjectName("threat_summary")
-        self.summary_label.setWordWrap(True)
-        self.summary_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        self.summary_label.setStyleSheet(
-            "background: #eef4fa; border: 1px solid #b8cfe6; border-radius: 4px; padding: 6px;")
+        intro = _text_label(INTRO)
+        self.release_label = _text_label("Press “Analyse threats” (right) to anonymize the table and analyse it.",
+                                         "threat_release")
+        self.summary_label = _text_label("", "threat_summary", SUMMARY_STYLE)
         self.summary_label.setVisible(False)
 
         self.scatter_A = ThreatScatter(SCATTER_A, empty_text="Points appear while the sampler runs.")
@@ -123,9 +116,7 @@ class ThreatsWorkbench(Workbench):
         for scatter in (self.scatter_A, self.scatter_L):
             scatter.selection_changed.connect(self.select_rows)
 
-        self.selection_label = QLabel(SELECT_HINT)
-        self.selection_label.setObjectName("threat_selection")
-        self.selection_label.setWordWrap(True)
+        self.selection_label = _text_label(SELECT_HINT, "threat_selection")
         self.rows_table = ThreatRowsTable("Selected rows. Click one to inspect that person on the right.")
         self.rows_table.row_clicked.connect(self.inspect_row)
         self.inspector = VictimInspector()
@@ -134,20 +125,10 @@ class ThreatsWorkbench(Workbench):
         rows_layout.setContentsMargins(0, 0, 0, 0)
         rows_layout.addWidget(self.selection_label)
         rows_layout.addWidget(self.rows_table, 1)
-        lower = QSplitter(Qt.Horizontal)
-        lower.addWidget(rows_box)
-        lower.addWidget(self.inspector)
-        lower.setStretchFactor(0, 1)
-        lower.setStretchFactor(1, 1)
-        plots_page = QSplitter(Qt.Vertical)
-        plots_page.addWidget(grid_widget)
-        plots_page.addWidget(lower)
-        plots_page.setStretchFactor(0, 3)
-        plots_page.setStretchFactor(1, 2)
+        lower = _split(Qt.Horizontal, (rows_box, 1), (self.inspector, 1))
+        plots_page = _split(Qt.Vertical, (grid_widget, 3), (lower, 2))
         plots_page.setSizes([500, 400])
-        note = QLabel(NOTE)
-        note.setWordWrap(True)
-        note.setStyleSheet("color: #333;")
+        note = _text_label(NOTE, style="color: #333;")
         rows_page = QWidget()
         rows_page_layout = QVBoxLayout(rows_page)
         rows_page_layout.setContentsMargins(0, 0, 0, 0)
@@ -155,10 +136,8 @@ class ThreatsWorkbench(Workbench):
         rows_page_layout.addWidget(note)
 
         self.measures_table = MeasuresTable()
-        self.diagnostics_label = QLabel("Convergence diagnostics appear when sampling finishes.")
-        self.diagnostics_label.setObjectName("threat_diagnostics")
-        self.diagnostics_label.setWordWrap(True)
-        self.diagnostics_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.diagnostics_label = _text_label("Convergence diagnostics appear when sampling finishes.",
+                                             "threat_diagnostics")
         measures_page = QWidget()
         measures_layout = QVBoxLayout(measures_page)
         measures_layout.addWidget(QLabel("<b>Threat and faithfulness measures</b> (the paper's Tables IV and V)"))
@@ -243,6 +222,8 @@ class ThreatsWorkbench(Workbench):
         if run is None:
             for plot in (self.scatter_A, self.scatter_L, self.hist_A, self.hist_L):
                 plot.clear_data()
+            self.scatter_A.reset_view()
+            self.scatter_L.reset_view()
             self.measures_table.show_measures(None)
             self.summary_label.setVisible(False)
             self.selected = np.zeros(0, dtype=np.int64)
@@ -344,6 +325,26 @@ class ThreatsWorkbench(Workbench):
             QMessageBox.critical(self, "Export failed", f"Could not write {name}: {exc}")
             return
         self.status.emit(f"Saved {path}.")
+
+
+def _split(orientation: Qt.Orientation, *parts: tuple[QWidget, int]) -> QSplitter:
+    """A splitter of ``(widget, stretch)`` parts."""
+    splitter = QSplitter(orientation)
+    for i, (widget, stretch) in enumerate(parts):
+        splitter.addWidget(widget)
+        splitter.setStretchFactor(i, stretch)
+    return splitter
+
+
+def _text_label(text: str, name: str = "", style: str = "") -> QLabel:
+    """A wrapped label whose text can be selected and copied (numbers go into reports)."""
+    label = QLabel(text)
+    label.setObjectName(name)
+    label.setWordWrap(True)
+    label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+    if style:
+        label.setStyleSheet(style)
+    return label
 
 
 def _pct(share: float | None) -> str:
