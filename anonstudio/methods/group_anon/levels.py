@@ -9,7 +9,8 @@ share one at every level above.
 Three builders:
 
 - :func:`interval_levels` for numeric columns: level ``h`` groups values into
-  the aligned intervals ``[j*w, (j+1)*w - 1]`` of width ``w = base * 2**h``
+  the aligned intervals ``[o + j*w, o + (j+1)*w - 1]`` of width ``w = base * 2**h``
+  (origin ``o`` = 0, or the smallest value if it is negative)
   (``base = 1`` for integer columns, so age 37 becomes 37, [36-37], [36-39],
   [32-39], [32-47], [32-63], [0-63], then ``*``). Widths double per level and
   intervals are aligned to multiples of the width, so they nest.
@@ -80,18 +81,21 @@ def interval_levels(column: str, domain: Sequence) -> AttributeLevels:
     span = float(values.max() - values.min()) if len(values) else 0.0
     # Float columns start at 1/1024 of the span so the number of levels stays small.
     base = 1.0 if integer else max(span / 1024.0, np.finfo(float).tiny)
+    # Intervals are aligned at 0 for non-negative columns (nice bounds such as [32-39]); otherwise at the
+    # smallest value, since intervals aligned at 0 would never merge values on both sides of it.
+    origin = 0.0 if len(values) == 0 or values.min() >= 0 else float(values.min())
     node_of = [np.arange(len(values), dtype=np.int64)]
     labels = [tuple(value_text(v) for v in domain)]
     h = 1
     while len(labels[-1]) > 1:
         width = base * 2.0**h
-        index = np.floor(values / width)
+        index = np.floor((values - origin) / width)
         ids = _relabel(index)
         texts = []
         for node in range(ids.max() + 1):
             members = np.flatnonzero(ids == node)
             if integer:
-                lo = int(index[members[0]] * width)
+                lo = int(origin + index[members[0]] * width)
                 texts.append(f"[{lo}-{lo + int(width) - 1}]")
             else:
                 texts.append(f"[{value_text(values[members[0]])}-{value_text(values[members[-1]])}]")
