@@ -15,7 +15,7 @@ import numpy as np
 
 from ..partition_state import PartitionState
 
-__all__ = ["Move", "ConstraintRun", "Constraint", "ErrorRun", "ErrorFunction"]
+__all__ = ["Move", "ConstraintRun", "Constraint", "ConstraintStateError", "ErrorRun", "ErrorFunction"]
 
 #: Partitions merged by one neighbour step (sorted ids, at least two).
 Move = tuple[int, ...]
@@ -59,6 +59,26 @@ class ErrorFunction(ABC):
 
     @abstractmethod
     def bind(self, state: PartitionState) -> ErrorRun: ...
+
+
+class ConstraintStateError(ErrorFunction):
+    """An error function that reads the per-run state of its constraint.
+
+    The constraint run registers itself in ``state.extras[extra_key]``; the
+    constraint must therefore be bound before the error function.
+    """
+
+    extra_key = ""
+    constraint_name = ""
+
+    def bind(self, state: PartitionState) -> ErrorRun:
+        shared = state.extras.get(self.extra_key)
+        if shared is None:
+            raise ValueError(f"the {self.name} error needs the {self.constraint_name} constraint bound first")
+        return self.make_run(state, shared)
+
+    @abstractmethod
+    def make_run(self, state: PartitionState, shared) -> ErrorRun: ...
 
 
 class ConstraintRun(ABC):

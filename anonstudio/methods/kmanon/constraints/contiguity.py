@@ -16,7 +16,7 @@ import numpy as np
 
 from ....data.geo import ContiguityGeometry, VoronoiCells
 from ..partition_state import PartitionState
-from .base import Constraint, ConstraintRun, ErrorFunction, ErrorRun, Move
+from .base import Constraint, ConstraintRun, ConstraintStateError, ErrorFunction, ErrorRun, Move
 
 __all__ = ["Contiguity", "CentroidDistanceError"]
 
@@ -113,14 +113,13 @@ class _CentroidRun(ErrorRun):
         return self.run.area_m2(p)
 
 
-class CentroidDistanceError(ErrorFunction):
+class CentroidDistanceError(ConstraintStateError):
     """Mean distance (m) from each item occurrence to its partition polygon's centroid."""
 
     name = "distance"
     unit = "m"
+    extra_key = _EXTRA
+    constraint_name = "contiguity"
 
-    def bind(self, state: PartitionState) -> ErrorRun:
-        run = state.extras.get(_EXTRA)
-        if run is None:
-            raise ValueError("the centroid error needs the contiguity constraint bound first")
-        return _CentroidRun(state, run)
+    def make_run(self, state: PartitionState, shared: _ContiguityRun) -> ErrorRun:
+        return _CentroidRun(state, shared)

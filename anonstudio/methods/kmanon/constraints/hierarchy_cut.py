@@ -19,7 +19,7 @@ import numpy as np
 
 from ....data.hierarchy import Hierarchy
 from ..partition_state import PartitionState
-from .base import Constraint, ConstraintRun, ErrorFunction, ErrorRun, Move
+from .base import Constraint, ConstraintRun, ConstraintStateError, ErrorFunction, ErrorRun, Move
 
 __all__ = ["HierarchyCut", "HierarchyNcpError", "leaf_of_items"]
 
@@ -127,14 +127,13 @@ class _NcpRun(ErrorRun):
         self.occ[keep] = occ
 
 
-class HierarchyNcpError(ErrorFunction):
+class HierarchyNcpError(ConstraintStateError):
     """Occurrence-weighted NCP of the cut nodes (needs :class:`HierarchyCut`)."""
 
     name = "ncp"
     unit = ""
+    extra_key = _EXTRA
+    constraint_name = "hierarchy"
 
-    def bind(self, state: PartitionState) -> ErrorRun:
-        cut = state.extras.get(_EXTRA)
-        if cut is None:
-            raise ValueError("the NCP error of a hierarchy needs the hierarchy constraint bound first")
-        return _NcpRun(state, cut)
+    def make_run(self, state: PartitionState, shared: _HierarchyRun) -> ErrorRun:
+        return _NcpRun(state, shared)
