@@ -94,8 +94,8 @@ class ThreatRunParams:
     thinning: int = _reuse(ThreatParams, "thinning", default=2)
     chains: int = _reuse(ThreatParams, "chains")
     seed: int | None = _reuse(ThreatParams, "seed")
-    prior_alpha: float = _reuse(ThreatParams, "prior_alpha", advanced=True)
-    prior_beta: float = _reuse(ThreatParams, "prior_beta", advanced=True)
+    prior_alpha: float = _reuse(ThreatParams, "prior_alpha")
+    prior_beta: float = _reuse(ThreatParams, "prior_beta")
     learner: str = _reuse(ThreatParams, "learner")
     proposal: str = _reuse(ThreatParams, "proposal", advanced=True)
 

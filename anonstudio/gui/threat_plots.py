@@ -4,7 +4,8 @@
   sensitive value (p_A, y) against the learner's (p_L, x), for the rows
   threatened under one of the two; the diagonal and the region where the
   attacker is more confident (p_A > p_L, shaded red as in the paper). Click a
-  point or drag a rectangle to select rows (:attr:`ThreatScatter.selection_changed`).
+  point, drag a rectangle or Shift+drag a lasso to select rows
+  (:attr:`ThreatScatter.selection_changed`).
 * :class:`Log2TiHistogram`: how many rows have each value of
   ``log2 Ti = log2(p_A / p_L)``, with the skewness γ in the title.
 """
@@ -12,13 +13,14 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QPen
-from PySide6.QtWidgets import QGraphicsRectItem
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QPainterPath, QPen, QPolygonF
+from PySide6.QtWidgets import QGraphicsPathItem
 
 from .plots import ExportablePlot
 
-__all__ = ["ThreatScatter", "Log2TiHistogram", "P_L_LABEL", "P_A_LABEL", "LOG2TI_LABEL", "histogram_bars"]
+__all__ = ["ThreatScatter", "Log2TiHistogram", "P_L_LABEL", "P_A_LABEL", "LOG2TI_LABEL", "histogram_bars",
+           "points_in_polygon"]
 
 P_L_LABEL = "learner's probability of the true value p_L"
 P_A_LABEL = "attacker's probability p_A"
@@ -60,15 +62,17 @@ class ThreatScatter(ExportablePlot):
         self.reset_view()
 
         self.select_button = self.add_tool_button(
-            "Select rows", "On: drag a rectangle to list the rows inside it below, or click a point for one "
-                           "row. Off: dragging moves the view. The wheel zooms; 'A' in the corner resets.",
+            "Select rows", "On: drag a rectangle to list the rows inside it below, hold Shift while dragging to "
+                           "draw a free-form lasso, or click a point for one row. Off: dragging moves the view. "
+                           "The wheel zooms; 'A' in the corner resets.",
             checkable=True)
         self.select_button.setChecked(True)
-        self._band = QGraphicsRectItem()
+        self._band = QGraphicsPathItem()
         self._band.setPen(QPen(QColor(SELECTED_COLOR), 0))
         self._band.setBrush(QBrush(QColor(213, 94, 0, 40)))
         self._band.setVisible(False)
         self.plot_item.addItem(self._band, ignoreBounds=True)
+        self._lasso: list[QPointF] = []
         # Route the view's drags through the rubber band while selecting; the
         # view's own panning is kept for select mode off and other buttons.
         self.view_box.mouseDragEvent = self._drag
@@ -107,6 +111,14 @@ class ThreatScatter(ExportablePlot):
         """Select the rows whose points lie in ``rect`` (data coordinates) and announce them."""
         s = self.series["rows"]
         inside = ((s.x >= rect.left()) & (s.x <= rect.right()) & (s.y >= rect.top()) & (s.y <= rect.bottom()))
+        return self._announce(inside)
+
+    def select_polygon(self, xy: np.ndarray) -> np.ndarray:
+        """Select the rows whose points lie inside the polygon ``xy`` (k x 2, data coordinates)."""
+        s = self.series["rows"]
+        return self._announce(points_in_polygon(s.x, s.y, np.asarray(xy, dtype=float)))
+
+    def _announce(self, inside: np.ndarray) -> np.ndarray:
         picked = self.rows[inside]
         self.selection_changed.emit(picked)
         return picked
@@ -119,15 +131,47 @@ class ThreatScatter(ExportablePlot):
         ev.accept()
         start = self.view_box.mapSceneToView(ev.buttonDownScenePos())
         end = self.view_box.mapSceneToView(ev.scenePos())
-        rect = QRectF(start, end).normalized()
-        self._band.setRect(rect)
+        lasso = bool(ev.modifiers() & Qt.ShiftModifier)
+        path = QPainterPath()
+        if lasso:
+            if ev.isStart() or not self._lasso:
+                self._lasso = [start]
+            self._lasso.append(end)
+            path.addPolygon(QPolygonF(self._lasso))
+            path.closeSubpath()
+        else:
+            rect = QRectF(start, end).normalized()
+            path.addRect(rect)
+        self._band.setPath(path)
         self._band.setVisible(not ev.isFinish())
-        if ev.isFinish():
+        if not ev.isFinish():
+            return
+        if lasso:
+            self.select_polygon(np.array([(p.x(), p.y()) for p in self._lasso]))
+            self._lasso = []
+        else:
             self.select_rect(rect)
 
     def _points_clicked(self, _item, points, _ev=None) -> None:
         if len(points):
             self.selection_changed.emit(self.rows[[p.index() for p in points[:1]]])
+
+
+def points_in_polygon(x: np.ndarray, y: np.ndarray, polygon: np.ndarray) -> np.ndarray:
+    """Whether each point lies inside ``polygon`` (k x 2 vertices, closed implicitly; even-odd rule)."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    inside = np.zeros(x.shape, dtype=bool)
+    if len(polygon) < 3:
+        return inside
+    # Ray casting to the right: count the edges a horizontal ray from the point crosses.
+    x0, y0 = polygon[:, 0], polygon[:, 1]
+    x1, y1 = np.roll(x0, -1), np.roll(y0, -1)
+    for ax, ay, bx, by in zip(x0, y0, x1, y1):
+        straddles = (ay > y) != (by > y)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            cross_x = ax + (y - ay) * (bx - ax) / (by - ay)
+        inside ^= straddles & (x < cross_x)
+    return inside
 
 
 def histogram_bars(values: np.ndarray, max_bins: int = MAX_BINS) -> tuple[np.ndarray, np.ndarray, float]:

@@ -154,13 +154,43 @@ def test_dragging_a_rectangle_selects_like_select_rect(adult_run):
     start, end = vb.mapViewToScene(QPointF(0.0, 1.0)), vb.mapViewToScene(QPointF(1.0, 0.0))
     got = []
     scatter.selection_changed.connect(lambda rows: got.append(rows))
-    for finish in (False, True):
-        event = SimpleNamespace(button=lambda: Qt.LeftButton, buttonDownScenePos=lambda: start,
-                                scenePos=lambda: end, isFinish=lambda f=finish: f, accept=lambda: None)
-        scatter._drag(event)
+    drag(scatter, [start, end])
     assert len(got) == 1
     assert np.array_equal(np.sort(got[0]), np.flatnonzero(bench.view.threatened_L))
     assert bench.rows_table.rowCount() == min(len(got[0]), 2000)
+
+    # Shift+drag: a lasso through the unit square's corners below the diagonal selects the learner-better rows.
+    corners = [QPointF(-0.01, -0.01), QPointF(1.01, -0.01), QPointF(1.01, 1.01)]  # closing edge: p_A = p_L
+    drag(scatter, [vb.mapViewToScene(p) for p in corners], modifiers=Qt.ShiftModifier)
+    view = bench.view
+    below = np.flatnonzero(view.threatened_L & (view.p_A < view.p_L))
+    assert len(got) == 2 and np.array_equal(np.sort(got[1]), below) and len(below) > 0
+
+
+def drag(scatter, scene_points, modifiers=Qt.NoModifier) -> None:
+    """Replay a left-button drag through ``scene_points`` on a scatter's view."""
+    first = scene_points[0]
+    for i, point in enumerate(scene_points[1:], start=1):
+        event = SimpleNamespace(button=lambda: Qt.LeftButton, buttonDownScenePos=lambda: first,
+                                scenePos=lambda p=point: p, isStart=lambda i=i: i == 1,
+                                isFinish=lambda i=i: i == len(scene_points) - 1, accept=lambda: None,
+                                modifiers=lambda: modifiers)
+        scatter._drag(event)
+
+
+def test_points_in_polygon_matches_qt(qtbot):
+    from PySide6.QtGui import QPolygonF
+
+    from anonstudio.gui.threat_plots import points_in_polygon
+
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        polygon = rng.random((int(rng.integers(3, 9)), 2))  # often self-intersecting
+        points = rng.random((300, 2))
+        got = points_in_polygon(points[:, 0], points[:, 1], polygon)
+        qt = QPolygonF([QPointF(*p) for p in polygon])
+        want = [qt.containsPoint(QPointF(*p), Qt.OddEvenFill) for p in points]
+        assert got.tolist() == want
 
 
 def test_cancel_keeps_partial_estimates(window, bench, adult300, qtbot, wait_job):

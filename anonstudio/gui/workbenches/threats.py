@@ -60,8 +60,8 @@ SCATTER_L = "(c) Rows the learner guesses right (threatened under p_L)"
 HIST_A = "(b) log2 Ti, threatened under p_A"
 HIST_L = "(d) log2 Ti, threatened under p_L"
 SUMMARY_STYLE = "background: #eef4fa; border: 1px solid #b8cfe6; border-radius: 4px; padding: 6px;"
-SELECT_HINT = ("<b>Select people</b>: drag a rectangle over points in (a) or (c), or click a point, to list "
-               "those rows here; click a row to inspect that person.")
+SELECT_HINT = ("<b>Select people</b>: drag a rectangle over points in (a) or (c) (hold Shift for a lasso), or "
+               "click a point, to list those rows here; click a row to inspect that person.")
 NOTE = ("<b>Reading the plots.</b> Red area: p_A > p_L, the attacker is more confident than the learner. "
         "Ti = p_A / p_L: how many times more confident; log2 Ti = 1 means twice as confident. γ (skewness) > 0: "
         "a long tail of people the attacker is much surer about.")
