@@ -64,15 +64,18 @@ def _horizontal_texts(release: GroupRelease, column: str) -> list[str]:
     numeric = is_numeric_domain(domain)
     texts = [value_text(v) for v in domain]
     labels = release.labels.get(column)
+    parsed: dict[str, np.ndarray | None] = {}  # labels repeat across groups; parse each once
     out = []
     for g in range(release.n_groups):
         mask = release.cells[column][g]
         text = labels[g] if labels is not None else None
         if text is not None:
-            try:
-                if not np.array_equal(parse_cell(text, domain, numeric, texts), mask):
-                    text = None
-            except CellError:
+            if text not in parsed:
+                try:
+                    parsed[text] = parse_cell(text, domain, numeric, texts)
+                except CellError:
+                    parsed[text] = None
+            if parsed[text] is None or not np.array_equal(parsed[text], mask):
                 text = None
         out.append(text if text is not None else cell_text(domain, mask, numeric))
     return out
@@ -100,10 +103,11 @@ def export_release(release: GroupRelease, table: Table, path: str | Path, *,
     else:
         domain = release.domains[release.sensitive]
         s_codes = encode_column(frame[release.sensitive], domain)
-        multisets = []
-        for g in range(release.n_groups):
-            codes = np.sort(s_codes[release.row_group == g])
-            multisets.append(multiset_text([domain[c] for c in codes]))
+        # Rows sorted by (group, sensitive code): each group's multiset is one contiguous run.
+        order = np.lexsort((s_codes, release.row_group))
+        bounds = np.searchsorted(release.row_group[order], np.arange(release.n_groups + 1))
+        multisets = [multiset_text([domain[c] for c in s_codes[order[bounds[g]:bounds[g + 1]]]])
+                     for g in range(release.n_groups)]
         qi_columns = {c: [value_text(v) for v in frame[c]] for c in release.qi}
         qi_cell = lambda c, i, g: qi_columns[c][i]  # noqa: E731
     with atomic_write(path) as fh:
@@ -380,20 +384,26 @@ def _check_vertical_qi(path: Path, records, qi, at, parsers, clear, rows, line_g
     Lines within a vertical group are exchangeable (Anatomy may permute them),
     so the check compares multisets per group rather than line by line.
     """
+    exact: dict[tuple[str, str], int] = {}  # (column, text) -> the one domain code it names
+
+    def code_of(c: str, text: str, line: int) -> int:
+        code = exact.get((c, text))
+        if code is None:
+            hits = np.flatnonzero(parsers[c](text, line))
+            if len(hits) != 1:
+                raise DataFormatError(path, f"column {c!r}: a vertical (Anatomy) file publishes exact values, "
+                                            f"not {text!r}", line)
+            code = exact[(c, text)] = int(hits[0])
+        return code
+
     published: dict[int, Counter] = {}
     truth: dict[int, Counter] = {}
     first_line: dict[int, int] = {}
+    columns = [(c, at[c], clear[c]) for c in qi]
     for i, (line, row) in enumerate(records):
         g, r = int(line_group[i]), int(rows[i])
-        values = []
-        for c in qi:
-            hits = np.flatnonzero(parsers[c](row[at[c]].strip(), line))
-            if len(hits) != 1:
-                raise DataFormatError(path, f"column {c!r}: a vertical (Anatomy) file publishes exact values, "
-                                            f"not {row[at[c]].strip()!r}", line)
-            values.append(int(hits[0]))
-        published.setdefault(g, Counter())[tuple(values)] += 1
-        truth.setdefault(g, Counter())[tuple(int(clear[c][r]) for c in qi)] += 1
+        published.setdefault(g, Counter())[tuple(code_of(c, row[col].strip(), line) for c, col, _ in columns)] += 1
+        truth.setdefault(g, Counter())[tuple(int(codes[r]) for _, _, codes in columns)] += 1
         first_line.setdefault(g, line)
     for g, want in truth.items():
         if published[g] != want:
@@ -418,10 +428,9 @@ def _check_sensitive(path: Path, records, col: int, rows: np.ndarray, line_group
         g = int(line_group[i])
         text = row[col].strip()
         if text.startswith("{"):
-            bag = Counter(parse_multiset(text))
             if g not in published:
-                published[g], first_line[g] = bag, (line, text)
-            elif bag != published[g]:
+                published[g], first_line[g] = Counter(parse_multiset(text)), (line, text)
+            elif text != first_line[g][1] and Counter(parse_multiset(text)) != published[g]:
                 raise DataFormatError(path, f"sensitive multiset {text!r} differs from {first_line[g][1]!r} on line "
                                             f"{first_line[g][0]} of the same group {gid_text[g]}", line)
         else:
