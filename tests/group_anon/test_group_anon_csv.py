@@ -173,3 +173,22 @@ def test_round_trip_negative_and_float_columns(tmp_path, scheme):
         assert "[-" in text  # negative range ends are written and read back
     back = import_release(path, table)
     assert back.same_as(release)
+
+
+def test_imported_labels_are_written_back(tmp_path, table1, ga_data):
+    release = import_release(ga_data / "table1b_local_recoding.csv", table1, id_column="ID")
+    path = tmp_path / "again.csv"
+    export_release(release, table1, path, id_column="ID")
+    original = pd.read_csv(ga_data / "table1b_local_recoding.csv", dtype=str)
+    again = pd.read_csv(path, dtype=str)[list(original.columns)]
+    pd.testing.assert_frame_equal(original, again)
+
+
+def test_round_trip_with_suppressed_group(tmp_path):
+    table = random_table(103, n=50)
+    result = anonymize(table, GroupAnonParams(scheme="global", k=3, l=2, qi="age,zip,sex,job", sensitive="disease",
+                                              max_suppression=0.2))
+    assert result.info["suppressed_rows"] > 0
+    path = tmp_path / "s.csv"
+    export_release(result.release, table, path)
+    assert import_release(path, table).same_as(result.release)
