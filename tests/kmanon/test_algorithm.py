@@ -176,3 +176,37 @@ def test_exact_when_cheaper_upgrades_small_levels():
     res = kmanonymize(data, FreeMerge(), KmAnonParams(k=4, m=3, sigma=0.99, trials=1, seed=1))
     assert [lv.mode for lv in res.levels] == ["exact"] * 3
     assert is_km_anonymous(data, res.final.labels, 4, 3)
+
+
+def _tree_rows(n_items):
+    # items 0..n-1 -> groups of 4 -> halves -> root
+    return [[str(i), f"g{i // 4}", f"h{i // 8}", "all"] for i in range(n_items)]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_hierarchy_results_are_horizontal_cuts_and_km_anonymous(seed):
+    data = random_data(seed + 20, 200, 16, 5)
+    tree = Hierarchy.from_rows(_tree_rows(16))
+    cut = HierarchyCut(tree, data.vocab)
+    res = kmanonymize(data, cut, KmAnonParams(k=6, m=3, sigma=1.0, trials=2, seed=seed))
+    for lv in res.levels:
+        assert is_km_anonymous(data, lv.labels, 6, lv.level)
+        for p, name in lv.names.items():
+            node = tree.find(name)
+            under = {tree.labels[v] for v in tree.leaves_under(node)}
+            members = {data.vocab[i] for i in np.flatnonzero(lv.labels == p)}
+            assert members == under, "every partition is exactly the leaves of one cut node"
+
+
+def test_point_centroid_error_matches_direct_computation():
+    data = random_data(30, 150, 12, 5)
+    xy = np.random.default_rng(0).uniform(0, 1000, (12, 2))
+    res = kmanonymize(data, FreeMerge(), KmAnonParams(k=5, m=2, sigma=1.0), error=PointCentroidError(xy))
+    lab = res.final.labels
+    freq = data.item_frequencies
+    total = 0.0
+    for p in np.unique(lab):
+        members = np.flatnonzero(lab == p)
+        c = xy[members].mean(axis=0)
+        total += (freq[members] * np.hypot(*(xy[members] - c).T)).sum()
+    assert res.final.error == pytest.approx(total / freq.sum())
