@@ -9,7 +9,9 @@ data alone that
 - every group has at least k rows (k-anonymity),
 - every group has at least l distinct sensitive values (distinct l-diversity),
 
-and reports the group size distribution and two utility measures:
+and reports the group size distribution, the largest share of one sensitive
+value within a group (what a random-worlds attacker who knows a victim's group
+guesses with), and two utility measures:
 
 - NCP (normalized certainty penalty, Xu et al. 2006): mean over rows and
   quasi-identifiers of the published cell's size relative to the column's
@@ -49,6 +51,7 @@ class GroupPrivacyReport:
     mean_group_size: float
     size_histogram: dict[int, int]
     min_distinct_sensitive: int
+    max_sensitive_share: float
     k_anonymous: bool | None
     l_diverse: bool | None
     n_misfits: int
@@ -74,7 +77,8 @@ class GroupPrivacyReport:
         lines = [
             f"verifier: {verdict} ({self.scheme} release, {self.n_rows} rows in {self.n_groups} groups)",
             f"  group size: min {self.min_group_size}, mean {self.mean_group_size:.2f}, max {self.max_group_size}",
-            f"  distinct sensitive values per group: min {self.min_distinct_sensitive}",
+            f"  distinct sensitive values per group: min {self.min_distinct_sensitive}; "
+            f"largest share of one value in a group {self.max_sensitive_share:.3f}",
         ]
         if self.k is not None:
             lines.append(f"  {self.k}-anonymous: {'yes' if self.k_anonymous else 'NO'}")
@@ -150,6 +154,9 @@ def verify_group_release(table: Table, release, k: int | None = None, l: int | N
     sens = frame[release.sensitive].reset_index(drop=True)
     distinct = sens[valid].groupby(row_group[valid]).nunique(dropna=True).reindex(range(n_groups), fill_value=0)
     min_distinct = int(distinct.min()) if n_groups else 0
+    pair_counts = pd.DataFrame({"g": row_group[valid], "s": sens[valid].to_numpy()}).value_counts()
+    top = pair_counts.groupby(level="g").max()  # rows of each group's most frequent sensitive value
+    max_share = float((top / sizes[top.index.to_numpy()]).max()) if len(top) else 0.0
 
     misfits: list[dict] = []
     n_misfits = 0
@@ -185,6 +192,7 @@ def verify_group_release(table: Table, release, k: int | None = None, l: int | N
         mean_group_size=float(sizes.mean()) if n_groups else 0.0,
         size_histogram={int(s): int(c) for s, c in zip(hist_sizes, hist_counts)},
         min_distinct_sensitive=min_distinct,
+        max_sensitive_share=max_share,
         k_anonymous=None if k is None else bool(n_groups and sizes.min() >= k),
         l_diverse=None if l is None else bool(n_groups and min_distinct >= l),
         n_misfits=n_misfits,

@@ -238,3 +238,16 @@ def test_mondrian_cuts_categories_in_hierarchy_order(adult2000, ga_data):
     assert not ref.mondrian_has_allowable_cut(adult2000.frame, ordered, 4, 4, order={"native-country": rank})
     assert not ref.mondrian_has_allowable_cut(adult2000.frame, plain, 4, 4)
     assert not ordered.same_as(plain)
+
+
+def test_verifier_sensitive_share_matches_brute_force(adult2000):
+    release = anonymize(adult2000, GroupAnonParams(scheme="mondrian", k=5, l=3, qi=ADULT_QI,
+                                                   sensitive="occupation")).release
+    report = verify_group_release(adult2000, release, k=5, l=3)
+    sens = adult2000.frame["occupation"].tolist()
+    worst = 0.0
+    for g in range(release.n_groups):
+        values = [sens[r] for r in release.group_rows(g)]
+        worst = max(worst, Counter(values).most_common(1)[0][1] / len(values))
+    assert report.max_sensitive_share == pytest.approx(worst)
+    assert report.to_json()["ok"] is True
