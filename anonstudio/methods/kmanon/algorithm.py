@@ -147,6 +147,9 @@ class _Trial:
         self.check_seconds = 0.0
         self.levels: list[LevelResult] = []
         self.level_checks0 = 0
+        self.sampling_seconds = 0.0
+        self.level_sampling0 = 0.0
+        self.level_check_seconds0 = 0.0
         self.complete = True
         self.stopped_reason = ""
 
@@ -189,6 +192,8 @@ class _Trial:
             merges=merges, partitions=state.n_partitions, error=float(self.err.value), avg_area_km2=area,
             seconds=time.perf_counter() - self.t0, support_checks=self.checks - self.level_checks0, unfixable=unfixable,
             complete=complete, labels=state.labels_copy(), names=names,
+            sampling_seconds=self.sampling_seconds - self.level_sampling0,
+            check_seconds=self.check_seconds - self.level_check_seconds0,
         )
 
     # ----------------------------------------------------------------- run
@@ -219,6 +224,8 @@ class _Trial:
 
     def _level(self, ell: int, k: int, sigma: float) -> LevelResult:
         self.level_checks0 = self.checks
+        self.level_sampling0 = self.sampling_seconds
+        self.level_check_seconds0 = self.check_seconds
         if self.state.n_partitions <= 1:
             return self._snapshot(ell, k, sigma, 0, "single", 0, 0, 0, 0, True)
         if not np.any(self.data.lengths >= ell):
@@ -250,7 +257,9 @@ class _Trial:
         sampler = self.sampler_factory(self.data, ell, seed, self.chains)
         draw_progress = _DrawProgress(self.hub)
         self._progress(ell, 0.0, f"level {ell}: burn-in")
+        t = time.perf_counter()
         sampler.burn_in(draw_progress)
+        self.sampling_seconds += time.perf_counter() - t
         run = 0  # |S|: consecutive k-anonymous samples
         drawn = violations = merges = unfixable = 0
         step = 0
@@ -263,7 +272,9 @@ class _Trial:
                     break
                 size = _DRAW_SCHEDULE[min(step, len(_DRAW_SCHEDULE) - 1)]
                 step += 1
+                t = time.perf_counter()
                 items, _ = sampler.draw(size, draw_progress)
+                self.sampling_seconds += time.perf_counter() - t
                 if len(items) == 0:
                     cancelled = self.hub.cancelled()
                     break

@@ -41,6 +41,9 @@ class LevelResult:
         Time since the trial started, at the end of this level.
     support_checks
         Generalized support checks run at this level.
+    sampling_seconds, check_seconds
+        Time of this level spent drawing samples (burn-in included) and
+        checking generalized supports; the rest is merging and enumeration.
     complete
         False if the level was cut short by a cancel.
     """
@@ -62,6 +65,8 @@ class LevelResult:
     complete: bool
     labels: np.ndarray = field(repr=False)
     names: dict = field(default_factory=dict, repr=False)
+    sampling_seconds: float = 0.0
+    check_seconds: float = 0.0
 
     def summary(self) -> dict:
         """The JSON fields of this level (without the map)."""
@@ -80,6 +85,8 @@ class LevelResult:
             "avg_partition_area_km2": self.avg_area_km2,
             "seconds": round(self.seconds, 4),
             "support_checks": self.support_checks,
+            "sampling_seconds": round(self.sampling_seconds, 4),
+            "check_seconds": round(self.check_seconds, 4),
             "complete": self.complete,
         }
 
