@@ -14,6 +14,8 @@ from typing import Literal
 
 import numpy as np
 
+from .domains import encode_column
+
 __all__ = ["GroupRelease", "canonical_group_ids", "member_cells"]
 
 
@@ -96,8 +98,6 @@ class GroupRelease:
         ValueError
             A value is missing or not in the release's domain (names the row).
         """
-        from .domains import encode_column
-
         codes = encode_column(table.frame[column], self.domains[column])
         bad = np.flatnonzero(codes < 0)
         if len(bad):
