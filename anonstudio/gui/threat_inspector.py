@@ -28,6 +28,7 @@ DISTRIBUTIONS = {
     "p_RW": ("random worlds p_RW", "#999999"),
 }
 BAR_HEIGHT = 0.26
+HEADING_EMPTY = "<b>Victim inspector</b>: click a row in the list."
 #: The legend lives in the heading: inside the plot it would hide bars.
 LEGEND_HTML = " ".join(f"<span style='color:{color}'>■</span> {label}" for label, color in DISTRIBUTIONS.values())
 
@@ -51,6 +52,7 @@ class DistributionBars(ExportablePlot):
         self._true_mark.setVisible(False)
         self._true_mark.setZValue(-10)  # behind the bars
         self.plot_item.addItem(self._true_mark, ignoreBounds=True)
+        self.clear_victim()
 
     def show_victim(self, names: list[str], dists: dict[str, np.ndarray], true_index: int) -> None:
         """``dists`` maps p_L / p_A / p_RW to arrays over ``names``."""
@@ -71,7 +73,9 @@ class DistributionBars(ExportablePlot):
 
     def clear_victim(self) -> None:
         self.clear_data()
+        self.names = []
         self._true_mark.setVisible(False)
+        self.plot_item.getAxis("left").setTicks([[]])  # no value names without a victim
 
     def csv_text(self) -> str:
         """One line per sensitive value: value, p_L, p_A, p_RW."""
@@ -89,7 +93,7 @@ class VictimInspector(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.heading = QLabel("<b>Victim inspector</b>: click a row in the list.")
+        self.heading = QLabel(HEADING_EMPTY)
         self.heading.setObjectName("victim_heading")
         self.heading.setWordWrap(True)
         self.heading.setTextInteractionFlags(Qt.TextSelectableByMouse)
@@ -114,6 +118,15 @@ class VictimInspector(QWidget):
         layout.addWidget(self.tabs, 1)
         self.row: int | None = None
         self.distributions: dict[str, np.ndarray] = {}
+
+    def clear(self) -> None:
+        """Back to the empty state (a new run or dataset)."""
+        self.row = None
+        self.distributions = {}
+        self.heading.setText(HEADING_EMPTY)
+        self.bars.clear_victim()
+        self.group_label.setText("")
+        self.group_table.setRowCount(0)
 
     def show_victim(self, run, view, row: int) -> None:
         """Show row ``row`` of a :class:`~anonstudio.gui.threat_job.ThreatRun` (``view`` is its RowView)."""

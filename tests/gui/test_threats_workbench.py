@@ -113,6 +113,12 @@ def test_run_fills_both_scatters_histograms_and_measures(adult_run):
     assert result.measures["GT_A"] == pytest.approx(gt_a, abs=0.01)
     assert bench.export_buttons["rows"].isEnabled()
     assert "Did the sampler settle?" in bench.diagnostics_label.text()
+    # The summary links the row with the largest Ti; following it inspects that person.
+    worst = int(np.argmax(np.where(thr_a, pa / pl, -np.inf)))
+    assert f"row:{worst}" in bench.summary_label.text()
+    bench.summary_label.linkActivated.emit(f"row:{worst}")
+    assert bench.inspector.row == worst and bench.rows_table.rowCount() == 1
+    assert (pa / pl)[worst] == pytest.approx(result.measures["max_Ti"])
 
 
 def test_selecting_points_lists_rows_and_opens_the_victim(adult_run):

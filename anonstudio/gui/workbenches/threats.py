@@ -100,6 +100,8 @@ class ThreatsWorkbench(Workbench):
                                          "threat_release")
         self.summary_label = _text_label("", "threat_summary", SUMMARY_STYLE)
         self.summary_label.setVisible(False)
+        self.summary_label.setTextInteractionFlags(Qt.TextSelectableByMouse | Qt.LinksAccessibleByMouse)
+        self.summary_label.linkActivated.connect(self._summary_link)
 
         self.scatter_A = ThreatScatter(SCATTER_A, empty_text="Points appear while the sampler runs.")
         self.scatter_L = ThreatScatter(SCATTER_L, empty_text="Points appear while the sampler runs.")
@@ -228,7 +230,7 @@ class ThreatsWorkbench(Workbench):
             self.summary_label.setVisible(False)
             self.selected = np.zeros(0, dtype=np.int64)
             self._show_selection()
-            self.inspector.bars.clear_victim()
+            self.inspector.clear()
             return
         self.release_label.setText(f"<b>Release</b>: {run.release_text()}<br>{run.verifier_text()}")
         if not has_result:
@@ -271,9 +273,25 @@ class ThreatsWorkbench(Workbench):
             f"(always guessing the most common value: {_pct(m.get('baseline_accuracy'))}). "
             f"For {format_measure('count_log2Ti_ge1', m.get('count_log2Ti_ge1', float('nan')))} people the attacker "
             f"guesses right and is at least twice as confident as the learner (at most "
-            f"{_times(m.get('max_Ti'))} as confident). "
+            f"{_times(m.get('max_Ti'))} as confident{self._max_ti_link()}). "
             f"Faithfulness RF = {format_measure('RF', m.get('RF', float('nan')))} (1 = the release teaches what the "
             f"cleartext would).<br><span style='color:#555'>Attacker knows: {knows}. {sampling}.</span>")
+
+    def _max_ti_row(self) -> int | None:
+        """The row the attacker guesses right with the largest Ti (None if the attacker guesses none)."""
+        view = self.view
+        if view is None or not view.threatened_A.any():
+            return None
+        return int(np.argmax(np.where(view.threatened_A, view.ti, -np.inf)))
+
+    def _max_ti_link(self) -> str:
+        row = self._max_ti_row()
+        return "" if row is None else f", <a href='row:{row}'>row {row}</a>"
+
+    def _summary_link(self, link: str) -> None:
+        if link.startswith("row:"):
+            row = int(link.removeprefix("row:"))
+            self.select_rows(np.array([row]))
 
     # ---------------------------------------------------------- brushing
     def select_rows(self, rows: np.ndarray) -> None:
