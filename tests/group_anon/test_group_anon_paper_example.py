@@ -1,7 +1,6 @@
 """Paper 004 (Boreale et al.), Table I: the 8-row example and its two anonymized forms."""
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from anonstudio.data.errors import DataFormatError

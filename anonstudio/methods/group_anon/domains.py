@@ -24,6 +24,7 @@ __all__ = [
     "encode_columns",
     "resolve_columns",
     "complete_rows",
+    "EncodedTable",
 ]
 
 

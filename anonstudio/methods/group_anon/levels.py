@@ -20,7 +20,6 @@ Three builders:
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -167,6 +166,3 @@ def default_levels(column: str, domain: Sequence,
         return interval_levels(column, domain)
     return flat_levels(column, domain)
 
-
-def lattice_size(levels: Sequence[AttributeLevels]) -> int:
-    return math.prod(lv.n_levels for lv in levels)
