@@ -39,7 +39,9 @@ class PurePythonSampler:
     """The same independence Metropolis-Hastings chain in plain Python.
 
     Size-weighted proposal (record with probability C(|D_u|, ell), then ell items),
-    support by walking the rarest item's posting list and testing set membership.
+    support by walking the rarest item's posting list and testing set membership,
+    with the kernel's two shortcuts: counting stops once the candidate is sure to
+    be rejected, and exact supports are memoised (here in an unbounded dict).
     """
 
     def __init__(self, data, ell: int, seed: int):
@@ -58,11 +60,20 @@ class PurePythonSampler:
             self.cdf.append(total)
         self.state = None
         self.state_supp = 0
+        self.memo: dict[tuple, int] = {}
 
-    def support(self, items) -> int:
+    def support(self, items, limit: float) -> int:
+        """Support, or any value >= limit once it is known to reach it."""
         rare = min(items, key=lambda i: len(self.postings[i]))
         others = [i for i in items if i != rare]
-        return sum(1 for u in self.postings[rare] if all(i in self.sets[u] for i in others))
+        count = 0
+        for u in self.postings[rare]:
+            if all(i in self.sets[u] for i in others):
+                count += 1
+                if count >= limit:
+                    return count
+        self.memo[items] = count
+        return count
 
     def step(self) -> None:
         x = self.rng.random() * self.cdf[-1]
@@ -71,8 +82,11 @@ class PurePythonSampler:
         if cand == self.state:
             return
         accept = self.rng.random()
-        supp = self.support(cand)
-        if self.state is None or accept * supp < self.state_supp:
+        limit = self.state_supp / accept if self.state is not None and accept > 0 else math.inf
+        supp = self.memo.get(cand)
+        if supp is None:
+            supp = self.support(cand, limit)
+        if supp < limit:
             self.state, self.state_supp = cand, supp
 
 

@@ -32,7 +32,7 @@ import numpy as np
 from numba import njit
 
 from .rng import make_state, randbelow, sample_without_replacement, uniform
-from .support import MODE_AUTO, no_bitsets, support_of, support_weight
+from .support import MODE_AUTO, no_bitsets, support_of, support_weight_bounded
 
 __all__ = ["run_chain", "record_first_supports", "record_weights", "subset_counts", "new_chain_state", "warm_up"]
 
@@ -140,6 +140,8 @@ def run_chain(
             # The uniform draw is consumed on every step, accepted or not, so the
             # random stream does not depend on the data path taken.
             x = uniform(rng)
+            # Accept iff x q(C) < q(S), i.e. q(C) < q(S) / x; counting may stop at that limit.
+            limit = cur_q[0] / x if cur_q[0] > 0.0 and x > 0.0 else np.inf
             slot = _slot(cand, cache_supp.shape[0])
             hit = cache_supp[slot] >= 0
             if hit:
@@ -151,14 +153,16 @@ def run_chain(
                 supp = cache_supp[slot]
                 q = cache_q[slot]
             else:
-                supp, q = support_weight(
-                    cand, weights, indptr, indices, post_indptr, post_records, bit_row, bits, mode, uniform_weight
+                supp, q = support_weight_bounded(
+                    cand, weights, indptr, indices, post_indptr, post_records, bit_row, bits, mode, uniform_weight,
+                    limit,
                 )
-                cache_items[slot, :] = cand
-                cache_supp[slot] = supp
-                cache_q[slot] = q
                 counters[3] += 1
-            if cur_q[0] <= 0.0 or x * q < cur_q[0]:
+                if q < limit:  # exact values only
+                    cache_items[slot, :] = cand
+                    cache_supp[slot] = supp
+                    cache_q[slot] = q
+            if q < limit:
                 cur_items[:] = cand
                 cur_q[0] = q
                 counters[2] = supp

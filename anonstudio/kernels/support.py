@@ -29,6 +29,7 @@ __all__ = [
     "support_batch",
     "support_weight",
     "support_weight_batch",
+    "support_weight_bounded",
     "build_bitsets",
     "no_bitsets",
     "MODE_AUTO",
@@ -199,6 +200,23 @@ def support_weight(items, weights, indptr, indices, post_indptr, post_records, b
     -------
     (int64, float64)
     """
+    return support_weight_bounded(
+        items, weights, indptr, indices, post_indptr, post_records, bit_row, bits, mode, uniform_weight, np.inf
+    )
+
+
+@njit(nogil=True, cache=True)
+def support_weight_bounded(
+    items, weights, indptr, indices, post_indptr, post_records, bit_row, bits, mode, uniform_weight, q_limit
+):
+    """:func:`support_weight`, but free to stop once the weight sum reaches ``q_limit``.
+
+    The sampler only needs to know whether ``q(C) < q(S) / x``; a frequent
+    candidate that will be rejected is recognised after a few matches instead of
+    a full scan of its posting list. A returned weight sum ``>= q_limit`` means
+    "at least this much" (count and sum are then partial); below ``q_limit`` both
+    are exact.
+    """
     ell = items.shape[0]
     r, rare_len = _rarest(items, post_indptr)
     rare = items[r]
@@ -219,10 +237,6 @@ def support_weight(items, weights, indptr, indices, post_indptr, post_records, b
     wsum = 0.0
     for k in range(post_indptr[rare], post_indptr[rare + 1]):
         u = post_records[k]
-        start = indptr[u]
-        stop = indptr[u + 1]
-        if stop - start < ell:
-            continue
         ok = True
         for j in range(ell):
             if j == r:
@@ -230,15 +244,18 @@ def support_weight(items, weights, indptr, indices, post_indptr, post_records, b
             it = items[j]
             row = bit_row[it] if use_bits else -1
             if row >= 0:
+                # One random access; no need to touch the record itself.
                 if (bits[row, u >> 6] >> np.uint64(u & 63)) & np.uint64(1) == 0:
                     ok = False
                     break
-            elif not _in_record(indices, start, stop, it):
+            elif not _in_record(indices, indptr[u], indptr[u + 1], it):
                 ok = False
                 break
         if ok:
             count += 1
             wsum += weights[u]
+            if wsum >= q_limit:
+                break
     if uniform_weight > 0.0:
         wsum = count * uniform_weight  # same value, without rounding differences between paths
     return count, wsum
@@ -275,14 +292,16 @@ def build_bitsets(
     indices: np.ndarray,
     n_items: int,
     *,
-    min_density: float = 1.0 / 64.0,
+    min_density: float = 0.0,
     max_bytes: int = 64 << 20,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Record bitsets for the frequent items.
 
-    An item gets a row when it occurs in at least ``min_density`` of the records
-    (below that a posting list is smaller than the bitset), most frequent first,
-    until ``max_bytes`` is used.
+    Items occurring in at least ``min_density`` of the records get a row, most
+    frequent first, until ``max_bytes`` is used. Even a rare item's row pays off:
+    testing it costs one memory access, against a binary search in each record
+    of the rarest item's posting list. With the default 64 MiB, every item of
+    datasets up to ~500,000 records x 1,000 items has a row.
 
     Returns
     -------
