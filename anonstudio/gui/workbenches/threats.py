@@ -64,7 +64,8 @@ SELECT_HINT = ("<b>Select people</b>: drag a rectangle over points in (a) or (c)
                "click a point, to list those rows here; click a row to inspect that person.")
 NOTE = ("<b>Reading the plots.</b> Red area: p_A > p_L, the attacker is more confident than the learner. "
         "Ti = p_A / p_L: how many times more confident; log2 Ti = 1 means twice as confident. γ (skewness) > 0: "
-        "a long tail of people the attacker is much surer about.")
+        "a long tail of people the attacker is much surer about. Method: Boreale, Corradi, Viscardi (2020), "
+        "see Help > Method references.")
 
 
 class ThreatsWorkbench(Workbench):
