@@ -114,3 +114,18 @@ def test_measures_on_a_hand_example():
     assert m["baseline_accuracy"] == pytest.approx(0.5)
     assert m["count_log2Ti_ge1"] == 2  # rows 1 (Ti 2) and 3 (Ti 2)
     assert set(m) <= set(MEASURE_MEANINGS)
+
+
+def test_chosen_pi_components_are_traced():
+    frame, release = example1_frame(), example1_release()
+    names = ["pi_S[Flu]", "pi[zip=45501 | Heart]"]
+    result = analyze_threat(frame, release, ThreatParams(seed=2, **SMALL), trace=names)
+    d = result.diagnostics
+    assert d.trace_names == names
+    assert d.traces.shape == (2, result.kept // 2, 2)
+    assert np.all((d.traces > 0) & (d.traces < 1))
+    # pi_S[Flu] has the known posterior Dir(1 + counts): mean (1 + 3) / (5 + 8).
+    assert d.traces[:, :, 0].mean() == pytest.approx(4 / 13, abs=0.02)
+    assert d.geweke_z.shape == (2, len(d.component_names))
+    with pytest.raises(ValueError, match="unknown pi component"):
+        analyze_threat(frame, release, ThreatParams(seed=2, **SMALL), trace=["pi[zip=1 | Flu]"])

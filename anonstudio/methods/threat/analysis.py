@@ -172,8 +172,13 @@ def _tracked_rows(enc: EncodedRelease, layout: Any, count: int) -> np.ndarray:
 
 
 def prepare(frame: pd.DataFrame, release: GroupRelease, params: ThreatParams,
-            priors: Priors | None = None) -> _Prepared:
-    """Encode, build the index structures and the sampling plan (no sampling yet)."""
+            priors: Priors | None = None, trace: list[str] | None = None) -> _Prepared:
+    """Encode, build the index structures and the sampling plan (no sampling yet).
+
+    ``trace`` names pi components to record at every kept sample (``"pi_S[Flu]"``,
+    ``"pi[zip=45501 | Heart]"``); default: ``pi_S`` and, per sensitive value, the
+    most frequent value of each attribute.
+    """
     check_params(params)
     if priors is None:
         priors = Priors.symmetric(release, params.prior_alpha, params.prior_beta)
@@ -183,8 +188,15 @@ def prepare(frame: pd.DataFrame, release: GroupRelease, params: ThreatParams,
     tuples, tuple_of_row = est.victim_tuples(enc, mask)
     rng = np.random.default_rng(derive_seed(params.seed, "threat-etv"))
     pts_s, pts_d, exact = est.faithfulness_points(enc, params.exact_tv_limit, params.etv_samples, rng)
-    trace_idx = _trace_components(enc)
     names = _component_names(enc)
+    if trace:
+        where = {n: i for i, n in enumerate(names)}
+        unknown = [n for n in trace if n not in where]
+        if unknown:
+            raise ValueError(f"unknown pi component(s) {unknown}; e.g. {names[0]!r} or {names[enc.n_s]!r}")
+        trace_idx = np.array([where[n] for n in trace], dtype=np.int64)
+    else:
+        trace_idx = _trace_components(enc)
     plan = SamplerPlan(
         iterations=params.iterations, burn_in=params.burn_in, thinning=params.thinning,
         mode=0 if params.learner == "predictive" else 1, eval_d=tuples, pts_s=pts_s,
@@ -238,7 +250,8 @@ def _diagnostics(prep: _Prepared, chains: ChainSet) -> Diagnostics:
 
 
 def analyze_threat(frame: pd.DataFrame, release: GroupRelease, params: ThreatParams | None = None,
-                   progress: Progress | None = None, priors: Priors | None = None) -> ThreatResult:
+                   progress: Progress | None = None, priors: Priors | None = None,
+                   trace: list[str] | None = None) -> ThreatResult:
     """Run the relative threat analysis of ``release`` against its cleartext ``frame``.
 
     Parameters
@@ -247,6 +260,8 @@ def analyze_threat(frame: pd.DataFrame, release: GroupRelease, params: ThreatPar
         The cleartext table (a DataFrame, or anything with a ``.frame``), rows aligned with ``release``.
     priors
         Per-value Dirichlet hyperparameters; default symmetric from ``params``.
+    trace
+        pi components to trace in full (see :func:`prepare`).
 
     Returns
     -------
@@ -259,7 +274,7 @@ def analyze_threat(frame: pd.DataFrame, release: GroupRelease, params: ThreatPar
     frame = getattr(frame, "frame", frame)
     t0 = time.perf_counter()
     progress.set(0.0, "preparing")
-    prep = prepare(frame, release, params, priors)
+    prep = prepare(frame, release, params, priors, trace)
     chains = ChainSet(prep.enc, prep.layout, prep.plan, params.seed, params.chains)
 
     def publish() -> None:
