@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any
+from typing import Any, Callable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -170,6 +170,9 @@ class ParamPanel(QWidget):
         A dataclass whose fields were declared with :func:`anonstudio.params.param`.
     run_text
         Caption of the Run button.
+    check
+        Optional ``check(params) -> message or None`` for rules across fields
+        that the dataclass itself does not enforce.
 
     Signals
     -------
@@ -186,12 +189,14 @@ class ParamPanel(QWidget):
     params_changed = Signal(object)
 
     def __init__(self, params_cls: type, parent: QWidget | None = None, *, run_text: str = "Run",
-                 title: str | None = None):
+                 title: str | None = None, check: Callable[[Any], str | None] | None = None):
         super().__init__(parent)
         self.params_cls = params_cls
+        self.check = check
         self.fields: dict[str, _Field] = {}
         self._error: str = ""
         self._ready = False  # editors emit changes while being filled in
+        self._can_run = True  # e.g. False while no dataset is loaded
 
         layout = QVBoxLayout(self)
         if title:
@@ -260,7 +265,11 @@ class ParamPanel(QWidget):
             raise
         except (ValueError, TypeError) as exc:
             raise ParameterError(str(exc)) from exc
-        return validate(obj)
+        validate(obj)
+        problem = self.check(obj) if self.check is not None else None
+        if problem:
+            raise ParameterError(problem)
+        return obj
 
     def set_params(self, params: Any) -> None:
         """Show the values of a params instance (e.g. from a project file)."""
@@ -280,6 +289,11 @@ class ParamPanel(QWidget):
     def error(self) -> str:
         """The validation message shown, or "" when the form is valid."""
         return self._error
+
+    def set_can_run(self, can_run: bool) -> None:
+        """Allow Run (when the form is valid); workbenches disable it without data."""
+        self._can_run = can_run
+        self.run_button.setEnabled(can_run and not self._error)
 
     def set_running(self, running: bool) -> None:
         """Toggle Cancel while a job of this panel runs."""
@@ -302,7 +316,7 @@ class ParamPanel(QWidget):
             self._error = ""
         self.error_label.setText(self._error)
         self.error_label.setVisible(bool(self._error))
-        self.run_button.setEnabled(not self._error)
+        self.run_button.setEnabled(self._can_run and not self._error)
         if obj is not None:
             self.params_changed.emit(obj)
 

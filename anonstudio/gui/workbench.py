@@ -139,10 +139,11 @@ class Workbench(QWidget):
         self.job: Job | None = None
         self.param_panel: ParamPanel | None = None
         if self.PARAMS is not None:
-            self.param_panel = ParamPanel(self.PARAMS, run_text=self.RUN_TEXT, title=self.TITLE)
+            self.param_panel = ParamPanel(self.PARAMS, run_text=self.RUN_TEXT, title=self.TITLE,
+                                          check=self.check_params)
             self.param_panel.run_requested.connect(self._on_run_requested)
             self.param_panel.cancel_requested.connect(self.cancel)
-            self.param_panel.run_button.setEnabled(False)
+            self.param_panel.set_can_run(False)
 
         self._stack = QStackedLayout(self)
         self.empty_label = QLabel(self.EMPTY_TEXT)
@@ -169,6 +170,15 @@ class Workbench(QWidget):
     def run(self, params: Any) -> None:
         """Hook: the user pressed Run with valid ``params``."""
 
+    def check_params(self, params: Any) -> str | None:
+        """Hook: a message for a combination of values that cannot run, else None.
+
+        Ranges are checked already (``anonstudio.params.validate``); use this
+        for rules across fields. The message is shown under the form and the
+        Run button stays disabled.
+        """
+        return None
+
     # ------------------------------------------------------------- helpers
     @property
     def job_key(self) -> str:
@@ -188,7 +198,7 @@ class Workbench(QWidget):
             self.empty_label.setText(self.EMPTY_TEXT if dataset is None else self._wrong_kind_text(dataset))
             self._stack.setCurrentIndex(0)
         if self.param_panel is not None:
-            self.param_panel.run_button.setEnabled(self.dataset is not None and not self.param_panel.error)
+            self.param_panel.set_can_run(self.dataset is not None)
 
     def submit(self, title: str, fn: Callable[[Any], Any], *, on_partial: Callable[[Any], None] | None = None,
                on_done: Callable[[Any, bool], None] | None = None,

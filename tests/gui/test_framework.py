@@ -113,3 +113,12 @@ def test_format_duration():
     assert format_duration(42) == "42 s"
     assert format_duration(185) == "3 min 05 s"
     assert format_duration(3720) == "1 h 02 min"
+
+
+def test_run_stays_disabled_without_a_dataset_even_after_edits(qtbot, runner):
+    bench = LengthsBench(runner)
+    qtbot.addWidget(bench)
+    bench.param_panel.set_value("top", 5)
+    assert not bench.param_panel.run_button.isEnabled()
+    bench.set_dataset(DATA)
+    assert bench.param_panel.run_button.isEnabled()

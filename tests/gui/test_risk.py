@@ -175,3 +175,13 @@ def test_attack_demo_random_person(tiny_window):
     person = demo.pick_random_person()
     assert 0 <= person < tiny_window.dataset.n_records
     assert demo.trace.person == person and demo.person_box.value() == person
+
+
+def test_smallest_m_above_largest_m_is_refused_inline(tiny_window):
+    panel = tiny_window.workbench(RiskWorkbench).param_panel
+    panel.set_value("max_m", 3)
+    panel.set_value("min_m", 4)
+    assert panel.error == "Smallest m (4) must not exceed largest m (3)."
+    assert not panel.run_button.isEnabled()
+    panel.set_value("min_m", 2)
+    assert panel.error == "" and panel.run_button.isEnabled()

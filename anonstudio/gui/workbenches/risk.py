@@ -258,6 +258,11 @@ class RiskWorkbench(Workbench):
         outer.addWidget(self.tabs)
         return page
 
+    def check_params(self, params: UniquenessParams) -> str | None:
+        if params.min_m > params.max_m:
+            return f"Smallest m ({params.min_m}) must not exceed largest m ({params.max_m})."
+        return None
+
     def dataset_changed(self, dataset: Any) -> None:
         self._show(None, None)
         self.attack_demo.set_dataset(dataset)
