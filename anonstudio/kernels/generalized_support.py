@@ -286,7 +286,8 @@ def violating_keys(sorted_keys, n, k, out):
     """Packed itemsets (flag bit dropped) with fewer than ``k`` records and a set flag.
 
     ``sorted_keys[:n]`` must be sorted, so the keys of one itemset form runs
-    (the flag bit separates a run into at most two adjacent halves).
+    (the flag bit separates a run into at most two adjacent halves). ``out``
+    may be ``sorted_keys`` itself: a violator is written only after its run was read.
     Returns (number of violators written to ``out``, number of distinct flagged itemsets).
     """
     nv = 0

@@ -40,7 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     parser.add_argument("--sample-always", action="store_true",
                         help="sample even where enumerating all itemsets (sigma = 1) would be cheaper")
-    parser.add_argument("--exact-budget", type=int, default=50_000_000,
+    parser.add_argument("--exact-budget", type=int, default=250_000_000,
                         help="most itemsets a sigma = 1 level may enumerate")
     parser.add_argument("--map-out", type=Path, help="item -> partition CSV (item,partition)")
     parser.add_argument("--out", type=Path, help="anonymized records (partition labels), format by extension")

@@ -58,10 +58,11 @@ class KmAnonParams:
                                      tooltip="Check every itemset (sigma = 1, a stronger guarantee) instead of "
                                              "sampling at levels where enumerating them costs less than "
                                              "drawing the gamma samples.")
-    exact_budget: int = param(50_000_000, label="exact enumeration budget", minimum=1000, maximum=2_000_000_000,
+    exact_budget: int = param(250_000_000, label="exact enumeration budget", minimum=1000, maximum=2_000_000_000,
                               advanced=True, log_scale=True,
                               tooltip="Most generalized itemsets a sigma = 1 level may enumerate "
-                                      "(about 8 bytes each); above it the run stops with an explanation.")
+                                      "(8 bytes each: the default 250 million takes 2 GB); above it a sigma = 1 "
+                                      "level stops the run with an explanation.")
 
     def k_vector(self) -> list[int]:
         return parse_levels(self.k_levels, self.m, self.k, int, "k per level")
