@@ -102,3 +102,24 @@ def test_cancel_during_draw_returns_fewer_rows():
     sampler.burn_in()
     items, supports = sampler.draw(200_000, RecordingProgress(cancel_after_sets=1))
     assert 0 < len(items) < 200_000 and len(items) == len(supports)
+
+
+def test_threaded_chains_equal_chains_run_one_after_another():
+    data = _skewed_dataset()
+    threaded = ItemsetSampler(data, 3, seed=21)
+    a = threaded.draw(4000)
+    serial = ItemsetSampler(data, 3, seed=21)
+
+    class Serial:
+        @staticmethod
+        def map(fn, states):
+            return [fn(s) for s in reversed(states)][::-1]  # other finishing order, same result
+
+        @staticmethod
+        def shutdown(wait=False):
+            pass
+
+    serial._pool = Serial()
+    b = serial.draw(4000)
+    assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+    assert threaded.report.steps == serial.report.steps
