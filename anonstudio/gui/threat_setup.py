@@ -48,6 +48,8 @@ PAPER_ADULT_SENSITIVE = "occupation"
 #: quasi-identifier (fnlwgt, free-text ids): its groups could never be small.
 MAX_DEFAULT_DISTINCT = 200
 QI_COL, KNOWN_COL = 1, 2
+#: Form fields that mean nothing for an already anonymized, imported CSV.
+IGNORED_BY_CSV = ("k", "l", "rows")
 
 
 def default_columns(table: Table) -> tuple[list[str], str]:
@@ -235,8 +237,17 @@ class ThreatSetupPanel(QWidget):
         return problem
 
     def refresh(self) -> None:
-        """Show or hide the CSV part and the problem line."""
-        self.csv_box.setVisible(self.panel.values().get("scheme") == "csv")
+        """Show or hide the CSV part and the problem line; grey out what an imported CSV ignores."""
+        imported = self.panel.values().get("scheme") == "csv"
+        self.csv_box.setVisible(imported)
+        for name in IGNORED_BY_CSV:
+            field = self.panel.fields.get(name)
+            if field is None:
+                continue
+            box = field.enable_box
+            if box is not None:
+                box.setEnabled(not imported)
+            field.editor.setEnabled(not imported and (box is None or box.isChecked()))
         problem = self.problem() if self.column_table.rowCount() else ""
         self.problem_label.setText(problem)
         self.problem_label.setVisible(bool(problem))

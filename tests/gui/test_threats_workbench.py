@@ -40,13 +40,18 @@ def bench(window) -> ThreatsWorkbench:
     return b
 
 
-def run_fast(bench, wait_job, **changes) -> None:
+def start(bench, **changes):
+    """Set the fast parameters (with ``changes``), press Run and return the job."""
     for name, value in {**FAST, **changes}.items():
         bench.param_panel.set_value(name, value)
     assert not bench.param_panel.error, bench.param_panel.error
     bench.param_panel.run_button.click()
     assert bench.job is not None
-    wait_job(bench.job, timeout=60000)
+    return bench.job
+
+
+def run_fast(bench, wait_job, **changes) -> None:
+    wait_job(start(bench, **changes), timeout=60000)
 
 
 def true_value_probs(result):
@@ -201,10 +206,7 @@ def test_points_in_polygon_matches_qt(qtbot):
 
 def test_cancel_keeps_partial_estimates(window, bench, adult300, qtbot, wait_job):
     window.set_dataset(adult300)
-    for name, value in {**FAST, "iterations": 1_000_000, "burn_in": 10}.items():
-        bench.param_panel.set_value(name, value)
-    bench.param_panel.run_button.click()
-    job = bench.job
+    job = start(bench, iterations=1_000_000, burn_in=10)
     # Estimates arrive while the sampler runs ...
     qtbot.waitUntil(lambda: bench.scatter_A.has_data(), timeout=30000)
     assert not job.state.finished
@@ -218,6 +220,18 @@ def test_cancel_keeps_partial_estimates(window, bench, adult300, qtbot, wait_job
     assert 0 < run.result.sweeps < 1_000_000 and run.result.kept > 0
     assert bench.scatter_A.has_data() and bench.measures_table.rowCount() > 0
     assert "stopped early" in bench.summary_label.text()
+
+
+def test_cancel_during_burn_in_shows_no_estimates(window, bench, adult300, qtbot, wait_job):
+    window.set_dataset(adult300)
+    job = start(bench, iterations=1_000_000, burn_in=999_000)
+    qtbot.waitUntil(lambda: "burn-in" in job.status, timeout=30000)
+    bench.param_panel.cancel_button.click()
+    wait_job(job)
+    run = bench.run_state
+    assert run.result is not None and run.result.kept == 0 and not run.complete
+    assert not bench.scatter_A.has_data() and not bench.export_buttons["rows"].isEnabled()
+    assert "no estimates" in bench.summary_label.text()
 
 
 def test_exports_write_valid_files(adult_run, tmp_path):
@@ -265,6 +279,7 @@ def test_imported_csv_reproduces_table_iii(window, bench, wait_job, data_dir):
     assert setup.sensitive == "disease" and setup.qi == ["nationality", "zip"]
     bench.param_panel.set_value("scheme", "csv")
     assert "Choose the anonymized CSV" in setup.problem()
+    assert not bench.param_panel.editor("rows").isEnabled() and not bench.param_panel.editor("k").isEnabled()
     setup.set_csv(folder / "example1_anonymized.csv", folder / "example1_domains.csv")
     assert setup.problem() == "" and setup.setup().id_column == "id"
     run_fast(bench, wait_job, iterations=20_000, burn_in=1000, seed=7)

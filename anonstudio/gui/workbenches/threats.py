@@ -207,8 +207,8 @@ class ThreatsWorkbench(Workbench):
         self._show(run)
         if complete:
             self.status.emit("Threat analysis finished.")
-        elif run.result is None:
-            self.status.emit("Threat analysis stopped before sampling.")
+        elif run.result is None or run.result.kept == 0:
+            self.status.emit("Threat analysis stopped before any sample was kept.")
         else:
             self.status.emit("Threat analysis stopped early; the estimates use the samples kept so far.")
         self.analysis_finished.emit(run, complete)
@@ -218,7 +218,8 @@ class ThreatsWorkbench(Workbench):
 
     def _show(self, run: ThreatRun | None) -> None:
         self.run_state = run
-        has_result = run is not None and run.result is not None
+        # A run stopped during burn-in has kept no sample: its "estimates" are placeholders.
+        has_result = run is not None and run.result is not None and run.result.kept > 0
         self.view = RowView.of(run) if has_result else None
         for button in self.export_buttons.values():
             button.setEnabled(has_result)
@@ -235,6 +236,11 @@ class ThreatsWorkbench(Workbench):
             return
         self.release_label.setText(f"<b>Release</b>: {run.release_text()}<br>{run.verifier_text()}")
         if not has_result:
+            if run.finished and run.result is not None:
+                self.summary_label.setText(f"Stopped during burn-in after {run.result.sweeps:,} sweeps: no sample "
+                                           "was kept, so there are no estimates. Run again and let it pass the "
+                                           f"burn-in ({run.params.burn_in:,} sweeps).")
+                self.summary_label.setVisible(True)
             return
         self._show_estimates(run)
 
