@@ -178,6 +178,20 @@ def test_dragging_a_rectangle_selects_like_select_rect(adult_run):
     assert len(got) == 2 and np.array_equal(np.sort(got[1]), below) and len(below) > 0
 
 
+def test_clicking_a_point_inspects_that_row(adult_run, qtbot):
+    bench = adult_run
+    scatter = bench.scatter_A
+    x, y = scatter.series["rows"].x, scatter.series["rows"].y
+    # An isolated point, so the click cannot hit a neighbour first.
+    gaps = np.hypot(x[:, None] - x[None, :], y[:, None] - y[None, :]) + np.eye(len(x)) * 9
+    i = int(np.argmax(gaps.min(axis=1)))
+    scene = scatter.view_box.mapViewToScene(QPointF(x[i], y[i]))
+    pos = scatter.plot_widget.mapFromScene(scene)
+    qtbot.mouseClick(scatter.plot_widget.viewport(), Qt.LeftButton, pos=pos)
+    qtbot.waitUntil(lambda: bench.inspector.row == int(scatter.rows[i]), timeout=3000)
+    assert bench.selected.tolist() == [int(scatter.rows[i])] and bench.rows_table.rowCount() == 1
+
+
 def drag(scatter, scene_points, modifiers=Qt.NoModifier) -> None:
     """Replay a left-button drag through ``scene_points`` on a scatter's view."""
     first = scene_points[0]
