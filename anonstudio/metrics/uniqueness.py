@@ -101,6 +101,10 @@ class UniquenessParams:
     exact_budget: float = param(1e8, label="Exact budget", minimum=1.0, maximum=1e12, log_scale=True, advanced=True,
                                 tooltip="Count exactly only if the records hold at most this many m-item "
                                         "combinations in total (about 1 second per 30 million).")
+    max_sample_factor: float = param(8.0, label="Sample budget ×", minimum=1.0, maximum=100.0, advanced=True,
+                                     tooltip="When samples are correlated, keep sampling until they are worth "
+                                             "as many independent ones as ε and δ ask for, up to this many times "
+                                             "that number (1: never draw more).")
     proposal: str = param("size-weighted", label="Sampler proposal", choices=PROPOSALS, advanced=True,
                           choice_labels=("Records weighted by size (faster mixing)", "Records uniform (paper)"),
                           tooltip="How the sampler proposes itemsets. Both give uniform samples; weighting "
@@ -304,36 +308,65 @@ def _packable(data: TransactionData, m: int) -> bool:
 
 
 def _mcmc_point(data, m, params, progress, t0) -> UniquenessPoint | None:
+    """Estimate from n uniform samples, drawing more while the effective sample size is below n.
+
+    Thinning removes most but not all autocorrelation; on data where the chain
+    lingers in rare states (dense data such as chess) the effective sample size
+    of n thinned draws can be far below n. Drawing on until it reaches n (at most
+    ``max_sample_factor * n`` draws) keeps the interval near the requested ±eps.
+    """
     n = hoeffding_samples(params.epsilon, params.delta)
+    cap = int(params.max_sample_factor * n)
     sampler = ItemsetSampler(data, m, seed=params.seed, proposal=params.proposal)
+    parts: list[np.ndarray] = []
+    ess = ess_support = 0.0
+    steps = accepted = 0.0
     try:
         report = sampler.burn_in(SubProgress(progress, 0.0, 0.15, prefix=f"m={m} "))
-        if progress.cancelled():
-            return None
-        _, supports = sampler.draw(n, SubProgress(progress, 0.15, 1.0, prefix=f"m={m} "))
-        if progress.cancelled() or len(supports) < n:
-            return None
+        want = n
+        while want > 0:
+            if progress.cancelled():
+                return None
+            drawn = sum(len(p) for p in parts)
+            lo = 0.15 + 0.85 * drawn / cap
+            hi = 0.15 + 0.85 * (drawn + want) / cap
+            _, supports = sampler.draw(want, SubProgress(progress, lo, hi, prefix=f"m={m} "))
+            if len(supports) < want:
+                return None
+            parts.append(supports)
+            d = sampler.last_draw
+            ess += d.ess_unique
+            ess_support += d.ess_support
+            steps += d.steps
+            accepted += d.acceptance_rate * d.steps
+            drawn += want
+            if ess >= n or drawn >= cap:
+                break
+            # Draws needed at the ESS-per-draw seen so far, at least a quarter of n more.
+            per_draw = max(ess / drawn, 1e-9)
+            want = min(max(int(math.ceil((n - ess) / per_draw)), n // 4, 1), cap - drawn)
     finally:
         sampler.close()
-    d = sampler.last_draw
+    supports = np.concatenate(parts)
     u = float(np.mean(supports == 1))
-    ess = min(d.ess_unique, float(n))
+    ess = min(ess, float(len(supports)))
     h = hoeffding_half_width(ess, params.delta)
     diagnostics = {
         "burn_in_steps": report.steps,
         "converged": report.converged,
         "geweke_z": list(report.geweke_z),
         "thinning": report.thinning,
-        "acceptance_rate": d.acceptance_rate,
+        "acceptance_rate": accepted / max(steps, 1.0),
         "burn_in_acceptance_rate": report.acceptance_rate,
-        "steps": d.steps,
-        "ess_unique": d.ess_unique,
-        "ess_support": d.ess_support,
+        "steps": int(steps),
+        "samples_needed": n,
+        "ess_unique": ess,
+        "ess_support": ess_support,
         "chains": sampler.chains,
         "proposal": sampler.proposal,
         "combinations": enumeration_cost(data, m),
     }
-    return UniquenessPoint(m, u, max(u - h, 0.0), min(u + h, 1.0), "mcmc", n, time.perf_counter() - t0,
+    return UniquenessPoint(m, u, max(u - h, 0.0), min(u + h, 1.0), "mcmc", len(supports), time.perf_counter() - t0,
                            ci_kind="hoeffding-ess", ess=ess, diagnostics=diagnostics)
 
 

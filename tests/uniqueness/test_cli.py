@@ -27,7 +27,7 @@ def test_uniqueness_mcmc_and_person(data_dir, tmp_path):
     assert main(["uniqueness", path, "--m", "3", "--method", "mcmc", "--epsilon", "0.05", "--delta", "0.05",
                  "--seed", "1", "--json", str(out), "--quiet"]) == 0
     doc = json.loads(out.read_text())
-    assert doc["method"] == ["mcmc"] * 3 and doc["samples"] == [738] * 3
+    assert doc["method"] == ["mcmc"] * 3 and all(738 <= s <= 8 * 738 for s in doc["samples"])
     assert all(lo <= u <= hi for lo, u, hi in zip(doc["ci_low"], doc["uniqueness"], doc["ci_high"]))
     assert main(["uniqueness", path, "--m", "2", "--person", "--json", str(out), "--quiet"]) == 0
     assert json.loads(out.read_text())["kind"] == "person"

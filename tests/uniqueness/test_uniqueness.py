@@ -87,9 +87,11 @@ def test_mcmc_estimate_within_its_interval_of_exact(baskets):
     est = uniqueness_curve(baskets, params)
     assert est.complete and [p.method for p in est.points] == ["mcmc"] * 3
     for e, x in zip(est.points, exact.points):
-        assert e.samples == hoeffding_samples(0.02, 0.01)
+        assert hoeffding_samples(0.02, 0.01) <= e.samples <= 8 * hoeffding_samples(0.02, 0.01)
         assert e.ci_low <= x.uniqueness <= e.ci_high, (e.m, e.uniqueness, x.uniqueness)
         assert e.ci_kind == "hoeffding-ess" and 0 < e.ess <= e.samples
+        # Sampling went on until the draws were worth n independent ones (or the cap).
+        assert e.ess >= e.diagnostics["samples_needed"] or e.samples == 8 * e.diagnostics["samples_needed"]
         assert e.diagnostics["thinning"] >= 1 and 0 < e.diagnostics["acceptance_rate"] <= 1
     assert exact.points[2].uniqueness > 0.05  # the comparison is not trivially 0 == 0
 
