@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMessageBox,
+    QScrollArea,
     QStackedWidget,
     QTabWidget,
     QWidget,
@@ -66,6 +67,22 @@ IEEE Transactions on Information Forensics and Security, 2020.</li>
 """
 
 
+class CurrentPageStack(QStackedWidget):
+    """A stacked widget sized by its current page only.
+
+    QStackedWidget asks for the largest page, so one workbench with a wide
+    form would widen the parameters dock for every tab.
+    """
+
+    def sizeHint(self):  # noqa: N802 (Qt naming)
+        page = self.currentWidget()
+        return page.sizeHint() if page is not None else super().sizeHint()
+
+    def minimumSizeHint(self):  # noqa: N802 (Qt naming)
+        page = self.currentWidget()
+        return page.minimumSizeHint() if page is not None else super().minimumSizeHint()
+
+
 class MainWindow(QMainWindow):
     """The studio's main window.
 
@@ -90,7 +107,8 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         self.setCentralWidget(self.tabs)
-        self.param_stack = QStackedWidget()
+        self.param_stack = CurrentPageStack()
+        self._param_pages: dict[QWidget, QScrollArea] = {}
         self.workbenches: list[Workbench] = []
         self._no_params = QLabel("This workbench has no parameters.")
         self._no_params.setAlignment(Qt.AlignTop | Qt.AlignHCenter)
@@ -140,7 +158,12 @@ class MainWindow(QMainWindow):
             self.workbenches.append(bench)
             self.tabs.addTab(bench, cls.TITLE)
             if bench.param_panel is not None:
-                self.param_stack.addWidget(bench.param_panel)
+                page = QScrollArea()
+                page.setWidget(bench.param_panel)
+                page.setWidgetResizable(True)
+                page.setFrameShape(QScrollArea.NoFrame)
+                self._param_pages[bench.param_panel] = page
+                self.param_stack.addWidget(page)
             bench.status.connect(lambda text: self.statusBar().showMessage(text, 8000))
 
     def workbench(self, title_or_cls: str | type) -> Workbench:
@@ -153,7 +176,12 @@ class MainWindow(QMainWindow):
     def _tab_changed(self, index: int) -> None:
         bench = self.tabs.widget(index)
         panel = getattr(bench, "param_panel", None)
-        self.param_stack.setCurrentWidget(panel if panel is not None else self._no_params)
+        self.param_stack.setCurrentWidget(self._param_pages.get(panel, self._no_params))
+
+    def current_param_panel(self) -> QWidget | None:
+        """The parameter panel shown in the right dock (None: the active tab has none)."""
+        page = self.param_stack.currentWidget()
+        return page.widget() if isinstance(page, QScrollArea) else None
 
     # ---------------------------------------------------------------- menus
     def _build_menus(self) -> None:

@@ -29,7 +29,7 @@ def brute_force_uniqueness(records: list[set[int]], m: int) -> float:
 
 def test_run_puts_points_on_both_plots_and_the_table(tiny_window, wait_job):
     bench = tiny_window.workbench(RiskWorkbench)
-    assert tiny_window.param_stack.currentWidget() is bench.param_panel
+    assert tiny_window.current_param_panel() is bench.param_panel
     bench.param_panel.set_value("max_m", 3)
     bench.param_panel.set_value("method", "exact")
     bench.param_panel.run_button.click()
