@@ -37,7 +37,7 @@ from ..metrics.group_privacy import GroupPrivacyReport, verify_group_release
 from ..params import ParameterError, param
 from ..methods.threat.params import check_params
 
-__all__ = ["ThreatRunParams", "ThreatSetup", "ThreatRun", "run_threat_pipeline", "select_rows", "SCHEME_TEXT", "RowView",
+__all__ = ["ThreatRunParams", "ThreatSetup", "ThreatRun", "run_threat_pipeline", "select_rows", "SCHEMES", "RowView",
            "log2_or_inf"]
 
 #: Progress-bar slices: anonymizing and verifying take a second or two next to a
@@ -46,16 +46,12 @@ __all__ = ["ThreatRunParams", "ThreatSetup", "ThreatRun", "run_threat_pipeline",
 ANONYMIZE_STOP = 0.02
 VERIFY_STOP = 0.03
 
-SCHEME_TEXT = {
-    "mondrian": "Mondrian k-anonymity (ℓ-diversity when ℓ is set)",
-    "global": "global recoding (k-anonymity, ℓ-diversity when ℓ is set)",
-    "anatomy": "Anatomy (ℓ-diverse groups, sensitive values published apart)",
-    "csv": "imported anonymized CSV",
-}
+#: The anonymizers' schemes, then an already anonymized CSV.
+SCHEMES = ("mondrian", "global", "anatomy", "csv")
 
 
-def _reuse(source: type, name: str, default: Any = dataclasses.MISSING, **changes: Any) -> Any:
-    """A copy of ``source``'s declared field ``name`` with a new default or metadata.
+def _reuse(source: type, name: str, default: Any = dataclasses.MISSING, note: str = "", **changes: Any) -> Any:
+    """A copy of ``source``'s declared field ``name`` with a new default, ``note`` appended to its tooltip.
 
     The labels, ranges and tooltips stay those of the method, so the panel
     follows the method's own parameter definitions as they evolve.
@@ -63,6 +59,8 @@ def _reuse(source: type, name: str, default: Any = dataclasses.MISSING, **change
     original = source.__dataclass_fields__[name]
     meta = dict(original.metadata["anonstudio"])
     meta.update(changes)
+    if note:
+        meta["tooltip"] = f"{meta['tooltip']} {note}"
     return field(default=original.default if default is dataclasses.MISSING else default,
                  metadata={"anonstudio": meta})
 
@@ -76,7 +74,7 @@ class ThreatRunParams:
     """Everything the Threats panel sets through its form (columns are picked beside it)."""
 
     scheme: str = param(
-        "mondrian", label="Anonymization", choices=tuple(SCHEME_TEXT),
+        "mondrian", label="Anonymization", choices=SCHEMES,
         choice_labels=("Mondrian (k, ℓ)", "Global recoding (k, ℓ)", "Anatomy (ℓ)", "Imported CSV"),
         tooltip="How the table is anonymized before the analysis. Mondrian and global recoding publish "
                 "generalized cells (age [20-29]); Anatomy publishes exact attributes but each group's "
@@ -87,11 +85,9 @@ class ThreatRunParams:
     rows: int = param(
         3000, label="Rows analysed", minimum=10, maximum=10_000_000, step=500,
         tooltip="Only the first this many rows with no missing value in the chosen columns are anonymized "
-                "and analysed. 3,000 rows take about 10 s with the default sweeps; the paper used 5,692 rows "
+                "and analysed. 3,000 rows take 5-10 s with the default sweeps; the paper used 5,692 rows "
                 "of Adult. Ignored for an imported CSV, which must cover the whole loaded table.")
-    iterations: int = _reuse(ThreatParams, "iterations", default=2000,
-                             tooltip=ThreatParams.__dataclass_fields__["iterations"].metadata["anonstudio"]
-                             ["tooltip"] + " " + INTERACTIVE_NOTE)
+    iterations: int = _reuse(ThreatParams, "iterations", default=2000, note=INTERACTIVE_NOTE)
     burn_in: int = _reuse(ThreatParams, "burn_in", default=1000)
     thinning: int = _reuse(ThreatParams, "thinning", default=2)
     chains: int = _reuse(ThreatParams, "chains")
