@@ -135,6 +135,17 @@ def _posterior_means(alpha, gamma_s, beta, beta0, counts, attr_of, n_rows, ps, m
 
 
 @njit(nogil=True, cache=True)
+def _tuple_weight(first, table, s, codes, row):
+    """``first[s] * prod_a table[s, codes[row, a]]`` over the known attributes (code >= 0)."""
+    v = first[s]
+    for a in range(codes.shape[1]):
+        d = codes[row, a]
+        if d >= 0:
+            v *= table[s, d]
+    return v
+
+
+@njit(nogil=True, cache=True)
 def _accumulate_estimates(mode, ps, means, pi_s, pi_r, eval_d, eval_acc, pts_s, pts_d, pts_acc, scratch):
     """Add one kept sample's learner quantities to the running sums.
 
@@ -145,34 +156,19 @@ def _accumulate_estimates(mode, ps, means, pi_s, pi_r, eval_d, eval_acc, pts_s, 
     Attribute entries ``-1`` in ``eval_d`` are unknown and skipped (eq. 15).
     """
     n_s = ps.shape[0]
-    n_attr = eval_d.shape[1]
     for u in range(eval_d.shape[0]):
         if mode == 0:
             for s in range(n_s):
-                v = ps[s]
-                for a in range(n_attr):
-                    d = eval_d[u, a]
-                    if d >= 0:
-                        v *= means[s, d]
-                eval_acc[u, s] += v
+                eval_acc[u, s] += _tuple_weight(ps, means, s, eval_d, u)
         else:
             tot = 0.0
             for s in range(n_s):
-                v = pi_s[s]
-                for a in range(n_attr):
-                    d = eval_d[u, a]
-                    if d >= 0:
-                        v *= pi_r[s, d]
-                scratch[s] = v
-                tot += v
+                scratch[s] = _tuple_weight(pi_s, pi_r, s, eval_d, u)
+                tot += scratch[s]
             for s in range(n_s):
                 eval_acc[u, s] += scratch[s] / tot
     for i in range(pts_d.shape[0]):
-        s = pts_s[i]
-        v = ps[s]
-        for a in range(n_attr):
-            v *= means[s, pts_d[i, a]]
-        pts_acc[i] += v
+        pts_acc[i] += _tuple_weight(ps, means, pts_s[i], pts_d, i)
 
 
 @njit(nogil=True, cache=True)
