@@ -102,6 +102,7 @@ class UniquenessPlot(ExportablePlot):
         # Percent labels next to the points: on the fixed 0-1 scale small
         # values are hard to read off the axis. Reused, never recreated.
         self._labels: list[pg.TextItem] = []
+        self._m_range: tuple[int, int] | None = None
         self.plot_item.setYRange(0.0, 1.0, padding=0.02)
         self.plot_item.getViewBox().setLimits(yMin=-0.05, yMax=1.05)
         self.plot_item.enableAutoRange(y=False)
@@ -109,6 +110,17 @@ class UniquenessPlot(ExportablePlot):
             "Zoom y", "Fit the y axis to the points. Off: the full 0–1 scale, which shows how large the "
                       "risk is in absolute terms.", checkable=True)
         self.zoom_button.toggled.connect(lambda _=None: self._apply_y_range())
+
+    def set_m_range(self, lowest: int, highest: int) -> None:
+        """Fix the x axis to the m values of the run, so live points do not rescale it."""
+        self._m_range = (lowest, highest)
+        self._apply_x_range(highest)
+
+    def _apply_x_range(self, highest: float) -> None:
+        lowest = self._m_range[0] if self._m_range else 1
+        # Extra room on the right for the last point's percent label.
+        self.plot_item.setXRange(lowest - 0.5, max(highest, lowest) + 0.9, padding=0)
+        integer_ticks(self.plot_item, "bottom", highest)
 
     def _show_labels(self, m: np.ndarray, u: np.ndarray) -> None:
         while len(self._labels) < len(m):
@@ -142,10 +154,10 @@ class UniquenessPlot(ExportablePlot):
         self.set_series("exact count", m[exact], u[exact], low=low[exact], high=high[exact])
         self.set_series(self.estimated, m[~exact], u[~exact], low=low[~exact], high=high[~exact])
         self._show_labels(m, u)
-        if len(m):
-            # Extra room on the right for the last point's percent label.
-            self.plot_item.setXRange(0.5, max(m.max(), 1) + 0.9, padding=0)
-            integer_ticks(self.plot_item, "bottom", m.max())
+        if self._m_range is not None:
+            self._apply_x_range(max(self._m_range[1], m.max() if len(m) else 0))
+        elif len(m):
+            self._apply_x_range(m.max())
         self._apply_y_range()
 
 
@@ -270,6 +282,8 @@ class RiskWorkbench(Workbench):
     def run(self, params: UniquenessParams) -> None:
         data = self.dataset
         self._show(None, None)
+        for plot in (self.itemset_plot, self.person_plot):
+            plot.set_m_range(params.min_m, params.max_m)
         self.submit(f"Uniqueness vs m ({data.name}, m ≤ {params.max_m})",
                     lambda progress: run_risk_analysis(data, params, progress),
                     on_partial=self._on_partial, on_done=self._on_done)
