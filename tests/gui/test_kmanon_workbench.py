@@ -1,0 +1,199 @@
+"""σ-k^m workbench on the bundled small city: run, map, plots vs m, check, cancel, exports, no coordinates."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from anonstudio.data.samples import load_sample
+from anonstudio.data.transactions import TransactionData
+from anonstudio.gui.kmanon_job import KmJobSetup, build_cells, run_kmanon
+from anonstudio.gui.kmanon_plots import BEST, RUNNING, TRIALS
+from anonstudio.gui.workbenches.kmanon import NO_COORDINATES_TEXT, KmAnonWorkbench
+from anonstudio.gui.workers import JobState
+from anonstudio.jobs import NullProgress
+from anonstudio.methods.kmanon import KmAnonParams, sample_bound
+from anonstudio.metrics.km_verify import read_partition_map
+
+# Small enough to run in about a second, strong enough to merge towers at m = 2.
+FAST = dict(k=50, m=2, sigma=0.9, trials=1, seed=1)
+
+
+@pytest.fixture(scope="module")
+def city():
+    return load_sample("small-city")
+
+
+@pytest.fixture(scope="module")
+def finished_run(city):
+    """One complete run with two trials, computed without the GUI, shown by several tests."""
+    params = KmAnonParams(**dict(FAST, trials=2))
+    return run_kmanon(city, params, KmJobSetup("contiguity", build_cells(city), verify_samples=1000), NullProgress())
+
+
+@pytest.fixture
+def bench(qtbot, runner, city):
+    widget = KmAnonWorkbench(runner)
+    qtbot.addWidget(widget)
+    widget.resize(1200, 900)
+    widget.show()
+    widget.set_dataset(city)
+    return widget
+
+
+def set_params(bench, **values):
+    for name, value in values.items():
+        bench.param_panel.set_value(name, value)
+
+
+def test_run_on_small_city_draws_map_plots_and_check(bench, wait_job):
+    set_params(bench, **FAST)
+    bench.setup.verify_spin.setValue(1000)
+    bench.param_panel.run_button.click()
+    wait_job(bench.job, timeout=60000)
+    assert bench.job.state is JobState.DONE
+    result = bench.last_run.result
+    assert result.complete and [lv.level for lv in result.levels] == [1, 2]
+    # map: level 0 + two levels, the last one drawn, fewer partitions than towers
+    assert bench.map.n_levels == 3 and bench.map.shown_level == 2
+    assert bench.map.drawn_partitions == result.levels[-1].partitions < 200
+    # plots vs m: one point per level
+    for plot in bench.plots.values():
+        assert list(plot.series[BEST].x) == [1.0, 2.0]
+    assert list(bench.plots["partitions"].series[BEST].y) == [lv.partitions for lv in result.levels]
+    assert bench.plots["error"].series[BEST].y[-1] > 0
+    assert "[m]" in bench.plots["error"].y_label
+    # independent check, one row per ℓ, and the promise in words
+    assert bench.verify_table.rowCount() == 2
+    text = bench.guarantee_label.text()
+    assert "Any 2 towers" in text and "at least 50 people" in text and "≥ 0.9" in text
+    assert "Independent check" in text
+    assert all(b.isEnabled() for b in bench.export_buttons.values())
+
+
+def test_level_slider_changes_drawn_partitions(bench, finished_run):
+    bench._on_done(finished_run, True)
+    final = finished_run.result.levels[-1]
+    bench.map.slider.setValue(0)
+    assert bench.map.drawn_partitions == 200
+    assert "original data" in bench.map.level_label.text()
+    bench.map.slider.setValue(2)
+    assert bench.map.drawn_partitions == final.partitions < 200
+    assert f"{final.partitions} partitions" in bench.map.level_label.text()
+
+
+def test_trials_shown_as_points_and_best_as_line(bench, finished_run):
+    bench._on_done(finished_run, True)
+    plot = bench.plots["error"]
+    assert len(plot.series[TRIALS].x) == 4  # 2 trials x 2 levels
+    best = [lv.error for lv in finished_run.result.levels]
+    assert list(plot.series[BEST].y) == best
+    per_level = plot.series[TRIALS].y.reshape(2, 2)  # trial-major
+    assert np.allclose(per_level.min(axis=0), best)
+    assert len(plot.series[RUNNING].x) == 0
+
+
+def test_hover_lists_the_towers_of_a_merged_partition(bench, city, finished_run):
+    bench._on_done(finished_run, True)
+    labels = finished_run.result.levels[-1].labels
+    ids, counts = np.unique(labels, return_counts=True)
+    pid = int(ids[np.argmax(counts)])
+    members = np.flatnonzero(labels == pid)
+    x, y = city.coords[members[0]] / 1000.0
+    text = bench.map.hover_text_at(x, y)
+    for item in members[:10]:
+        assert city.vocab[item] in text
+    assert f"Partition of {len(members)} towers" in text
+    people = sum(1 for u in range(city.n_records) if np.isin(city.record(u), members).any())
+    assert f"support): {people:,}" in text
+
+
+def test_cancel_keeps_the_partial_generalization(bench, qtbot, wait_job):
+    # σ = 0.99 with k = 20 up to m = 5 takes far longer than the first levels.
+    set_params(bench, k=20, m=5, sigma=0.99, trials=1, seed=3)
+    bench.param_panel.run_button.click()
+    qtbot.waitUntil(lambda: bench.last_result is not None and len(bench.last_result.levels) >= 1, timeout=60000)
+    bench.param_panel.cancel_button.click()
+    wait_job(bench.job, timeout=60000)
+    assert bench.job.state is JobState.CANCELLED
+    result = bench.last_run.result
+    assert not result.complete and 1 <= len(result.levels) < 5
+    assert bench.map.n_levels == len(result.levels) + 1
+    assert bench.map.drawn_partitions == result.levels[-1].partitions
+    assert "Stopped early" in bench.guarantee_label.text()
+    assert bench.last_run.verify is None
+    if result.levels[-1].complete:
+        assert bench.export_buttons["map"].isEnabled()
+
+
+def test_exports_write_valid_files(bench, city, finished_run, tmp_path):
+    from anonstudio.data.io import load_transactions
+
+    bench._on_done(finished_run, True)
+    final = finished_run.result.levels[-1]
+    data_path = bench.export_anonymized(tmp_path / "anon.dat")
+    anon = load_transactions(data_path)
+    assert anon.n_records == city.n_records
+    assert len(set(anon.indices.tolist())) <= final.partitions
+    map_path = bench.export_partition_map(tmp_path / "map.csv")
+    parts = read_partition_map(map_path, city.vocab)
+    # same grouping as the published labels
+    assert len(np.unique(parts)) == final.partitions
+    pairs = set(zip(parts.tolist(), final.labels.tolist()))
+    assert len(pairs) == final.partitions
+    geo = json.loads(bench.export_geojson(tmp_path / "parts.geojson").read_text())
+    assert geo["type"] == "FeatureCollection" and len(geo["features"]) == final.partitions
+    assert sum(f["properties"]["size"] for f in geo["features"]) == 200
+    assert all(f["properties"]["support"] >= 1 for f in geo["features"])
+    report = json.loads(bench.export_report(tmp_path / "run.json").read_text())
+    assert [lv["level"] for lv in report["levels"]] == [1, 2]
+    assert report["verify"]["levels"][0]["ell"] == 1
+    assert "Any 2 towers" in report["guarantee"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["anon.dat", "map.csv", "parts.geojson", "run.json"]
+
+
+def test_dataset_without_coordinates_hides_the_map(bench, city, qtbot, wait_job):
+    plain = TransactionData(city.indptr, city.indices, city.vocab, name="no-coords")
+    bench.set_dataset(plain)
+    assert not bench.map.available
+    assert bench.map.unavailable_label.text() == NO_COORDINATES_TEXT
+    combo = bench.setup.constraint_combo
+    assert bench.setup.constraint == "free"
+    assert not combo.model().item(combo.findData("contiguity")).isEnabled()
+    set_params(bench, **FAST)
+    bench.setup.verify_spin.setValue(500)
+    bench.param_panel.run_button.click()
+    wait_job(bench.job, timeout=60000)
+    assert bench.job.state is JobState.DONE
+    assert len(bench.plots["partitions"].series[BEST].x) == 2
+    assert not bench.plots["area"].has_data()  # areas need cells
+    assert "NCP" in bench.plots["error"].y_label
+    assert "Any 2 items" in bench.guarantee_label.text()
+    assert not bench.export_buttons["geojson"].isEnabled() and bench.export_buttons["map"].isEnabled()
+
+
+def test_per_level_table_writes_the_level_vectors_and_shows_gamma(bench):
+    set_params(bench, m=3, bound="two-sided")
+    bench.setup.set_level_values([50, 40, 30], [1.0, 0.99, 0.9])
+    values = bench.param_panel.values()
+    assert values["k_levels"] == "50,40,30" and values["sigma_levels"] == "1,0.99,0.9"
+    params = bench.param_panel.params()
+    assert params.k_vector() == [50, 40, 30] and params.sigma_vector() == [1.0, 0.99, 0.9]
+    table = bench.setup.level_table
+    assert table.rowCount() == 3
+    assert table.item(0, 2).text() == "all (exact)"
+    assert table.item(1, 2).text() == f"{sample_bound(0.99, 'two-sided').samples:,}" == "45,845"
+    # an invalid entry is flagged and blocks the run
+    table.item(2, 1).setText("1.5")
+    assert "σ must be between" in bench.setup.problem()
+    bench.setup.same_box.setChecked(True)
+    assert bench.param_panel.values()["k_levels"] == "" and bench.setup.problem() == ""
+
+
+def test_hierarchy_rule_needs_a_file(bench):
+    bench.setup.set_constraint("hierarchy")
+    set_params(bench, **FAST)
+    bench.param_panel.run_button.click()
+    assert bench.job is None
+    assert "hierarchy file" in bench.guarantee_label.text()
