@@ -31,6 +31,10 @@ __all__ = [
     "unpack_key",
     "unpack_keys",
     "key_bits",
+    "binomial_table",
+    "dense_offsets",
+    "dense_count",
+    "dense_violators",
 ]
 
 
@@ -336,6 +340,96 @@ def unpack_keys(keys, bits, out):
             out[r, c] = buf[c] if c < m else buf[0]
 
 
+# ------------------------------------------------------- dense enumeration
+def binomial_table(n: int, ell: int) -> np.ndarray:
+    """``B[a, j] = C(a, j)`` for ``a <= n``, ``j <= ell`` (int64)."""
+    table = np.zeros((n + 1, ell + 1), dtype=np.int64)
+    table[:, 0] = 1
+    for a in range(1, n + 1):
+        for j in range(1, ell + 1):
+            table[a, j] = table[a - 1, j - 1] + table[a - 1, j]
+    return table
+
+
+def dense_offsets(n_parts: int, ell: int, binom: np.ndarray) -> np.ndarray:
+    """Start of the cells of size-j itemsets, j = 1..ell (plus the total at the end)."""
+    off = np.zeros(ell + 2, dtype=np.int64)
+    for j in range(1, ell + 1):
+        off[j + 1] = off[j] + binom[n_parts, j]
+    return off
+
+
+@njit(nogil=True, cache=True)
+def dense_count(indptr, indices, compact, ell, max_len, binom, offsets, counts, flags):
+    """Count every generalized itemset of size 1..ell in a dense array.
+
+    ``compact`` maps an item to its partition's index 0..P-1. The itemset
+    ``c_0 < ... < c_{j-1}`` lives in cell ``offsets[j] + sum_i C(c_i, i + 1)``
+    (combinatorial number system), so memory is ``sum_j C(P, j)`` cells,
+    independent of the number of records. ``flags`` marks itemsets that are
+    the image of an ell-itemset of some record (their partitions hold at least
+    ell of its items).
+    """
+    parts = np.empty(max_len + 1, dtype=np.int64)
+    cnt = np.empty(max_len + 1, dtype=np.int64)
+    idx = np.empty(ell, dtype=np.int64)
+    for u in range(indptr.shape[0] - 1):
+        m = _record_parts(indices, indptr[u], indptr[u + 1], compact, parts, cnt)
+        for j in range(1, min(ell, m) + 1):
+            for a in range(j):
+                idx[a] = a
+            while True:
+                cell = offsets[j]
+                total = 0
+                for a in range(j):
+                    cell += binom[parts[idx[a]], a + 1]
+                    total += cnt[idx[a]]
+                counts[cell] += 1
+                if total >= ell:
+                    flags[cell] = 1
+                a = j - 1
+                while a >= 0 and idx[a] == m - j + a:
+                    a -= 1
+                if a < 0:
+                    break
+                idx[a] += 1
+                for b in range(a + 1, j):
+                    idx[b] = idx[b - 1] + 1
+
+
+@njit(nogil=True, cache=True)
+def dense_violators(counts, flags, k, offsets, binom, n_parts, ell, out):
+    """Rows of compact partition indices of the flagged cells with count below k.
+
+    Short itemsets repeat their first index (as :func:`unpack_keys`).
+    Returns (violators written, flagged cells).
+    """
+    nv = 0
+    n_flagged = 0
+    for j in range(1, ell + 1):
+        for r in range(offsets[j + 1] - offsets[j]):
+            cell = offsets[j] + r
+            if flags[cell] == 0:
+                continue
+            n_flagged += 1
+            if counts[cell] >= k:
+                continue
+            # unrank r (colex): largest c with C(c, i) <= rest, for i = j..1
+            rest = r
+            hi = n_parts
+            for i in range(j, 0, -1):
+                c = i - 1
+                while c + 1 < hi and binom[c + 1, i] <= rest:
+                    c += 1
+                rest -= binom[c, i]
+                out[nv, i - 1] = c
+                hi = c
+            for c in range(j, ell):
+                out[nv, c] = out[nv, 0]
+            nv += 1
+    return nv, n_flagged
+
+
 def warm_up() -> None:
     """Compile the kernels above on tiny inputs (see ``kernels.warmup``)."""
     pool = np.array([0, 1, 2, 1, 2, 0, 0, 0, 0, 0], dtype=np.int32)
@@ -356,3 +450,9 @@ def warm_up() -> None:
     violating_keys(out, n, 2, viol)
     unpack_key(np.uint64(9), 2, np.empty(2, dtype=np.int64))
     unpack_keys(np.array([9], dtype=np.uint64), 2, np.empty((1, 2), dtype=np.int32))
+    binom = binomial_table(2, 2)
+    off = dense_offsets(2, 2, binom)
+    counts = np.zeros(off[-1], dtype=np.int32)
+    flags = np.zeros(off[-1], dtype=np.uint8)
+    dense_count(indptr, indices, label, 2, 2, binom, off, counts, flags)
+    dense_violators(counts, flags, 2, off, binom, 2, 2, np.empty((off[-1], 2), dtype=np.int32))

@@ -165,10 +165,24 @@ def test_per_level_k_and_sigma_vectors():
 
 
 def test_exact_budget_stops_with_a_reason():
-    data = random_data(10, 200, 30, 8)
-    res = kmanonymize(data, FreeMerge(), KmAnonParams(k=3, m=3, sigma=1.0, exact_budget=1000))
+    # level 2 needs 60 + C(60, 2) = 1,830 counters or ~2,500 sorted keys, both over 1,000
+    data = random_data(10, 200, 60, 8)
+    res = kmanonymize(data, FreeMerge(), KmAnonParams(k=3, m=2, sigma=1.0, exact_budget=1000))
     assert not res.complete
     assert "budget" in res.stopped_reason
+    assert len(res.levels) == 1 and res.levels[0].complete
+
+
+@pytest.mark.parametrize("plan", ["dense", "sorted"])
+def test_both_enumeration_paths_give_exact_results(plan, monkeypatch):
+    from anonstudio.methods.kmanon import algorithm
+
+    # Dense counters are used whenever they fit; force each path in turn.
+    monkeypatch.setattr(algorithm._Trial, "_exact_plan", lambda self, ell: (plan, 0.0))
+    data = random_data(13, 150, 30, 6)
+    res = kmanonymize(data, FreeMerge(), KmAnonParams(k=3, m=3, sigma=1.0, seed=2))
+    assert res.complete
+    assert is_km_anonymous(data, res.final.labels, 3, 3)
 
 
 def test_exact_when_cheaper_upgrades_small_levels():

@@ -8,7 +8,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from reference.kmanon_reference import generalized_support, random_data, records_of  # noqa: E402
 
 from anonstudio.kernels.generalized_support import (  # noqa: E402
-    count_keys, enumerate_keys, key_bits, unpack_key, violating_keys,
+    binomial_table, count_keys, dense_count, dense_offsets, dense_violators, enumerate_keys, key_bits, unpack_key,
+    violating_keys,
 )
 from anonstudio.methods.kmanon.partition_state import PartitionState  # noqa: E402
 
@@ -77,3 +78,15 @@ def test_enumeration_counts_match_brute_force():
     expected = {img for img in images if sum(1 for g in gen if img <= g) < k}
     assert found == expected
     assert nflag == len(images)
+    # the dense counters find the same violators
+    ids = state.partition_ids()
+    compact = np.searchsorted(ids, label).astype(np.int32)
+    binom = binomial_table(len(ids), ell)
+    off = dense_offsets(len(ids), ell, binom)
+    counts = np.zeros(off[-1], np.int32)
+    flags = np.zeros(off[-1], np.uint8)
+    dense_count(data.indptr, data.indices, compact, ell, max_len, binom, off, counts, flags)
+    rows = np.empty((off[-1], ell), np.int32)
+    nv2, nflag2 = dense_violators(counts, flags, k, off, binom, len(ids), ell, rows)
+    assert nflag2 == len(images)
+    assert {frozenset(int(ids[c]) for c in r) for r in rows[:nv2]} == expected

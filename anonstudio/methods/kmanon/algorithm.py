@@ -28,6 +28,7 @@ least error is reported, so one run to ``m = M`` gives results for all ``m <= M`
 """
 from __future__ import annotations
 
+import math
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -38,7 +39,11 @@ import numpy as np
 from ...data.transactions import TransactionData
 from ...jobs import NullProgress, Progress, derive_seed
 from ...kernels.generalized_support import (
+    binomial_table,
     check_batch,
+    dense_count,
+    dense_offsets,
+    dense_violators,
     count_keys,
     enumerate_keys,
     key_bits,
@@ -63,6 +68,7 @@ _DRAW_SCHEDULE = (512, 1024, 2048, 4096, 8192, 16384)
 _PARTIAL_EVERY = 1.0  # seconds between partial results inside a level
 # Cost model of "exact when cheaper" (see _Trial._exact_is_cheaper).
 _SECONDS_PER_KEY = 1e-7
+_SECONDS_PER_INCREMENT = 3e-8
 _SECONDS_PER_ENTRY = 7e-9
 
 
@@ -250,15 +256,14 @@ class _Trial:
         samples. Everything here is deterministic (the thinning comes from the
         seeded burn-in), so the choice does not depend on timing.
         """
-        if not self.params.exact_when_cheaper or ell * key_bits(self.data.n_items) + 1 > 64:
+        if not self.params.exact_when_cheaper:
             return False
         f = self.data.item_frequencies.astype(np.float64)
         size_biased = float((f * f).sum() / max(f.sum(), 1.0))
         sample_cost = max(thinning, 1) * ell * size_biased * _SECONDS_PER_ENTRY
         samples = 2 * sample_bound(sigma, self.params.bound).samples
-        limit = min(float(self.params.exact_budget), samples * sample_cost / _SECONDS_PER_KEY)
-        estimate = count_keys(self.data.indptr, self.data.indices, self.state.label, ell, int(self.data.lengths.max()))
-        return estimate <= limit
+        _, exact_cost = self._exact_plan(ell)
+        return exact_cost <= samples * sample_cost
 
     def _progress(self, ell: int, within: float, status: str) -> None:
         self.hub.set(self.trial, (ell - 1 + min(max(within, 0.0), 1.0)) / self.params.m, status)
@@ -335,35 +340,72 @@ class _Trial:
         return self._snapshot(ell, k, sigma, gamma, "sampling", drawn, violations, merges, unfixable, complete)
 
     # ----------------------------------------------------------- exact level
-    def _exact_level(self, ell: int, k: int) -> LevelResult:
+    def _exact_plan(self, ell: int) -> tuple[str, float]:
+        """How a level would be enumerated: ("dense" | "sorted" | reason it cannot, estimated seconds).
+
+        Dense counting needs one cell per possible generalized itemset,
+        ``sum_j C(P, j)`` (fine once partitions are few); sorting needs one
+        8-byte key per (record, itemset) pair. Either must fit the budget.
+        """
+        data, state = self.data, self.state
+        budget = self.params.exact_budget
+        increments = count_keys(data.indptr, data.indices, state.label, ell, int(data.lengths.max()))
+        cells = sum(math.comb(state.n_partitions, j) for j in range(1, ell + 1))
+        if cells <= budget:
+            return "dense", increments * _SECONDS_PER_INCREMENT + cells * _SECONDS_PER_INCREMENT
+        if increments <= budget and ell * key_bits(data.n_items) + 1 <= 64:
+            return "sorted", increments * _SECONDS_PER_KEY
+        return (f"level {ell}: exact enumeration needs {increments:,.0f} (record, itemset) pairs or "
+                f"{cells:,} counters, over the budget of {budget:,}; use sigma < 1 for this level or raise "
+                f"the budget"), math.inf
+
+    def _dense_violators(self, ell: int, k: int) -> tuple[np.ndarray, int]:
+        data, state = self.data, self.state
+        ids = state.partition_ids()
+        compact = np.empty(data.n_items, dtype=np.int32)
+        compact[:] = np.searchsorted(ids, state.label)
+        binom = binomial_table(len(ids), ell)
+        offsets = dense_offsets(len(ids), ell, binom)
+        counts = np.zeros(int(offsets[-1]), dtype=np.int32)
+        flags = np.zeros(int(offsets[-1]), dtype=np.uint8)
+        dense_count(data.indptr, data.indices, compact, ell, int(data.lengths.max()), binom, offsets, counts, flags)
+        n_bad = int(np.count_nonzero(flags & (counts < k)))
+        rows = np.empty((n_bad, ell), dtype=np.int32)
+        n_viol, n_flagged = dense_violators(counts, flags, k, offsets, binom, len(ids), ell, rows)
+        # compact indices -> partition ids, which are item ids of members
+        return ids[rows[:n_viol]].astype(np.int32), int(n_flagged)
+
+    def _sorted_violators(self, ell: int, k: int) -> tuple[np.ndarray, int]:
         data, state = self.data, self.state
         bits = key_bits(data.n_items)
-        if ell * bits + 1 > 64:
-            raise _Stop(f"level {ell}: exact enumeration packs {ell} partition ids of {bits} bits into 64-bit keys, "
-                        f"which does not fit; use sigma < 1 for this level")
         max_len = int(data.lengths.max())
-        self._progress(ell, 0.0, f"level {ell}: estimating exact enumeration")
         estimate = count_keys(data.indptr, data.indices, state.label, ell, max_len)
-        if estimate > self.params.exact_budget:
-            raise _Stop(f"level {ell}: exact enumeration needs {estimate:,.0f} generalized itemsets, over the "
-                        f"budget of {self.params.exact_budget:,}; use sigma < 1 for this level or raise the budget")
-        last = time.perf_counter()
         keys = np.empty(int(estimate) + 1, dtype=np.uint64)
         n = enumerate_keys(data.indptr, data.indices, state.label, ell, bits, max_len, keys)
         keys = keys[:n]
         keys.sort()
         # Violators overwrite the front of the sorted keys (never ahead of the read position).
         n_viol, n_flagged = violating_keys(keys, n, k, keys)
-        viol = keys[:n_viol].copy()
-        del keys
+        rows = np.empty((n_viol, ell), dtype=np.int32)
+        unpack_keys(keys[:n_viol], bits, rows)
+        return rows, int(n_flagged)
+
+    def _exact_level(self, ell: int, k: int) -> LevelResult:
+        state = self.state
+        self._progress(ell, 0.0, f"level {ell}: planning exact enumeration")
+        plan, _ = self._exact_plan(ell)
+        if plan not in ("dense", "sorted"):
+            raise _Stop(plan)
+        self._progress(ell, 0.0, f"level {ell}: enumerating all {ell}-itemsets ({plan})")
+        rows, n_flagged = self._dense_violators(ell, k) if plan == "dense" else self._sorted_violators(ell, k)
+        n_viol = len(rows)
         # Violators are repaired in a random order (one stream per trial) so
         # that trials explore different generalizations, as sampling would.
+        # Rows hold item ids (a partition id is the id of one of its items),
+        # so they are checked and repaired like drawn samples.
         order = np.random.default_rng(derive_seed(self.seed, "kmanon-exact", ell)).permutation(n_viol)
-        # Partition ids at enumeration time are item ids of their members, so
-        # the rows are representative items, like drawn samples.
-        rows = np.empty((n_viol, ell), dtype=np.int32)
-        unpack_keys(viol[order], bits, rows)
-        del viol
+        rows = np.ascontiguousarray(rows[order])
+        last = time.perf_counter()
         violations = merges = unfixable = 0
         complete = True
         row = 0
