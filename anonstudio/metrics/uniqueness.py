@@ -100,7 +100,7 @@ class UniquenessParams:
                                 "Automatic counts exactly when that is cheap enough (see exact budget).")
     exact_budget: float = param(1e8, label="Exact budget", minimum=1.0, maximum=1e12, log_scale=True, advanced=True,
                                 tooltip="Count exactly only if the records hold at most this many m-item "
-                                        "combinations in total (about 1 second per 30 million).")
+                                        "combinations in total (counting takes about 1 second per 15 million).")
     max_sample_factor: float = param(8.0, label="Sample budget ×", minimum=1.0, maximum=100.0, advanced=True,
                                      tooltip="When samples are correlated, keep sampling until they are worth "
                                              "as many independent ones as ε and δ ask for, up to this many times "
@@ -116,6 +116,8 @@ class UniquenessPoint:
     """Uniqueness of one itemset size m.
 
     ``method`` is ``"exact"``, ``"mcmc"`` or ``"sampling"`` (person-level, i.i.d.).
+    ``samples`` is the number of itemsets the value rests on: all of Omega^m for
+    ``exact``, the draws for the sampling methods.
     ``ci_kind`` says how the interval was made: ``"exact"`` (zero width),
     ``"hoeffding-ess"`` (Hoeffding at the effective sample size ``ess``) or
     ``"hoeffding"`` (i.i.d. samples). ``diagnostics`` holds method-specific numbers
@@ -143,6 +145,11 @@ class UniquenessResult:
     kind: str = "itemset"
     epsilon: float = math.nan
     delta: float = math.nan
+
+    @property
+    def explanation(self) -> str:
+        """Plain-language meaning of this curve (:data:`EXPLANATION` or :data:`PERSON_EXPLANATION`)."""
+        return PERSON_EXPLANATION if self.kind == "person" else EXPLANATION
 
     def to_json(self) -> dict[str, Any]:
         """The CLI's JSON: one list per column, plus ``kind``, ``complete`` and diagnostics."""
@@ -256,6 +263,10 @@ def person_unicity_curve(data: TransactionData, params: UniquenessParams, progre
     """
     validate(params)
     return _curve(data, params, progress or NullProgress(), _person_point, "person")
+
+
+uniqueness_curve.EXPLANATION = EXPLANATION
+person_unicity_curve.EXPLANATION = PERSON_EXPLANATION
 
 
 def _curve(data, params, progress, point_fn, kind) -> UniquenessResult:

@@ -131,6 +131,8 @@ def test_person_unicity_is_record_first_and_within_its_interval(baskets):
     params = UniquenessParams(min_m=2, max_m=4, epsilon=0.02, delta=0.01, seed=5)
     result = person_unicity_curve(baskets, params)
     assert result.kind == "person" and result.complete
+    assert "chance that a person is unique given m of their items" in result.explanation
+    assert person_unicity_curve.EXPLANATION == result.explanation
     for p in result.points:
         want = ref.person_unicity(sets, p.m)
         assert p.ci_low <= want <= p.ci_high, (p.m, p.uniqueness, want)
