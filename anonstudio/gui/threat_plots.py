@@ -17,9 +17,9 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsPathItem
 
-from .plots import ExportablePlot
+from .plots import PALETTE, ExportablePlot
 
-__all__ = ["ThreatScatter", "Log2TiHistogram", "P_L_LABEL", "P_A_LABEL", "LOG2TI_LABEL", "histogram_bars",
+__all__ = ["ThreatScatter", "Log2TiHistogram", "TracePlot", "P_L_LABEL", "P_A_LABEL", "LOG2TI_LABEL", "histogram_bars",
            "points_in_polygon"]
 
 P_L_LABEL = "learner's probability of the true value p_L"
@@ -218,3 +218,38 @@ class Log2TiHistogram(ExportablePlot):
         if len(x):
             lo, hi = min(float(x.min()) - width, -0.5), max(float(x.max()) + width, 1.5)
             self.plot_item.setXRange(lo, hi, padding=0.02)
+
+
+class TracePlot(ExportablePlot):
+    """Kept samples of a few population parameters, one line per chain: settled chains overlap and stay flat."""
+
+    #: Parameters drawn (the first traced ones: shares of the most common sensitive values).
+    COMPONENTS = 3
+
+    def __init__(self):
+        super().__init__("Sampler traces: share of each sensitive value (π_S) after burn-in",
+                         x_label="kept sample", y_label="value in the sample",
+                         empty_text="Traces appear when sampling finishes.")
+        self.plot_item.setTitle(self.title, size=TITLE_SIZE)
+        self.plot_item.getAxis("left").enableAutoSIPrefix(False)  # "(x0.001)" reads as a unit
+
+    def show_traces(self, diagnostics) -> None:
+        """Plot ``diagnostics.traces`` (chains x kept x components); None clears the plot."""
+        wanted: dict[str, tuple[np.ndarray, str, Qt.PenStyle]] = {}
+        if diagnostics is not None and diagnostics.traces.size:
+            traces = diagnostics.traces
+            names = diagnostics.trace_names
+            shares = [j for j in range(len(names)) if names[j].startswith("pi_S")]
+            picked = sorted(shares, key=lambda j: -traces[:, :, j].mean())[: self.COMPONENTS]
+            for colour, j in zip(PALETTE, picked):
+                for c in range(traces.shape[0]):
+                    style = Qt.SolidLine if c == 0 else Qt.DashLine
+                    wanted[f"{names[j]}, chain {c + 1}"] = (traces[c, :, j], colour, style)
+        for name in self.series:
+            if name not in wanted:
+                self.set_series(name, [], [])
+        for name, (values, colour, style) in wanted.items():
+            if name not in self.series:
+                self.add_series(name, kind="line", width=1.2, color=colour, style=style)
+            self.set_series(name, np.arange(1, len(values) + 1), values)
+        self.plot_item.enableAutoRange()

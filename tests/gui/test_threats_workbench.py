@@ -118,6 +118,10 @@ def test_run_fills_both_scatters_histograms_and_measures(adult_run):
     assert result.measures["GT_A"] == pytest.approx(gt_a, abs=0.01)
     assert bench.export_buttons["rows"].isEnabled()
     assert "Did the sampler settle?" in bench.diagnostics_label.text()
+    traced = {n: s for n, s in bench.trace_plot.series.items() if len(s.y)}
+    kept_per_chain = result.diagnostics.traces.shape[1]
+    assert len(traced) == 3 * FAST["chains"] and all(len(s.y) == kept_per_chain for s in traced.values())
+    assert all(n.startswith("pi_S[") for n in traced)
     # The summary links the row with the largest Ti; following it inspects that person.
     worst = int(np.argmax(np.where(thr_a, pa / pl, -np.inf)))
     assert f"row:{worst}" in bench.summary_label.text()

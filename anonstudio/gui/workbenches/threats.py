@@ -40,7 +40,7 @@ from ...data.table import Table
 from ..threat_export import write_measures_json, write_rows_csv
 from ..threat_inspector import VictimInspector
 from ..threat_job import RowView, ThreatRun, ThreatRunParams, run_threat_pipeline
-from ..threat_plots import Log2TiHistogram, ThreatScatter
+from ..threat_plots import Log2TiHistogram, ThreatScatter, TracePlot
 from ..threat_setup import ThreatSetupPanel
 from ..threat_tables import MAX_LISTED, MeasuresTable, ThreatRowsTable, format_measure
 from ..workbench import Workbench
@@ -144,7 +144,10 @@ class ThreatsWorkbench(Workbench):
         measures_page = QWidget()
         measures_layout = QVBoxLayout(measures_page)
         measures_layout.addWidget(QLabel("<b>Threat and faithfulness measures</b> (the paper's Tables IV and V)"))
-        measures_layout.addWidget(self.measures_table, 1)
+        measures_layout.addWidget(self.measures_table, 3)
+        self.trace_plot = TracePlot()
+        self.trace_plot.setMinimumHeight(180)
+        measures_layout.addWidget(self.trace_plot, 2)
         measures_layout.addWidget(self.diagnostics_label)
 
         self.tabs = QTabWidget()
@@ -229,6 +232,7 @@ class ThreatsWorkbench(Workbench):
             self.scatter_A.reset_view()
             self.scatter_L.reset_view()
             self.measures_table.show_measures(None)
+            self.trace_plot.show_traces(None)
             self.summary_label.setVisible(False)
             self.selected = np.zeros(0, dtype=np.int64)
             self._show_selection()
@@ -258,6 +262,7 @@ class ThreatsWorkbench(Workbench):
         self.summary_label.setText(self._summary_text(run))
         self.summary_label.setVisible(True)
         self.diagnostics_label.setText(diagnostics_text(result))
+        self.trace_plot.show_traces(result.diagnostics)
         self._show_selection()
         if self.inspector.row is not None and self.inspector.row < len(view.s_true):
             self.inspector.show_victim(run, view, self.inspector.row)
