@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["intersect_count", "draw_uniform_itemsets", "generalized_supports"]
+__all__ = ["intersect_count", "count_up_to", "draw_uniform_itemsets", "generalized_supports"]
 
 
 @njit(nogil=True, cache=True)
@@ -46,6 +46,39 @@ def intersect_count(lists_indptr, lists, ids, n_ids):
 
 
 @njit(nogil=True, cache=True)
+def _contains(lists, lo, hi, x):
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if lists[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo < lists.shape[0] and lists[lo] == x
+
+
+@njit(nogil=True, cache=True)
+def count_up_to(lists_indptr, lists, ids, n_ids, cap):
+    """``min(size of the intersection, cap)``: walk the shortest list, binary-search the others."""
+    best = 0
+    for a in range(1, n_ids):
+        if lists_indptr[ids[a] + 1] - lists_indptr[ids[a]] < lists_indptr[ids[best] + 1] - lists_indptr[ids[best]]:
+            best = a
+    count = 0
+    for t in range(lists_indptr[ids[best]], lists_indptr[ids[best] + 1]):
+        x = lists[t]
+        ok = True
+        for a in range(n_ids):
+            if a != best and not _contains(lists, lists_indptr[ids[a]], lists_indptr[ids[a] + 1], x):
+                ok = False
+                break
+        if ok:
+            count += 1
+            if count >= cap:
+                return count
+    return count
+
+
+@njit(nogil=True, cache=True)
 def draw_uniform_itemsets(uniforms, cum_weights, indptr, indices, post_indptr, post_records, ell, out, want):
     """Exact uniform ell-itemsets of Omega^ell by rejection, from pre-drawn uniforms.
 
@@ -79,8 +112,11 @@ def draw_uniform_itemsets(uniforms, cum_weights, indptr, indices, post_indptr, p
             pick[a] = indices[lo + pos[a]]
         for a in range(ell):
             ids[a] = pick[a]
-        supp = intersect_count(post_indptr, post_records, ids, ell)
-        if uniforms[row, ell + 1] * supp < 1.0:
+        # accept iff supp < 1/u: counting can stop at ceil(1/u)
+        u_acc = uniforms[row, ell + 1]
+        cap = np.int64(1.0 / u_acc) + 1 if u_acc > 1e-12 else np.int64(1) << 62
+        supp = count_up_to(post_indptr, post_records, ids, ell, cap)
+        if u_acc * supp < 1.0:
             pick.sort()
             for a in range(ell):
                 out[got, a] = pick[a]

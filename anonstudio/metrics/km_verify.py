@@ -189,6 +189,15 @@ def verify_km(
         if total == 0:
             points.append(KmVerifyPoint(ell, ks[ell - 1], "exact", 0, 0, 1.0, 1.0, 1.0, 0.0))
             continue
+        if ell == 1:
+            # Omega^1 is the set of occurring items; a partition's support is its record count.
+            occurring = np.flatnonzero(np.bincount(data.indices, minlength=data.n_items) > 0)
+            supp = np.diff(part_indptr)[part[occurring]]
+            ok = int((supp >= ks[0]).sum())
+            frac = ok / len(occurring) if len(occurring) else 1.0
+            points.append(KmVerifyPoint(1, ks[0], "exact", len(occurring), ok, frac, frac, frac,
+                                        time.perf_counter() - t0))
+            continue
         if total <= exact_budget:
             if gen_sets is None:
                 gen_sets = {"part": part, "records": [set(part[data.record(u)].tolist()) for u in range(data.n_records)]}
