@@ -187,9 +187,9 @@ def plan_chunks(per_item: np.ndarray, m: int, bits: int, max_keys: int) -> list[
 
 def warm_up() -> None:
     """Compile the kernels on a two-record dataset."""
-    indptr = np.array([0, 3, 5], dtype=np.int64)
-    indices = np.array([0, 1, 2, 1, 2], dtype=np.int32)
-    indices.setflags(write=False)
+    from .support import tiny_dataset
+
+    indptr, indices, _, _ = tiny_dataset()
     per_item = subsets_by_smallest_item(indptr, indices, 3, 2)
     out = np.empty(int(per_item.sum()), dtype=np.uint64)
     n = enumerate_keys(indptr, indices, 2, 0, 3, 2, out)

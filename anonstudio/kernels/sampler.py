@@ -234,14 +234,9 @@ def new_chain_state(ell: int, seed: int | np.uint64, cache_slots: int = 1 << 16)
 
 def warm_up() -> None:
     """Compile :func:`run_chain` on a three-record dataset."""
-    from .support import build_bitsets
+    from .support import build_bitsets, tiny_dataset
 
-    indptr = np.array([0, 2, 5, 6], dtype=np.int64)
-    indices = np.array([0, 1, 0, 1, 2, 2], dtype=np.int32)
-    post_indptr = np.array([0, 2, 4, 6], dtype=np.int64)
-    post_records = np.array([0, 1, 0, 1, 1, 2], dtype=np.int32)
-    indices.setflags(write=False)
-    post_records.setflags(write=False)
+    indptr, indices, post_indptr, post_records = tiny_dataset()
     weights = record_weights(np.diff(indptr), 2)
     eligible = np.array([0, 1], dtype=np.int32)
     for bit_row, bits in (no_bitsets(3), build_bitsets(indptr, indices, 3)):

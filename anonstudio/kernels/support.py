@@ -331,12 +331,27 @@ def no_bitsets(n_items: int) -> tuple[np.ndarray, np.ndarray]:
     return np.full(n_items, -1, dtype=np.int32), np.zeros((0, 0), dtype=np.uint64)
 
 
+def tiny_dataset() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(indptr, indices, post_indptr, post_records)`` of records {0,1}, {0,1,2}, {2}.
+
+    Read-only like the arrays of :class:`~anonstudio.data.transactions.TransactionData`:
+    numba compiles read-only and writable arrays separately, and warm-ups should
+    compile what real runs use.
+    """
+    arrays = (
+        np.array([0, 2, 5, 6], dtype=np.int64),
+        np.array([0, 1, 0, 1, 2, 2], dtype=np.int32),
+        np.array([0, 2, 4, 6], dtype=np.int64),
+        np.array([0, 1, 0, 1, 1, 2], dtype=np.int32),
+    )
+    for a in arrays:
+        a.setflags(write=False)
+    return arrays
+
+
 def warm_up() -> None:
     """Compile the kernels on a three-record dataset."""
-    indptr = np.array([0, 2, 5, 6], dtype=np.int64)
-    indices = np.array([0, 1, 0, 1, 2, 2], dtype=np.int32)
-    post_indptr = np.array([0, 2, 4, 6], dtype=np.int64)
-    post_records = np.array([0, 1, 0, 1, 1, 2], dtype=np.int32)
+    indptr, indices, post_indptr, post_records = tiny_dataset()
     items = np.array([[0, 1]], dtype=np.int32)
     support_batch(items, indptr, indices, post_indptr, post_records)
     weights = np.ones(3)

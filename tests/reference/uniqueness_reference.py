@@ -61,22 +61,6 @@ def naive_record_first_draws(records: list[set], ell: int, n: int, seed: int) ->
     return [tuple(sorted(rng.sample(rng.choice(pool), ell))) for _ in range(n)]
 
 
-def metropolis_chain(records: list[set], ell: int, steps: int, seed: int) -> list[tuple]:
-    """Algorithm 1 exactly as printed, one state per step (pure Python, for speed comparison)."""
-    rng = random.Random(seed)
-    pool = [sorted(r) for r in records if len(r) >= ell]
-    state = None
-    q_state = 0.0
-    out = []
-    for _ in range(steps):
-        cand = tuple(sorted(rng.sample(rng.choice(pool), ell)))
-        q_cand = q_value(records, cand)
-        if state is None or rng.random() * q_cand < q_state:
-            state, q_state = cand, q_cand
-        out.append(state)
-    return out
-
-
 def linkage_matches(records: list[set], revealed) -> list[int]:
     """Ids of the records containing every revealed item."""
     s = set(revealed)

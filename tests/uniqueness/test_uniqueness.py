@@ -62,6 +62,9 @@ def test_exact_enumeration_matches_brute_force(rng):
             assert exact_uniqueness(data, m, max_chunk_keys=7) == want
             assert exact_uniqueness(data, m) == want
             assert enumeration_cost(data, m) == sum(math.comb(len(r), m) for r in sets)
+        curve = uniqueness_curve(data, UniquenessParams(max_m=4, method="exact"))
+        want_curve = [ref.uniqueness(sets, m) for m in range(1, 5)]
+        np.testing.assert_allclose([p.uniqueness for p in curve.points], want_curve)
 
 
 def test_chunk_plan_covers_every_item_once_and_respects_the_cap():
