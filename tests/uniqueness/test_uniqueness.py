@@ -160,3 +160,12 @@ def test_parameters_are_validated(table_i):
         uniqueness_curve(table_i, UniquenessParams(method="guess"))
     with pytest.raises(ParameterError):
         uniqueness_curve(table_i, UniquenessParams(min_m=3, max_m=2))
+
+
+def test_exact_enumeration_checks_cancel_between_chunks(baskets):
+    progress = RecordingProgress(cancel_after_sets=2)
+    assert exact_uniqueness(baskets, 3, progress, max_chunk_keys=5000) is None
+    assert len(progress.fractions) == 2 and progress.fractions[-1] < 1.0
+    full = RecordingProgress()
+    assert exact_uniqueness(baskets, 3, full, max_chunk_keys=5000) == (9491, 896)
+    assert len(full.fractions) > 5 and full.fractions[-1] == 1.0
