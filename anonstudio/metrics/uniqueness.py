@@ -16,6 +16,14 @@ Two ways to get it, recorded per point in ``method``:
   two-sided Hoeffding bound used here. The interval is the Hoeffding half-width
   ``sqrt(ln(2/delta) / (2 n_eff))`` at the *effective* sample size of the chain
   (``ci_kind = "hoeffding-ess"``), so autocorrelation left after thinning widens it.
+  Sampling continues until the effective sample size reaches n (at most
+  ``max_sample_factor * n`` draws).
+
+  Limitation: the interval assumes the chain has visited Omega^m in proportion.
+  An itemset the proposal almost never offers (e.g. the one item of T10I4D100K
+  that occurs once, among a million item occurrences) may never be visited in a
+  run, and a series of identical indicators then looks perfectly precise. Such
+  cases are cheap to count exactly, which ``auto`` does.
 
 :func:`person_unicity_curve` answers a different, person-level question (see
 :data:`PERSON_EXPLANATION`).
