@@ -8,9 +8,9 @@ list* (the sorted records touching it) inside one shared int32 ``pool``:
 two lists at the end of the pool (the caller compacts the pool when it fills).
 
 Anonymization only needs to know whether a support reaches ``k``, so the
-intersection stops as soon as it has found ``k`` records: with galloping
-search from the shortest list this costs a few hundred comparisons for
-typical k, independent of how big partitions grow.
+intersection stops as soon as it has found ``k`` records. It walks the
+shortest list and looks records up in the others: a bit test in big
+partitions, which also keep a bitset over records, galloping search otherwise.
 
 Deterministic (sigma = 1) levels enumerate every generalized itemset of the
 records as packed uint64 keys (see :func:`enumerate_keys`) and count them by
@@ -24,6 +24,7 @@ from numba import njit
 __all__ = [
     "union_into",
     "support_at_least",
+    "fill_bits",
     "check_batch",
     "count_keys",
     "enumerate_keys",
@@ -95,12 +96,19 @@ def _gallop(pool, lo, hi, x):
     return lo
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _has_bit(bits, row, x):
+    return (bits[row, x >> 6] >> np.uint64(x & 63)) & np.uint64(1)
+
+
 @njit(nogil=True, cache=True)
-def support_at_least(pool, start, length, parts, n_parts, k):
+def support_at_least(pool, start, length, bits, bit_row, parts, n_parts, k):
     """``min(support, k)`` of the partitions ``parts[:n_parts]`` (distinct ids).
 
-    Intersects the posting lists, driven by the shortest one, and stops once
-    ``k`` common records are found.
+    Walks the shortest posting list and looks each record up in the other
+    partitions: by a bit test where the partition has a record bitset
+    (``bit_row[p] >= 0``, kept for big partitions), else by galloping search
+    in its list. Stops once ``k`` common records are found.
     """
     if n_parts == 0:
         return 0
@@ -115,11 +123,6 @@ def support_at_least(pool, start, length, parts, n_parts, k):
             order[b + 1] = order[b]
             b -= 1
         order[b + 1] = v
-    if length[order[0]] < k:
-        # the support can be no larger than the shortest list
-        k_eff = length[order[0]]
-    else:
-        k_eff = k
     if n_parts == 1:
         return min(length[order[0]], k)
     cur = np.empty(n_parts, dtype=np.int64)
@@ -132,8 +135,15 @@ def support_at_least(pool, start, length, parts, n_parts, k):
     d_end = end[0]
     while d < d_end:
         x = pool[d]
+        nxt = d + 1
         ok = True
         for a in range(1, n_parts):
+            row = bit_row[order[a]]
+            if row >= 0:
+                if not _has_bit(bits, row, x):
+                    ok = False
+                    break
+                continue
             pos = _gallop(pool, cur[a], end[a], x)
             cur[a] = pos
             if pos == end[a]:
@@ -141,19 +151,28 @@ def support_at_least(pool, start, length, parts, n_parts, k):
             y = pool[pos]
             if y != x:
                 ok = False
-                # jump the driver forward to y
-                d = _gallop(pool, d + 1, d_end, y)
+                # no record below y can be common: jump the driver forward to y
+                nxt = _gallop(pool, d + 1, d_end, y)
                 break
         if ok:
             count += 1
-            if count >= k_eff:
-                return min(count, k)
-            d += 1
+            if count >= k:
+                return k
+        d = nxt
     return count
 
 
 @njit(nogil=True, cache=True)
-def check_batch(samples, begin, label, pool, start, length, k, need):
+def fill_bits(bits, row, pool, s, n):
+    """Set ``bits[row]`` to the records ``pool[s:s+n]``."""
+    bits[row, :] = 0
+    for t in range(s, s + n):
+        x = pool[t]
+        bits[row, x >> 6] |= np.uint64(1) << np.uint64(x & 63)
+
+
+@njit(nogil=True, cache=True)
+def check_batch(samples, begin, label, pool, start, length, bits, bit_row, k, need):
     """Check samples from row ``begin`` until one fails or ``need`` have passed.
 
     Parameters
@@ -191,7 +210,7 @@ def check_batch(samples, begin, label, pool, start, length, k, need):
                 parts[m] = p
                 m += 1
         checks += 1
-        if support_at_least(pool, start, length, parts, m, k) >= k:
+        if support_at_least(pool, start, length, bits, bit_row, parts, m, k) >= k:
             passed += 1
         else:
             return row, passed, checks
@@ -437,9 +456,12 @@ def warm_up() -> None:
     length = np.array([3, 2], dtype=np.int64)
     union_into(pool, 0, 3, 3, 2, 5)
     parts = np.array([0, 1], dtype=np.int64)
-    support_at_least(pool, start, length, parts, 2, 2)
+    bits = np.zeros((1, 1), dtype=np.uint64)
+    bit_row = np.array([0, -1], dtype=np.int64)
+    fill_bits(bits, 0, pool, 0, 3)
+    support_at_least(pool, start, length, bits, bit_row, parts, 2, 2)
     label = np.array([0, 1], dtype=np.int32)
-    check_batch(np.array([[0, 1]], dtype=np.int32), 0, label, pool, start, length, 2, 5)
+    check_batch(np.array([[0, 1]], dtype=np.int32), 0, label, pool, start, length, bits, bit_row, 2, 5)
     indptr = np.array([0, 2, 3], dtype=np.int64)
     indices = np.array([0, 1, 1], dtype=np.int32)
     count_keys(indptr, indices, label, 2, 2)

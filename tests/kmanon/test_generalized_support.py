@@ -38,6 +38,8 @@ def test_support_at_least_matches_brute_force_under_merges():
             parts = state.parts_of(items)
             for k in (1, 2, 5, 40, 1000):
                 assert state.support_at_least(parts, k) == min(truth, k)
+        # big partitions answer through bitsets, small ones through lists
+        assert (state.bit_row >= 0).any() and (state.bit_row[state.partition_ids()] < 0).any()
         # posting lists are exact unions
         for p in state.partition_ids():
             expected = sorted(u for u, rec in enumerate(records) if any(state.label[i] == p for i in rec))

@@ -306,7 +306,7 @@ class _Trial:
                 while row < len(items) and run < gamma and state.n_partitions > 1:
                     t = time.perf_counter()
                     fail, passed, checks = check_batch(items, row, state.label, state.pool, state.start,
-                                                       state.length, k, gamma - run)
+                                                       state.length, state.bits, state.bit_row, k, gamma - run)
                     self.check_seconds += time.perf_counter() - t
                     self.checks += int(checks)
                     run += int(passed)
@@ -412,7 +412,7 @@ class _Trial:
         while row < n_viol:
             t = time.perf_counter()
             fail, passed, checks = check_batch(rows, row, state.label, state.pool, state.start, state.length,
-                                               k, n_viol + 1)
+                                               state.bits, state.bit_row, k, n_viol + 1)
             self.check_seconds += time.perf_counter() - t
             self.checks += int(checks)
             if fail < 0:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...data.transactions import TransactionData
-from ...kernels.generalized_support import support_at_least, union_into
+from ...kernels.generalized_support import fill_bits, support_at_least, union_into
 
 __all__ = ["PartitionState"]
 
@@ -39,6 +39,18 @@ class PartitionState:
         self.length = np.diff(post_indptr).astype(np.int64)
         self.end = live
         self.merges = 0
+        # Big partitions also keep a bitset over records: probing it is O(1)
+        # where a search in a long posting list is not. A bitset costs
+        # n_records / 8 bytes, no more than the list itself above this length.
+        self.n_records = data.n_records
+        self.big = max(64, data.n_records // 32)
+        words = (data.n_records + 63) // 64
+        n_big = int((self.length > self.big).sum())
+        self.bits = np.zeros((n_big + 8, words), dtype=np.uint64)
+        self.bit_row = np.full(n, -1, dtype=np.int64)
+        self._free_rows = list(range(len(self.bits) - 1, -1, -1))
+        for p in np.flatnonzero(self.length > self.big):
+            self._build_bits(int(p))
         #: Per-run objects that a constraint and its error function share.
         self.extras: dict[str, object] = {}
 
@@ -67,7 +79,7 @@ class PartitionState:
     def support_at_least(self, parts, k: int) -> int:
         """``min(support, k)`` of a set of distinct partitions."""
         arr = np.asarray(parts, dtype=np.int64)
-        return int(support_at_least(self.pool, self.start, self.length, arr, len(arr), k))
+        return int(support_at_least(self.pool, self.start, self.length, self.bits, self.bit_row, arr, len(arr), k))
 
     def posting(self, p: int) -> np.ndarray:
         """Sorted records touching partition ``p`` (a view; do not keep across merges)."""
@@ -101,6 +113,20 @@ class PartitionState:
         self.length[a] = n
         self.length[b] = 0
         self.end += int(n)
+        if self.bit_row[b] >= 0:
+            self._free_rows.append(int(self.bit_row[b]))
+            self.bit_row[b] = -1
+        if n > self.big:
+            self._build_bits(a)
+
+    def _build_bits(self, p: int) -> None:
+        if self.bit_row[p] < 0:
+            if not self._free_rows:
+                old = len(self.bits)
+                self.bits = np.concatenate([self.bits, np.zeros_like(self.bits)])
+                self._free_rows.extend(range(len(self.bits) - 1, old - 1, -1))
+            self.bit_row[p] = self._free_rows.pop()
+        fill_bits(self.bits, int(self.bit_row[p]), self.pool, int(self.start[p]), int(self.length[p]))
 
     def _compact(self) -> None:
         """Copy the live lists to the front of a fresh pool."""
