@@ -232,6 +232,7 @@ class TracePlot(ExportablePlot):
                          empty_text="Traces appear when sampling finishes.")
         self.plot_item.setTitle(self.title, size=TITLE_SIZE)
         self.plot_item.getAxis("left").enableAutoSIPrefix(False)  # "(x0.001)" reads as a unit
+        self.legend.setBrush(pg.mkBrush(255, 255, 255, 220))  # readable over the lines
 
     def show_traces(self, diagnostics) -> None:
         """Plot ``diagnostics.traces`` (chains x kept x components); None clears the plot."""
