@@ -94,6 +94,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.screenshot and not args.demo:
         build_parser().error("--screenshot needs --demo")
     if args.demo and args.screenshot:
+        # Scripted runs (CI, docs) often have no display at all.
+        if not any(os.environ.get(v) for v in ("DISPLAY", "WAYLAND_DISPLAY")) and sys.platform.startswith("linux"):
+            os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         # A scripted run must not read or change the user's window layout.
         from .gui.settings import SETTINGS_ENV
 

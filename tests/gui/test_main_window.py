@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import shutil
 
+import numpy as np
+
 from anonstudio.data.transactions import TransactionData
 from anonstudio.gui.settings import RecentFiles, open_settings
 
@@ -145,3 +147,22 @@ def test_a_table_explains_why_set_valued_workbenches_do_not_apply(window):
     assert not bench.param_panel.run_button.isEnabled()
     assert "rows: 2" in window.datasets.summary.text()
     assert not window.datasets.length_plot.has_data()
+
+
+def test_bundled_sample_from_the_list_then_uniqueness_points(window, wait_job):
+    from PySide6.QtCore import Qt
+
+    from anonstudio.gui.workbenches.risk import RiskWorkbench
+
+    samples = window.datasets.samples
+    names = [samples.item(i).data(Qt.UserRole) for i in range(samples.count())]
+    assert "chess" in names
+    samples.itemActivated.emit(samples.item(names.index("chess")))
+    wait_job(window.datasets.last_job)
+    assert window.dataset.name == "chess" and window.dataset.n_records == 3196
+    bench = window.workbench(RiskWorkbench)
+    bench.param_panel.set_value("max_m", 2)
+    bench.param_panel.run_button.click()
+    wait_job(bench.job, timeout=60000)
+    x, y = bench.itemset_plot.series["exact count"].item.getData()
+    assert list(x) == [1, 2] and np.all((y >= 0) & (y <= 1))

@@ -6,6 +6,7 @@ import time
 
 import pytest
 
+from anonstudio.gui.jobs_dock import JobsPanel
 from anonstudio.gui.workers import JobState
 
 
@@ -128,6 +129,12 @@ def test_eta_from_progress_rate(qtbot, runner, wait_job):
     qtbot.waitUntil(lambda: job.fraction == 0.25, timeout=5000)
     job.started_at -= 3.0  # pretend it ran 3 s for a quarter of the work
     assert job.eta() == pytest.approx(9.0, abs=0.5)
+    dock = JobsPanel(runner)
+    qtbot.addWidget(dock)
+    dock.add_job(job)
+    row = dock.row_of(job)
+    assert dock.table.item(row, 3).text() == "3 s" and dock.table.item(row, 4).text() == "9 s"
+    assert dock.table.cellWidget(row, 1).value() == 250
     gate.set()
     wait_job(job)
     assert job.eta() is None
