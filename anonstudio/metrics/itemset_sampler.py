@@ -117,9 +117,14 @@ class ItemsetSampler:
         report says ``converged=False``. ``None``: ``max(200_000, 20 |U|)``.
     max_thinning
         Cap on the thinning lag.
+    acf_threshold
+        Thinning is the smallest lag whose autocorrelation is below this.
     support_mode
         Support strategy (``anonstudio.kernels.support.MODE_*``); auto picks
         bitsets or posting lists per itemset from a cost model.
+    proposal
+        ``"size-weighted"`` (default) or ``"uniform-record"`` (Algorithm 1 as
+        printed); see :data:`PROPOSALS`.
     """
 
     def __init__(
