@@ -122,3 +122,32 @@ def test_run_stays_disabled_without_a_dataset_even_after_edits(qtbot, runner):
     assert not bench.param_panel.run_button.isEnabled()
     bench.set_dataset(DATA)
     assert bench.param_panel.run_button.isEnabled()
+
+
+def test_the_documented_example_workbench_runs(qtbot, runner, wait_job, monkeypatch):
+    """The example in anonstudio.gui.workbench's docstring is real, working code."""
+    import textwrap
+
+    import anonstudio.gui.workbench as module
+
+    doc = module.__doc__
+    block = doc.split("A complete workbench (save as ``anonstudio/gui/workbenches/lengths.py``)::", 1)[1]
+    block = block.split("\nCallbacks run on the GUI thread.", 1)[0]
+    code = textwrap.dedent(block)
+    code = (code.replace("from ...params import", "from anonstudio.params import")
+                .replace("from ..plots import", "from anonstudio.gui.plots import")
+                .replace("from ..workbench import", "from anonstudio.gui.workbench import"))
+    import sys
+    import types
+
+    example = types.ModuleType("example_lengths")
+    monkeypatch.setitem(sys.modules, "example_lengths", example)  # dataclasses look the module up
+    exec(compile(code, "workbench-docstring-example", "exec"), example.__dict__)
+    bench = example.LengthsWorkbench(runner)
+    qtbot.addWidget(bench)
+    bench.set_dataset(DATA)
+    bench.param_panel.set_value("top", 2)
+    bench.param_panel.run_button.click()
+    wait_job(bench.job)
+    series = bench.plot.series["length"]
+    assert list(series.x) == [1, 2] and list(series.y) == [3, 2]
