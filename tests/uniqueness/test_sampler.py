@@ -123,3 +123,22 @@ def test_threaded_chains_equal_chains_run_one_after_another():
     b = serial.draw(4000)
     assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
     assert threaded.report.steps == serial.report.steps
+
+
+def test_support_memo_never_changes_the_chain():
+    from anonstudio.kernels.sampler import new_chain_state, run_chain
+
+    data = _skewed_dataset()
+    sampler = ItemsetSampler(data, 2, seed=0)
+    outs = []
+    for slots in (1, 2, 1 << 12):
+        st = new_chain_state(2, 99, cache_slots=slots)
+        items = np.empty((3000, 2), dtype=np.int32)
+        supp = np.empty(3000, dtype=np.int64)
+        run_chain(st["cur_items"], st["cur_q"], st["counters"], st["rng"], 3000, 1, sampler.eligible, sampler.cdf,
+                  sampler.weights, data.indptr, data.indices, sampler.post_indptr, sampler.post_records,
+                  sampler.bit_row, sampler.bits, sampler.support_mode, sampler.uniform_weight,
+                  st["cache_items"], st["cache_supp"], st["cache_q"], items, supp)
+        outs.append((items, supp, int(st["counters"][3])))
+    assert all(np.array_equal(outs[0][0], o[0]) and np.array_equal(outs[0][1], o[1]) for o in outs)
+    assert outs[2][2] < outs[0][2]  # a larger memo computes fewer supports
