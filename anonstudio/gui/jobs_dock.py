@@ -142,6 +142,7 @@ class JobsPanel(QWidget):
     def _tick(self) -> None:
         for job in self._rows:
             if not job.state.finished:
+                self.runner.sync(job)
                 self._refresh(job)
 
     def _drop_oldest_finished(self) -> None:

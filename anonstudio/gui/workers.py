@@ -339,6 +339,16 @@ class JobRunner(QObject):
     def active_jobs(self) -> list[Job]:
         return [j for j in self.jobs if not j.state.finished]
 
+    def sync(self, job: Job) -> None:
+        """Pull the newest fraction/status of a running job.
+
+        ``QtProgress.set`` drops updates closer than PROGRESS_INTERVAL_S to the
+        previous one; a job that then computes for seconds without reporting
+        would show a stale line. The jobs dock calls this on its clock.
+        """
+        if job.state is JobState.RUNNING:
+            self._on_progress(job)
+
     def cancel_all(self) -> None:
         for job in self.active_jobs():
             job.cancel()

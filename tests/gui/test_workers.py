@@ -138,3 +138,24 @@ def test_eta_from_progress_rate(qtbot, runner, wait_job):
     gate.set()
     wait_job(job)
     assert job.eta() is None
+
+
+def test_throttled_progress_is_caught_up_by_the_dock_clock(qtbot, runner, wait_job):
+    shown_first, gate = threading.Event(), threading.Event()
+
+    def fn(progress):
+        progress.set(0.1, "first")
+        shown_first.wait(5)
+        progress.set(0.6, "second, within the throttle interval")  # dropped: too soon
+        gate.wait(5)
+        return None
+
+    dock = JobsPanel(runner)
+    qtbot.addWidget(dock)
+    job = runner.submit("throttled", fn)
+    qtbot.waitUntil(lambda: job.fraction == 0.1, timeout=5000)
+    shown_first.set()
+    qtbot.waitUntil(lambda: dock.state_text(job) == "second, within the throttle interval", timeout=3000)
+    assert job.fraction == 0.6
+    gate.set()
+    wait_job(job)
