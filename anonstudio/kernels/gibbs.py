@@ -233,13 +233,33 @@ def _resample_patterns(state, pat_s, pat_n, pat_ptr, pat_vals, base_counts, pi_r
     for s in range(n_s):
         for d in range(width):
             counts[s, d] = base_counts[s, d]
+    guide = np.empty(cum.shape[0], dtype=np.int64)
     for p in range(pat_s.shape[0]):
         s = pat_s[p]
         lo = pat_ptr[p]
         hi = pat_ptr[p + 1]
+        size = hi - lo
         total = _fill_cum(s, lo, hi, pat_vals, pi_r, cum)
-        for _ in range(pat_n[p]):
-            counts[s, pat_vals[lo + _search(cum, hi - lo, uniform(state) * total)]] += 1
+        if pat_n[p] < 8 or size < 8:
+            for _ in range(pat_n[p]):
+                counts[s, pat_vals[lo + _search(cum, size, uniform(state) * total)]] += 1
+        else:
+            # Many draws from one large cell: a guide table (Chen and Asau 1974) makes each
+            # inverse-CDF draw O(1) on average instead of a binary search.
+            j = 0
+            for k in range(size):
+                threshold = k * total / size
+                while j < size - 1 and cum[j] <= threshold:
+                    j += 1
+                guide[k] = j
+            for _ in range(pat_n[p]):
+                x = uniform(state) * total
+                j = guide[min(int(x * size / total), size - 1)]
+                while j < size - 1 and cum[j] <= x:
+                    j += 1
+                while j > 0 and cum[j - 1] > x:  # guards against rounding at bucket edges
+                    j -= 1
+                counts[s, pat_vals[lo + j]] += 1
         if kept_flag:
             # Rao-Blackwellized marginal of one row of the pattern: pi restricted to the cell.
             for j in range(lo, hi):
