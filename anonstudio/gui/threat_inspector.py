@@ -39,7 +39,9 @@ class DistributionBars(ExportablePlot):
     def __init__(self):
         super().__init__("Who believes what about the victim's sensitive value", x_label="probability",
                          y_label="", empty_text="Click a row in the list to inspect that person.", legend=False)
-        self.plot_item.setTitle(self.title, size="10pt")
+        # No title inside the plot: the inspector's heading says whose beliefs these are,
+        # and the lower half of the workbench has little height to spare.
+        self.plot_item.setTitle(None)
         font = QFont()
         font.setPointSize(8)
         self.plot_item.getAxis("left").setStyle(tickFont=font)

@@ -75,25 +75,27 @@ class ThreatRunParams:
 
     scheme: str = param(
         "mondrian", label="Anonymization", choices=SCHEMES,
-        choice_labels=("Mondrian (k, ℓ)", "Global recoding (k, ℓ)", "Anatomy (ℓ)", "Imported CSV"),
+        choice_labels=("Mondrian", "Global recoding", "Anatomy", "Imported CSV"),
         tooltip="How the table is anonymized before the analysis. Mondrian and global recoding publish "
                 "generalized cells (age [20-29]); Anatomy publishes exact attributes but each group's "
                 "sensitive values as an unordered bag. 'Imported CSV' analyses an anonymized file you choose "
                 "below, whose lines match the loaded table's rows.")
     k: int = _reuse(GroupAnonParams, "k")
-    l: int | None = _reuse(GroupAnonParams, "l", default=4)
+    # Short labels: the parameters dock is narrow; the tooltips keep the full meaning.
+    l: int | None = _reuse(GroupAnonParams, "l", default=4, label="ℓ (diversity)")
     rows: int = param(
-        3000, label="Rows analysed", minimum=10, maximum=10_000_000, step=500,
+        3000, label="Rows analysed", minimum=10, maximum=1_000_000, step=500,
         tooltip="Only the first this many rows with no missing value in the chosen columns are anonymized "
                 "and analysed. 3,000 rows take 5-10 s with the default sweeps; the paper used 5,692 rows "
                 "of Adult. Ignored for an imported CSV, which must cover the whole loaded table.")
-    iterations: int = _reuse(ThreatParams, "iterations", default=2000, note=INTERACTIVE_NOTE)
-    burn_in: int = _reuse(ThreatParams, "burn_in", default=1000)
+    # Smaller maxima than the method allows keep the spin boxes narrow enough for the dock.
+    iterations: int = _reuse(ThreatParams, "iterations", default=2000, note=INTERACTIVE_NOTE, maximum=10_000_000)
+    burn_in: int = _reuse(ThreatParams, "burn_in", default=1000, maximum=10_000_000)
     thinning: int = _reuse(ThreatParams, "thinning", default=2)
     chains: int = _reuse(ThreatParams, "chains")
-    seed: int | None = _reuse(ThreatParams, "seed")
-    prior_alpha: float = _reuse(ThreatParams, "prior_alpha")
-    prior_beta: float = _reuse(ThreatParams, "prior_beta")
+    seed: int | None = _reuse(ThreatParams, "seed", maximum=2**31 - 1)
+    prior_alpha: float = _reuse(ThreatParams, "prior_alpha", label="Prior α (sensitive)")
+    prior_beta: float = _reuse(ThreatParams, "prior_beta", label="Prior β (attributes)")
     learner: str = _reuse(ThreatParams, "learner")
     proposal: str = _reuse(ThreatParams, "proposal", advanced=True)
 
@@ -102,7 +104,7 @@ class ThreatRunParams:
             raise ParameterError(f"Burn-in must be smaller than Iterations (got {self.burn_in:,} ≥ "
                                  f"{self.iterations:,})")
         if self.scheme == "anatomy" and self.l is None:
-            raise ParameterError("Anatomy needs ℓ: set “l (distinct sensitive values)”")
+            raise ParameterError("Anatomy needs ℓ: tick and set “ℓ (diversity)”")
 
     def group_params(self, qi: list[str], sensitive: str) -> GroupAnonParams:
         return GroupAnonParams(scheme=self.scheme, k=self.k, l=self.l, qi=",".join(qi), sensitive=sensitive)

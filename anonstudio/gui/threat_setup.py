@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QPushButton,
+    QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -135,8 +136,9 @@ class ThreatSetupPanel(QWidget):
             button = QPushButton(text)
             button.setToolTip(tip)
             label = QLabel("none")
-            label.setWordWrap(True)
             label.setStyleSheet("color: #555;")
+            # A long file name must not widen the narrow parameters dock.
+            label.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
             row.addWidget(button)
             row.addWidget(label, 1)
             csv_layout.addLayout(row)
@@ -288,7 +290,9 @@ class ThreatSetupPanel(QWidget):
         self.domain_path = Path(domain_path) if domain_path else None
         self.csv_header = _read_header(self.csv_path) if self.csv_path else []
         self.csv_label.setText(self.csv_path.name if self.csv_path else "none")
+        self.csv_label.setToolTip(str(self.csv_path or ""))
         self.domain_label.setText(self.domain_path.name if self.domain_path else "none")
+        self.domain_label.setToolTip(str(self.domain_path or ""))
         if self.csv_header:
             shared = [c for c in self.csv_header if c not in ("gid", "id", self.sensitive)]
             names = {self.column_table.item(r, 0).data(Qt.UserRole) for r in range(self.column_table.rowCount())}

@@ -49,23 +49,25 @@ __all__ = ["ThreatsWorkbench"]
 
 INTRO = (
     "<b>Does the release tell an attacker more about the people in it than it teaches about everyone?</b> "
-    "The <i>learner</i> (p_L) learns the population from the anonymized table; the <i>attacker</i> (p_A) also "
-    "knows the victim is in it. Each point is a person, placed by the probability each side gives their true "
-    "sensitive value; in the <span style='background:#f2d4d4'>&nbsp;red area&nbsp;</span> the attacker is surer."
+    "Each point is a person: x = the probability the <i>learner</i> (p_L, learns the population from the release) "
+    "gives their true sensitive value, y = the <i>attacker's</i> (p_A, also knows the person is in the table); "
+    "in the <span style='background:#f2d4d4'>&nbsp;red area&nbsp;</span> the attacker is surer. "
+    "Ti = p_A / p_L; log2 Ti = 1: twice as sure."
 )
 EMPTY_TEXT = ("Load a table to begin: pick the bundled “UCI Adult census extract” sample on the left "
               "(or File > Open a CSV table). The Threats tab analyses tables, one row per person.")
-SCATTER_A = "(a) Rows the attacker guesses right (threatened under p_A)"
-SCATTER_L = "(c) Rows the learner guesses right (threatened under p_L)"
+SCATTER_A = "(a) Threatened under p_A (attacker guesses right)"
+SCATTER_L = "(c) Threatened under p_L (learner guesses right)"
 HIST_A = "(b) log2 Ti, threatened under p_A"
 HIST_L = "(d) log2 Ti, threatened under p_L"
 SUMMARY_STYLE = "background: #eef4fa; border: 1px solid #b8cfe6; border-radius: 4px; padding: 6px;"
 SELECT_HINT = ("<b>Select people</b>: drag a rectangle over points in (a) or (c) (hold Shift for a lasso), or "
                "click a point, to list those rows here; click a row to inspect that person.")
-NOTE = ("<b>Reading the plots.</b> Red area: p_A > p_L, the attacker is more confident than the learner. "
-        "Ti = p_A / p_L: how many times more confident; log2 Ti = 1 means twice as confident. γ (skewness) > 0: "
-        "a long tail of people the attacker is much surer about. Method: Boreale, Corradi, Viscardi (2020), "
-        "see Help > Method references.")
+PLOT_TIP = ("Red area: p_A > p_L, the attacker is more confident than the learner about the person's true value. "
+            "Ti = p_A / p_L: how many times more confident; log2 Ti = 1 means twice as confident. γ (skewness) > 0: "
+            "a long tail of people the attacker is much surer about. A row is 'threatened' under a distribution when "
+            "its best guess is the true value. Figures 2-3 of Boreale, Corradi, Viscardi (2020), see "
+            "Help > Method references.")
 
 
 class ThreatsWorkbench(Workbench):
@@ -113,7 +115,7 @@ class ThreatsWorkbench(Workbench):
         grid.setContentsMargins(0, 0, 0, 0)
         for i, plot in enumerate((self.scatter_A, self.hist_A, self.scatter_L, self.hist_L)):
             grid.addWidget(plot, i // 2, i % 2)
-            plot.setMinimumHeight(200)
+            plot.setMinimumHeight(170)
         grid.setColumnStretch(0, 1)
         grid.setColumnStretch(1, 1)
         for scatter in (self.scatter_A, self.scatter_L):
@@ -131,12 +133,11 @@ class ThreatsWorkbench(Workbench):
         lower = _split(Qt.Horizontal, (rows_box, 1), (self.inspector, 1))
         plots_page = _split(Qt.Vertical, (grid_widget, 3), (lower, 2))
         plots_page.setSizes([500, 400])
-        note = _text_label(NOTE, style="color: #333;")
-        rows_page = QWidget()
-        rows_page_layout = QVBoxLayout(rows_page)
-        rows_page_layout.setContentsMargins(0, 0, 0, 0)
-        rows_page_layout.addWidget(plots_page, 1)
-        rows_page_layout.addWidget(note)
+        # On a short screen the splitter would squeeze the plots below their
+        # minimum and their axis labels would overlap; keep them whole.
+        plots_page.setCollapsible(0, False)
+        for plot in (self.scatter_A, self.scatter_L, self.hist_A, self.hist_L):
+            plot.plot_widget.setToolTip(PLOT_TIP)
 
         self.measures_table = MeasuresTable()
         self.diagnostics_label = _text_label("Convergence diagnostics appear when sampling finishes.",
@@ -151,7 +152,7 @@ class ThreatsWorkbench(Workbench):
         measures_layout.addWidget(self.diagnostics_label)
 
         self.tabs = QTabWidget()
-        self.tabs.addTab(rows_page, "Attacker vs learner (Figures 2-3)")
+        self.tabs.addTab(plots_page, "Attacker vs learner (Figures 2-3)")
         self.tabs.addTab(measures_page, "Measures (Tables IV-V)")
 
         exports = QHBoxLayout()
