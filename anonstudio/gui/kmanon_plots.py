@@ -44,10 +44,9 @@ class KmCurvePlot(ExportablePlot):
         if self.legend is None:
             return
         vertical, horizontal = corner.split("-")
-        x = 0.0 if horizontal == "left" else 1.0
-        y = 0.0 if vertical == "top" else 1.0
-        offset = (10 if x == 0 else -10, 10 if y == 0 else -10)
-        self.legend.anchor(itemPos=(x, y), parentPos=(x, y), offset=offset)
+        # pyqtgraph reads the offset's signs: positive x = from the left,
+        # positive y = from the top.
+        self.legend.setOffset((10 if horizontal == "left" else -10, 10 if vertical == "top" else -10))
 
     def set_y_label(self, label: str, units: str | None = None) -> None:
         """Relabel the y axis (the error's unit depends on the merge rule)."""
@@ -80,7 +79,7 @@ def make_curve_plots() -> dict[str, KmCurvePlot]:
     """The paper's three plots: partitions, error and people-weighted area vs m."""
     partitions = KmCurvePlot("Partitions vs m (more is better)", "partitions", lambda lv: lv.partitions)
     error = KmCurvePlot("Average error vs m (smaller is better)", "error", lambda lv: lv.error, y_units="m")
-    area = KmCurvePlot("Partition area per person vs m (smaller is better)", "area", lambda lv: lv.avg_area_km2,
+    area = KmCurvePlot("Area per person vs m (smaller is better)", "area", lambda lv: lv.avg_area_km2,
                        y_units="km²", empty_text="Areas need tower cells (merge rule: touching towers).")
     partitions.place_legend("bottom-left")
     error.place_legend("top-left")

@@ -63,11 +63,17 @@ def guarantee_notes(levels: Sequence[LevelResult], item_word: str = "item") -> s
 
 
 def verdict(point: KmVerifyPoint, sigma: float) -> str:
-    """"confirmed", "consistent" or "below target" for one level of the check."""
+    """"confirmed", "no violation found", "consistent" or "below target" for one level of the check.
+
+    A sample can never confirm σ = 1 (the interval always reaches below 1), so
+    a sample without a single violation gets its own, reassuring verdict.
+    """
     if point.ci_low >= sigma:
         return "confirmed"
     if point.ci_high < sigma:
         return "below target"
+    if point.k_anonymous == point.itemsets:
+        return "no violation found"
     return "consistent"
 
 
@@ -94,7 +100,7 @@ def check_text(verify: KmVerifyResult | None, levels: Sequence[LevelResult], ite
     return text
 
 
-VERIFY_COLUMNS = ("ℓ (known items)", "k", "checked", "k-anonymous share", "95 % CI", "target σ", "verdict", "how")
+VERIFY_COLUMNS = ("ℓ", "k", "checked", "share k-anonymous", "95 % CI", "target σ", "verdict", "how")
 
 
 class VerifyTable(QTableWidget):
@@ -111,14 +117,17 @@ class VerifyTable(QTableWidget):
         self.setToolTip(
             "The independent verifier draws itemsets of the ORIGINAL data uniformly at random and counts how many "
             "are shared by at least k people after generalization. 'confirmed': the whole confidence interval is "
-            "at or above σ; 'consistent': σ lies inside it; 'below target': the promise is broken.")
+            "at or above σ; 'no violation found': every drawn itemset passed (a sample cannot prove σ = 1); "
+            "'consistent': σ lies inside the interval; 'below target': the promise is broken.")
+        self.verticalHeader().setDefaultSectionSize(22)
 
     def show_check(self, verify: KmVerifyResult | None, levels: Sequence[LevelResult]) -> None:
         points = verify.points if verify is not None else ()
         sigma_of = {lv.level: lv.sigma for lv in levels}
         mode_of = {lv.level: lv.mode for lv in levels}
         self.setRowCount(len(points))
-        colours = {"confirmed": "#d7f0dd", "consistent": "#fdf3d0", "below target": "#f8d0d0"}
+        colours = {"confirmed": "#d7f0dd", "no violation found": "#d7f0dd", "consistent": "#fdf3d0",
+                   "below target": "#f8d0d0"}
         for r, p in enumerate(points):
             sigma = sigma_of.get(p.ell, 1.0)
             v = verdict(p, sigma)

@@ -90,6 +90,7 @@ class KmSetupPanel(QWidget):
             self.constraint_combo.setItemData(self.constraint_combo.count() - 1, CONSTRAINT_TIPS[key],
                                               Qt.ToolTipRole)
         self.constraint_combo.setToolTip("Which items may be published together as one partition.")
+        _narrow(self.constraint_combo)
         self.constraint_combo.currentIndexChanged.connect(self._constraint_changed)
         form.addRow("Merge", self.constraint_combo)
 
@@ -102,6 +103,7 @@ class KmSetupPanel(QWidget):
             "typical distance between neighbouring towers. Or a GeoJSON (longitude/latitude) or WKT (metres) "
             "polygon, e.g. the city outline.")
         self.boundary_combo.activated.connect(self._boundary_activated)
+        _narrow(self.boundary_combo)
         self.boundary_label = QLabel()
         self.boundary_label.setWordWrap(True)
         self.boundary_label.setStyleSheet("color: #555;")
@@ -148,6 +150,7 @@ class KmSetupPanel(QWidget):
             "(Theorem 1, under the chosen sample bound); σ = 1 checks every itemset instead.")
         self.level_table.cellChanged.connect(self._cell_changed)
         self.level_table.setMaximumHeight(170)
+        self.level_table.setMinimumWidth(120)
         self.level_note = QLabel()
         self.level_note.setWordWrap(True)
         self.level_note.setStyleSheet("color: #555;")
@@ -164,7 +167,7 @@ class KmSetupPanel(QWidget):
         self.verify_spin.setValue(DEFAULT_VERIFY_SAMPLES)
         self.verify_spin.setToolTip("After the run an independent check draws this many random itemsets of "
                                     "each size and counts how many are shared by at least k people. 0: skip.")
-        verify_form.addRow("Check itemsets per size", self.verify_spin)
+        verify_form.addRow("Check per size", self.verify_spin)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -177,6 +180,13 @@ class KmSetupPanel(QWidget):
         for name in ("k_levels", "sigma_levels"):
             if name in panel.fields and isinstance(advanced, QFormLayout):
                 advanced.setRowVisible(panel.editor(name), False)
+        # Long choice labels and captions of the params dataclass would make the
+        # dock wider than the window leaves it.
+        if "bound" in panel.fields:
+            _narrow(panel.editor("bound"))
+        for label in panel.findChildren(QLabel):
+            if label.buddy() is not None:
+                label.setWordWrap(True)
         panel.params_changed.connect(lambda _p: self.refresh_levels())
         panel_layout = panel.layout()
         panel_layout.insertWidget(panel_layout.indexOf(panel.error_label), self)
@@ -378,3 +388,9 @@ class KmSetupPanel(QWidget):
         self.same_box.setChecked(False)
         self._write_levels(",".join(map(str, ks)), ",".join(f"{s:g}" for s in sigmas))
         self.refresh_levels()
+
+
+def _narrow(combo: QComboBox) -> None:
+    """Let a combo box with long item texts shrink with the parameter dock."""
+    combo.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+    combo.setMinimumContentsLength(10)

@@ -59,7 +59,7 @@ NO_COORDINATES_TEXT = (
     "(item,x,y in metres or item,lat,lon), as the bundled small-city sample does."
 )
 ERROR_LABELS = {
-    "m": ("error (distance to centre)", "m"),
+    "m": ("error", "m"),
     "": ("information loss (NCP)", None),
 }
 EXPORT_TIP = ("Saves the generalization for the largest m that finished (shown in the title of the button's "
@@ -100,12 +100,6 @@ class KmAnonWorkbench(Workbench):
         plot_column = QSplitter(Qt.Vertical)
         for plot in self.plots.values():
             plot_column.addWidget(plot)
-        top = QSplitter(Qt.Horizontal)
-        top.addWidget(self.map)
-        top.addWidget(plot_column)
-        top.setStretchFactor(0, 3)
-        top.setStretchFactor(1, 2)
-        top.setSizes([640, 430])
 
         self.verify_table = VerifyTable()
         self.export_buttons: dict[str, QPushButton] = {}
@@ -114,7 +108,7 @@ class KmAnonWorkbench(Workbench):
         for key, text, slot in (
             ("data", "Anonymized data…", self._export_data_dialog),
             ("map", "Item → partition CSV…", self._export_map_dialog),
-            ("geojson", "Partition polygons (GeoJSON)…", self._export_geojson_dialog),
+            ("geojson", "Polygons (GeoJSON)…", self._export_geojson_dialog),
             ("report", "Run report (JSON)…", self._export_report_dialog),
         ):
             button = QPushButton(text)
@@ -125,20 +119,26 @@ class KmAnonWorkbench(Workbench):
             exports.addWidget(button)
             self.export_buttons[key] = button
         exports.addStretch(1)
-        bottom = QWidget()
-        bottom_layout = QVBoxLayout(bottom)
-        bottom_layout.setContentsMargins(0, 0, 0, 0)
-        check_caption = QLabel("<b>Independent check</b> per number of known items ℓ")
-        bottom_layout.addWidget(check_caption)
-        bottom_layout.addWidget(self.verify_table, 1)
-        bottom_layout.addLayout(exports)
+        check = QWidget()
+        check_layout = QVBoxLayout(check)
+        check_layout.setContentsMargins(0, 0, 0, 0)
+        check_layout.addWidget(QLabel("<b>Independent check</b> per number of known items ℓ"))
+        check_layout.addWidget(self.verify_table, 1)
+        check_layout.addLayout(exports)
 
-        split = QSplitter(Qt.Vertical)
-        split.addWidget(top)
-        split.addWidget(bottom)
-        split.setStretchFactor(0, 4)
+        # Map and check on the left, the three curves over the full height on the right.
+        left = QSplitter(Qt.Vertical)
+        left.addWidget(self.map)
+        left.addWidget(check)
+        left.setStretchFactor(0, 4)
+        left.setStretchFactor(1, 1)
+        left.setSizes([520, 190])
+        split = QSplitter(Qt.Horizontal)
+        split.addWidget(left)
+        split.addWidget(plot_column)
+        split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 1)
-        split.setSizes([520, 210])
+        split.setSizes([600, 480])
         page = QWidget()
         layout = QVBoxLayout(page)
         layout.addWidget(intro)
@@ -247,7 +247,7 @@ class KmAnonWorkbench(Workbench):
     def _show_levels(self, result: KmAnonResult) -> None:
         notes = []
         for lv, trial in zip(result.levels, result.best_trial):
-            note = f"Error {lv.error:.4g}{' ' + result.error_unit if result.error_unit else ''}"
+            note = f"Average error {lv.error:.4g}{' ' + result.error_unit if result.error_unit else ''}"
             if len(result.trials) > 1:
                 note += f", best of {len(result.trials)} trials (trial {trial + 1})"
             note += "."
