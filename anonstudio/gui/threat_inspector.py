@@ -147,7 +147,8 @@ class VictimInspector(QWidget):
         self.heading.setToolTip(f"The attacker knows {known} of this person ({values}) and that the person is "
                                 "in the table; the learner uses the same attributes but not that.")
         members = run.release.group_rows(group)
-        self.group_label.setText(f"Group {group + 1} ({len(members)} rows) is published as: "
+        self.group_label.setText(f"Group {group + 1} ({len(members)} rows; their cleartext rows below, the victim "
+                                 "highlighted) is published as: "
                                  f"{published_text(run.release, group, [view.s_names[int(view.s_true[r])] for r in members])}")
         self.group_table.show_rows(view, members, highlight=row)
 

@@ -321,7 +321,7 @@ class ThreatsWorkbench(Workbench):
             self.rows_table.setRowCount(0)
             self.selection_label.setText(SELECT_HINT)
             return
-        self.rows_table.show_rows(self.view, self.selected, highlight=self.inspector.row)
+        self.rows_table.show_rows(self.view, self.selected)
         shown = len(self.selected) - self.rows_table.truncated
         more = f" (the first {MAX_LISTED:,} listed)" if self.rows_table.truncated else ""
         self.selection_label.setText(f"<b>{len(self.selected):,} selected rows</b>{more}. Click one to inspect "
