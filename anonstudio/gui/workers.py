@@ -114,9 +114,12 @@ class QtProgress:
             return self._fraction, self._status
 
     def take_partial(self) -> Any:
+        # Hand over and forget: finished jobs stay listed in the dock and must
+        # not pin their (possibly large) last partial result in memory.
         with self._lock:
             self._pending_partial = False
-            return self._partial
+            partial, self._partial = self._partial, None
+            return partial
 
 
 class Job(QObject):
@@ -387,7 +390,7 @@ class JobRunner(QObject):
     def _on_finished(self, job: Job, result: Any, ran: bool) -> None:
         _, on_done, _, _ = self._release(job)
         # Queued signals keep their order, so every partial was delivered
-        # before this; drop the stored reference to free its memory.
+        # before this; drop any stored reference to free its memory.
         job.progress.take_partial()
         job.finished_at = time.monotonic()
         complete = ran and not job.cancel_requested and getattr(result, "complete", True) is not False

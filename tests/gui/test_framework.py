@@ -32,6 +32,7 @@ class LengthsBench(Workbench):
         self.plot.add_series("length", kind="bars")
         QVBoxLayout(page).addWidget(self.plot)
         self.results = []
+        self.partials = []
         return page
 
     def run(self, params) -> None:
@@ -49,7 +50,8 @@ class LengthsBench(Workbench):
                     gate.wait(5)
             return shown
 
-        self.submit("Longest records", work, on_done=lambda r, c: self.results.append((r, c)))
+        self.submit("Longest records", work, on_done=lambda r, c: self.results.append((r, c)),
+                    on_partial=self.partials.append)
 
 
 DATA = TransactionData.from_records([["a", "b", "c"], ["a"], ["b", "c"]], name="tiny")
@@ -92,7 +94,7 @@ def test_cancel_from_the_dock_keeps_partial(qtbot, runner, wait_job):
     bench.param_panel.run_button.click()
     job = bench.job
     assert bench.param_panel.cancel_button.isEnabled()
-    qtbot.waitUntil(lambda: job.progress._partial == [3], timeout=5000)
+    qtbot.waitUntil(lambda: bench.partials == [[3]], timeout=5000)
     dock.cancel_button(job).click()
     bench.gate.set()
     wait_job(job)

@@ -51,9 +51,10 @@ def test_result_and_partials_arrive_on_the_gui_thread(qtbot, runner, wait_job):
 
 def test_cancel_keeps_the_partial_result(qtbot, runner, wait_job):
     gate = threading.Event()
-    results = []
-    job = runner.submit("count", counting_job(50, gate), key="k", on_done=lambda r, c: results.append((r, c)))
-    qtbot.waitUntil(lambda: job.progress._partial == [0, 1], timeout=5000)
+    results, partials = [], []
+    job = runner.submit("count", counting_job(50, gate), key="k", on_done=lambda r, c: results.append((r, c)),
+                        on_partial=partials.append)
+    qtbot.waitUntil(lambda: bool(partials) and partials[-1] == [0, 1], timeout=5000)
     job.cancel()
     gate.set()
     wait_job(job)
