@@ -197,3 +197,86 @@ def test_hierarchy_rule_needs_a_file(bench):
     bench.param_panel.run_button.click()
     assert bench.job is None
     assert "hierarchy file" in bench.guarantee_label.text()
+
+
+def test_hierarchy_rule_runs_with_a_tree_file(bench, city, tmp_path, wait_job):
+    tree = tmp_path / "districts.csv"
+    tree.write_text("".join(f"{label},district-{i // 20},city\n" for i, label in enumerate(city.vocab)))
+    bench.setup.set_constraint("hierarchy")
+    bench.setup.set_hierarchy_path(tree)
+    assert bench.setup.problem() == ""
+    set_params(bench, **FAST)
+    bench.setup.verify_spin.setValue(500)
+    bench.param_panel.run_button.click()
+    wait_job(bench.job, timeout=60000)
+    assert bench.job.state is JobState.DONE
+    final = bench.last_run.result.levels[-1]
+    # hierarchy cuts: every partition is a single tower or a whole district (or the whole city)
+    for pid in np.unique(final.labels):
+        members = np.flatnonzero(final.labels == pid)
+        assert len(members) in (1, 20, 200)
+    assert bench.map.drawn_partitions == final.partitions  # the towers still have coordinates
+    assert "NCP" in bench.plots["error"].y_label
+    assert final.partitions < 200  # k = 50 forces district merges
+    names = bench.export_partition_map(tmp_path / "map.csv").read_text()
+    assert "district-" in names  # partitions are named after their tree node
+
+
+def test_polygon_file_replaces_the_default_study_area(bench, city):
+    from anonstudio.data.samples import get_sample
+
+    hull_area = bench.cells.total_area_km2
+    outline = get_sample("small-city").file("boundary")
+    bench.setup.set_boundary_path(outline)
+    assert bench.cells.total_area_km2 == pytest.approx(19.6, rel=1e-3)
+    assert bench.cells.total_area_km2 != pytest.approx(hull_area, rel=1e-3)
+    assert bench.map.drawn_partitions == 200
+    bench.setup.set_boundary_path(None)
+    assert bench.cells.total_area_km2 == pytest.approx(hull_area)
+
+
+def _level(level, k, sigma, mode="sampling", complete=True, unfixable=0):
+    from anonstudio.methods.kmanon import LevelResult
+
+    return LevelResult(level=level, k=k, sigma=sigma, gamma=0, mode=mode, samples=0, violations=0, merges=0,
+                       partitions=1, error=0.0, avg_area_km2=None, seconds=0.0, support_checks=0,
+                       unfixable=unfixable, complete=complete, labels=np.zeros(1, dtype=np.int32))
+
+
+def test_guarantee_text_follows_k_sigma_and_levels():
+    from anonstudio.gui.kmanon_report import guarantee_notes, guarantee_text
+
+    same = [_level(1, 20, 1.0, "exact"), _level(2, 20, 0.99), _level(3, 20, 0.99)]
+    text = guarantee_text(same, "tower")
+    assert text.startswith("Any 3 towers a stranger knows about a person match at least 20 people")
+    assert "probability ≥ 0.99" in text
+    assert "share is protected" in guarantee_notes(same, "tower")
+    exact = [_level(1, 5, 1.0, "exact")]
+    assert "Any 1 tower " in guarantee_text(exact, "tower") and "always" in guarantee_text(exact, "tower")
+    assert guarantee_notes(exact) == ""
+    mixed = [_level(1, 50, 1.0, "exact"), _level(2, 10, 0.9)]
+    text = guarantee_text(mixed, "item")
+    assert "1 item: at least 50 people, always" in text and "2 items: at least 10 people, with probability ≥ 0.9" in text
+    # a level cut short promises nothing
+    assert guarantee_text([_level(1, 5, 0.9, complete=False)]).startswith("No level finished")
+    assert "could not be protected" in guarantee_notes([_level(1, 5, 0.9, unfixable=3)])
+
+
+def test_check_verdicts():
+    from anonstudio.gui.kmanon_report import check_text, verdict
+    from anonstudio.metrics.km_verify import KmVerifyPoint, KmVerifyResult, clopper_pearson
+
+    def point(ok, n, ell=2):
+        lo, hi = clopper_pearson(ok, n, 0.95)
+        return KmVerifyPoint(ell, 10, "sampling", n, ok, ok / n, lo, hi, 0.0)
+
+    assert verdict(point(5000, 5000), 0.99) == "confirmed"
+    assert verdict(point(5000, 5000), 1.0) == "no violation found"
+    assert verdict(point(4950, 5000), 0.99) == "consistent"
+    assert verdict(point(4800, 5000), 0.99) == "below target"
+    levels = [_level(1, 10, 0.99), _level(2, 10, 0.99)]
+    bad = KmVerifyResult((point(5000, 5000, 1), point(4800, 5000, 2)), 0.95, True)
+    assert "Below the promised share for ℓ = 2" in check_text(bad, levels)
+    good = KmVerifyResult((point(5000, 5000, 1), point(5000, 5000, 2)), 0.95, True)
+    assert "agrees with the promise" in check_text(good, levels, "tower")
+    assert "not run" in check_text(None, levels)
