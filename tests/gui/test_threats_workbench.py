@@ -182,6 +182,13 @@ def test_dragging_a_rectangle_selects_like_select_rect(adult_run):
     assert len(got) == 2 and np.array_equal(np.sort(got[1]), below) and len(below) > 0
 
 
+def test_negative_sampled_rf_is_explained():
+    from anonstudio.gui.workbenches.threats import _rf_caveat
+
+    assert "far from the cleartext" in _rf_caveat({"RF": -0.13, "RF_exact": 0.0})
+    assert _rf_caveat({"RF": 0.7, "RF_exact": 0.0}) == "" and _rf_caveat({"RF": -0.1, "RF_exact": 1.0}) == ""
+
+
 def test_clicking_a_point_inspects_that_row(adult_run, qtbot):
     bench = adult_run
     scatter = bench.scatter_A

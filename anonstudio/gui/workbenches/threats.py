@@ -288,7 +288,7 @@ class ThreatsWorkbench(Workbench):
             f"guesses right and is at least twice as confident as the learner (at most "
             f"{_times(m.get('max_Ti'))} as confident{self._max_ti_link()}). "
             f"Faithfulness RF = {format_measure('RF', m.get('RF', float('nan')))} (1 = the release teaches what the "
-            f"cleartext would).<br><span style='color:#555'>Attacker knows: {knows}. {sampling}.</span>")
+            f"cleartext would{_rf_caveat(m)}).<br><span style='color:#555'>Attacker knows: {knows}. {sampling}.</span>")
 
     def _max_ti_row(self) -> int | None:
         """The row the attacker guesses right with the largest Ti (None if the attacker guesses none)."""
@@ -382,6 +382,14 @@ def _pct(share: float | None) -> str:
     if share is None or not np.isfinite(share):
         return "n/a"
     return f"{share * 100:.1f} %"
+
+
+def _rf_caveat(measures: dict[str, float]) -> str:
+    """Why a sampled RF can be negative: the ETV estimate of the distance (eq. 21) is not capped at 1."""
+    rf = measures.get("RF", float("nan"))
+    if np.isfinite(rf) and rf < 0 and not measures.get("RF_exact"):
+        return "; below 0 the sampled distance estimate exceeds 1: read it as 'far from the cleartext'"
+    return ""
 
 
 def _times(ti: float | None) -> str:
