@@ -150,7 +150,17 @@ class DatasetsPanel(QWidget):
             if on_loaded is not None:
                 on_loaded(dataset)
 
-        self.last_job = self.runner.submit(title, fn, key=LOAD_KEY, on_done=done)
+        def failed(exc: BaseException) -> None:
+            # The message names file, line and reason (DataFormatError); add
+            # what the user most wants to know next.
+            if self.dataset is not None:
+                after = f"Nothing was changed: “{getattr(self.dataset, 'name', 'the dataset')}” is still loaded."
+            else:
+                after = "No dataset is loaded."
+            self.runner.error_handler(title, f"{exc}\n\n{after}")
+
+        self.last_job = self.runner.submit(title, fn, key=LOAD_KEY, on_done=done, on_error=failed,
+                                           show_error_dialog=False)
         return self.last_job
 
     def _sample_activated(self, item: QListWidgetItem) -> None:
