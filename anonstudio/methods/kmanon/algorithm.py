@@ -15,6 +15,11 @@ Levels ``l = 1..m`` run in order on one generalization (item -> partition):
   counted by sorting packed keys) and each one with support below ``k_l`` is
   repaired the same way. Merging only ever raises supports, so one pass over
   the violators of the enumeration leaves every ell-itemset k-anonymous.
+  Counting uses dense counters indexed by the combinatorial number system
+  when ``sum_j C(P, j)`` fits the budget (P partitions), sorted packed keys
+  otherwise. With ``exact_when_cheaper`` a sigma < 1 level is enumerated
+  instead when a deterministic cost model says that is cheaper than sampling
+  (typically l = 1, 2): the guarantee is then sigma = 1, which implies sigma.
 
 Reading of line 15: the paper puts ``s`` into ``S`` right after one merge, but
 one merge need not make ``s`` k-anonymous (e.g. when two of its items sit in
