@@ -117,3 +117,25 @@ def test_svg_draws_the_data_where_the_png_does(plot):
     ink_png, ink_svg = a < 128, b < 128
     overlap = (ink_png & ink_svg).sum() / max(ink_png.sum(), 1)
     assert overlap > 0.6, overlap  # 0.82 when right, 0.30 with the drift
+
+
+def test_legend_lists_only_series_with_data(plot):
+    def names():
+        return [label.text for _, label in plot.legend.items]
+
+    assert names() == []
+    plot.set_series("trend", [1], [0.5])
+    assert names() == ["trend"]
+    plot.set_series("exact", [1], [0.5])
+    assert names() == ["exact", "trend"]
+    plot.set_series("trend", [], [])
+    assert names() == ["exact"]
+
+
+def test_plain_log_axis_labels_decades_as_numbers(qtbot):
+    rank = RankFrequencyPlot("Frequencies")
+    qtbot.addWidget(rank)
+    axis = rank.plot_item.getAxis("left")
+    assert axis.logTickStrings([0.0, 1.0, 2.0, 3.0, np.log10(2), np.log10(3)], 1.0, 1.0) == \
+        ["1", "10", "100", "1,000", "2", ""]
+    assert axis.logTickStrings([0.0, np.log10(2), 6.0], 1.0, 1.0) == ["1", "", "1,000,000"]

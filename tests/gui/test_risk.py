@@ -185,3 +185,19 @@ def test_smallest_m_above_largest_m_is_refused_inline(tiny_window):
     assert not panel.run_button.isEnabled()
     panel.set_value("min_m", 2)
     assert panel.error == "" and panel.run_button.isEnabled()
+
+
+def test_zoom_fits_the_y_axis_and_labels_show_percent(tiny_window, wait_job):
+    bench = tiny_window.workbench(RiskWorkbench)
+    bench.param_panel.set_value("max_m", 1)
+    bench.param_panel.run_button.click()
+    wait_job(bench.job)
+    plot = bench.itemset_plot
+    u = plot.series["trend"].y[0]
+    assert plot._labels[0].toPlainText() == f"{u * 100:.1f} %"
+    assert plot.plot_item.viewRange()[1][1] >= 1.0
+    plot.zoom_button.click()
+    top = plot.plot_item.viewRange()[1][1]
+    assert u < top < 1.0
+    plot.zoom_button.click()
+    assert plot.plot_item.viewRange()[1][1] >= 1.0
