@@ -245,6 +245,20 @@ def _record_parts(indices, lo, hi, label, parts, counts):
     return m
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _next_combination(idx, j, m):
+    """Advance ``idx[:j]`` to the next j-combination of 0..m-1 (lexicographic); False after the last."""
+    a = j - 1
+    while a >= 0 and idx[a] == m - j + a:
+        a -= 1
+    if a < 0:
+        return False
+    idx[a] += 1
+    for b in range(a + 1, j):
+        idx[b] = idx[b - 1] + 1
+    return True
+
+
 @njit(nogil=True, cache=True)
 def count_keys(indptr, indices, label, ell, max_len):
     """How many keys :func:`enumerate_keys` would write: sum over records of C(|P_u|, j), j <= ell.
@@ -292,15 +306,8 @@ def enumerate_keys(indptr, indices, label, ell, bits, max_len, out):
                     key = key | np.uint64(1)
                 out[n] = key
                 n += 1
-                # next combination of j indices out of m
-                a = j - 1
-                while a >= 0 and idx[a] == m - j + a:
-                    a -= 1
-                if a < 0:
+                if not _next_combination(idx, j, m):
                     break
-                idx[a] += 1
-                for b in range(a + 1, j):
-                    idx[b] = idx[b - 1] + 1
     return n
 
 
@@ -406,14 +413,8 @@ def dense_count(indptr, indices, compact, ell, max_len, binom, offsets, counts, 
                 counts[cell] += 1
                 if total >= ell:
                     flags[cell] = 1
-                a = j - 1
-                while a >= 0 and idx[a] == m - j + a:
-                    a -= 1
-                if a < 0:
+                if not _next_combination(idx, j, m):
                     break
-                idx[a] += 1
-                for b in range(a + 1, j):
-                    idx[b] = idx[b - 1] + 1
 
 
 @njit(nogil=True, cache=True)
