@@ -16,7 +16,15 @@ What the base class does for you
   so a new Run cancels the previous one, stale results are dropped, the Run
   panel's Cancel button works and the jobs dock shows progress;
 * :meth:`Workbench.plots` lists the :class:`~anonstudio.gui.plots.ExportablePlot`
-  children so *File > Export plot...* can offer them.
+  children so *File > Export plot...* can offer them;
+* override :meth:`Workbench.check_params` for rules across fields (shown
+  inline under the form, Run disabled) and ``DATASET_TYPES`` for the kinds of
+  data the tab works on (others get a plain explanation instead of the page).
+
+Plots: create each :class:`~anonstudio.gui.plots.ExportablePlot` once in
+``build``, declare its series with ``add_series`` and feed them with
+``set_series`` from partial results; the plot exports PNG, SVG and the data
+of every series as CSV by itself.
 
 Example
 -------
