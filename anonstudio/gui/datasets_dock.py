@@ -90,8 +90,9 @@ class DatasetsPanel(QWidget):
         if self.samples.count() == 0:
             self.samples.addItem(QListWidgetItem("(no bundled samples installed)"))
             self.samples.setEnabled(False)
+        # itemActivated covers double-click and Enter; also connecting
+        # itemDoubleClicked would load the sample twice.
         self.samples.itemActivated.connect(self._sample_activated)
-        self.samples.itemDoubleClicked.connect(self._sample_activated)
         self.load_sample_button = QPushButton("Load sample")
         self.load_sample_button.clicked.connect(self._load_selected_sample)
         self.load_sample_button.setEnabled(self.samples.isEnabled())

@@ -166,3 +166,21 @@ def test_bundled_sample_from_the_list_then_uniqueness_points(window, wait_job):
     wait_job(bench.job, timeout=60000)
     x, y = bench.itemset_plot.series["exact count"].item.getData()
     assert list(x) == [1, 2] and np.all((y >= 0) & (y <= 1))
+
+
+def test_double_click_on_a_sample_loads_it_once(window, wait_job, qtbot):
+    from PySide6.QtCore import Qt
+
+    samples = window.datasets.samples
+    row = [samples.item(i).data(Qt.UserRole) for i in range(samples.count())].index("chess")
+    rect = samples.visualItemRect(samples.item(row))
+    before = len(window.runner.jobs)
+    # A real double-click: press/release, then the double-click event.
+    qtbot.mouseClick(samples.viewport(), Qt.LeftButton, pos=rect.center())
+    qtbot.mouseDClick(samples.viewport(), Qt.LeftButton, pos=rect.center())
+    qtbot.waitUntil(lambda: len(window.runner.jobs) > before, timeout=3000)
+    qtbot.wait(100)
+    loads = window.runner.jobs[before:]
+    assert [j.title for j in loads] == ["Load sample chess"]
+    wait_job(loads[0])
+    assert window.dataset.name == "chess"
