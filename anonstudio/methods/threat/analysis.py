@@ -163,7 +163,8 @@ def _tracked_rows(enc: EncodedRelease, layout: Any, count: int) -> np.ndarray:
         candidates = np.flatnonzero((layout.row_pat >= 0).any(axis=1))
     else:
         groups = enc.release.row_group
-        distinct = np.array([len(np.unique(enc.s_code[groups == g])) for g in range(enc.release.n_groups)])
+        pairs = np.unique(np.stack([groups, enc.s_code], axis=1), axis=0)
+        distinct = np.bincount(pairs[:, 0], minlength=enc.release.n_groups)
         candidates = np.flatnonzero(distinct[groups] > 1)
     if count <= 0 or candidates.size == 0:
         return np.zeros(0, dtype=np.int64)
