@@ -62,3 +62,14 @@ def test_burn_in_must_be_below_iterations(capsys):
                  "--id-column", "id", "--iterations", "100", "--burn-in", "100", "--quiet"])
     assert code == 2
     assert "Burn-in" in capsys.readouterr().err
+
+
+def test_incomplete_cleartext_rows_are_dropped_on_request(tmp_path, capsys):
+    args = ["threat", "--original", DATA + "example1_original_missing.csv", "--anonymized",
+            DATA + "example1_anonymized_noid.csv", "--sensitive", "disease", "--domains", DATA + "example1_domains.csv",
+            "--iterations", "3000", "--burn-in", "500", "--quiet"]
+    assert main(args) == 2
+    assert "cleartext table has 9" in capsys.readouterr().err
+    out = tmp_path / "out.json"
+    assert main(args + ["--drop-incomplete", "--json", str(out)]) == 0
+    assert len(json.loads(out.read_text())["rows"]) == 8

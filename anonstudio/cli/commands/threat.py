@@ -33,6 +33,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--domains", type=Path, default=None,
                         help="domain file (CSV column,value): the values a mask such as 4550* stands for")
     parser.add_argument("--columns", default=None, help="column names for an original CSV without a header row")
+    parser.add_argument("--drop-incomplete", action="store_true",
+                        help="drop cleartext rows missing a value in the anonymized table's columns first, as "
+                             "group-anonymize does, so that the two tables line up (rows are then numbered "
+                             "among the rows kept)")
     parser.add_argument("--iterations", type=int, default=20_000, help="sweeps per chain, burn-in included")
     parser.add_argument("--burn-in", type=int, default=10_000, help="sweeps discarded at the start of each chain")
     parser.add_argument("--thinning", type=int, default=10, help="keep one sweep in this many (default 10)")
@@ -60,11 +64,23 @@ def _load(args):
     options = {"header": False, "names": [c.strip() for c in args.columns.split(",")]} if args.columns else {}
     try:
         table = load_table(args.original, **options)
+        if args.drop_incomplete:
+            table = _complete_rows(table, args)
         release = import_release(args.anonymized, table, qi=args.qi, sensitive=args.sensitive,
                                  gid_column=args.group_column, id_column=args.id_column, domain_path=args.domains)
     except USER_ERRORS as exc:
         raise CliError(str(exc)) from None
     return table, release
+
+
+def _complete_rows(table, args):
+    from ...methods.group_anon.domains import complete_rows
+
+    with open(args.anonymized, newline="", encoding="utf-8-sig") as fh:
+        header = [h.strip() for h in next(csv.reader(fh), [])]
+    skip = {args.id_column, args.group_column}
+    columns = [c for c in header if c in table.frame.columns and c not in skip]
+    return complete_rows(table, columns)
 
 
 def _params(args):
