@@ -7,8 +7,9 @@ Layout of this package:
 * :mod:`.workbenches` — one module per tab, discovered at start-up;
 * :mod:`.param_panel` — parameter forms built from ``anonstudio.params``;
 * :mod:`.plots` — exportable plots (PNG, SVG, CSV);
-* :mod:`.main_window`, :mod:`.datasets_dock`, :mod:`.jobs_dock`, :mod:`.settings`;
-* :mod:`._refcount_guard` — works around a reference-count bug of PySide6 6.12
-  on Python 3.11 (imported here so every GUI entry point gets it).
+* :mod:`.main_window`, :mod:`.datasets_dock`, :mod:`.jobs_dock`, :mod:`.settings`.
+
+PySide6 6.12 must not be used on Python 3.11: it drops a reference to ``None``
+on every void method call, and CPython 3.11 aborts once the count reaches zero
+(``pyproject.toml`` excludes it there; ``tests/gui/test_qt_binding.py`` guards it).
 """
-from . import _refcount_guard  # noqa: F401,E402  (must run before widgets are made)
