@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..data.io import load_report
 from ..data.table import Table
 from ..data.transactions import TransactionData
 from .plots import HistogramPlot, RankFrequencyPlot
@@ -41,16 +42,19 @@ def available_samples() -> list[Any]:
 
 
 def describe_dataset(dataset: Any) -> list[str]:
-    """Summary lines for the dock (and the demo's log)."""
+    """Summary lines for the dock (and the demo's log), ending with load warnings."""
     if isinstance(dataset, TransactionData):
-        return dataset.summary().lines()
-    if isinstance(dataset, Table):
+        lines = dataset.summary().lines()
+    elif isinstance(dataset, Table):
         frame = dataset.frame
-        return [f"dataset: {dataset.name}", f"rows: {len(frame):,}", f"columns: {frame.shape[1]}",
-                f"quasi-identifiers: {len(dataset.quasi_identifiers)} of {frame.shape[1]} columns",
-                "sensitive: " + (", ".join(map(str, dataset.sensitive)) or "none")]
-    name = getattr(dataset, "name", type(dataset).__name__)
-    return [f"dataset: {name}"]
+        lines = [f"dataset: {dataset.name}", f"rows: {len(frame):,}", f"columns: {frame.shape[1]}",
+                 f"quasi-identifiers: {len(dataset.quasi_identifiers)} of {frame.shape[1]} columns",
+                 "sensitive: " + (", ".join(map(str, dataset.sensitive)) or "none")]
+    else:
+        lines = [f"dataset: {getattr(dataset, 'name', type(dataset).__name__)}"]
+    # Loaders repair some problems (e.g. duplicate items) instead of failing;
+    # the user must still be told what was changed.
+    return lines + [f"⚠ {warning}" for warning in load_report(dataset).warnings]
 
 
 class DatasetsPanel(QWidget):

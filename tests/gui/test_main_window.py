@@ -29,6 +29,15 @@ def test_open_file_shows_summary_and_plots(window, wait_job, data_dir):
         assert bench.dataset is (window.dataset if bench.accepts(window.dataset) else None)
 
 
+def test_repaired_input_is_reported_in_the_summary(window, wait_job, tmp_path):
+    path = tmp_path / "dups.dat"
+    path.write_text("1 2 2\n3 4\n5 5 6\n")
+    load(window, wait_job, path)
+    assert window.dataset.record_labels(0) == ["1", "2"]
+    summary = window.datasets.summary.text()
+    assert "⚠" in summary and "2 records had duplicate items" in summary
+
+
 def test_bad_file_shows_error_and_keeps_previous_dataset(window, wait_job, data_dir, dialogs):
     load(window, wait_job, data_dir / "gui" / "tiny.dat")
     good = window.dataset
