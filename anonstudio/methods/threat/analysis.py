@@ -203,7 +203,8 @@ def prepare(frame: pd.DataFrame, release: GroupRelease, params: ThreatParams,
         mode=0 if params.learner == "predictive" else 1, eval_d=tuples, pts_s=pts_s,
         pts_d=np.ascontiguousarray(pts_d), trace_idx=trace_idx,
         track_rows=_tracked_rows(enc, layout, params.tracked_rows),
-        proposal_kind=0 if params.proposal == "swap" else 1, moves_per_group=params.moves_per_group)
+        proposal_kind=0 if params.proposal == "swap" else 1, moves_per_group=params.moves_per_group,
+        n_components=enc.n_s * (1 + enc.width))
     return _Prepared(enc, layout, plan, mask, tuples, tuple_of_row, exact, [names[i] for i in trace_idx], names)
 
 

@@ -22,6 +22,7 @@ from .model import EncodedRelease
 __all__ = ["SamplerPlan", "ChainState", "ChainSet"]
 
 N_BATCHES = 100  # batch means per chain kept for Geweke
+BATCH_MEMORY = 40_000_000  # bytes per chain for them: huge domains get fewer (longer) batches
 
 
 @dataclass(eq=False)
@@ -45,6 +46,7 @@ class SamplerPlan:
     track_rows: np.ndarray
     proposal_kind: int = 0
     moves_per_group: int = 1
+    n_components: int = 1  # pi components: S + S * D
 
     @property
     def kept_total(self) -> int:
@@ -52,7 +54,8 @@ class SamplerPlan:
 
     @property
     def batch_size(self) -> int:
-        return max(1, math.ceil(self.kept_total / N_BATCHES))
+        n_batches = min(N_BATCHES, max(10, BATCH_MEMORY // (8 * self.n_components)))
+        return max(1, math.ceil(self.kept_total / n_batches))
 
 
 @dataclass(eq=False)
