@@ -9,7 +9,8 @@ Mondrian (k = l = 4) and Anatomy (l = 4). One pure-Python sweep (row by row,
 
 Usage: ``python benchmarks/bench_gibbs.py [--quick]`` (``--quick`` runs a tenth of the sweeps).
 ``--reproduce OUT.json`` instead runs the Adult experiments of Section VI
-(Tables IV-V) and writes their measures, as used by docs/threat-reproduction.md.
+(Tables IV-V) and writes their measures, as used by docs/threat-reproduction.md;
+``--figures DIR`` draws the counterparts of Figs. 2-3 (PNG, Qt offscreen).
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from anonstudio.data.table import Table
@@ -103,17 +105,67 @@ def reproduce(path: Path, iterations: int, burn_in: int) -> None:
         path.write_text(json.dumps(out, indent=1))
 
 
+def figure(result, path: Path, title: str) -> None:
+    """Figs. 2-3 layout: p_L vs p_A and log2 Ti, for rows threatened under p_A (top) and p_L (bottom)."""
+    import os
+
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    import pyqtgraph as pg
+    import pyqtgraph.exporters  # noqa: F401  (registers ImageExporter)
+    from anonstudio.methods.threat.measures import skewness
+
+    app = pg.mkQApp()
+    pg.setConfigOptions(background="w", foreground="k", antialias=True)
+    rows = result.rows()
+    layout = pg.GraphicsLayoutWidget(size=(900, 760))
+    layout.addLabel(title, colspan=2)
+    for r, (flag, who) in enumerate((("threatened_A", "p_A"), ("threatened_L", "p_L")), start=1):
+        keep = rows[flag]
+        scatter = layout.addPlot(row=r, col=0, title=f"rows threatened under {who} ({int(keep.sum())})")
+        scatter.setLabel("bottom", "p_L(s | r)")
+        scatter.setLabel("left", "p_A(s | r)")
+        scatter.plot([0, 1], [0, 1], pen=pg.mkPen("r", width=1))
+        scatter.plot(rows["p_L"][keep], rows["p_A"][keep], pen=None, symbol="o", symbolSize=3,
+                     symbolBrush=(30, 60, 160, 90), symbolPen=None)
+        scatter.setRange(xRange=(0, 1), yRange=(0, 1))
+        log_ti = np.log2(rows["Ti"][keep])
+        log_ti = log_ti[np.isfinite(log_ti)]
+        hist = layout.addPlot(row=r, col=1, title=f"log2 Ti, skewness {skewness(log_ti):.2f}")
+        counts, edges = np.histogram(log_ti, bins=40)
+        hist.addItem(pg.BarGraphItem(x0=edges[:-1], x1=edges[1:], height=counts, brush=(30, 60, 160, 160)))
+        hist.setLabel("bottom", "log2 Ti")
+        hist.setLabel("left", "rows")
+    layout.resize(900, 760)
+    layout.show()  # offscreen: lays the plots out at the requested size before exporting
+    app.processEvents()
+    pg.exporters.ImageExporter(layout.scene()).export(str(path))
+    layout.close()
+
+
+def figures(directory: Path, iterations: int, burn_in: int) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    paper = adult(5692)
+    for scheme, name in (("mondrian", "threat-fig2-mondrian-k4.png"), ("anatomy", "threat-fig3-anatomy-l4.png")):
+        rel = release(paper, scheme, 4)
+        _, _, result = run(paper, rel, iterations, burn_in, f"{scheme} k=l=4 (figure)")
+        figure(result, directory / name, f"Adult, 5,692 rows, {scheme} k = l = 4")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a tenth of the sweeps")
     parser.add_argument("--reproduce", type=Path, metavar="OUT", help="run Section VI and write its measures")
     parser.add_argument("--only", choices=("paper", "full"), help="run one of the two settings")
+    parser.add_argument("--figures", type=Path, metavar="DIR", help="draw Figs. 2-3 counterparts into DIR")
     args = parser.parse_args(argv)
     if not ADULT.exists():
         print(f"needs {ADULT}", file=sys.stderr)
         return 1
     if args.reproduce:
         reproduce(args.reproduce, 100_000, 50_000)
+        return 0
+    if args.figures:
+        figures(args.figures, 100_000 // (10 if args.quick else 1), 50_000 // (10 if args.quick else 1))
         return 0
     scale = 10 if args.quick else 1
     paper = adult(5692)
