@@ -10,7 +10,6 @@
 """
 from __future__ import annotations
 
-import csv
 import json
 import math
 from pathlib import Path
@@ -19,32 +18,18 @@ from typing import Any
 import numpy as np
 
 from ..data.io import atomic_write
-from .threat_job import RowView, ThreatRun
+from ..methods.threat.export import ROW_COLUMNS
+from ..methods.threat.export import write_rows_csv as write_result_rows
+from .threat_job import ThreatRun
 
 __all__ = ["write_rows_csv", "write_measures_json", "measures_json", "ROW_COLUMNS"]
 
-ROW_COLUMNS = ("row", "group", "s", "p_A(s)", "p_L(s)", "p_RW(s)", "Ti", "log2_Ti", "threatened_A", "threatened_L")
-
-
-def _number(x: float) -> str:
-    return f"{x:.6g}" if math.isfinite(x) else ""
-
 
 def write_rows_csv(run: ThreatRun, path: str | Path) -> Path:
-    """Per-row CSV of a run with estimates; see the module docstring."""
+    """Per-row CSV of a run with estimates (columns: :data:`ROW_COLUMNS`)."""
     if run.result is None:
         raise ValueError("the run has no estimates yet")
-    view = RowView.of(run)
-    log2_ti = view.log2_ti
-    with atomic_write(Path(path)) as fh:
-        writer = csv.writer(fh, lineterminator="\n")
-        writer.writerow(ROW_COLUMNS)
-        for i in range(len(view.s_true)):
-            writer.writerow([i, int(view.group[i]) + 1, view.s_names[int(view.s_true[i])], _number(view.p_A[i]),
-                             _number(view.p_L[i]), _number(view.p_RW[i]),
-                             _number(view.ti[i]) if math.isfinite(view.ti[i]) else "inf", _number(log2_ti[i]),
-                             int(view.threatened_A[i]), int(view.threatened_L[i])])
-    return Path(path)
+    return write_result_rows(run.result, run.release.row_group, path)
 
 
 def _clean(x: Any) -> Any:

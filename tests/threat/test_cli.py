@@ -33,6 +33,8 @@ def test_horizontal_release_json_rows_and_victim(tmp_path, capsys):
         lines = list(csv.DictReader(fh))
     assert [line["row"] for line in lines] == [str(i) for i in range(8)]
     assert float(lines[0]["p_A(s)"]) == pytest.approx(first["p_A"][heart], abs=1e-5)
+    assert float(lines[0]["p_RW(s)"]) == pytest.approx(0.5, abs=1e-9)
+    assert lines[0]["group"] == lines[1]["group"]  # the victim and row 1 share a 2-anonymous group
 
 
 def test_anatomy_release(tmp_path):

@@ -96,20 +96,6 @@ def _params(args):
         raise CliError(str(exc)) from None
 
 
-def _write_rows(path: Path, result) -> None:
-    from ...data.io import atomic_write
-    from ...methods.threat.model import text_of
-
-    rows = result.rows()
-    names = [text_of(v) for v in result.sensitive_values]
-    with atomic_write(path) as fh:
-        writer = csv.writer(fh, lineterminator="\n")
-        writer.writerow(["row", "s", "p_A(s)", "p_L(s)", "Ti", "threatened_A", "threatened_L"])
-        for i in range(result.n_rows):
-            writer.writerow([i, names[int(result.s_true[i])], f"{rows['p_A'][i]:.6g}", f"{rows['p_L'][i]:.6g}",
-                             f"{rows['Ti'][i]:.6g}", int(rows["threatened_A"][i]), int(rows["threatened_L"][i])])
-
-
 def _print_victim(result, row: int) -> None:
     victim = result.victim(row)
     names = list(victim["p_L"])
@@ -123,6 +109,7 @@ def _print_victim(result, row: int) -> None:
 def run(args: argparse.Namespace) -> int:
     from ...data.io import atomic_write
     from ...methods.threat import analyze_threat
+    from ...methods.threat.export import write_rows_csv
 
     params = _params(args)
     table, release = _load(args)
@@ -143,5 +130,5 @@ def run(args: argparse.Namespace) -> int:
         with atomic_write(args.json) as fh:
             json.dump(result.to_json(), fh, indent=1)
     if args.rows_out:
-        _write_rows(args.rows_out, result)
+        write_rows_csv(result, release.row_group, args.rows_out)
     return 0
