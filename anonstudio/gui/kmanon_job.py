@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..data.geo import VoronoiCells, build_voronoi, default_boundary, load_boundary
+from ..data.geo import LocalProjection, VoronoiCells, build_voronoi, default_boundary, load_boundary
 from ..data.transactions import TransactionData
 from ..jobs import Progress, SubProgress
 from ..methods.kmanon import KmAnonParams, KmAnonResult, kmanonymize
@@ -48,11 +48,19 @@ class KmRun:
         return self.result.complete and (self.verify is None or self.verify.complete)
 
 
-def build_cells(data: TransactionData, boundary_path: Path | None = None) -> VoronoiCells:
-    """Voronoi cells of the items, cut to a polygon file or the buffered hull."""
+def build_cells(data: TransactionData, boundary_path: Path | None = None,
+                projection: LocalProjection | None = None) -> VoronoiCells:
+    """Voronoi cells of the items, cut to a polygon file or the buffered hull.
+
+    ``projection`` (of item coordinates given as lat/lon) lets a GeoJSON
+    study area in longitude/latitude be placed on the items' metres.
+    """
     if data.coords is None:
         raise ValueError("the dataset has no item coordinates")
-    boundary = load_boundary(boundary_path) if boundary_path is not None else default_boundary(data.coords)
+    if boundary_path is None:
+        boundary = default_boundary(data.coords)
+    else:
+        boundary = load_boundary(boundary_path, projection=projection)
     return build_voronoi(data.coords, boundary)
 
 

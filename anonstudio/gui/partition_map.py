@@ -16,14 +16,23 @@ from __future__ import annotations
 
 import colorsys
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 import pyqtgraph as pg
 import shapely
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QCursor, QPainterPath, QPen
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSlider, QStackedLayout, QToolTip, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSlider,
+    QStackedLayout,
+    QToolTip,
+    QVBoxLayout,
+    QWidget,
+)
 from scipy.spatial import cKDTree
 
 from ..data.geo import PartitionGeometry, VoronoiCells
@@ -209,22 +218,40 @@ class PartitionMap(QWidget):
         self.unavailable_label.setWordWrap(True)
         self.unavailable_label.setAlignment(Qt.AlignCenter)
         self.unavailable_label.setStyleSheet("color: #444; font-size: 12pt; padding: 30px;")
+        self.unavailable_button = QPushButton()
+        self.unavailable_button.setObjectName("map_unavailable_action")
+        self.unavailable_button.setVisible(False)
+        self.unavailable_button.clicked.connect(self._unavailable_action)
+        self._action: Callable[[], None] | None = None
+        unavailable_page = QWidget()
+        page_layout = QVBoxLayout(unavailable_page)
+        page_layout.addStretch(1)
+        page_layout.addWidget(self.unavailable_label)
+        page_layout.addWidget(self.unavailable_button, 0, Qt.AlignHCenter)
+        page_layout.addStretch(1)
         self._stack = QStackedLayout(self)
         self._stack.addWidget(map_page)
-        self._stack.addWidget(self.unavailable_label)
+        self._stack.addWidget(unavailable_page)
 
     # ------------------------------------------------------------ set up
     @property
     def available(self) -> bool:
         return self.cells is not None and self._stack.currentIndex() == 0
 
-    def set_unavailable(self, message: str) -> None:
-        """No map (e.g. no coordinates): show ``message`` instead."""
+    def set_unavailable(self, message: str, action: tuple[str, Callable[[], None]] | None = None) -> None:
+        """No map (e.g. no coordinates): show ``message`` and optionally a button ``(text, callback)``."""
         self.cells = None
         self._tree = None
         self._clear_levels()
         self.unavailable_label.setText(message)
+        self._action = action[1] if action else None
+        self.unavailable_button.setText(action[0] if action else "")
+        self.unavailable_button.setVisible(action is not None)
         self._stack.setCurrentIndex(1)
+
+    def _unavailable_action(self) -> None:
+        if self._action is not None:
+            self._action()
 
     def set_cells(self, cells: VoronoiCells, item_labels: Sequence[str], indptr: np.ndarray,
                   indices: np.ndarray) -> None:

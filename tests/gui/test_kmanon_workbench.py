@@ -280,3 +280,24 @@ def test_check_verdicts():
     good = KmVerifyResult((point(5000, 5000, 1), point(5000, 5000, 2)), 0.95, True)
     assert "agrees with the promise" in check_text(good, levels, "tower")
     assert "not run" in check_text(None, levels)
+
+
+def test_attaching_coordinates_brings_the_map_back(bench, city, tmp_path):
+    plain = TransactionData(city.indptr, city.indices, city.vocab, name="no-coords")
+    bench.set_dataset(plain)
+    assert not bench.map.available and bench.map.unavailable_button.isVisible()
+    assert bench.map.unavailable_button.text() == "Attach item coordinates…"
+    coords = tmp_path / "towers.csv"
+    coords.write_text("item,x,y\n" + "".join(f"{label},{x},{y}\n" for label, (x, y) in zip(city.vocab, city.coords)))
+    bench.attach_coordinates_file(coords)
+    assert bench.dataset is not plain and bench.dataset.coords is not None
+    assert bench.map.available and bench.map.drawn_partitions == 200
+    assert bench.setup.constraint == "contiguity"
+    # a file missing items is refused and leaves the dataset alone
+    bench.set_dataset(plain)
+    partial = tmp_path / "some.csv"
+    partial.write_text("item,x,y\n" + "".join(f"{label},{x},{y}\n" for label, (x, y) in
+                                                 zip(city.vocab[:10], city.coords[:10])))
+    with pytest.raises(ValueError):
+        bench.attach_coordinates_file(partial)
+    assert bench.dataset is plain and not bench.map.available

@@ -32,8 +32,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...data.geo import PartitionGeometry, write_partitions_geojson
-from ...data.io import dialog_filters
+from ...data.errors import DataFormatError
+from ...data.geo import LocalProjection, PartitionGeometry, write_partitions_geojson
+from ...data.io import attach_coordinates, dialog_filters, load_coordinates
 from ...methods.kmanon import KmAnonParams, KmAnonResult, LevelResult
 from ...methods.kmanon.export import result_json, write_anonymized, write_json, write_partition_map
 from ...params import ParameterError
@@ -55,9 +56,10 @@ INTRO = (
 NO_COORDINATES_TEXT = (
     "No map: this dataset has no coordinates for its items, so their places cannot be drawn and "
     "“touching towers only” cannot be used. You can still anonymize it with a hierarchy of the items or by "
-    "free merging (right). To get the map, open the data together with an item coordinates file "
-    "(item,x,y in metres or item,lat,lon), as the bundled small-city sample does."
+    "free merging (right). To get the map, attach a coordinates file for the items "
+    "(CSV item,x,y in metres or item,lat,lon); it is used by this tab only."
 )
+ATTACH_TEXT = "Attach item coordinates…"
 ERROR_LABELS = {
     "m": ("error", "m"),
     "": ("information loss (NCP)", None),
@@ -82,6 +84,8 @@ class KmAnonWorkbench(Workbench):
     # ----------------------------------------------------------- building
     def build(self) -> QWidget:
         self.cells = None
+        self.projection: LocalProjection | None = None  # of coordinates attached here from lat/lon
+        self._projection_of: Any = None
         self.last_run: KmRun | None = None
         self.last_result: KmAnonResult | None = None
         self.item_word = "item"
@@ -148,6 +152,8 @@ class KmAnonWorkbench(Workbench):
 
     # ------------------------------------------------------------ dataset
     def dataset_changed(self, dataset: Any) -> None:
+        if dataset is not self._projection_of:
+            self.projection = None
         self._show_result(None)
         self.last_run = None
         located = dataset.coords is not None
@@ -161,17 +167,39 @@ class KmAnonWorkbench(Workbench):
             return
         if data.coords is None:
             self.cells = None
-            self.map.set_unavailable(NO_COORDINATES_TEXT)
+            self.map.set_unavailable(NO_COORDINATES_TEXT, (ATTACH_TEXT, self._attach_dialog))
             return
         try:
-            self.cells = build_cells(data, self.setup.boundary_path)
-        except (ValueError, OSError) as exc:
+            self.cells = build_cells(data, self.setup.boundary_path, self.projection)
+        except (DataFormatError, ValueError, OSError) as exc:
             # A bad polygon file: fall back to the default study area and say so.
             self.status.emit(f"Study area not usable ({exc}); using the buffered hull of the towers.")
             self.cells = build_cells(data, None)
         self.map.set_cells(self.cells, data.vocab, data.indptr, data.indices)
         if self.last_result is not None:
             self._show_levels(self.last_result)
+
+    def attach_coordinates_file(self, path: str | Path) -> None:
+        """Give the items of the current dataset positions from a coordinates file (this tab only).
+
+        Raises DataFormatError for a bad file and ValueError when items of the
+        data have no coordinates (naming them); the dataset is then unchanged.
+        """
+        coords = load_coordinates(path)
+        located = attach_coordinates(self.dataset, coords)
+        self._projection_of = located
+        self.projection = LocalProjection.of(coords)
+        self.set_dataset(located)
+        self.status.emit(f"Coordinates of {located.n_items:,} items attached from {Path(path).name}.")
+
+    def _attach_dialog(self) -> None:
+        name, _ = QFileDialog.getOpenFileName(self, "Item coordinates", "", "Coordinates (*.csv *.tsv *.txt);;All files (*)")
+        if not name:
+            return
+        try:
+            self.attach_coordinates_file(name)
+        except (DataFormatError, ValueError, OSError) as exc:
+            QMessageBox.warning(self, "Coordinates not attached", str(exc))
 
     # ---------------------------------------------------------------- run
     def run(self, params: KmAnonParams) -> None:
@@ -200,6 +228,10 @@ class KmAnonWorkbench(Workbench):
 
     def _on_partial(self, partial: KmAnonResult) -> None:
         self._show_result(partial)
+        done = sum(lv.complete for lv in partial.levels)
+        self.guarantee_label.setText(
+            f"Running… {done} of {partial.m} levels finished (ℓ = number of known items); the map and the plots "
+            f"show each level as it finishes. Progress and time left: Jobs panel below. Cancel keeps what is done.")
 
     def _on_done(self, run: KmRun, complete: bool) -> None:
         self.last_run = run
@@ -288,7 +320,7 @@ class KmAnonWorkbench(Workbench):
         data = self.dataset
         geometry = PartitionGeometry(self.cells, self._need_release().labels)
         write_partitions_geojson(path, geometry, item_labels=data.vocab,
-                                 supports=geometry.supports(data.indptr, data.indices))
+                                 supports=geometry.supports(data.indptr, data.indices), projection=self.projection)
         return Path(path)
 
     def export_report(self, path: str | Path) -> Path:
