@@ -129,3 +129,11 @@ def test_chosen_pi_components_are_traced():
     assert d.geweke_z.shape == (2, len(d.component_names))
     with pytest.raises(ValueError, match="unknown pi component"):
         analyze_threat(frame, release, ThreatParams(seed=2, **SMALL), trace=["pi[zip=1 | Flu]"])
+
+
+def test_faithfulness_stays_in_unit_interval_when_the_sampled_tv_overshoots():
+    from anonstudio.methods.threat.measures import faithfulness
+
+    assert faithfulness(0.25) == 0.75
+    assert faithfulness(1.7) == 0.0
+    assert faithfulness(0.0) == 1.0

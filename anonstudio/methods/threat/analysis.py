@@ -21,7 +21,7 @@ from ..group_anon.release import GroupRelease
 from . import estimates as est
 from .diagnostics import geweke_from_batches, weiss_test
 from .layout import HorizontalLayout, horizontal_layout, vertical_layout
-from .measures import MEASURE_MEANINGS, row_measures, table_measures
+from .measures import MEASURE_MEANINGS, faithfulness, row_measures, table_measures
 from .model import EncodedRelease, Priors, encode_release, text_of
 from .params import ThreatParams, check_params
 from .sampler import ChainSet, SamplerPlan
@@ -224,7 +224,8 @@ def _estimate(prep: _Prepared, chains: ChainSet, params: ThreatParams, complete:
     p_learned = chains.pooled("pts_acc")
     p_ideal = est.ideal_joint(enc, prep.plan.pts_s, prep.plan.pts_d)
     tv = est.total_variation(p_ideal, p_learned) if prep.rf_exact else est.empirical_tv(p_ideal, p_learned)
-    measures = table_measures(p_A, p_L, p_RW, p_I, enc.s_code, enc.n_s, 1.0 - tv, prep.rf_exact)
+    measures = table_measures(p_A, p_L, p_RW, p_I, enc.s_code, enc.n_s, faithfulness(tv), prep.rf_exact)
+    measures["TV_estimate"] = float(tv)
     diagnostics = _diagnostics(prep, chains) if with_diagnostics else None
     return ThreatResult(
         scheme=enc.scheme, qi=enc.qi, known_qi=[c for c, k in zip(enc.qi, prep.mask) if k],

@@ -20,6 +20,8 @@ MEASURE_MEANINGS: dict[str, str] = {
     "RF": "Faithfulness: 1 minus the total variation between what the release teaches and what the cleartext "
           "table would teach (1 = nothing lost).",
     "RF_exact": "1 when RF was computed over every combination of values, 0 when estimated by sampling (ETV).",
+    "TV_estimate": "The total variation behind RF as computed; a sampled estimate (ETV) above 1 is noise and RF "
+                   "then shows 0.",
     "ABS_A": "Total absolute error of the attacker's probabilities against the true values, summed over rows.",
     "ABS_RW": "Total absolute error of the random-worlds probabilities against the true values.",
     "ABS_L": "Total absolute error of the learner's probabilities against the true values.",
@@ -63,6 +65,15 @@ def skewness(x: np.ndarray) -> float:
     if sd == 0:
         return float("nan")
     return float(np.mean((x - x.mean()) ** 3) / sd**3)
+
+
+def faithfulness(tv: float) -> float:
+    """RF = 1 - TV, with the TV estimate clipped to [0, 1].
+
+    TV itself lies in [0, 1], but the ETV of Remark 4 (eq. 21) is an unbounded
+    importance-sampling estimate; values above 1 are sampling noise.
+    """
+    return 1.0 - min(max(float(tv), 0.0), 1.0)
 
 
 def row_measures(p_A: np.ndarray, p_L: np.ndarray, s_true: np.ndarray) -> dict[str, np.ndarray]:
