@@ -16,19 +16,23 @@ from __future__ import annotations
 
 import colorsys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
 import pyqtgraph as pg
 import shapely
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QCursor, QPainterPath, QPen
+from PySide6.QtCore import QBuffer, QIODevice, QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QCursor, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import (
+    QFileDialog,
     QHBoxLayout,
+    QMessageBox,
     QLabel,
     QPushButton,
     QSlider,
     QStackedLayout,
+    QToolButton,
     QToolTip,
     QVBoxLayout,
     QWidget,
@@ -36,6 +40,7 @@ from PySide6.QtWidgets import (
 from scipy.spatial import cKDTree
 
 from ..data.geo import PartitionGeometry, VoronoiCells
+from ..data.io import atomic_write
 
 __all__ = ["PartitionMap", "partition_color", "LevelLayer", "HOVER_TOWERS_SHOWN"]
 
@@ -153,6 +158,7 @@ class PartitionMap(QWidget):
         self._cache: dict[int, LevelLayer] = {}
         self._tree: cKDTree | None = None
         self._hover_part: int | None = None
+        self._stale = False  # levels changed while hidden; drawn on show
         self.last_hover_text = ""
 
         self.plot = pg.PlotWidget()
@@ -201,9 +207,15 @@ class PartitionMap(QWidget):
         self.legend_label.setWordWrap(True)
         self.legend_label.setStyleSheet("color: #444;")
 
+        self.save_button = QToolButton()
+        self.save_button.setText("Save map…")
+        self.save_button.setToolTip("Save the map as shown (PNG or SVG).")
+        self.save_button.setAutoRaise(True)
+        self.save_button.clicked.connect(self._save_dialog)
         slider_row = QHBoxLayout()
         slider_row.addWidget(QLabel("Level ℓ:"))
         slider_row.addWidget(self.slider, 1)
+        slider_row.addWidget(self.save_button)
         map_page = QWidget()
         layout = QVBoxLayout(map_page)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -329,8 +341,11 @@ class PartitionMap(QWidget):
             self.slider.blockSignals(True)
             self.slider.setValue(ell)
             self.slider.blockSignals(False)
-        layer = self.layer(ell)
-        self.partitions_item.set_layer(layer)
+        # Polygons are built only for a map on screen: every tab receives each
+        # dataset, and building a big city's cells for a hidden tab would stall loading.
+        self._stale = not self.isVisible()
+        if not self._stale:
+            self.partitions_item.set_layer(self.layer(ell))
         self._hover_part = None
         self.highlight.setPath(QPainterPath())
         n_items = self.cells.n_items
@@ -338,17 +353,57 @@ class PartitionMap(QWidget):
         if ell == 0:
             text = f"ℓ = 0: the original data, one Voronoi cell per {word} ({n_items:,} {word}s)."
         else:
+            parts = len(np.unique(self._levels[ell]))
             text = (f"ℓ = {ell}: after protecting against an attacker who knows up to {ell} {word}"
-                    f"{'s' if ell > 1 else ''} of a person: {layer.n_partitions:,} partitions "
-                    f"(from {n_items:,} {word}s).")
+                    f"{'s' if ell > 1 else ''} of a person: {parts:,} partitions (from {n_items:,} {word}s).")
         note = self._notes[ell] if ell < len(self._notes) else ""
         self.level_label.setText(f"{text} {note}".strip())
         self.plot_item.setTitle(f"Published partitions, level ℓ = {ell}")
         self.level_shown.emit(ell)
 
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt naming)
+        super().showEvent(event)
+        if self._stale and self.cells is not None and self._levels:
+            self.show_level(self.slider.value())
+
     @property
     def shown_level(self) -> int:
         return self.slider.value()
+
+    def save_image(self, path: str | Path) -> Path:
+        """The map as PNG (or SVG by suffix), written atomically."""
+        path = Path(path)
+        if path.suffix.lower() == ".svg":
+            from PySide6.QtSvg import QSvgGenerator
+
+            buffer = QBuffer()
+            buffer.open(QIODevice.WriteOnly)
+            generator = QSvgGenerator()
+            generator.setOutputDevice(buffer)
+            generator.setSize(self.plot.size())
+            generator.setViewBox(self.plot.rect())
+            generator.setTitle(self.plot_item.titleLabel.text)
+            painter = QPainter(generator)
+            try:
+                self.plot.render(painter)
+            finally:
+                painter.end()
+        else:
+            buffer = QBuffer()
+            buffer.open(QIODevice.WriteOnly)
+            self.plot.grab().toImage().save(buffer, "PNG")
+        with atomic_write(path, "wb") as handle:
+            handle.write(bytes(buffer.data()))
+        return path
+
+    def _save_dialog(self) -> None:
+        name, _ = QFileDialog.getSaveFileName(self, "Save map", "partition-map.png",
+                                              "PNG image (*.png);;SVG vector image (*.svg)")
+        if name:
+            try:
+                self.save_image(name)
+            except OSError as exc:
+                QMessageBox.critical(self, "Save failed", f"Could not write {name}: {exc}")
 
     @property
     def drawn_partitions(self) -> int:

@@ -129,3 +129,21 @@ def test_unavailable_map_shows_the_reason(pmap):
     assert pmap.hover_text_at(0.5, 0.5) == ""
     pmap.set_levels([LEVEL1])  # ignored without cells
     assert pmap.n_levels == 0
+
+
+def test_hidden_map_draws_when_shown(qtbot, cells):
+    widget = PartitionMap()
+    qtbot.addWidget(widget)
+    widget.set_cells(cells, LABELS, np.array([0], dtype=np.int64), np.zeros(0, dtype=np.int32))
+    widget.set_levels([LEVEL1])
+    assert widget.drawn_partitions == 0 and not widget._cache  # nothing built while hidden
+    assert "7 partitions" in widget.level_label.text()
+    widget.show()
+    qtbot.waitUntil(lambda: widget.drawn_partitions == 7)
+
+
+def test_map_saves_png_and_svg(pmap, tmp_path):
+    png = pmap.save_image(tmp_path / "map.png")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    svg = pmap.save_image(tmp_path / "map.svg").read_text()
+    assert "<svg" in svg and "path" in svg
