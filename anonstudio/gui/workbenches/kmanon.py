@@ -80,6 +80,8 @@ class KmAnonWorkbench(Workbench):
         super().__init__(runner, parent)
         self.setup = KmSetupPanel(self.param_panel)
         self.setup.boundary_changed.connect(self._rebuild_cells)
+        self.setup.changed.connect(self._label_error_axis)
+        self._label_error_axis()
 
     # ----------------------------------------------------------- building
     def build(self) -> QWidget:
@@ -200,6 +202,12 @@ class KmAnonWorkbench(Workbench):
             self.attach_coordinates_file(name)
         except (DataFormatError, ValueError, OSError) as exc:
             QMessageBox.warning(self, "Coordinates not attached", str(exc))
+
+    def _label_error_axis(self) -> None:
+        """Before a run, the error axis follows the chosen merge rule (metres only for touching towers)."""
+        if self.last_result is None:
+            label, units = ERROR_LABELS["m" if self.setup.constraint == "contiguity" else ""]
+            self.plots["error"].set_y_label(label, units)
 
     # ---------------------------------------------------------------- run
     def run(self, params: KmAnonParams) -> None:
