@@ -64,8 +64,8 @@ ERROR_LABELS = {
     "m": ("error", "m"),
     "": ("information loss (NCP)", None),
 }
-EXPORT_TIP = ("Saves the generalization for the largest m that finished (shown in the title of the button's "
-              "dialog). Written atomically: an existing file is only replaced once the new one is complete.")
+EXPORT_TIP = ("Saves the release for the largest m whose level finished (the save dialog's title says which m). "
+              "Written atomically: an existing file is only replaced once the new one is complete.")
 
 
 class KmAnonWorkbench(Workbench):
