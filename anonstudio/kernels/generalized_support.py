@@ -21,6 +21,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .rng import make_state, randbelow
+
 __all__ = [
     "union_into",
     "support_at_least",
@@ -36,6 +38,7 @@ __all__ = [
     "dense_offsets",
     "dense_count",
     "dense_violators",
+    "remap_and_shuffle",
 ]
 
 
@@ -450,6 +453,27 @@ def dense_violators(counts, flags, k, offsets, binom, n_parts, ell, out):
     return nv, n_flagged
 
 
+@njit(nogil=True, cache=True)
+def remap_and_shuffle(rows, ids, state):
+    """In place: replace compact indices by ``ids[...]`` and shuffle the rows (Fisher-Yates).
+
+    Violator lists can hold tens of millions of rows; doing both in place
+    avoids two extra copies of them.
+    """
+    n = rows.shape[0]
+    ell = rows.shape[1]
+    for r in range(n):
+        for c in range(ell):
+            rows[r, c] = ids[rows[r, c]]
+    for r in range(n - 1, 0, -1):
+        j = randbelow(state, r + 1)
+        if j != r:
+            for c in range(ell):
+                t = rows[r, c]
+                rows[r, c] = rows[j, c]
+                rows[j, c] = t
+
+
 def warm_up() -> None:
     """Compile the kernels above on tiny inputs (see ``kernels.warmup``)."""
     pool = np.array([0, 1, 2, 1, 2, 0, 0, 0, 0, 0], dtype=np.int32)
@@ -479,3 +503,4 @@ def warm_up() -> None:
     flags = np.zeros(off[-1], dtype=np.uint8)
     dense_count(indptr, indices, label, 2, 2, binom, off, counts, flags)
     dense_violators(counts, flags, 2, off, binom, 2, 2, np.empty((off[-1], 2), dtype=np.int32))
+    remap_and_shuffle(np.zeros((2, 2), dtype=np.int32), np.arange(2, dtype=np.int32), make_state(1))

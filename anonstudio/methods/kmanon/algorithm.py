@@ -49,12 +49,14 @@ from ...kernels.generalized_support import (
     dense_count,
     dense_offsets,
     dense_violators,
+    remap_and_shuffle,
     count_keys,
     enumerate_keys,
     key_bits,
     unpack_keys,
     violating_keys,
 )
+from ...kernels.rng import make_state
 from .constraints.base import Constraint, ErrorFunction
 from .gamma import sample_bound
 from .params import KmAnonParams
@@ -77,6 +79,7 @@ _PARTIAL_EVERY = 1.0  # seconds between partial results inside a level
 # into up to a few hundred MB) and sorted 8-byte keys.
 _SECONDS_PER_KEY = 3e-7
 _SECONDS_PER_INCREMENT = 2e-7
+_AUTO_EXACT_SECONDS = 100.0
 _SECONDS_PER_ENTRY = 7e-9
 
 
@@ -272,7 +275,9 @@ class _Trial:
         sample_cost = max(thinning, 1) * ell * size_biased * _SECONDS_PER_ENTRY
         samples = 2 * sample_bound(sigma, self.params.bound).samples
         _, exact_cost = self._exact_plan(ell)
-        return exact_cost <= samples * sample_cost
+        # The model's error grows with the violators' count, unknown before
+        # counting; beyond ~100 s of predicted enumeration, do as the paper does.
+        return exact_cost <= min(samples * sample_cost, _AUTO_EXACT_SECONDS)
 
     def _progress(self, ell: int, within: float, status: str) -> None:
         self.hub.set(self.trial, (ell - 1 + min(max(within, 0.0), 1.0)) / self.params.m, status)
@@ -368,11 +373,11 @@ class _Trial:
                 f"{cells:,} counters, over the budget of {budget:,}; use sigma < 1 for this level or raise "
                 f"the budget"), math.inf
 
-    def _dense_violators(self, ell: int, k: int) -> tuple[np.ndarray, int]:
+    def _dense_violators(self, ell: int, k: int) -> tuple[np.ndarray, np.ndarray, int]:
+        """(rows of compact partition indices, their partition ids, flagged itemsets)."""
         data, state = self.data, self.state
-        ids = state.partition_ids()
-        compact = np.empty(data.n_items, dtype=np.int32)
-        compact[:] = np.searchsorted(ids, state.label)
+        ids = state.partition_ids().astype(np.int32)
+        compact = np.searchsorted(ids, state.label).astype(np.int32)
         binom = binomial_table(len(ids), ell)
         offsets = dense_offsets(len(ids), ell, binom)
         counts = np.zeros(int(offsets[-1]), dtype=np.int32)
@@ -381,10 +386,10 @@ class _Trial:
         n_bad = int(np.count_nonzero(flags & (counts < k)))
         rows = np.empty((n_bad, ell), dtype=np.int32)
         n_viol, n_flagged = dense_violators(counts, flags, k, offsets, binom, len(ids), ell, rows)
-        # compact indices -> partition ids, which are item ids of members
-        return ids[rows[:n_viol]].astype(np.int32), int(n_flagged)
+        return rows[:n_viol], ids, int(n_flagged)
 
-    def _sorted_violators(self, ell: int, k: int) -> tuple[np.ndarray, int]:
+    def _sorted_violators(self, ell: int, k: int) -> tuple[np.ndarray, np.ndarray, int]:
+        """(rows of partition ids, identity lookup, flagged itemsets)."""
         data, state = self.data, self.state
         bits = key_bits(data.n_items)
         max_len = int(data.lengths.max())
@@ -397,7 +402,7 @@ class _Trial:
         n_viol, n_flagged = violating_keys(keys, n, k, keys)
         rows = np.empty((n_viol, ell), dtype=np.int32)
         unpack_keys(keys[:n_viol], bits, rows)
-        return rows, int(n_flagged)
+        return rows, np.arange(data.n_items, dtype=np.int32), int(n_flagged)
 
     def _exact_level(self, ell: int, k: int) -> LevelResult:
         state = self.state
@@ -406,14 +411,13 @@ class _Trial:
         if plan not in ("dense", "sorted"):
             raise _Stop(plan)
         self._progress(ell, 0.0, f"level {ell}: enumerating all {ell}-itemsets ({plan})")
-        rows, n_flagged = self._dense_violators(ell, k) if plan == "dense" else self._sorted_violators(ell, k)
+        rows, ids, n_flagged = self._dense_violators(ell, k) if plan == "dense" else self._sorted_violators(ell, k)
         n_viol = len(rows)
         # Violators are repaired in a random order (one stream per trial) so
         # that trials explore different generalizations, as sampling would.
-        # Rows hold item ids (a partition id is the id of one of its items),
+        # Rows become item ids (a partition id is the id of one of its items),
         # so they are checked and repaired like drawn samples.
-        order = np.random.default_rng(derive_seed(self.seed, "kmanon-exact", ell)).permutation(n_viol)
-        rows = np.ascontiguousarray(rows[order])
+        remap_and_shuffle(rows, ids, make_state(derive_seed(self.seed, "kmanon-exact", ell)))
         last = time.perf_counter()
         violations = merges = unfixable = 0
         complete = True
