@@ -114,6 +114,10 @@ def test_cancel_keeps_the_partial_generalization(bench, qtbot, wait_job):
     set_params(bench, k=20, m=5, sigma=0.99, trials=1, seed=3)
     bench.param_panel.run_button.click()
     qtbot.waitUntil(lambda: bench.last_result is not None and len(bench.last_result.levels) >= 1, timeout=60000)
+    # live: the finished levels are on the plots and the map before the run ends
+    assert not bench.job.state.finished
+    assert len(bench.plots["partitions"].series[BEST].x) >= 1 and bench.map.n_levels >= 2
+    assert "levels finished" in bench.guarantee_label.text()
     bench.param_panel.cancel_button.click()
     wait_job(bench.job, timeout=60000)
     assert bench.job.state is JobState.CANCELLED
