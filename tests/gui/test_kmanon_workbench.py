@@ -305,3 +305,14 @@ def test_attaching_coordinates_brings_the_map_back(bench, city, tmp_path):
     with pytest.raises(ValueError):
         bench.attach_coordinates_file(partial)
     assert bench.dataset is plain and not bench.map.available
+
+
+def test_unusable_study_area_falls_back_to_the_hull(bench, tmp_path):
+    hull_area = bench.cells.total_area_km2
+    tiny = tmp_path / "tiny.wkt"
+    tiny.write_text("POLYGON ((0 0, 10 0, 10 10, 0 10, 0 0))")  # leaves every tower outside
+    bench.setup.set_boundary_path(tiny)
+    assert bench.setup.boundary_path is None
+    assert bench.cells.total_area_km2 == pytest.approx(hull_area)
+    assert "cannot be used" in bench.guarantee_label.text()
+    assert bench.map.drawn_partitions == 200

@@ -174,9 +174,13 @@ class KmAnonWorkbench(Workbench):
         try:
             self.cells = build_cells(data, self.setup.boundary_path, self.projection)
         except (DataFormatError, ValueError, OSError) as exc:
-            # A bad polygon file: fall back to the default study area and say so.
-            self.status.emit(f"Study area not usable ({exc}); using the buffered hull of the towers.")
-            self.cells = build_cells(data, None)
+            # A bad polygon file (or one that leaves towers outside): fall back
+            # to the default study area, switch the setting back and say so.
+            message = f"The study area file cannot be used ({exc}); using the buffered hull of the towers."
+            self.status.emit(message)
+            self.guarantee_label.setText(message)
+            self.setup.set_boundary_path(None)  # rebuilds the cells through boundary_changed
+            return
         self.map.set_cells(self.cells, data.vocab, data.indptr, data.indices)
         if self.last_result is not None:
             self._show_levels(self.last_result)
