@@ -16,9 +16,10 @@ from ..errors import DataFormatError
 from ..transactions import TransactionData
 from .atomic import atomic_write
 from .build import build_transactions, records_as_label_lists
-from .delimited import column_index, looks_like_header, read_rows
+from .delimited import column_index, looks_like_header, numeric_header_evidence, read_rows
 from .registry import Format, Head, register
 from .report import LoadReport
+from .shape import delimited_shape
 
 __all__ = ["load_csv_sets", "save_csv_sets"]
 
@@ -72,9 +73,21 @@ def save_csv_sets(data: TransactionData, path: str | Path, *, item_sep: str = ";
         writer.writerows([item_sep.join(labels)] for labels in records_as_label_lists(data))
 
 
+def _semicolon_table(lines: list[str]) -> bool:
+    """A ';'-separated table with a header row (``name;age;city``), possibly ragged.
+
+    Told apart from a set column by its first row: at least three fields,
+    a field count most rows share, and numeric columns whose first value is
+    a name.
+    """
+    shape = delimited_shape(lines, (";",))
+    return (shape is not None and shape.first >= 3 and shape.share(shape.first) >= 0.5
+            and numeric_header_evidence(shape.rows) is True)
+
+
 def sniff_csv_sets(head: Head) -> float:
     lines = head.lines[:300]
-    if not lines:
+    if not lines or _semicolon_table(lines):
         return 0.0
     body = lines[1:] or lines
     with_sets = sum(";" in ln for ln in body)

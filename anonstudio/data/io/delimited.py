@@ -13,8 +13,10 @@ from ..errors import DataFormatError
 from .fimi import content_lines
 from .text import read_text
 
-__all__ = ["Rows", "read_rows", "sniff_delimiter", "looks_like_header", "is_number", "column_index"]
+__all__ = ["Rows", "read_rows", "sniff_delimiter", "looks_like_header", "numeric_header_evidence", "is_number",
+           "column_index"]
 
+_INTEGER = re.compile(r"^\s*-?[0-9]+\s*$")
 _NUMBER = re.compile(r"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$")
 
 
@@ -38,7 +40,10 @@ def sniff_delimiter(lines: Sequence[str], candidates: Sequence[str] = (",", "\t"
     """The candidate that splits the sample lines into the same number (>1) of fields.
 
     Quotes are ignored here (a sniffing heuristic only); ties go to the
-    earlier candidate. None if no candidate splits consistently.
+    earlier candidate. When no candidate splits consistently (a ragged file),
+    the one on most lines, if on at least half of them, so that the row
+    check then names the line with the wrong number of fields. None if no
+    candidate is on half the lines.
     """
     sample = [ln for ln in lines[:100] if ln.strip()]
     best = None
@@ -49,7 +54,7 @@ def sniff_delimiter(lines: Sequence[str], candidates: Sequence[str] = (",", "\t"
         hits = sum(1 for ln in sample if sep in ln)
         if hits and (best is None or hits > best[0]):
             best = (hits, sep)
-    return best[1] if best and best[0] == len(sample) else None
+    return best[1] if best and 2 * best[0] >= len(sample) else None
 
 
 def read_rows(path: Path, *, sep: str | None, candidates: Sequence[str] = (",", "\t", ";"),
@@ -96,8 +101,11 @@ def read_rows(path: Path, *, sep: str | None, candidates: Sequence[str] = (",", 
         raise DataFormatError(path, f"expected at least {min_fields} fields but found {lengths[bad]}", row_lines[bad])
     if expect_same_length and np.any(lengths != lengths[0]):
         bad = int(np.argmax(lengths != lengths[0]))
-        raise DataFormatError(
-            path, f"expected {lengths[0]} fields (as on line {row_lines[0]}) but found {lengths[bad]}", row_lines[bad])
+        reason = f"expected {lengths[0]} fields (as on line {row_lines[0]}) but found {lengths[bad]}"
+        if all(_INTEGER.match(f) for r in rows for f in r):
+            # Rows of integers of varying length are usually baskets, not a table.
+            reason += "; if each line lists the items of one record, read it as fimi"
+        raise DataFormatError(path, reason, row_lines[bad])
     return Rows(rows, row_lines, sep)
 
 
@@ -116,19 +124,33 @@ def looks_like_header(rows: Sequence[Sequence[str]], known_names: Sequence[str] 
         return True
     if not body or not all(f.strip() for f in first):
         return False  # column names are never empty; an empty field is data
-    any_text_column = False
+    numeric = numeric_header_evidence(rows)
+    if numeric is not None:
+        return numeric
+    if any(is_number(v) for v in first):
+        return False
+    return all(value not in {r[j] for r in rows[1:] if j < len(r)} for j, value in enumerate(first))
+
+
+def numeric_header_evidence(rows: Sequence[Sequence[str]], skip: Sequence[int] = ()) -> bool | None:
+    """What the numeric columns say about the first row.
+
+    True (a header) if a column is numeric below the first row but its first
+    value is not; False (data) if there are numeric columns and the first
+    row is numeric in all of them; None without numeric columns. Columns in
+    ``skip`` are not looked at.
+    """
+    first, body = rows[0], rows[1:201]
+    seen_numeric = False
     for j, value in enumerate(first):
+        if j in skip:
+            continue
         column = [r[j] for r in body if j < len(r) and r[j].strip()]
         if column and all(is_number(v) for v in column):
             if not is_number(value):
                 return True
-        else:
-            any_text_column = True
-    if any(is_number(v) for v in first):
-        return False
-    if not any_text_column:
-        return False
-    return all(value not in {r[j] for r in rows[1:] if j < len(r)} for j, value in enumerate(first))
+            seen_numeric = True
+    return False if seen_numeric else None
 
 
 def column_index(header: Sequence[str] | None, column: str | int | None, default: int, path: Path,

@@ -21,6 +21,7 @@ from .atomic import atomic_write
 from .build import build_transactions, int_labels_or_none, records_as_label_lists
 from .registry import COMMENT_PREFIXES, Format, Head, register
 from .report import LoadReport
+from .shape import delimited_shape
 from .text import read_bytes, read_text
 
 __all__ = ["load_fimi", "save_fimi", "content_lines", "parse_int_tokens"]
@@ -40,20 +41,28 @@ def content_lines(text: str) -> tuple[list[str], list[int]]:
 def parse_int_tokens(parts: list[list[str]], numbers: list[int], path: Path, text: str) -> np.ndarray:
     """All tokens as one int64 array; a DataFormatError names the first bad one.
 
+    Item numbers are labels, not array positions, so they may be any size:
+    when one does not fit int64 the result is an object array of the
+    numbers as canonical decimal strings ("007" -> "7", as for small ones).
     ``text`` is the source text, used for a cheap check of characters that
     ``int()`` accepts but an item id must not contain.
     """
     flat = list(chain.from_iterable(parts))
+    too_big = False
     try:
         values = np.fromiter(map(int, flat), dtype=np.int64, count=len(flat))
-    except (ValueError, OverflowError):
+    except ValueError:
         values = None
+    except OverflowError:
+        values, too_big = None, True
     # int() also accepts "1_000", "+5" and non-ASCII digits; those are typos here.
     if values is None or "_" in text or "+" in text or not text.isascii():
         for tokens, number in zip(parts, numbers):
             for tok in tokens:
                 if not _INT.match(tok):
                     raise DataFormatError(path, f"{tok[:40]!r} is not an integer item", number) from None
+    if too_big:
+        return np.asarray([str(int(tok)) for tok in flat], dtype=object)
     return values
 
 
@@ -147,9 +156,13 @@ def sniff_fimi(head: Head) -> float:
         return 0.1  # SPMF sequences look like integer lines too
     ints = sum(1 for tok in tokens if _INT.match(tok))
     if ints == len(tokens):
+        if head.extension in (".csv", ".tsv"):
+            return 0.2  # the name says CSV: FIMI only if no CSV format fits
         if any("\t" in ln for ln in head.lines[:200]):
             return 0.3  # FIMI separates by spaces; tabs suggest user/item columns
         return 0.8 if head.extension in (".dat", ".txt", ".fimi") else 0.6
+    if delimited_shape(head.lines[:200]) is not None:
+        return 0.0  # words between commas, tabs or semicolons: a CSV, not baskets
     # Whitespace-separated words: still most likely a basket file with a typo;
     # the loader then names the bad line.
     return 0.05

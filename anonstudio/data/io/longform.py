@@ -24,6 +24,7 @@ from .build import build_transactions, records_as_label_lists
 from .delimited import column_index, is_number, looks_like_header, read_rows
 from .registry import Format, Head, register
 from .report import LoadReport
+from .shape import RAGGED_SCORE, delimited_shape
 
 __all__ = ["load_csv_long", "save_csv_long", "load_checkins", "save_checkins"]
 
@@ -131,13 +132,18 @@ def sniff_csv_long(head: Head) -> float:
         body = rows[1:] if has_header else rows
         if _records_repeat(body):
             return 0.65 if sep != "\t" else 0.5
+    shape = delimited_shape(head.lines[:300], (",", ";"))
+    if shape is not None and shape.ragged and shape.first >= 2:
+        # A broken CSV: let the loader name the row with the wrong field count.
+        # Below csv-table when the first row has more than two fields.
+        return RAGGED_SCORE if shape.first == 2 else RAGGED_SCORE - 0.05
     return 0.0
 
 
 def sniff_checkins(head: Head) -> float:
     shape = _two_column_shape(head, "\t")
     if shape is None:
-        return 0.0
+        return _sniff_ragged_checkins(head)
     rows, has_header = shape
     body = rows[1:] if has_header else rows
     if len(rows[0]) == 3 and body and all(is_number(r[2]) for r in body):
@@ -147,6 +153,11 @@ def sniff_checkins(head: Head) -> float:
     if len(rows[0]) == 2:
         return 0.55 if _records_repeat(body) else 0.45
     return 0.0
+
+
+def _sniff_ragged_checkins(head: Head) -> float:
+    shape = delimited_shape(head.lines[:300], ("\t",))
+    return RAGGED_SCORE if shape is not None and shape.ragged and shape.first in (2, 3) else 0.0
 
 
 register(Format(

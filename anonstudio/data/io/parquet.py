@@ -29,6 +29,7 @@ from .text import read_bytes
 __all__ = ["load_parquet_transactions", "save_parquet_transactions", "load_parquet_table", "save_parquet_table"]
 
 _ROLES_KEY = b"anonstudio.roles"
+_INT64_MIN, _INT64_MAX = -2**63, 2**63 - 1
 
 
 def _read(path: Path) -> pa.Table:
@@ -94,8 +95,10 @@ def load_parquet_transactions(path: str | Path, report: LoadReport, *, column: s
 
 
 def save_parquet_transactions(data: TransactionData, path: str | Path) -> None:
-    """Write one ``items`` list column (int64 items when all labels are integers)."""
+    """Write one ``items`` list column (int64 items when all labels are integers that fit)."""
     ints = int_labels_or_none(data.vocab)
+    if ints is not None and not all(_INT64_MIN <= v <= _INT64_MAX for v in ints):
+        ints = None  # item numbers beyond int64 are stored as text
     vocab = np.asarray(ints, dtype=np.int64) if ints is not None else np.asarray(data.vocab, dtype=object)
     values = pa.array(vocab[data.indices], type=pa.int64() if ints is not None else pa.string())
     offsets = pa.array(data.indptr, type=pa.int64())

@@ -107,16 +107,32 @@ def get_format(name: str, kind: str | None = None) -> Format:
     return fmt
 
 
-def format_for_extension(path: Path, kind: str) -> Format | None:
-    """The format of ``kind`` with the longest extension the file name ends with."""
+def _extension_length(path: Path, fmt: Format) -> int:
+    """Length of the longest of ``fmt``'s extensions the file name ends with (0: none)."""
     name = Path(path).name.lower().removesuffix(".gz")
-    matches = [(len(ext), -i, fmt) for i, fmt in enumerate(formats(kind)) for ext in fmt.extensions
-               if name.endswith(ext)]
-    return max(matches, key=lambda t: t[:2])[2] if matches else None
+    return max((len(ext) for ext in fmt.extensions if name.endswith(ext)), default=0)
+
+
+def format_for_extension(path: Path, kind: str | None) -> Format | None:
+    """The format (of ``kind``, or any) with the longest extension the file name ends with."""
+    matches = [(_extension_length(path, fmt), -i, fmt) for i, fmt in enumerate(formats(kind))]
+    best = max(matches, key=lambda t: t[:2], default=None)
+    return best[2] if best is not None and best[0] > 0 else None
+
+
+#: Below this sniff confidence the file name decides (see :func:`sniff_format`).
+CONFIDENT = 0.1
 
 
 def sniff_format(path: str | Path, kind: str | None = None) -> Format:
     """The most plausible format for ``path`` (optionally among one kind).
+
+    The format whose sniffer is most confident wins. When none is confident
+    (often a broken file) the file name decides: among the formats with the
+    longest matching extension, the one whose sniffer scored highest (so
+    ``.csv`` picks ``csv-long`` or ``csv-table``), because that format's
+    loader then reports what exactly is wrong, and where. Only without such
+    an extension does a weak guess stand.
 
     Raises DataFormatError (missing, empty, binary file) or when no format
     recognises the content.
@@ -125,12 +141,11 @@ def sniff_format(path: str | Path, kind: str | None = None) -> Format:
     head = Head.read(path)
     scored = sorted(((fmt.sniff(head), i, fmt) for i, fmt in enumerate(formats(kind))),
                     key=lambda t: (-t[0], t[1]))
-    if not scored or scored[0][0] < 0.1:
-        # Nothing fits well (often a broken file): trust the file name, so that
-        # the matching loader reports what exactly is wrong, and where.
-        by_name = format_for_extension(path, kind) if kind else None
-        if by_name is not None:
-            return by_name
+    if scored and scored[0][0] >= CONFIDENT:
+        return scored[0][2]
+    longest = max((_extension_length(path, fmt) for _, _, fmt in scored), default=0)
+    if longest:
+        return next(fmt for _, _, fmt in scored if _extension_length(path, fmt) == longest)
     if not scored or scored[0][0] <= 0:
         raise DataFormatError(path, "format not recognised; choose one explicitly")
     return scored[0][2]

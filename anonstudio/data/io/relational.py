@@ -25,6 +25,7 @@ from .atomic import atomic_write
 from .delimited import is_number, looks_like_header, read_rows
 from .registry import Format, Head, register
 from .report import LoadReport
+from .shape import RAGGED_SCORE, delimited_shape
 
 __all__ = ["load_csv_table", "save_csv_table", "uci_attribute_names"]
 
@@ -158,15 +159,20 @@ def sniff_csv_table(head: Head) -> float:
     lines = head.lines[:300]
     if not lines:
         return 0.0
+    named = head.extension in (".csv", ".data", ".test", ".tsv")
     for sep in (",", "\t", ";", "|"):
         counts = {ln.count(sep) for ln in lines}
         if len(counts) == 1 and (n := counts.pop()) >= 1:
             fields = [f.strip() for ln in lines[1:] for f in ln.split(sep)]
             text_fields = sum(not is_number(f) for f in fields)
-            bonus = 0.1 if head.extension in (".csv", ".data", ".test", ".tsv") else 0.0
+            bonus = 0.1 if named else 0.0
             if text_fields and n >= 2:
                 return 0.5 + bonus
             return 0.2 + bonus
+    shape = delimited_shape(lines, (",", "\t", ";", "|"))
+    if shape is not None and shape.ragged and shape.first >= 3:
+        # A broken table: the loader names the row with the wrong field count.
+        return RAGGED_SCORE + (0.05 if named else 0.0)
     return 0.0
 
 
