@@ -28,7 +28,21 @@ __all__ = ["ParamSpec", "ParameterError", "param", "specs", "validate", "replace
 
 
 class ParameterError(ValueError):
-    """A parameter value outside its declared range or choices."""
+    """A parameter value outside its declared range or choices.
+
+    Attributes
+    ----------
+    name
+        The dataclass field at fault (``None`` when the error is not about one
+        field), so a front end can name its own control or flag for it.
+    problem
+        The message without the parameter's label, e.g. ``"must be at least 2 (got 1)"``.
+    """
+
+    def __init__(self, message: str, name: str | None = None, problem: str | None = None):
+        super().__init__(message)
+        self.name = name
+        self.problem = problem if problem is not None else message
 
 
 @dataclass(frozen=True)
@@ -123,26 +137,30 @@ def validate(params: Any) -> Any:
         Naming the parameter, the bound it breaks and the value given.
     """
     for spec in specs(params):
-        value = getattr(params, spec.name)
-        if value is None:
-            if spec.optional:
-                continue
-            raise ParameterError(f"{spec.label} must be set")
-        if spec.choices is not None:
-            if value not in spec.choices:
-                allowed = ", ".join(map(str, spec.choices))
-                raise ParameterError(f"{spec.label} must be one of {allowed} (got {value!r})")
-            continue
-        if spec.kind in (int, float):
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise ParameterError(f"{spec.label} must be a number (got {value!r})")
-            if spec.kind is int and int(value) != value:
-                raise ParameterError(f"{spec.label} must be a whole number (got {value!r})")
-            if spec.minimum is not None and value < spec.minimum:
-                raise ParameterError(f"{spec.label} must be at least {spec.minimum:g} (got {value:g})")
-            if spec.maximum is not None and value > spec.maximum:
-                raise ParameterError(f"{spec.label} must be at most {spec.maximum:g} (got {value:g})")
+        problem = _problem(spec, getattr(params, spec.name))
+        if problem is not None:
+            raise ParameterError(f"{spec.label} {problem}", name=spec.name, problem=problem)
     return params
+
+
+def _problem(spec: ParamSpec, value: Any) -> str | None:
+    """What is wrong with ``value`` for ``spec`` (a phrase to follow its label), or None."""
+    if value is None:
+        return None if spec.optional else "must be set"
+    if spec.choices is not None:
+        if value not in spec.choices:
+            return f"must be one of {', '.join(map(str, spec.choices))} (got {value!r})"
+        return None
+    if spec.kind in (int, float):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return f"must be a number (got {value!r})"
+        if spec.kind is int and int(value) != value:
+            return f"must be a whole number (got {value!r})"
+        if spec.minimum is not None and value < spec.minimum:
+            return f"must be at least {spec.minimum:g} (got {value:g})"
+        if spec.maximum is not None and value > spec.maximum:
+            return f"must be at most {spec.maximum:g} (got {value:g})"
+    return None
 
 
 def replace_validated(params: Any, **changes: Any) -> Any:

@@ -1,7 +1,9 @@
 """A tqdm progress bar on stderr, as a :class:`anonstudio.jobs.Progress`."""
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 from typing import Any, Callable
 
 from tqdm import tqdm
@@ -11,6 +13,12 @@ __all__ = ["TqdmProgress"]
 
 class TqdmProgress:
     """Draws the fraction done as a bar on stderr; Ctrl-C cancels cleanly.
+
+    Used as a context manager, it catches SIGINT while active (main thread only)
+    and restores the previous handler on exit. The first Ctrl-C only sets the
+    cancel flag, so the running computation stops at its next chunk boundary and
+    returns what it finished (``interrupted`` is then True); a second Ctrl-C
+    raises :class:`KeyboardInterrupt` at once.
 
     Parameters
     ----------
@@ -27,6 +35,10 @@ class TqdmProgress:
                          bar_format="{desc} {percentage:3.0f}%|{bar}| {elapsed}<{remaining} {postfix}")
         self._on_partial = on_partial
         self._cancel = False
+        self._previous_handler: Any = None
+        self._installed = False
+        #: True once Ctrl-C asked to stop (as opposed to :meth:`cancel` from code).
+        self.interrupted = False
 
     def set(self, fraction: float, status: str = "") -> None:
         target = int(round(min(max(fraction, 0.0), 1.0) * 1000))
@@ -46,9 +58,36 @@ class TqdmProgress:
         self._cancel = True
 
     def close(self) -> None:
+        self._restore_handler()
         self._bar.close()
 
+    # ------------------------------------------------------------- Ctrl-C
+    def handle_interrupt(self, signum: int = signal.SIGINT, frame: Any = None) -> None:
+        """SIGINT handler: cancel on the first Ctrl-C, abort on the second."""
+        if self._cancel:
+            raise KeyboardInterrupt
+        self._cancel = True
+        self.interrupted = True
+        # Not tqdm.write: a signal handler may run while the bar holds its lock.
+        sys.stderr.write("\ncancelling after the current step; press Ctrl-C again to abort\n")
+        sys.stderr.flush()
+
+    def _install_handler(self) -> None:
+        # Signal handlers can only be set from the main thread (tests and GUIs may use others).
+        if threading.current_thread() is not threading.main_thread():
+            return
+        self._previous_handler = signal.signal(signal.SIGINT, self.handle_interrupt)
+        self._installed = True
+
+    def _restore_handler(self) -> None:
+        if self._installed:
+            previous = self._previous_handler
+            # None means a handler installed outside Python; fall back to Python's default.
+            signal.signal(signal.SIGINT, previous if previous is not None else signal.default_int_handler)
+            self._installed = False
+
     def __enter__(self) -> "TqdmProgress":
+        self._install_handler()
         return self
 
     def __exit__(self, *exc) -> None:

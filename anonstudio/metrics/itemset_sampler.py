@@ -27,7 +27,7 @@ from ..kernels.sampler import new_chain_state, record_weights, run_chain, subset
 from ..kernels.support import MODE_AUTO, build_bitsets
 from .convergence import ACF_THRESHOLD, choose_thinning, effective_sample_size, geweke_z
 
-__all__ = ["ItemsetSampler", "BurnInReport", "DrawDiagnostics", "PROPOSALS"]
+__all__ = ["ItemsetSampler", "BurnInReport", "DrawDiagnostics", "PROPOSALS", "burn_in_status"]
 
 #: Proposal distributions of the independence chain (both have the uniform
 #: distribution over Omega^ell as their stationary distribution):
@@ -261,7 +261,7 @@ class ItemsetSampler:
                     converged = True
                     break
                 checkpoint = min(int(checkpoint * 1.25), self.max_burn_in)
-            progress.set(min(done / checkpoint, 0.99), f"burn-in ell={self.ell}: {done:,} steps, Geweke z {_fmt_z(z)}")
+            progress.set(min(done / checkpoint, 0.99), burn_in_status(done, z))
             if progress.cancelled():
                 break
         full = [np.concatenate(t) if t else np.zeros(0, np.int64) for t in traces]
@@ -359,5 +359,12 @@ def _mean_curves(curves: list[np.ndarray]) -> np.ndarray:
     return np.mean([c[:size] for c in curves], axis=0)
 
 
-def _fmt_z(z: tuple[float, ...]) -> str:
-    return ", ".join("inf" if not math.isfinite(v) else f"{v:+.2f}" for v in z)
+def burn_in_status(steps: int, z: tuple[float, ...]) -> str:
+    """Progress text of the burn-in: the Geweke z-scores once every chain has a finite one.
+
+    Before the first test (or while a chain's trace is still degenerate) there is
+    no meaningful z to show, so the text says the check is still running.
+    """
+    if z and all(math.isfinite(v) for v in z):
+        return f"burn-in: {steps:,} steps, Geweke z " + ", ".join(f"{v:+.2f}" for v in z)
+    return f"burn-in: checking convergence… ({steps:,} steps)"

@@ -8,7 +8,12 @@ itemsets in the data) singles that person out with this probability.
 Two ways to get it, recorded per point in ``method``:
 
 * ``exact``: enumerate every m-subset of every record (:mod:`anonstudio.kernels.enumerate`);
-  used when the number of subsets ``sum_u C(|D_u|, m)`` is at most ``exact_budget``.
+  ``auto`` uses it when the number of subsets ``sum_u C(|D_u|, m)`` is at most
+  ``exact_budget`` and the sort buffers fit in the memory limit (``max_memory_gib``,
+  default a quarter of the physical memory). The buffers of one chunk cannot be
+  smaller than the subsets sharing one smallest item; when even those do not fit,
+  ``exact`` is refused with a :class:`~anonstudio.params.ParameterError` rather
+  than letting the machine swap or die.
 * ``mcmc``: draw ``n = ceil(ln(2/delta) / (2 eps^2))`` itemsets uniformly from
   Omega^m with :class:`~anonstudio.metrics.itemset_sampler.ItemsetSampler` and
   report the share with support 1. The paper's text prints ``2 ln(2/delta)/eps^2``
@@ -17,7 +22,9 @@ Two ways to get it, recorded per point in ``method``:
   ``sqrt(ln(2/delta) / (2 n_eff))`` at the *effective* sample size of the chain
   (``ci_kind = "hoeffding-ess"``), so autocorrelation left after thinning widens it.
   Sampling continues until the effective sample size reaches n (at most
-  ``max_sample_factor * n`` draws).
+  ``max_sample_factor * n`` draws). When that cap stops it first, the interval is
+  wider than ±eps; the point then says ``precision_met=False`` and carries a
+  plain-language ``warning`` (raise ``max_sample_factor`` or count exactly).
 
   Limitation: the interval assumes the chain has visited Omega^m in proportion.
   An itemset the proposal almost never offers (e.g. the one item of T10I4D100K
@@ -31,6 +38,7 @@ Two ways to get it, recorded per point in ``method``:
 from __future__ import annotations
 
 import math
+import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -62,6 +70,9 @@ __all__ = [
     "hoeffding_half_width",
     "exact_uniqueness",
     "enumeration_cost",
+    "exact_memory_plan",
+    "ExactPlan",
+    "default_memory_limit",
     "EXPLANATION",
     "PERSON_EXPLANATION",
 ]
@@ -86,6 +97,17 @@ PERSON_EXPLANATION = (
 #: Keys per enumeration chunk (8 bytes each, twice for the radix sort's scratch).
 _MAX_CHUNK_KEYS = 1 << 21
 
+#: Bytes per enumerated key: the key itself and the radix sort's scratch copy.
+BYTES_PER_KEY = 16
+
+
+def default_memory_limit() -> int:
+    """A quarter of the physical memory in bytes (1 GiB if the system does not say)."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")) // 4
+    except (AttributeError, ValueError, OSError):
+        return 1 << 30
+
 
 @dataclass(frozen=True)
 class UniquenessParams:
@@ -109,6 +131,11 @@ class UniquenessParams:
     exact_budget: float = param(1e8, label="Exact budget", minimum=1.0, maximum=1e12, log_scale=True, advanced=True,
                                 tooltip="Count exactly only if the records hold at most this many m-item "
                                         "combinations in total (counting takes about 1 second per 15 million).")
+    max_memory_gib: float | None = param(None, label="Exact memory limit (GiB)", minimum=0.001, maximum=4096.0,
+                                         step=0.5, decimals=3, optional=True, advanced=True,
+                                         tooltip="Exact counting sorts every combination in memory; refuse it (and "
+                                                 "let Automatic sample instead) when it would need more than this. "
+                                                 "Unset: a quarter of this computer's memory.")
     max_sample_factor: float = param(8.0, label="Sample budget ×", minimum=1.0, maximum=100.0, advanced=True,
                                      tooltip="When samples are correlated, keep sampling until they are worth "
                                              "as many independent ones as ε and δ ask for, up to this many times "
@@ -124,8 +151,11 @@ class UniquenessPoint:
     """Uniqueness of one itemset size m.
 
     ``method`` is ``"exact"``, ``"mcmc"`` or ``"sampling"`` (person-level, i.i.d.).
-    ``samples`` is the number of itemsets the value rests on: all of Omega^m for
-    ``exact``, the draws for the sampling methods.
+    ``samples`` is the number of random draws the value rests on (0 for ``exact``,
+    which draws nothing); ``itemsets`` is |Omega^m|, the number of distinct
+    m-itemsets in the data, when it was counted (``exact``), else ``None``.
+    ``precision_met`` is False when the interval is wider than the ±epsilon asked
+    for (the sample cap was reached first); ``warning`` then says so in plain words.
     ``ci_kind`` says how the interval was made: ``"exact"`` (zero width),
     ``"hoeffding-ess"`` (Hoeffding at the effective sample size ``ess``) or
     ``"hoeffding"`` (i.i.d. samples). ``diagnostics`` holds method-specific numbers
@@ -142,6 +172,9 @@ class UniquenessPoint:
     ci_kind: str = "exact"
     ess: float = math.nan
     diagnostics: dict[str, Any] = field(default_factory=dict)
+    itemsets: int | None = None
+    precision_met: bool = True
+    warning: str = ""
 
 
 @dataclass(frozen=True)
@@ -160,7 +193,14 @@ class UniquenessResult:
         return PERSON_EXPLANATION if self.kind == "person" else EXPLANATION
 
     def to_json(self) -> dict[str, Any]:
-        """The CLI's JSON: one list per column, plus ``kind``, ``complete`` and diagnostics."""
+        """The CLI's JSON: one list per column, plus ``kind``, ``complete`` and diagnostics.
+
+        ``samples`` counts random draws (0 for exact points); ``itemsets`` is the
+        number of distinct m-itemsets for exact points (null otherwise);
+        ``precision_met`` is false where the interval is wider than ±epsilon, with
+        the reason in ``warnings``; ``complete`` is false when the run was cancelled
+        (the lists then hold the finished m only).
+        """
         pts = self.points
         return {
             "m": [p.m for p in pts],
@@ -170,6 +210,9 @@ class UniquenessResult:
             "method": [p.method for p in pts],
             "samples": [p.samples for p in pts],
             "seconds": [round(p.seconds, 4) for p in pts],
+            "itemsets": [p.itemsets for p in pts],
+            "precision_met": [bool(p.precision_met) for p in pts],
+            "warnings": [p.warning for p in pts],
             "kind": self.kind,
             "complete": self.complete,
             "epsilon": _num(self.epsilon),
@@ -207,31 +250,95 @@ def _per_item_subsets(data: TransactionData, m: int) -> np.ndarray:
     return subsets_by_smallest_item(data.indptr, data.indices, data.n_items, m)
 
 
+@dataclass(frozen=True)
+class ExactPlan:
+    """How exact counting of one m will run: item-range chunks, threads and peak buffer bytes."""
+
+    m: int
+    chunks: tuple[tuple[int, int, int], ...]
+    threads: int
+    peak_bytes: int
+
+
+def exact_memory_plan(
+    data: TransactionData,
+    m: int,
+    max_memory_bytes: int | None = None,
+    max_chunk_keys: int = _MAX_CHUNK_KEYS,
+    threads: int = 2,
+) -> ExactPlan:
+    """Chunks and thread count whose sort buffers fit in ``max_memory_bytes``.
+
+    Each thread holds two buffers (keys and sort scratch) as long as the largest
+    chunk. Chunks are shrunk, then threads dropped, until that fits. The subsets
+    sharing one smallest item cannot be split, so they set the least memory needed.
+
+    Raises
+    ------
+    ParameterError
+        When even one chunk on one thread does not fit.
+    ValueError
+        When m-itemsets cannot be packed into 64-bit keys.
+    """
+    budget = default_memory_limit() if max_memory_bytes is None else int(max_memory_bytes)
+    per_item = _per_item_subsets(data, m)
+    bits = item_bits(data.n_items)
+    for t in range(max(threads, 1), 0, -1):
+        cap = min(max_chunk_keys, budget // (BYTES_PER_KEY * t))
+        if cap < 1:
+            continue
+        chunks = plan_chunks(per_item, m, bits, cap)
+        size = max((c[2] for c in chunks), default=0)
+        used = max(1, min(t, len(chunks)))
+        peak = BYTES_PER_KEY * used * size
+        if peak <= budget:
+            return ExactPlan(m, tuple(chunks), used, peak)
+    need = BYTES_PER_KEY * float(per_item.max(initial=0.0))
+    raise ParameterError(
+        f"exact counting of m={m} needs ~{_format_bytes(need)} of memory (limit {_format_bytes(budget)}); "
+        "use sampling (method mcmc) or a higher memory limit",
+        name="method",
+    )
+
+
+def _format_bytes(n: float) -> str:
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{int(n)} bytes"
+
+
 def exact_uniqueness(
     data: TransactionData,
     m: int,
     progress: Progress | None = None,
     max_chunk_keys: int = _MAX_CHUNK_KEYS,
     threads: int = 2,
+    max_memory_bytes: int | None = None,
 ) -> tuple[int, int] | None:
     """``(|Omega^m|, unique m-itemsets)`` by enumeration; None if cancelled.
 
     Chunks (ranges of smallest items, see :func:`~anonstudio.kernels.enumerate.plan_chunks`)
     are enumerated, radix-sorted and counted on ``threads`` threads at a time,
-    each with its own buffers, so memory stays at ``4 * threads * max_chunk_keys``
-    words plus the largest single-item chunk.
+    each with its own buffers. :func:`exact_memory_plan` sizes the chunks so the
+    buffers stay within ``max_memory_bytes`` (default: a quarter of the memory).
 
     Raises
     ------
+    ParameterError
+        When the counting cannot fit in ``max_memory_bytes``.
     ValueError
         When m-itemsets cannot be packed into 64-bit keys (huge m and vocabulary).
     """
-    progress = progress or NullProgress()
+    plan = exact_memory_plan(data, m, max_memory_bytes, max_chunk_keys, threads)
+    return _run_exact(data, plan, progress or NullProgress())
+
+
+def _run_exact(data: TransactionData, plan: ExactPlan, progress: Progress) -> tuple[int, int] | None:
+    m, chunks, threads = plan.m, plan.chunks, plan.threads
     bits = item_bits(data.n_items)
-    chunks = plan_chunks(_per_item_subsets(data, m), m, bits, max_chunk_keys)
     total = sum(c[2] for c in chunks)
     size = max((c[2] for c in chunks), default=0)
-    threads = max(1, min(threads, len(chunks)))
     buffers = [(np.empty(size, dtype=np.uint64), np.empty(size, dtype=np.uint64)) for _ in range(threads)]
 
     def count(job: int, chunk: tuple[int, int, int]) -> tuple[int, int, int]:
@@ -250,7 +357,7 @@ def exact_uniqueness(
                 distinct += d
                 unique += s
                 done += n
-            progress.set(done / total, f"m={m}: counted {done:,} of {total:,} combinations")
+            progress.set(done / max(total, 1), f"m={m}: counted {done:,} of {total:,} combinations")
             if progress.cancelled():
                 return None
     return distinct, unique
@@ -279,7 +386,8 @@ person_unicity_curve.EXPLANATION = PERSON_EXPLANATION
 
 def _curve(data, params, progress, point_fn, kind) -> UniquenessResult:
     if params.min_m > params.max_m:
-        raise ParameterError(f"smallest m ({params.min_m}) is larger than largest m ({params.max_m})")
+        raise ParameterError(f"smallest m ({params.min_m}) is larger than largest m ({params.max_m})",
+                             name="min_m")
     ms = list(range(params.min_m, params.max_m + 1))
     points: list[UniquenessPoint] = []
 
@@ -301,25 +409,45 @@ def _curve(data, params, progress, point_fn, kind) -> UniquenessResult:
 
 def _itemset_point(data: TransactionData, m: int, params: UniquenessParams, progress: Progress) -> UniquenessPoint | None:
     t0 = time.perf_counter()
-    method = params.method
     cost = enumeration_cost(data, m)
-    if method == "auto":
-        method = "exact" if cost <= params.exact_budget and _packable(data, m) else "mcmc"
     if cost == 0:  # no record has m items: Omega^m is empty, uniqueness undefined
+        method = "mcmc" if params.method == "mcmc" else "exact"
         return UniquenessPoint(m, math.nan, math.nan, math.nan, method, 0, time.perf_counter() - t0,
-                               ci_kind="exact", diagnostics={"omega": 0, "unique": 0, "combinations": 0})
-    if method == "exact":
-        if not _packable(data, m):
-            raise ParameterError(f"exact counting of {m}-itemsets over {data.n_items:,} items is not supported; "
-                                 "use sampling")
-        counts = exact_uniqueness(data, m, progress)
-        if counts is None:
+                               ci_kind="exact", itemsets=0,
+                               diagnostics={"omega": 0, "unique": 0, "combinations": 0})
+    plan = _exact_plan(data, m, params, cost)
+    if plan is None:
+        return _mcmc_point(data, m, params, progress, t0)
+    counts = _run_exact(data, plan, progress)
+    if counts is None:
+        return None
+    distinct, unique = counts
+    u = unique / distinct
+    return UniquenessPoint(m, u, u, u, "exact", 0, time.perf_counter() - t0, ci_kind="exact", itemsets=distinct,
+                           diagnostics={"omega": distinct, "unique": unique, "combinations": int(cost),
+                                        "peak_bytes": plan.peak_bytes, "threads": plan.threads})
+
+
+def _exact_plan(data: TransactionData, m: int, params: UniquenessParams, cost: float) -> ExactPlan | None:
+    """The exact-counting plan if exact counting is to be used, None for sampling.
+
+    ``auto`` counts exactly only when it is cheap, packable and fits in memory;
+    ``exact`` raises :class:`ParameterError` when it cannot run.
+    """
+    if params.method == "mcmc":
+        return None
+    limit = None if params.max_memory_gib is None else int(params.max_memory_gib * (1 << 30))
+    if params.method == "auto":
+        if cost > params.exact_budget or not _packable(data, m):
             return None
-        distinct, unique = counts
-        u = unique / distinct
-        return UniquenessPoint(m, u, u, u, "exact", distinct, time.perf_counter() - t0, ci_kind="exact",
-                               diagnostics={"omega": distinct, "unique": unique, "combinations": int(cost)})
-    return _mcmc_point(data, m, params, progress, t0)
+        try:
+            return exact_memory_plan(data, m, limit)
+        except ParameterError:
+            return None
+    if not _packable(data, m):
+        raise ParameterError(f"exact counting of {m}-itemsets over {data.n_items:,} items is not supported; "
+                             "use sampling", name="method")
+    return exact_memory_plan(data, m, limit)
 
 
 def _packable(data: TransactionData, m: int) -> bool:
@@ -385,8 +513,20 @@ def _mcmc_point(data, m, params, progress, t0) -> UniquenessPoint | None:
         "proposal": sampler.proposal,
         "combinations": enumeration_cost(data, m),
     }
+    met, warning = _precision(h, params.epsilon, len(supports), cap)
     return UniquenessPoint(m, u, max(u - h, 0.0), min(u + h, 1.0), "mcmc", len(supports), time.perf_counter() - t0,
-                           ci_kind="hoeffding-ess", ess=ess, diagnostics=diagnostics)
+                           ci_kind="hoeffding-ess", ess=ess, diagnostics=diagnostics,
+                           precision_met=met, warning=warning)
+
+
+def _precision(half_width: float, epsilon: float, drawn: int, cap: int) -> tuple[bool, str]:
+    """Whether the interval is within ±epsilon, and a plain-language warning if not."""
+    # A hair of tolerance: the half-width at exactly the requested sample size equals epsilon.
+    if half_width <= epsilon * (1.0 + 1e-9):
+        return True, ""
+    return False, (f"precision not reached: ±{half_width:.4f} instead of ±{epsilon:g}, because the samples are "
+                   f"correlated and the cap of {cap:,} draws was reached ({drawn:,} drawn); raise the sample "
+                   "budget or count exactly")
 
 
 def _person_point(data: TransactionData, m: int, params: UniquenessParams, progress: Progress) -> UniquenessPoint | None:

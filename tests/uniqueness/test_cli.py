@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from anonstudio.cli import main
 
@@ -53,3 +54,120 @@ def test_attack_prints_trace(data_dir, tmp_path, capsys):
     assert len(doc["matches"]) == len(lines) - 2
     assert doc["singled_out"] == (doc["matches"][-1] == 1)
     assert main(["attack", path, "--person", "99999"]) == 2
+
+
+def test_cli_errors_name_the_flag_not_the_gui_label(data_dir, capsys):
+    path = str(data_dir / "uniqueness" / "baskets.dat")
+    assert main(["uniqueness", path, "--epsilon", "0", "--quiet"]) == 2
+    assert main(["uniqueness", path, "--delta", "0.9", "--quiet"]) == 2
+    assert main(["uniqueness", path, "--m", "5-5", "--method", "exact", "--max-memory", "0.001", "--quiet"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].endswith("error: --epsilon must be at least 0.001 (got 0)")
+    assert err[1].endswith("error: --delta must be at most 0.5 (got 0.9)")
+    assert "exact counting of m=5 needs ~" in err[2] and "mcmc" in err[2]
+    assert not any("ε" in line or "δ" in line for line in err)
+
+
+def test_table_marks_missed_precision_with_a_footnote(data_dir, tmp_path, capsys):
+    out = tmp_path / "u.json"
+    assert main(["uniqueness", str(data_dir / "uniqueness" / "baskets.dat"), "--m", "2-4", "--method", "mcmc",
+                 "--epsilon", "0.05", "--delta", "0.05", "--max-sample-factor", "1", "--json", str(out),
+                 "--quiet"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    doc = json.loads(out.read_text())
+    missed = [m for m, ok in zip(doc["m"], doc["precision_met"]) if not ok]
+    assert missed
+    rows = {int(line.split()[0]): line for line in lines[2:5]}
+    for m in doc["m"]:
+        assert ("*" in rows[m]) == (m in missed)
+    notes = [line for line in lines if line.startswith("* m=")]
+    assert [int(n.split()[1][2:-1]) for n in notes] == missed
+    assert all("precision not reached" in n for n in notes)
+
+
+def test_exact_rows_show_itemsets_and_no_samples(data_dir, capsys):
+    assert main(["uniqueness", str(data_dir / "uniqueness" / "baskets.dat"), "--m", "3-3", "--method", "exact",
+                 "--quiet"]) == 0
+    header, row = capsys.readouterr().out.splitlines()[1:3]
+    cells = dict(zip(header.split(), row.split()))
+    assert cells["samples"] == "-" and cells["itemsets"] == "9,491"
+
+
+def test_ctrl_c_keeps_finished_rows_and_json(data_dir, tmp_path, capsys, monkeypatch):
+    import os
+    import signal
+
+    from anonstudio.cli.progress import TqdmProgress
+
+    real_partial = TqdmProgress.partial
+
+    def interrupt_after_first_m(self, result):
+        real_partial(self, result)
+        if len(result.points) == 1:
+            os.kill(os.getpid(), signal.SIGINT)  # a real Ctrl-C, delivered to the installed handler
+
+    monkeypatch.setattr(TqdmProgress, "partial", interrupt_after_first_m)
+    before = signal.getsignal(signal.SIGINT)
+    out = tmp_path / "u.json"
+    code = main(["uniqueness", str(data_dir / "uniqueness" / "baskets.dat"), "--m", "1-4", "--method", "exact",
+                 "--json", str(out), "--quiet"])
+    assert code == 130
+    assert signal.getsignal(signal.SIGINT) is before
+    captured = capsys.readouterr()
+    assert "press Ctrl-C again to abort" in captured.err
+    lines = captured.out.splitlines()
+    assert lines[2].split()[0] == "1" and "incomplete" in lines[3]
+    doc = json.loads(out.read_text())
+    assert doc["complete"] is False and doc["m"] == [1]
+
+
+def test_second_ctrl_c_aborts_and_handler_is_restored():
+    import signal
+
+    import pytest
+
+    from anonstudio.cli.progress import TqdmProgress
+
+    before = signal.getsignal(signal.SIGINT)
+    with TqdmProgress("x", disable=True) as progress:
+        assert signal.getsignal(signal.SIGINT) == progress.handle_interrupt
+        assert not progress.cancelled()
+        progress.handle_interrupt()
+        assert progress.cancelled() and progress.interrupted
+        with pytest.raises(KeyboardInterrupt):
+            progress.handle_interrupt()
+    assert signal.getsignal(signal.SIGINT) is before
+
+
+def test_ctrl_c_in_a_subprocess_exits_130_with_partial_json(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "u.json"
+    data = Path(__file__).parents[1] / "data" / "uniqueness" / "baskets.dat"
+    code = (
+        "import sys, time, anonstudio.metrics.uniqueness as u\n"
+        "from anonstudio.cli import main\n"
+        "real = u._itemset_point\n"
+        "def slow(data, m, params, progress):\n"
+        "    p = real(data, m, params, progress)\n"
+        "    if m == 1:\n"
+        "        print('first m done', flush=True)\n"
+        "        while not progress.cancelled():\n"
+        "            time.sleep(0.02)\n"
+        "    return p\n"
+        "u._itemset_point = slow\n"
+        f"sys.exit(main(['uniqueness', {str(data)!r}, '--m', '1-3', '--method', 'exact', '--quiet',"
+        f" '--json', {str(out)!r}]))\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "first m done"
+    time.sleep(0.1)
+    os.kill(proc.pid, signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert json.loads(out.read_text())["m"] == [1]
+    assert "incomplete" in stdout

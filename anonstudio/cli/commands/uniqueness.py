@@ -12,8 +12,21 @@ DESCRIPTION = (
     "Share of the m-item combinations occurring in the data that occur in exactly one record "
     "(Acs, Achara, Castelluccia 2015). Counted exactly when cheap, else estimated from a uniform "
     "MCMC sample of ceil(ln(2/delta)/(2 eps^2)) itemsets. With --person: the record-first unicity "
-    "(chance that a person is unique given m of their items)."
+    "(chance that a person is unique given m of their items). "
+    "JSON: 'samples' is the number of random draws (0 for exact points), 'itemsets' the number of "
+    "distinct m-itemsets counted (exact points only), 'precision_met' false where the interval is "
+    "wider than +-epsilon (reason in 'warnings'), 'complete' false after Ctrl-C (finished m only; exit 130)."
 )
+
+#: Parameter field -> the flag that sets it, so errors name what the user typed.
+FLAGS = {
+    "min_m": "--m", "max_m": "--m", "epsilon": "--epsilon", "delta": "--delta", "seed": "--seed",
+    "method": "--method", "exact_budget": "--exact-budget", "proposal": "--proposal",
+    "max_memory_gib": "--max-memory", "max_sample_factor": "--max-sample-factor",
+}
+
+#: Marker after the interval of a point whose requested precision was not reached.
+IMPRECISE = "*"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,6 +40,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="exact enumeration, MCMC sampling, or auto (exact when cheap; default)")
     parser.add_argument("--exact-budget", type=float, default=None,
                         help="auto counts exactly up to this many m-item combinations (default 1e8)")
+    parser.add_argument("--max-memory", type=float, default=None, metavar="GIB",
+                        help="memory exact counting may use, in GiB (default: a quarter of this machine's)")
+    parser.add_argument("--max-sample-factor", type=float, default=None, metavar="X",
+                        help="draw at most X times the Hoeffding sample size while samples are correlated "
+                             "(default 8); points that still miss +-epsilon are marked " + IMPRECISE)
     parser.add_argument("--proposal", choices=("size-weighted", "uniform-record"), default=None,
                         help="sampler proposal (default size-weighted; uniform-record = Algorithm 1 as printed)")
     parser.add_argument("--person", action="store_true",
@@ -75,15 +93,37 @@ def load_dataset(spec: str, fmt: str | None):
 
 
 def format_table(result) -> list[str]:
-    """The curve as aligned text rows."""
-    head = f"{'m':>3}  {'uniqueness':>10}  {'ci_low':>8}  {'ci_high':>8}  {'method':>8}  {'samples':>11}  {'seconds':>8}"
+    """The curve as aligned text rows, plus a footnote for points that missed the requested precision.
+
+    ``samples`` is the number of random draws ("-" for exact counts); ``itemsets``
+    the number of distinct m-itemsets an exact count found ("-" when sampled).
+    """
+    head = (f"{'m':>3}  {'uniqueness':>10}  {'ci_low':>8}  {'ci_high':>9}  {'method':>8}  {'samples':>9}  "
+            f"{'itemsets':>12}  {'seconds':>8}")
     rows = [head]
+    missed = []
     for p in result.points:
         u = "n/a" if math.isnan(p.uniqueness) else f"{p.uniqueness:.4f}"
         lo = "n/a" if math.isnan(p.ci_low) else f"{p.ci_low:.4f}"
         hi = "n/a" if math.isnan(p.ci_high) else f"{p.ci_high:.4f}"
-        rows.append(f"{p.m:>3}  {u:>10}  {lo:>8}  {hi:>8}  {p.method:>8}  {p.samples:>11,}  {p.seconds:>8.2f}")
+        if not p.precision_met:
+            hi += IMPRECISE
+            missed.append(p)
+        else:
+            hi += " "
+        samples = f"{p.samples:,}" if p.samples else "-"
+        itemsets = f"{p.itemsets:,}" if p.itemsets is not None else "-"
+        rows.append(f"{p.m:>3}  {u:>10}  {lo:>8}  {hi:>9}  {p.method:>8}  {samples:>9}  {itemsets:>12}  "
+                    f"{p.seconds:>8.2f}")
+    for p in missed:
+        rows.append(f"{IMPRECISE} m={p.m}: {p.warning}")
     return rows
+
+
+def parameter_message(exc) -> str:
+    """A :class:`~anonstudio.params.ParameterError` worded with the CLI flag instead of the GUI label."""
+    flag = FLAGS.get(getattr(exc, "name", None) or "")
+    return f"{flag} {exc.problem}" if flag and exc.problem != str(exc) else str(exc)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -97,29 +137,27 @@ def run(args: argparse.Namespace) -> int:
     if args.json is not None and not args.json.parent.exists():
         raise CliError(f"folder {args.json.parent} does not exist")
     data = load_dataset(args.dataset, args.format)
-    extra = {}
-    if args.exact_budget is not None:
-        extra["exact_budget"] = args.exact_budget
-    if args.proposal is not None:
-        extra["proposal"] = args.proposal
+    optional = {"exact_budget": args.exact_budget, "proposal": args.proposal, "max_memory_gib": args.max_memory,
+                "max_sample_factor": args.max_sample_factor}
     params = UniquenessParams(min_m=lo, max_m=hi, epsilon=args.epsilon, delta=args.delta, seed=args.seed,
-                              method=args.method, **extra)
+                              method=args.method, **{k: v for k, v in optional.items() if v is not None})
     curve = person_unicity_curve if args.person else uniqueness_curve
     with TqdmProgress("person unicity" if args.person else "uniqueness", disable=args.quiet) as progress:
         try:
             result = curve(data, params, progress)
         except ParameterError as exc:
-            raise CliError(str(exc)) from None
+            raise CliError(parameter_message(exc)) from None
     print(f"{'person unicity' if args.person else 'itemset uniqueness'} of {data.name} "
           f"({data.n_records:,} records), eps={args.epsilon:g}, delta={args.delta:g}, seed={args.seed}")
     for row in format_table(result):
         print(row)
     if not result.complete:
-        print("incomplete: stopped before the last m")
+        print("incomplete: cancelled before the last m; the rows above are the finished ones")
     if args.json is not None:
         doc = result.to_json()
         doc["dataset"] = data.name
         with atomic_write(args.json) as fh:
             json.dump(doc, fh, indent=2, allow_nan=False)
             fh.write("\n")
-    return 0 if result.complete else 1
+    # 130 is the shell's code for "stopped by Ctrl-C"; the finished rows are kept above.
+    return 0 if result.complete else 130
