@@ -3,6 +3,15 @@
 The set column is chosen with ``column=`` (name or 0-based index); by default
 it is the column whose fields most often contain the item separator. Other
 columns are ignored. An empty field is an empty record.
+
+Header row (``header="auto"``): the first row is data when it looks like the
+other rows, that is when its set field is empty, holds the item separator,
+or names an item found in other records, or when the other columns are
+numeric and so is the first row there. It is a header when its fields are
+known column names (``items``, ``codes``...), when ``column=`` names one of
+them, or when a numeric column starts with a word. A first row none of
+these rules decides (a lone word that is no item elsewhere) is taken as the
+header and the load report says so. ``header=True``/``False`` overrides.
 """
 from __future__ import annotations
 
@@ -35,6 +44,30 @@ def _guess_set_column(rows: list[list[str]], item_sep: str) -> int | None:
     return best if share[best] > 0 else None
 
 
+def _first_row_is_header(rows: list[list[str]], index: int | None, item_sep: str, report: LoadReport) -> bool:
+    """The ``header="auto"`` rule of the module docstring; ``index`` is the set column if known."""
+    first, body = rows[0], rows[1:]
+    if not body:
+        return False
+    if all(f.strip().lower() in SET_COLUMN_NAMES for f in first):
+        return True
+    if index is None:
+        return looks_like_header(rows, SET_COLUMN_NAMES)
+    cell = first[index].strip()
+    if not cell or item_sep in cell:
+        return False  # column names hold no item separator; an empty field is an empty record
+    items = {x.strip() for r in body[:2000] if index < len(r) for x in r[index].split(item_sep)}
+    if cell in items:
+        return False
+    numeric = numeric_header_evidence(rows, skip=(index,))
+    if numeric is not None:
+        return numeric
+    if cell.lower() not in SET_COLUMN_NAMES:
+        shown = ", ".join(f.strip() for f in first)
+        report.warn(f"first row {shown[:60]!r} read as column names; pass header=False if it is a record")
+    return True
+
+
 def load_csv_sets(path: str | Path, report: LoadReport, *, column: str | int | None = None, item_sep: str = ";",
                   header: bool | str = "auto", sep: str | None = None, encoding: str | None = None,
                   latin1_fallback: bool = False) -> TransactionData:
@@ -42,16 +75,17 @@ def load_csv_sets(path: str | Path, report: LoadReport, *, column: str | int | N
     path = Path(path)
     candidates = tuple(c for c in (",", "\t", ";", "|") if c != item_sep)
     rows = read_rows(path, sep=sep, candidates=candidates, encoding=encoding, latin1_fallback=latin1_fallback)
-    if header == "auto":
-        header = looks_like_header(rows.rows, SET_COLUMN_NAMES) or (
-            isinstance(column, str) and column in rows.rows[0] and not column.isdigit())
-    names = [h.strip() for h in rows.rows[0]] if header else None
-    body = rows.rows[1:] if header else rows.rows
     if column is None:
-        index = _guess_set_column(body or rows.rows, item_sep)
+        # The separator share barely moves with one header row, so guess on all rows.
+        index = _guess_set_column(rows.rows, item_sep)
         if index is None:
             raise DataFormatError(path, f"no column contains {item_sep!r}-separated items; pass column=...")
-    else:
+    if header == "auto":
+        named = isinstance(column, str) and column in rows.rows[0] and not column.isdigit()
+        header = named or _first_row_is_header(rows.rows, index if column is None else None, item_sep, report)
+    names = [h.strip() for h in rows.rows[0]] if header else None
+    body = rows.rows[1:] if header else rows.rows
+    if column is not None:
         index = column_index(names, column, 0, path, len(rows.rows[0]))
     parts = [[x.strip() for x in r[index].split(item_sep) if x.strip()] for r in body]
     lengths = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
