@@ -85,7 +85,7 @@ def make_curve_plots() -> dict[str, KmCurvePlot]:
     error.place_legend("top-left")
     area.place_legend("top-left")
     for plot in (partitions, error, area):
-        plot.plot_widget.setMinimumHeight(150)
+        plot.plot_widget.setMinimumHeight(110)
     partitions.setToolTip("Partitions in the published data after each level; the original data has one per "
                           "item (paper Figure 4).")
     error.setToolTip("How far, on average over all visits, a tower is moved when its partition's centre is "

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QMessageBox,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -60,6 +61,8 @@ NO_COORDINATES_TEXT = (
     "(CSV item,x,y in metres or item,lat,lon); it is used by this tab only."
 )
 ATTACH_TEXT = "Attach item coordinates…"
+#: Below this height for map, check and plots the page scrolls.
+MIN_CONTENT_HEIGHT = 420
 ERROR_LABELS = {
     "m": ("error", "m"),
     "": ("information loss (NCP)", None),
@@ -145,6 +148,11 @@ class KmAnonWorkbench(Workbench):
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 1)
         split.setSizes([600, 480])
+        # Inside a scrolling page the wrapped labels make the layout ask for
+        # the splitter's (large) preferred height; "Ignored" lets map and
+        # plots take the visible height instead, down to a usable minimum.
+        split.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Ignored)
+        split.setMinimumHeight(MIN_CONTENT_HEIGHT)
         page = QWidget()
         layout = QVBoxLayout(page)
         layout.addWidget(intro)
