@@ -63,8 +63,19 @@ def test_duplicates_are_reported_and_removed(io_data):
     data = load_transactions(io_data / "dup.dat")
     assert [data.record_labels(u) for u in range(3)] == [["1", "2", "3"], ["4", "5"], ["6"]]
     report = load_report(data)
-    assert report.warnings == ["2 records had duplicate items (2 repeats), deduplicated"]
+    assert report.warnings == ["2 records had duplicate items (lines 1, 3; 2 repeats), deduplicated"]
     assert report.details["records_with_duplicates"].tolist() == [0, 2]
+
+
+def test_duplicate_warning_names_the_first_few_lines(tmp_path):
+    path = tmp_path / "many.dat"
+    path.write_text("1 2\n" + "".join(f"{i} {i}\n" for i in range(3, 8)) + "9 9 9\n")
+    warnings = load_report(load_transactions(path)).warnings
+    assert warnings == ["6 records had duplicate items (e.g. lines 2, 3, 4; 7 repeats), deduplicated"]
+    path = tmp_path / "pairs.csv"
+    path.write_text("record,item\nb,x\na,y\nb,z\nb,x\na,y\n")
+    warnings = load_report(load_transactions(path)).warnings
+    assert warnings == ["2 records had duplicate items (lines 5, 6; 2 repeats), deduplicated"]
 
 
 def test_bad_line_deep_in_a_big_file_returns_nothing(tmp_path):

@@ -11,11 +11,11 @@ def test_info_on_a_file_shows_summary_quantiles_and_warnings(io_data, capsys, tm
     assert "records: 3" in out and "distinct items: 6" in out
     assert "record length quantiles: 0% 1, 25% 1.5, 50% 2" in out
     assert "top 2 items (records containing):" in out
-    assert "warning: 2 records had duplicate items (2 repeats), deduplicated" in out
+    assert "warning: 2 records had duplicate items (lines 1, 3; 2 repeats), deduplicated" in out
     info = json.loads(out_json.read_text())
     assert info["records"] == 3 and info["format"] == "fimi"
     assert [t["item"] for t in info["top_items"]] == ["1", "2"]
-    assert info["warnings"] == ["2 records had duplicate items (2 repeats), deduplicated"]
+    assert info["warnings"] == ["2 records had duplicate items (lines 1, 3; 2 repeats), deduplicated"]
 
 
 def test_info_on_a_sample_name(capsys):

@@ -43,7 +43,7 @@ def test_crlf_commas_comments_and_duplicates(tmp_path):
     data = load_transactions(path, format="fimi")
     assert [data.record_labels(u) for u in range(data.n_records)] == [["2", "4"], [], ["4", "7"], []]
     warnings = load_report(data).warnings
-    assert "1 record had duplicate items (1 repeats), deduplicated" in warnings
+    assert "1 record had duplicate items (line 3; 1 repeat), deduplicated" in warnings
     assert "2 empty records" in warnings
 
 

@@ -33,7 +33,7 @@ def test_csv_long_with_header_keeps_record_ids(io_data):
     assert labels_of(data) == [["bread", "milk"], ["beer", "milk"], ["eggs"]]
     report = load_report(data)
     assert report.record_ids == ["r1", "r2", "r3"]
-    assert report.warnings == ["1 record had duplicate items (1 repeats), deduplicated"]
+    assert report.warnings == ["1 record had duplicate items (line 6; 1 repeat), deduplicated"]
 
 
 def test_csv_long_without_header(io_data):
@@ -62,7 +62,7 @@ def test_checkins_one_record_per_user(io_data):
     report = load_report(data)
     assert report.record_ids == ["u1", "u2"]
     assert report.details["checkins"] == 4
-    assert report.warnings == ["1 record had duplicate items (1 repeats), deduplicated"]
+    assert report.warnings == ["1 record had duplicate items (line 4; 1 repeat), deduplicated"]
 
 
 def test_adult_table(io_data, unchanged):
@@ -180,7 +180,7 @@ def test_parquet_list_column_and_long_form(tmp_path):
                              "codes": pa.array([[401, 250, 401], None, [7]], type=pa.list_(pa.int64()))}), lists)
     data = load_transactions(lists)
     assert labels_of(data) == [["250", "401"], [], ["7"]]
-    assert "1 record had duplicate items (1 repeats), deduplicated" in load_report(data).warnings
+    assert "1 record had duplicate items (row 1; 1 repeat), deduplicated" in load_report(data).warnings
     long = tmp_path / "long.parquet"
     pq.write_table(pa.table({"record": ["r2", "r1", "r2", "r1"], "item": ["x", "y", "z", None]}), long)
     assert sniff_format(long).name == "parquet"

@@ -7,7 +7,7 @@ yields a half-loaded dataset.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -41,6 +41,10 @@ def _encode_labels(labels: np.ndarray | Sequence) -> tuple[np.ndarray, tuple[str
     return remap[codes], vocab
 
 
+#: How many line numbers the duplicate-item warning shows.
+SHOWN_LINES = 3
+
+
 def build_transactions(
     record_of: np.ndarray,
     labels: np.ndarray | Sequence,
@@ -48,6 +52,8 @@ def build_transactions(
     *,
     path: Path | None,
     report: LoadReport,
+    line_of: Callable[[np.ndarray], np.ndarray] | None = None,
+    line_word: str = "line",
 ) -> TransactionData:
     """Build a dataset from one ``(record, item label)`` pair per occurrence.
 
@@ -62,31 +68,53 @@ def build_transactions(
         strings) or a sequence of strings.
     n_records
         Number of records, including empty ones.
+    line_of
+        Maps occurrence indices to 1-based line numbers in the file, so the
+        duplicate warning can name the first few (called only if there are
+        duplicates).
+    line_word
+        What those numbers count (``"line"``, ``"row"``).
     """
     record_of = np.asarray(record_of, dtype=np.int64)
     ids, vocab_out = _encode_labels(labels)
     n_items = max(len(vocab_out), 1)
     key = record_of * n_items + ids
-    if len(key) > 1 and not (key[1:] > key[:-1]).all():
-        key = np.sort(key)  # most files list items in order already: skip the sort then
-    repeated = key[1:] == key[:-1]
+    in_order = len(key) < 2 or bool((key[1:] > key[:-1]).all())
+    sorted_key = key if in_order else np.sort(key)  # most files list items in order already: skip the sort
+    repeated = sorted_key[1:] == sorted_key[:-1]
     if repeated.any():
-        dup_records = np.unique(key[1:][repeated] // n_items)
-        report.warn(
-            f"{len(dup_records):,} record{'s' if len(dup_records) != 1 else ''} had duplicate items "
-            f"({int(repeated.sum()):,} repeats), deduplicated"
-        )
+        dup_records = np.unique(sorted_key[1:][repeated] // n_items)
+        report.warn(_duplicate_warning(key, repeated, len(dup_records), line_of, line_word))
         report.details["records_with_duplicates"] = dup_records
-        key = key[np.concatenate([[True], ~repeated])]
-    rec = key // n_items
+        sorted_key = sorted_key[np.concatenate([[True], ~repeated])]
+    rec = sorted_key // n_items
     indptr = np.zeros(n_records + 1, dtype=np.int64)
     np.cumsum(np.bincount(rec, minlength=n_records), out=indptr[1:])
-    indices = (key % n_items).astype(np.int32)
+    indices = (sorted_key % n_items).astype(np.int32)
     empty = int(np.count_nonzero(np.diff(indptr) == 0))
     if empty:
         report.warn(f"{empty:,} empty record{'s' if empty != 1 else ''}")
     name = path.name if path is not None else "dataset"
     return TransactionData(indptr, indices, vocab_out, name=name, source=path)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+def _duplicate_warning(key: np.ndarray, repeated: np.ndarray, n_records: int,
+                       line_of: Callable[[np.ndarray], np.ndarray] | None, line_word: str) -> str:
+    """``"3 records had duplicate items (e.g. lines 12, 40, 51; 4 repeats), deduplicated"``."""
+    n_repeats = int(repeated.sum())
+    where = ""
+    if line_of is not None:
+        # A stable sort keeps the first occurrence first: the others are the repeats.
+        order = np.argsort(key, kind="stable")
+        lines = np.unique(np.asarray(line_of(order[1:][repeated])))
+        shown = ", ".join(str(int(n)) for n in lines[:SHOWN_LINES])
+        where = f"{'e.g. ' if len(lines) > SHOWN_LINES else ''}{line_word}{'s' if len(lines) > 1 else ''} {shown}; "
+    return (f"{_plural(n_records, 'record')} had duplicate items ({where}{_plural(n_repeats, 'repeat')}), "
+            "deduplicated")
 
 
 def int_labels_or_none(vocab: Sequence[str]) -> list[int] | None:

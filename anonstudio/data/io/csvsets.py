@@ -92,7 +92,9 @@ def load_csv_sets(path: str | Path, report: LoadReport, *, column: str | int | N
     record_of = np.repeat(np.arange(len(parts), dtype=np.int64), lengths)
     labels = list(chain.from_iterable(parts))
     report.details["set_column"] = names[index] if names else index
-    return build_transactions(record_of, labels, len(parts), path=path, report=report)
+    body_lines = np.asarray(rows.lines[1:] if header else rows.lines, dtype=np.int64)
+    return build_transactions(record_of, labels, len(parts), path=path, report=report,
+                              line_of=lambda occ: body_lines[record_of[occ]])
 
 
 def save_csv_sets(data: TransactionData, path: str | Path, *, item_sep: str = ";") -> None:

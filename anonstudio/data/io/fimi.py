@@ -118,7 +118,8 @@ def load_fimi(path: str | Path, report: LoadReport, *, encoding: str | None = No
     if fast is not None:
         values, per_line = fast
         record_of = np.repeat(np.arange(len(per_line), dtype=np.int64), per_line)
-        return build_transactions(record_of, values, len(per_line), path=path, report=report)
+        return build_transactions(record_of, values, len(per_line), path=path, report=report,
+                                  line_of=lambda occ: record_of[occ] + 1)  # no comments here: record u is line u+1
     text = read_text(path, encoding=encoding, latin1_fallback=latin1_fallback)
     lines, numbers = content_lines(text)
     if not lines:
@@ -127,7 +128,9 @@ def load_fimi(path: str | Path, report: LoadReport, *, encoding: str | None = No
     values = parse_int_tokens(parts, numbers, path, text)
     lengths = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
     record_of = np.repeat(np.arange(len(parts), dtype=np.int64), lengths)
-    return build_transactions(record_of, values, len(parts), path=path, report=report)
+    line_numbers = np.asarray(numbers, dtype=np.int64)
+    return build_transactions(record_of, values, len(parts), path=path, report=report,
+                              line_of=lambda occ: line_numbers[record_of[occ]])
 
 
 def require_int_labels(data: TransactionData, path: Path, what: str) -> None:

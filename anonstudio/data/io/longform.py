@@ -33,8 +33,8 @@ ITEM_NAMES = ("item", "items", "item_id", "venue", "venue_id", "poi", "product",
 TIME_NAMES = ("time", "timestamp", "ts", "date", "datetime", "utc_time")
 
 
-def _long_to_transactions(path: Path, report: LoadReport, rows: list[list[str]], record_col: int,
-                          item_col: int, drop_items: Sequence[str] = ()) -> TransactionData:
+def _long_to_transactions(path: Path, report: LoadReport, rows: list[list[str]], row_lines: list[int],
+                          record_col: int, item_col: int, drop_items: Sequence[str] = ()) -> TransactionData:
     records = [r[record_col].strip() for r in rows]
     items = [r[item_col].strip() for r in rows]
     codes, uniques = pd.factorize(np.asarray(records, dtype=object), sort=False)
@@ -44,20 +44,22 @@ def _long_to_transactions(path: Path, report: LoadReport, rows: list[list[str]],
         dropped = sum(1 for i in items if i in drop)
         report.warn(f"{dropped:,} rows with items {', '.join(map(repr, sorted(drop)))} skipped")
     labels = np.asarray(items, dtype=object)[has_item]
-    data = build_transactions(codes[has_item], labels, len(uniques), path=path, report=report)
+    item_lines = np.asarray(row_lines, dtype=np.int64)[has_item]
+    data = build_transactions(codes[has_item], labels, len(uniques), path=path, report=report,
+                              line_of=lambda occ: item_lines[occ])
     report.record_ids = [str(u) for u in uniques]
     return data
 
 
-def _split_header(rows, header, path: Path, known) -> tuple[list[str] | None, list[list[str]]]:
-    """(header names or None, data rows)."""
+def _split_header(rows, header, path: Path, known) -> tuple[list[str] | None, list[list[str]], list[int]]:
+    """(header names or None, data rows, their line numbers)."""
     if header == "auto":
         header = looks_like_header(rows.rows, known)
     if header:
         if len(rows.rows) < 2:
             raise DataFormatError(path, "the file has a header but no data rows")
-        return [h.strip() for h in rows.rows[0]], rows.rows[1:]
-    return None, rows.rows
+        return [h.strip() for h in rows.rows[0]], rows.rows[1:], rows.lines[1:]
+    return None, rows.rows, rows.lines
 
 
 def load_csv_long(path: str | Path, report: LoadReport, *, header: bool | str = "auto", sep: str | None = None,
@@ -71,11 +73,11 @@ def load_csv_long(path: str | Path, report: LoadReport, *, header: bool | str = 
     """
     path = Path(path)
     rows = read_rows(path, sep=sep, encoding=encoding, latin1_fallback=latin1_fallback, min_fields=2)
-    names, body = _split_header(rows, header, path, RECORD_NAMES + ITEM_NAMES + TIME_NAMES)
+    names, body, body_lines = _split_header(rows, header, path, RECORD_NAMES + ITEM_NAMES + TIME_NAMES)
     n_fields = len(rows.rows[0])
     r = column_index(names, record, 0, path, n_fields)
     i = column_index(names, item, 1, path, n_fields)
-    return _long_to_transactions(path, report, body, r, i, drop_items)
+    return _long_to_transactions(path, report, body, body_lines, r, i, drop_items)
 
 
 def load_checkins(path: str | Path, report: LoadReport, *, header: bool | str = "auto", sep: str = "\t",
@@ -83,9 +85,9 @@ def load_checkins(path: str | Path, report: LoadReport, *, header: bool | str = 
     """Read ``user<TAB>item[<TAB>time]`` rows into one record per user."""
     path = Path(path)
     rows = read_rows(path, sep=sep, encoding=encoding, latin1_fallback=latin1_fallback, min_fields=2)
-    _, body = _split_header(rows, header, path, RECORD_NAMES + ITEM_NAMES + TIME_NAMES)
+    _, body, body_lines = _split_header(rows, header, path, RECORD_NAMES + ITEM_NAMES + TIME_NAMES)
     report.details["checkins"] = len(body)
-    return _long_to_transactions(path, report, body, 0, 1)
+    return _long_to_transactions(path, report, body, body_lines, 0, 1)
 
 
 def _write_long(data: TransactionData, path: Path, sep: str, header: list[str] | None) -> None:

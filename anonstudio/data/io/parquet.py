@@ -79,8 +79,10 @@ def load_parquet_transactions(path: str | Path, report: LoadReport, *, column: s
             report.warn(f"{values.null_count:,} missing items inside lists were skipped")
         record_of = np.repeat(np.arange(len(arr), dtype=np.int64), lengths)
         keep = values.is_valid().to_numpy(zero_copy_only=False)
-        return build_transactions(record_of[keep], _labels(values.filter(values.is_valid())), len(arr),
-                                  path=path, report=report)
+        kept_records = record_of[keep]
+        return build_transactions(kept_records, _labels(values.filter(values.is_valid())), len(arr),
+                                  path=path, report=report, line_of=lambda occ: kept_records[occ] + 1,
+                                  line_word="row")
     pair = (record, item) if record and item else _long_columns(table.schema)
     if pair is None:
         raise DataFormatError(path, "no list column and no record/item columns; pass column= or record=, item=")
@@ -88,8 +90,9 @@ def load_parquet_transactions(path: str | Path, report: LoadReport, *, column: s
     codes, uniques = pd.factorize(rec, sort=False)
     items = table.column(pair[1]).combine_chunks()
     valid = items.is_valid().to_numpy(zero_copy_only=False)
+    valid_rows = np.flatnonzero(valid)
     data = build_transactions(codes[valid], _labels(items.filter(items.is_valid())), len(uniques),
-                              path=path, report=report)
+                              path=path, report=report, line_of=lambda occ: valid_rows[occ] + 1, line_word="row")
     report.record_ids = [str(u) for u in uniques]
     return data
 
