@@ -44,6 +44,8 @@ from ..data.io import atomic_write
 
 __all__ = ["PartitionMap", "partition_color", "LevelLayer", "HOVER_TOWERS_SHOWN"]
 
+#: Smallest height of the map drawing (pixels).
+MIN_MAP_HEIGHT = 240
 #: Tower labels listed in a hover text before "… and N more".
 HOVER_TOWERS_SHOWN = 12
 _GOLDEN = 0.6180339887498949
@@ -168,6 +170,8 @@ class PartitionMap(QWidget):
         self.plot_item.showGrid(x=True, y=True, alpha=0.15)
         self.plot_item.setAspectLocked(True)
         self.plot_item.setTitle("Published partitions")
+        # A squeezed map is unreadable; the page around it scrolls instead.
+        self.plot.setMinimumHeight(MIN_MAP_HEIGHT)
         self.partitions_item = _PartitionsItem()
         self.plot_item.addItem(self.partitions_item)
         self.highlight = pg.QtWidgets.QGraphicsPathItem()
@@ -200,10 +204,11 @@ class PartitionMap(QWidget):
         self.info_label.setWordWrap(True)
         self.info_label.setTextFormat(Qt.PlainText)
         self.info_label.setStyleSheet("color: #333;")
+        # Room for the three lines of a hover text, so the layout does not jump.
+        self.info_label.setMinimumHeight(3 * self.info_label.fontMetrics().lineSpacing())
         self.legend_label = QLabel(
-            f"Each colour is one partition: {item_word}s published under one name. A partition keeps its "
-            f"colour from level to level. Dots: {item_word}s. Hover a partition for details; drag to pan, "
-            "wheel to zoom, right-click › View All to reset.")
+            f"Colour = one partition ({item_word}s published under one name; it keeps its colour from level to "
+            f"level) · dots = {item_word}s · hover for details · drag to pan, wheel to zoom.")
         self.legend_label.setWordWrap(True)
         self.legend_label.setStyleSheet("color: #444;")
 

@@ -23,7 +23,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QFileDialog,
-    QHBoxLayout,
+    QGridLayout,
     QLabel,
     QMessageBox,
     QPushButton,
@@ -61,8 +61,8 @@ NO_COORDINATES_TEXT = (
     "(CSV item,x,y in metres or item,lat,lon); it is used by this tab only."
 )
 ATTACH_TEXT = "Attach item coordinates…"
-#: Below this height for map, check and plots the page scrolls.
-MIN_CONTENT_HEIGHT = 420
+#: Height of map, check and plots below which the page scrolls (pixels).
+MIN_CONTENT_HEIGHT = 640
 ERROR_LABELS = {
     "m": ("error", "m"),
     "": ("information loss (NCP)", None),
@@ -112,22 +112,23 @@ class KmAnonWorkbench(Workbench):
 
         self.verify_table = VerifyTable()
         self.export_buttons: dict[str, QPushButton] = {}
-        exports = QHBoxLayout()
-        exports.addWidget(QLabel("Save the release:"))
-        for key, text, slot in (
+        # Two rows of two: one row of four would set the page's minimum width.
+        exports = QGridLayout()
+        exports.addWidget(QLabel("Save the release:"), 0, 0)
+        for index, (key, text, slot) in enumerate((
             ("data", "Anonymized data…", self._export_data_dialog),
             ("map", "Item → partition CSV…", self._export_map_dialog),
             ("geojson", "Polygons (GeoJSON)…", self._export_geojson_dialog),
             ("report", "Run report (JSON)…", self._export_report_dialog),
-        ):
+        )):
             button = QPushButton(text)
             button.setObjectName(f"export_{key}")
             button.setToolTip(EXPORT_TIP)
             button.setEnabled(False)
             button.clicked.connect(slot)
-            exports.addWidget(button)
+            exports.addWidget(button, index // 2, 1 + index % 2)
             self.export_buttons[key] = button
-        exports.addStretch(1)
+        exports.setColumnStretch(3, 1)
         check = QWidget()
         check_layout = QVBoxLayout(check)
         check_layout.setContentsMargins(0, 0, 0, 0)
@@ -152,6 +153,8 @@ class KmAnonWorkbench(Workbench):
         # the splitter's (large) preferred height; "Ignored" lets map and
         # plots take the visible height instead, down to a usable minimum.
         split.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Ignored)
+        # Fixed, not the splitter's minimumSizeHint: wrapped captions grow
+        # when the window narrows, and the hint is taken before they are filled.
         split.setMinimumHeight(MIN_CONTENT_HEIGHT)
         page = QWidget()
         layout = QVBoxLayout(page)
