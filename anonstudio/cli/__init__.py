@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 
@@ -44,13 +45,30 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args._run(args) or 0)
+        code = int(args._run(args) or 0)
+        sys.stdout.flush()  # a reader gone early (| head) then fails here, not at interpreter exit
+        return code
+    except BrokenPipeError:
+        # The reader of our output stopped early (``| head``): that is the user's
+        # choice, not an error, and nothing more can be written to it.
+        _discard_stdout()
+        return 0
     except CliError as exc:
         print(f"anonstudio-cli {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+
+
+def _discard_stdout() -> None:
+    """Point stdout at the null device so the final flush at exit cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # stdout replaced by a non-file object
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -9,7 +9,8 @@ from anonstudio.data.io import MissingFileError, load_any, load_report, load_tab
     ("bad_item.dat", load_transactions, "bad_item.dat, line 3: 'x7' is not an integer item"),
     ("nul.dat", load_transactions, "nul.dat, line 2: looks like a binary file (contains NUL bytes), not text"),
     ("latin1.dat", lambda p: load_transactions(p, format="fimi"),
-     "latin1.dat, line 2: not UTF-8 text (byte 0xe9); pass encoding=... or latin1_fallback=True"),
+     "latin1.dat, line 2: not UTF-8 text (byte 0xe9); save it as UTF-8, e.g. with anonstudio-cli convert "
+     "--encoding latin-1 IN OUT"),
     ("empty.dat", load_transactions, "empty.dat: the file is empty"),
     ("empty.dat", lambda p: load_transactions(p, format="fimi"), "empty.dat: the file is empty"),
     ("ragged.csv", lambda p: load_transactions(p, format="csv-long"),

@@ -4,13 +4,16 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from .info import add_encoding_argument, load_input
+
 NAME = "convert"
 HELP = "convert a dataset between formats (FIMI, SPMF, CSV long/sets, check-ins, Parquet, CSV tables)"
 DESCRIPTION = (
     "Read IN (a file, or a bundled sample name) and write it to OUT. Formats are sniffed from the "
     "content of IN and chosen from the name of OUT (.dat FIMI, .csv record,item pairs, .sets.csv one "
     "row per record, .tsv check-ins, .seq SPMF sequences, .parquet) unless --from/--to say otherwise. "
-    "Tables stay tables (.csv or .parquet). OUT is replaced atomically."
+    "Tables stay tables (.csv or .parquet). OUT is replaced atomically and always written as UTF-8, "
+    "so --encoding turns a Latin-1 or Windows file into one every anonstudio command reads."
 )
 
 
@@ -21,23 +24,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="input format (default: sniffed)")
     parser.add_argument("--to", dest="to_format", default=None, metavar="FMT",
                         help="output format (default: from OUT's extension)")
+    add_encoding_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     from ...data.io import formats, get_format, load_report, save_table, save_transactions
     from ...data.io.registry import format_for_extension
-    from ...data.samples import load_path_or_sample
     from ...data.table import Table
     from ..errors import USER_ERRORS, CliError
 
     if not args.output.parent.exists():
         raise CliError(f"folder {args.output.parent} does not exist")
-    try:
-        data = load_path_or_sample(args.input, args.from_format)
-    except KeyError as exc:
-        raise CliError(exc.args[0]) from None
-    except (ValueError, *USER_ERRORS) as exc:
-        raise CliError(str(exc)) from None
+    data = load_input(args.input, args.from_format, args.encoding)
     kind = "table" if isinstance(data, Table) else "transactions"
     if args.to_format is not None:
         try:

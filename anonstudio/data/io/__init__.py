@@ -6,7 +6,7 @@ Importing this package registers every format module (see
 ``parquet-table`` (tables).
 """
 from . import csvsets, fimi, longform, parquet, relational, spmf  # noqa: F401  (register formats)
-from .api import load_any, load_table, load_transactions, save_table, save_transactions
+from .api import load_any, load_file, load_table, load_transactions, save_table, save_transactions
 from .atomic import atomic_write
 from .coordinates import Coordinates, attach_coordinates, load_coordinates, save_coordinates
 from .hierarchies import load_hierarchy, save_hierarchy
@@ -17,6 +17,6 @@ from .text import MissingFileError
 __all__ = [
     "Coordinates", "Format", "LoadReport", "MissingFileError", "atomic_write", "attach_coordinates", "dialog_filters",
     "formats",
-    "get_format", "load_any", "load_coordinates", "load_hierarchy", "load_report", "load_table",
+    "get_format", "load_any", "load_coordinates", "load_file", "load_hierarchy", "load_report", "load_table",
     "load_transactions", "save_coordinates", "save_hierarchy", "save_table", "save_transactions", "sniff_format",
 ]

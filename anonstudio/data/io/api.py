@@ -11,7 +11,7 @@ from ..transactions import TransactionData
 from .registry import Format, format_for_extension, get_format, sniff_format
 from .report import LoadReport, attach_report
 
-__all__ = ["load_transactions", "save_transactions", "load_table", "save_table", "load_any"]
+__all__ = ["load_transactions", "save_transactions", "load_table", "save_table", "load_any", "load_file"]
 
 
 def _check_options(fmt: Format, options: dict[str, Any]) -> None:
@@ -110,3 +110,20 @@ def save_table(table: Table, path: str | Path, format: str | None = None, **opti
 def load_any(path: str | Path, *, report: LoadReport | None = None, **options: Any) -> Any:
     """Load whatever ``path`` holds: a TransactionData or a Table (File > Open)."""
     return _load(path, None, None, report, options)
+
+
+def load_file(path: str | Path, format: str | None = None, *, encoding: str | None = None,
+              report: LoadReport | None = None) -> Any:
+    """Load a file of either kind, in ``format`` (any registered name) or sniffed.
+
+    ``encoding`` is passed to the text formats; binary formats (Parquet)
+    store their own text encoding and ignore it.
+    """
+    path = Path(path)
+    fmt = get_format(format) if format else sniff_format(path)
+    options = {}
+    if encoding is not None and "encoding" in inspect.signature(fmt.load).parameters:
+        options["encoding"] = encoding
+    if fmt.kind == "table":
+        return load_table(path, format=fmt.name, report=report, **options)
+    return _load(path, fmt.name, fmt.kind, report, options)

@@ -63,7 +63,9 @@ def decode_text(raw: bytes, path: str | Path, *, encoding: str | None = None,
     Bytes that are not valid UTF-8 raise a DataFormatError naming the line,
     unless ``latin1_fallback=True``, in which case the text is read as
     Latin-1 (every byte is a valid Latin-1 character, so this never fails but
-    may show wrong accents — hence off by default).
+    may show wrong accents — hence off by default). The error suggests what
+    a user can do without Python: ``anonstudio-cli convert --encoding``
+    writes a UTF-8 copy.
     """
     nul = raw.find(b"\x00")
     if nul >= 0:
@@ -84,7 +86,8 @@ def decode_text(raw: bytes, path: str | Path, *, encoding: str | None = None,
             return raw.decode("latin-1")
         raise DataFormatError(
             path,
-            f"not UTF-8 text (byte 0x{raw[exc.start]:02x}); pass encoding=... or latin1_fallback=True",
+            f"not UTF-8 text (byte 0x{raw[exc.start]:02x}); "
+            "save it as UTF-8, e.g. with anonstudio-cli convert --encoding latin-1 IN OUT",
             line_of_offset(raw, exc.start),
         ) from exc
 
