@@ -34,30 +34,24 @@ def test_ragged_table_is_reported_as_ragged(io_data, loader):
     assert str(info.value) == "ragged_table.csv, line 3: expected 3 fields (as on line 1) but found 2"
 
 
-@pytest.mark.parametrize("suffix", [".data", ".csv", ".txt"])
-def test_ragged_adult_style_table(tmp_path, suffix):
-    # The third row lost its class column; a comma-separated table of words.
-    path = tmp_path / f"adult{suffix}"
-    path.write_text("\n".join([ADULT_ROWS[0], ADULT_ROWS[1], ADULT_ROWS[2].rsplit(",", 1)[0]]) + "\n")
+def _adult_missing_last_field() -> str:
+    return "\n".join([ADULT_ROWS[0], ADULT_ROWS[1], ADULT_ROWS[2].rsplit(",", 1)[0]]) + "\n"
+
+
+@pytest.mark.parametrize("name, text, line, expected, found", [
+    # An Adult-style table whose third row lost its class column, under several names.
+    ("adult.data", _adult_missing_last_field(), 3, 15, 14),
+    ("adult.csv", _adult_missing_last_field(), 3, 15, 14),
+    ("adult.txt", _adult_missing_last_field(), 3, 15, 14),
+    ("visits.tsv", "u1\tv1\t100\nu1\tv2\t101\nu2\tv1\nu3\tv3\t103\n", 3, 3, 2),
+    ("people.txt", "name;age;city;job\nann;34;Oslo;cook\nbob;51;Rome;pilot\ncid;29;Lyon\n", 4, 4, 3),
+])
+def test_ragged_delimited_text(tmp_path, name, text, line, expected, found):
+    path = tmp_path / name
+    path.write_text(text)
     with pytest.raises(DataFormatError) as info:
         load_any(path)
-    assert str(info.value) == f"adult{suffix}, line 3: expected 15 fields (as on line 1) but found 14"
-
-
-def test_ragged_tab_separated_checkins(tmp_path):
-    path = tmp_path / "visits.tsv"
-    path.write_text("u1\tv1\t100\nu1\tv2\t101\nu2\tv1\nu3\tv3\t103\n")
-    with pytest.raises(DataFormatError) as info:
-        load_any(path)
-    assert str(info.value) == "visits.tsv, line 3: expected 3 fields (as on line 1) but found 2"
-
-
-def test_ragged_semicolon_table_with_header(tmp_path):
-    path = tmp_path / "people.txt"
-    path.write_text("name;age;city;job\nann;34;Oslo;cook\nbob;51;Rome;pilot\ncid;29;Lyon\n")
-    with pytest.raises(DataFormatError) as info:
-        load_any(path)
-    assert str(info.value) == "people.txt, line 4: expected 4 fields (as on line 1) but found 3"
+    assert str(info.value) == f"{name}, line {line}: expected {expected} fields (as on line 1) but found {found}"
 
 
 def test_ragged_integer_csv_hints_at_fimi(tmp_path):

@@ -21,7 +21,7 @@ class LoadReport:
         Registry name of the format used (e.g. ``"fimi"``).
     warnings
         Plain-language lines such as
-        ``"12 records had duplicate items, deduplicated"``.
+        ``"12 records had duplicate items (e.g. lines 3, 8, 40; 15 repeats), deduplicated"``.
     record_ids
         Original record/user identifiers, for formats that carry them
         (``csv-long``, ``checkins``, ``parquet`` long form); record ``u`` of the
