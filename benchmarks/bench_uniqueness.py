@@ -24,6 +24,7 @@ from anonstudio.data.io import load_transactions
 from anonstudio.kernels import support as K
 from anonstudio.kernels.sampler import subset_counts
 from anonstudio.kernels.warmup import warm_up_all
+from anonstudio.metrics.itemset_sampler import ItemsetSampler
 from anonstudio.metrics.uniqueness import UniquenessParams, exact_uniqueness, hoeffding_samples, uniqueness_curve
 
 DATA = Path("/work/shared/data/transactions")
@@ -64,6 +65,8 @@ class PurePythonSampler:
 
     def support(self, items, limit: float) -> int:
         """Support, or any value >= limit once it is known to reach it."""
+        if len(items) == 1:  # a single item's support is its posting list's length (the kernel's shortcut too)
+            return len(self.postings[items[0]])
         rare = min(items, key=lambda i: len(self.postings[i]))
         others = [i for i in items if i != rare]
         count = 0
@@ -90,9 +93,13 @@ class PurePythonSampler:
             self.state, self.state_supp = cand, supp
 
 
+SETTLE_STEPS = 200  # steps run before timing, so neither chain is timed from its arbitrary start
+
+
 def pure_python_seconds_per_step(data, ell: int, steps: int) -> float:
+    """Pure-Python seconds per step over steps ``SETTLE_STEPS .. SETTLE_STEPS + steps`` of a fresh chain."""
     sampler = PurePythonSampler(data, ell, seed=1)
-    for _ in range(200):  # settle into the stationary regime before timing
+    for _ in range(SETTLE_STEPS):
         sampler.step()
     t0 = time.perf_counter()
     for _ in range(steps):
@@ -100,27 +107,77 @@ def pure_python_seconds_per_step(data, ell: int, steps: int) -> float:
     return (time.perf_counter() - t0) / steps
 
 
+def kernel_seconds_per_step(data, ell: int, steps: int) -> float:
+    """One numba chain's seconds per step over the same window of a fresh chain (same memo warm-up as Python)."""
+    sampler = ItemsetSampler(data, ell, seed=1, chains=1)
+    try:
+        sampler._advance(SETTLE_STEPS, SETTLE_STEPS)
+        t0 = time.perf_counter()
+        sampler._advance(steps, steps)
+        return (time.perf_counter() - t0) / steps
+    finally:
+        sampler.close()
+
+
+def single_chain_run(data, ell: int, n: int) -> tuple[float, int]:
+    """Seconds and steps of a whole single-chain estimate (burn-in + ``n`` thinned draws) on one thread."""
+    sampler = ItemsetSampler(data, ell, seed=7, chains=1)
+    try:
+        t0 = time.perf_counter()
+        sampler.burn_in()
+        sampler.draw(n)
+        seconds = time.perf_counter() - t0
+        return seconds, int(sampler._states[0]["counters"][0])
+    finally:
+        sampler.close()
+
+
 # ------------------------------------------------------------------ modes
 def speed(name: str, ms: range, eps: float, delta: float, py_steps: int) -> None:
+    """Print per-core and wall-clock speed-ups over the pure-Python sampler, labelled as such.
+
+    * per core: one numba chain on one thread vs the single-threaded pure-Python
+      sampler, both timed over the same window of ``py_steps`` steps of a fresh
+      chain (so both memos are equally cold);
+    * wall clock: the real estimate (two chains on two threads, burn-in, draws
+      until the effective sample size is reached) vs the pure-Python per-step
+      cost times the same number of steps.
+
+    A second per-core figure uses the single-chain cost over a whole estimate
+    (``1ch run us/step``: burn-in with its Geweke checks, thinned draws, ESS
+    bookkeeping, all on one thread) against the same pure-Python per-step cost.
+    """
     data = load(name)
+    n = hoeffding_samples(eps, delta)
     print(f"{data.name}: {data.n_records:,} records, {data.n_items:,} items; eps = delta = {eps:g}/{delta:g}, "
-          f"n = {hoeffding_samples(eps, delta):,} samples per m, method mcmc, 2 chains")
+          f"n = {n:,} samples per m, method mcmc")
     warm_up_all()
+    t0 = time.perf_counter()
+    ItemsetSampler(data, 1, seed=0).close()  # posting lists and bitsets, built once per dataset
+    print(f"one-time index build (posting lists, bitsets): {time.perf_counter() - t0:.2f} s, not in the rows below")
     total = 0.0
-    print(f"{'m':>2} {'seconds':>8} {'steps':>11} {'thin':>5} {'accept':>7} {'us/step':>8} "
-          f"{'py us/step':>10} {'py est. s':>10} {'speed-up':>8}  uniqueness [ci]")
+    print(f"{'m':>2} | {'py us/step':>10} {'1ch us/step':>11} {'per-core':>8} | {'1ch run us/step':>15} "
+          f"{'per-core':>8} | {'2ch wall s':>10} {'steps':>10} {'py est. s':>9} {'wall-clock':>10} | uniqueness [ci]")
     for m in ms:
         params = UniquenessParams(min_m=m, max_m=m, epsilon=eps, delta=delta, seed=7, method="mcmc")
         point = uniqueness_curve(data, params).points[0]
         d = point.diagnostics
-        steps = 2 * d["burn_in_steps"] + d["steps"]  # both chains' burn-in plus the draw
+        steps = d["chains"] * d["burn_in_steps"] + d["steps"]  # both chains' burn-in plus the draw
         py_step = pure_python_seconds_per_step(data, m, py_steps)
+        k_step = kernel_seconds_per_step(data, m, py_steps)
+        run_s, run_steps = single_chain_run(data, m, n)
         py_total = py_step * steps
         total += point.seconds
-        print(f"{m:>2} {point.seconds:>8.2f} {steps:>11,} {d['thinning']:>5} {d['acceptance_rate']:>7.3f} "
-              f"{1e6 * point.seconds / steps:>8.2f} {1e6 * py_step:>10.1f} {py_total:>10.0f} "
-              f"{py_total / point.seconds:>7.0f}x  {point.uniqueness:.4f} [{point.ci_low:.4f}, {point.ci_high:.4f}]")
-    print(f"total {total:.1f} s for m = {ms.start}..{ms.stop - 1}")
+        flag = "" if point.precision_met else " (precision not met)"
+        run_step = run_s / run_steps
+        print(f"{m:>2} | {1e6 * py_step:>10.1f} {1e6 * k_step:>11.2f} {py_step / k_step:>7.0f}x | "
+              f"{1e6 * run_step:>15.2f} {py_step / run_step:>7.0f}x | {point.seconds:>10.2f} {steps:>10,} {py_total:>9.0f} "
+              f"{py_total / point.seconds:>9.0f}x | {point.uniqueness:.4f} [{point.ci_low:.4f}, {point.ci_high:.4f}]"
+              f"{flag}", flush=True)
+    print(f"total {total:.1f} s (two chains, wall clock) for m = {ms.start}..{ms.stop - 1}")
+    print("per-core = pure-Python us/step / one numba chain's us/step on one thread: first over the same")
+    print("  window of steps of a fresh chain, then over a whole single-chain estimate (burn-in + draws);")
+    print("wall-clock = (pure-Python us/step x steps of the two-chain run) / that run's wall time.")
 
 
 def accuracy(name: str, ms: range, eps: float, delta: float) -> None:

@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .rng import make_state, randbelow, sample_without_replacement, uniform
+from .rng import make_state, randbelow, uniform
 from .support import MODE_AUTO, no_bitsets, support_of, support_weight_bounded
 
 __all__ = ["run_chain", "record_first_supports", "record_weights", "subset_counts", "new_chain_state", "warm_up"]
@@ -46,6 +46,26 @@ def _insertion_sort(a):
             a[j + 1] = a[j]
             j -= 1
         a[j + 1] = v
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _sample_items(rng, indices, start, length, ell, out):
+    """``ell`` distinct items of the record ``indices[start : start + length]`` into ``out`` (unsorted).
+
+    Floyd's algorithm, drawing exactly the numbers
+    :func:`anonstudio.kernels.rng.sample_without_replacement` draws (same
+    results for the same seed), but inlined and without slicing the record: the
+    call and the array view cost more than the draw itself at small ell.
+    """
+    chosen = 0
+    for j in range(length - ell, length):
+        v = indices[start + randbelow(rng, j + 1)]
+        for c in range(chosen):
+            if out[c] == v:
+                v = indices[start + j]
+                break
+        out[chosen] = v
+        chosen += 1
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -70,6 +90,31 @@ def _pick_cumulative(cdf, x):
         else:
             lo = mid + 1
     return lo
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _memo_or_count(cand, limit, counters, cache_items, cache_supp, cache_q, weights, indptr, indices, post_indptr,
+                   post_records, bit_row, bits, mode, uniform_weight):
+    """(support, q) of ``cand`` from the memo, else counted (up to ``limit``) and memoised if exact."""
+    ell = cand.shape[0]
+    slot = _slot(cand, cache_supp.shape[0])
+    hit = cache_supp[slot] >= 0
+    if hit:
+        for j in range(ell):
+            if cache_items[slot, j] != cand[j]:
+                hit = False
+                break
+    if hit:
+        return cache_supp[slot], cache_q[slot]
+    supp, q = support_weight_bounded(
+        cand, weights, indptr, indices, post_indptr, post_records, bit_row, bits, mode, uniform_weight, limit,
+    )
+    counters[3] += 1
+    if q < limit:  # exact values only
+        cache_items[slot, :] = cand
+        cache_supp[slot] = supp
+        cache_q[slot] = q
+    return supp, q
 
 
 @njit(nogil=True, cache=True)
@@ -123,13 +168,20 @@ def run_chain(
     n_eligible = eligible.shape[0]
     written = 0
     since = 0
+    # Size-weighted single items: a record in proportion to its length, then one of
+    # its items, is one uniformly chosen item occurrence -- one draw, no search.
+    n_occurrences = indptr[indptr.shape[0] - 1]
+    one_occurrence = ell == 1 and cdf.shape[0] > 0 and uniform_weight > 0.0 and 0 < n_occurrences < 2**32
     for _ in range(n_steps):
-        if cdf.shape[0] == 0:
-            u = eligible[randbelow(rng, n_eligible)]
+        if one_occurrence:
+            cand[0] = indices[randbelow(rng, n_occurrences)]
         else:
-            u = eligible[_pick_cumulative(cdf, uniform(rng) * cdf[n_eligible - 1])]
-        sample_without_replacement(rng, indices[indptr[u] : indptr[u + 1]], ell, cand)
-        _insertion_sort(cand)
+            if cdf.shape[0] == 0:
+                u = eligible[randbelow(rng, n_eligible)]
+            else:
+                u = eligible[_pick_cumulative(cdf, uniform(rng) * cdf[n_eligible - 1])]
+            _sample_items(rng, indices, indptr[u], indptr[u + 1] - indptr[u], ell, cand)
+            _insertion_sort(cand)
         same = cur_q[0] > 0.0
         if same:
             for j in range(ell):
@@ -142,26 +194,15 @@ def run_chain(
             x = uniform(rng)
             # Accept iff x q(C) < q(S), i.e. q(C) < q(S) / x; counting may stop at that limit.
             limit = cur_q[0] / x if cur_q[0] > 0.0 and x > 0.0 else np.inf
-            slot = _slot(cand, cache_supp.shape[0])
-            hit = cache_supp[slot] >= 0
-            if hit:
-                for j in range(ell):
-                    if cache_items[slot, j] != cand[j]:
-                        hit = False
-                        break
-            if hit:
-                supp = cache_supp[slot]
-                q = cache_q[slot]
+            if ell == 1 and uniform_weight > 0.0:
+                # A single item's support is its posting list's length: cheaper than the memo.
+                supp = np.int64(post_indptr[cand[0] + 1] - post_indptr[cand[0]])
+                q = supp * uniform_weight
             else:
-                supp, q = support_weight_bounded(
-                    cand, weights, indptr, indices, post_indptr, post_records, bit_row, bits, mode, uniform_weight,
-                    limit,
+                supp, q = _memo_or_count(
+                    cand, limit, counters, cache_items, cache_supp, cache_q, weights, indptr, indices,
+                    post_indptr, post_records, bit_row, bits, mode, uniform_weight,
                 )
-                counters[3] += 1
-                if q < limit:  # exact values only
-                    cache_items[slot, :] = cand
-                    cache_supp[slot] = supp
-                    cache_q[slot] = q
             if q < limit:
                 cur_items[:] = cand
                 cur_q[0] = q
@@ -192,7 +233,7 @@ def record_first_supports(rng, eligible, indptr, indices, post_indptr, post_reco
     n_eligible = eligible.shape[0]
     for s in range(out.shape[0]):
         u = eligible[randbelow(rng, n_eligible)]
-        sample_without_replacement(rng, indices[indptr[u] : indptr[u + 1]], ell, cand)
+        _sample_items(rng, indices, indptr[u], indptr[u + 1] - indptr[u], ell, cand)
         out[s] = support_of(cand, indptr, indices, post_indptr, post_records)
 
 

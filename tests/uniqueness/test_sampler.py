@@ -142,3 +142,30 @@ def test_support_memo_never_changes_the_chain():
         outs.append((items, supp, int(st["counters"][3])))
     assert all(np.array_equal(outs[0][0], o[0]) and np.array_equal(outs[0][1], o[1]) for o in outs)
     assert outs[2][2] < outs[0][2]  # a larger memo computes fewer supports
+
+
+def test_inlined_item_draw_matches_the_rng_modules_sampler():
+    # run_chain draws a record's items with an inlined copy of Floyd's algorithm;
+    # it must consume and return exactly what rng.sample_without_replacement does.
+    from numba import njit
+
+    from anonstudio.kernels.rng import make_state, sample_without_replacement
+    from anonstudio.kernels.sampler import _sample_items
+
+    @njit
+    def inlined(state, indices, start, length, ell, out):
+        _sample_items(state, indices, start, length, ell, out)
+
+    gen = np.random.default_rng(3)
+    indices = gen.permutation(1000).astype(np.int32)
+    for seed in range(200):
+        start = int(gen.integers(0, 900))
+        length = int(gen.integers(1, 60))
+        ell = int(gen.integers(1, min(length, 6) + 1))
+        a, b = make_state(seed), make_state(seed)
+        out_a = np.empty(ell, dtype=np.int32)
+        out_b = np.empty(ell, dtype=np.int32)
+        sample_without_replacement(a, indices[start:start + length], ell, out_a)
+        inlined(b, indices, start, length, ell, out_b)
+        assert np.array_equal(out_a, out_b) and a[0] == b[0]
+        assert len(set(out_b.tolist())) == ell
