@@ -15,6 +15,9 @@ What the base class does for you
 * :meth:`Workbench.submit` starts a background job keyed to this workbench,
   so a new Run cancels the previous one, stale results are dropped, the Run
   panel's Cancel button works and the jobs dock shows progress;
+* a new dataset retires every job started for the previous one: none of
+  their callbacks runs afterwards (the jobs dock shows them as cancelled), so
+  a workbench never draws one dataset's results next to another's name;
 * :meth:`Workbench.plots` lists the :class:`~anonstudio.gui.plots.ExportablePlot`
   children so *File > Export plot...* can offer them;
 * override :meth:`Workbench.check_params` for rules across fields (shown
@@ -88,7 +91,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QLabel, QStackedLayout, QWidget
+from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QStackedLayout, QWidget
 
 from ..data.transactions import TransactionData
 from .param_panel import ParamPanel
@@ -145,6 +148,10 @@ class Workbench(QWidget):
         self.runner = runner
         self.dataset: Any = None
         self.job: Job | None = None
+        #: Bumped on every dataset change; callbacks of jobs submitted under
+        #: an older generation are dropped.
+        self.dataset_generation = 0
+        self._jobs: list[Job] = []
         self.param_panel: ParamPanel | None = None
         if self.PARAMS is not None:
             self.param_panel = ParamPanel(self.PARAMS, run_text=self.RUN_TEXT, title=self.TITLE,
@@ -160,7 +167,13 @@ class Workbench(QWidget):
         self.empty_label.setStyleSheet("color: #444; font-size: 13pt; padding: 40px;")
         self._stack.addWidget(self.empty_label)
         self.page = self.build()
-        self._stack.addWidget(self.page)
+        # The page scrolls instead of imposing its minimum size on the
+        # window: the studio must fit 1280x720 whatever a workbench packs in.
+        self.page_scroll = QScrollArea()
+        self.page_scroll.setWidget(self.page)
+        self.page_scroll.setWidgetResizable(True)
+        self.page_scroll.setFrameShape(QFrame.NoFrame)
+        self._stack.addWidget(self.page_scroll)
         self._stack.setCurrentIndex(0)
 
     # ------------------------------------------------------------ override
@@ -194,8 +207,12 @@ class Workbench(QWidget):
 
     def set_dataset(self, dataset: Any) -> None:
         """Called by the main window for every dataset loaded."""
-        if self.job is not None:
-            self.cancel()
+        self.dataset_generation += 1
+        for job in self._jobs:
+            self.runner.retire(job, "dataset changed")
+        self._jobs.clear()
+        self.job = None
+        self._set_running(False)
         if dataset is not None and self.accepts(dataset):
             self.dataset = dataset
             self.empty_label.setText(self.EMPTY_TEXT)
@@ -214,21 +231,38 @@ class Workbench(QWidget):
         """Run ``fn(progress)`` in the background as this workbench's job.
 
         A newer submit with the same key (default: one per workbench) cancels
-        the older job; only the newest job's callbacks run.
+        the older job; only the newest job's callbacks run, and none after
+        the dataset changed.
         """
+        generation = self.dataset_generation
+
+        def fresh() -> bool:
+            # Second line of defence behind JobRunner.retire: a callback
+            # queued for an older dataset must never reach the page.
+            return generation == self.dataset_generation
+
+        def partial(result: Any) -> None:
+            if fresh() and on_partial is not None:
+                on_partial(result)
+
         def done(result: Any, complete: bool) -> None:
+            if not fresh():
+                return
             self._set_running(False)
             if on_done is not None:
                 on_done(result, complete)
 
         def failed(exc: BaseException) -> None:
+            if not fresh():
+                return
             self._set_running(False)
             if on_error is not None:
                 on_error(exc)
 
-        job = self.runner.submit(title, fn, key=key or self.job_key, on_partial=on_partial, on_done=done,
+        job = self.runner.submit(title, fn, key=key or self.job_key, on_partial=partial, on_done=done,
                                  on_error=failed)
         job.changed.connect(lambda j=job: self._job_changed(j))
+        self._jobs = [j for j in self._jobs if not j.state.finished] + [job]
         self.job = job
         self._set_running(True)
         return job

@@ -12,6 +12,9 @@ Rules the runner enforces so workbenches need not:
   dropped (its callbacks never run).
 * A cancelled job that returns normally still delivers what it computed:
   ``on_done(result, complete=False)``.
+* A *retired* job (:meth:`JobRunner.retire`, e.g. its dataset was replaced)
+  is cancelled and never calls back again: its results describe data that is
+  no longer on screen. The jobs dock still lists it as cancelled.
 * An exception in a job never reaches the event loop: it marks the job
   failed, calls ``on_error(exc)`` and shows an error dialog.
 
@@ -152,6 +155,9 @@ class Job(QObject):
         self.error: BaseException | None = None
         self.error_details = ""
         self.superseded = False
+        #: Why the job was retired (e.g. "dataset changed"); "" while its
+        #: callbacks may still run. See :meth:`JobRunner.retire`.
+        self.retired = ""
         self.partial_result = False
         self.progress = QtProgress(self)
         self._runner: "JobRunner | None" = None
@@ -206,6 +212,8 @@ class Job(QObject):
 
     def state_text(self) -> str:
         if self.state is JobState.CANCELLED:
+            if self.retired:
+                return f"cancelled ({self.retired})"
             if self.superseded:
                 return "cancelled (replaced by a newer run)"
             return "cancelled (partial result kept)" if self.partial_result else "cancelled"
@@ -336,8 +344,31 @@ class JobRunner(QObject):
 
     # ------------------------------------------------------------ queries
     def is_current(self, job: Job) -> bool:
-        """False once a newer job with the same key was submitted."""
+        """False once a newer job with the same key was submitted, or the job was retired."""
+        if job.retired:
+            return False
         return job.key is None or self._current.get(job.key) is job
+
+    def retire(self, job: Job, reason: str) -> None:
+        """Cancel ``job`` and drop every callback it has not delivered yet.
+
+        For jobs whose inputs are gone (the dataset was replaced): unlike a
+        user's cancel, which still shows the partial result, nothing of a
+        retired job reaches its owner, not even results already queued.
+        """
+        if not reason:
+            raise ValueError("a retired job needs a reason")
+        if job.state.finished:
+            return
+        job.retired = reason
+        if job.key is not None and self._current.get(job.key) is job:
+            del self._current[job.key]
+        # Forget the callbacks now: a queued partial or finish signal still
+        # updates the dock row but finds nothing to call.
+        if job in self._callbacks:
+            self._callbacks[job] = (None, None, None, False)
+        job.cancel()
+        self.log.emit(f"{job.title}: cancelled ({reason})")
 
     def active_jobs(self) -> list[Job]:
         return [j for j in self.jobs if not j.state.finished]
@@ -397,7 +428,7 @@ class JobRunner(QObject):
         if job.cancel_requested:
             job.state = JobState.CANCELLED
             job.partial_result = ran and result is not None
-            job.status = "stopped at user request" if not job.superseded else "superseded"
+            job.status = job.retired or ("superseded" if job.superseded else "stopped at user request")
         else:
             job.state = JobState.DONE
             job.fraction = 1.0

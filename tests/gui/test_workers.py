@@ -160,3 +160,35 @@ def test_throttled_progress_is_caught_up_by_the_dock_clock(qtbot, runner, wait_j
     assert job.fraction == 0.6
     gate.set()
     wait_job(job)
+
+
+def test_retired_job_calls_nothing_back_and_shows_as_cancelled(qtbot, runner, wait_job):
+    gate = threading.Event()
+    partials, results, errors = [], [], []
+    dock = JobsPanel(runner)
+    qtbot.addWidget(dock)
+    job = runner.submit("Counting", counting_job(5, gate), key="k", on_partial=partials.append,
+                        on_done=lambda r, c: results.append((r, c)), on_error=errors.append)
+    # The job holds at step 2 until the gate opens; partials are coalesced.
+    qtbot.waitUntil(lambda: bool(partials) and partials[-1] == [0, 1], timeout=5000)
+    seen = len(partials)
+    runner.retire(job, "dataset changed")
+    gate.set()
+    wait_job(job)
+    qtbot.wait(50)  # any queued signal is delivered by now
+    assert len(partials) == seen and results == [] and errors == []
+    assert job.state is JobState.CANCELLED
+    assert dock.state_text(job) == "cancelled (dataset changed)"
+    assert not runner.is_current(job)
+    # The key is free again: the next job with it runs and reports normally.
+    later = runner.submit("Counting again", counting_job(2), key="k", on_done=lambda r, c: results.append(c))
+    wait_job(later)
+    assert results == [True]
+
+
+def test_retiring_a_finished_job_changes_nothing(runner, wait_job):
+    results = []
+    job = runner.submit("Quick", lambda p: 7, key="k", on_done=lambda r, c: results.append(r))
+    wait_job(job)
+    runner.retire(job, "dataset changed")
+    assert results == [7] and job.state is JobState.DONE and job.retired == ""
