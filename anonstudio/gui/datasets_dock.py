@@ -85,6 +85,7 @@ class DatasetsPanel(QWidget):
         self.samples = QListWidget()
         self.samples.setToolTip("Datasets shipped with anonstudio. Double-click one to load it.")
         self.samples.setMaximumHeight(110)
+        self.samples.setMinimumHeight(48)
         for sample in available_samples():
             text = f"{getattr(sample, 'title', None) or sample.name}"
             item = QListWidgetItem(text)
@@ -112,7 +113,7 @@ class DatasetsPanel(QWidget):
                                          empty_text="No dataset loaded")
         self.frequency_plot = RankFrequencyPlot("Item frequencies", empty_text="No dataset loaded")
         for plot in (self.length_plot, self.frequency_plot):
-            plot.setMinimumHeight(170)
+            plot.setMinimumHeight(110)
 
         top = QWidget()
         top_layout = QVBoxLayout(top)
@@ -188,13 +189,17 @@ class DatasetsPanel(QWidget):
                 f"{c} ({dataset.role(c).value})" for c in dataset.frame.columns))
         else:
             self.summary.setToolTip("")
-        if isinstance(dataset, TransactionData):
+        # The two plots describe sets of items; a table has none, so they are
+        # hidden (the summary lists its columns) rather than left empty.
+        set_valued = isinstance(dataset, TransactionData)
+        for plot in (self.length_plot, self.frequency_plot):
+            plot.setVisible(set_valued)
+        if set_valued:
             self.length_plot.set_values(dataset.lengths)
-            self.frequency_plot.set_frequencies(dataset.item_frequencies)
+            self.frequency_plot.set_frequencies(dataset.item_frequencies, dataset.vocab)
         else:
             for plot in (self.length_plot, self.frequency_plot):
                 plot.clear_data()
-                plot.set_empty_text("Only for set-valued data")
         self.dataset_loaded.emit(dataset)
 
 

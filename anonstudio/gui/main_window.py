@@ -6,7 +6,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, Qt
+from PySide6.QtCore import QByteArray, QSize, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -67,6 +67,22 @@ IEEE Transactions on Information Forensics and Security, 2020.</li>
 """
 
 
+#: Preferred window size on a large screen; smaller screens get what fits.
+PREFERRED_SIZE = QSize(1500, 950)
+#: Share of the available screen a new window takes at most.
+SCREEN_SHARE = 0.92
+
+
+def default_size(window: QWidget) -> QSize:
+    """The preferred size, shrunk to fit the screen's available area (1280x720 laptops)."""
+    screen = window.screen()
+    if screen is None:
+        return PREFERRED_SIZE
+    available = screen.availableGeometry()
+    return QSize(min(PREFERRED_SIZE.width(), int(available.width() * SCREEN_SHARE)),
+                 min(PREFERRED_SIZE.height(), int(available.height() * SCREEN_SHARE)))
+
+
 class CurrentPageStack(QStackedWidget):
     """A stacked widget sized by its current page only.
 
@@ -80,7 +96,10 @@ class CurrentPageStack(QStackedWidget):
 
     def minimumSizeHint(self):  # noqa: N802 (Qt naming)
         page = self.currentWidget()
-        return page.minimumSizeHint() if page is not None else super().minimumSizeHint()
+        if page is None:
+            return super().minimumSizeHint()
+        # An explicit minimum (the forms' width) counts as much as the hint.
+        return page.minimumSizeHint().expandedTo(page.minimumSize())
 
 
 class MainWindow(QMainWindow):
@@ -122,8 +141,8 @@ class MainWindow(QMainWindow):
         self.jobs_dock = self._dock("Jobs and log", self.jobs, Qt.BottomDockWidgetArea)
 
         # Give the workbench most of the room: narrow side docks, short jobs dock.
-        self.resizeDocks([self.datasets_dock, self.params_dock], [340, 290], Qt.Horizontal)
-        self.resizeDocks([self.jobs_dock], [170], Qt.Vertical)
+        self.resizeDocks([self.datasets_dock, self.params_dock], [300, 290], Qt.Horizontal)
+        self.resizeDocks([self.jobs_dock], [150], Qt.Vertical)
 
         self._load_workbenches()
         self.tabs.currentChanged.connect(self._tab_changed)
@@ -132,7 +151,7 @@ class MainWindow(QMainWindow):
         self.datasets.file_loaded.connect(self._remember_file)
         self._build_menus()
         self.statusBar().showMessage("Load a dataset to begin.")
-        self.resize(1500, 950)
+        self.resize(default_size(self))
         if restore_layout:
             self._restore_layout()
         self.warm_up_job: Job | None = self.start_warm_up() if warm_up else None
@@ -162,6 +181,11 @@ class MainWindow(QMainWindow):
                 page.setWidget(bench.param_panel)
                 page.setWidgetResizable(True)
                 page.setFrameShape(QScrollArea.NoFrame)
+                # Forms scroll vertically but never get narrower than their
+                # own minimum: a squeezed dock elided "Measure uniqueness" to "Meas".
+                page.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+                page.setMinimumWidth(bench.param_panel.minimumSizeHint().width()
+                                     + page.verticalScrollBar().sizeHint().width())
                 self._param_pages[bench.param_panel] = page
                 self.param_stack.addWidget(page)
             bench.status.connect(lambda text: self.statusBar().showMessage(text, 8000))
@@ -254,7 +278,8 @@ class MainWindow(QMainWindow):
         """Plots of the active workbench first, then the datasets dock."""
         current = self.tabs.currentWidget()
         plots = current.plots() if isinstance(current, Workbench) else []
-        return plots + [self.datasets.length_plot, self.datasets.frequency_plot]
+        dock_plots = [self.datasets.length_plot, self.datasets.frequency_plot]
+        return plots + [p for p in dock_plots if not p.isHidden()]
 
     def export_plot_dialog(self) -> None:
         plots = self.all_plots()

@@ -4,6 +4,7 @@ from __future__ import annotations
 import shutil
 
 import numpy as np
+import pytest
 
 from anonstudio.data.transactions import TransactionData
 from anonstudio.gui.settings import RecentFiles, open_settings
@@ -122,8 +123,13 @@ def test_export_plot_menu_writes_the_chosen_plot(window, wait_job, data_dir, tmp
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(tmp_path / "freq"), ""))
     window.export_action.trigger()
     rows = (tmp_path / "freq.csv").read_text(encoding="utf-8").splitlines()
-    assert rows[0].startswith("series,item rank")
+    assert rows[0] == "rank,item,records containing the item"
     assert len(rows) == 1 + 13  # one row per distinct item
+    # Each row names its item and its count matches the data.
+    data = window.dataset
+    for row in rows[1:]:
+        rank, label, count = row.split(",")
+        assert int(count) == data.item_frequencies[data.vocab.index(label)]
 
 
 def test_open_dialog_filter_lists_registered_formats(window, monkeypatch, wait_job, data_dir):
@@ -156,6 +162,20 @@ def test_a_table_explains_why_set_valued_workbenches_do_not_apply(window):
     assert not bench.param_panel.run_button.isEnabled()
     assert "rows: 2" in window.datasets.summary.text()
     assert not window.datasets.length_plot.has_data()
+    # No empty "set-valued only" plots for a table, and none offered for export.
+    assert not window.datasets.length_plot.isVisible() and not window.datasets.frequency_plot.isVisible()
+    assert window.datasets.frequency_plot not in window.all_plots()
+
+
+def test_dataset_plots_come_back_for_set_valued_data(window, wait_job, data_dir):
+    import pandas as pd
+
+    from anonstudio.data.table import Table
+
+    window.datasets.set_dataset(Table(pd.DataFrame({"age": [30, 40]}), name="people.csv"))
+    load(window, wait_job, data_dir / "gui" / "tiny.dat")
+    assert window.datasets.length_plot.isVisible() and window.datasets.frequency_plot.isVisible()
+    assert window.datasets.length_plot.has_data()
 
 
 def test_bundled_sample_from_the_list_then_uniqueness_points(window, wait_job):
@@ -193,3 +213,37 @@ def test_double_click_on_a_sample_loads_it_once(window, wait_job, qtbot):
     assert [j.title for j in loads] == ["Load sample chess"]
     wait_job(loads[0])
     assert window.dataset.name == "chess"
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1366, 768)])
+def test_window_fits_small_screens_with_readable_run_buttons(window, qtbot, size):
+    from PySide6.QtWidgets import QApplication
+
+    width, height = size
+    minimum = window.minimumSizeHint().expandedTo(window.minimumSize())
+    assert minimum.width() <= width and minimum.height() <= height, minimum
+    window.resize(width, height)
+    QApplication.processEvents()
+    assert (window.width(), window.height()) == size
+    for bench in window.workbenches:
+        if bench.param_panel is None:
+            continue
+        window.tabs.setCurrentWidget(bench)
+        QApplication.processEvents()
+        button = bench.param_panel.run_button
+        assert button.isVisible()
+        # Not elided: the button gets at least the width its text needs.
+        assert button.width() >= button.sizeHint().width(), (bench.TITLE, button.width(), button.sizeHint())
+        assert window.params_dock.width() >= bench.param_panel.minimumSizeHint().width()
+
+
+def test_default_size_fits_the_available_screen(qtbot, dialogs):
+    from anonstudio.gui.main_window import PREFERRED_SIZE, MainWindow
+
+    w = MainWindow(warm_up=False, restore_layout=False)
+    qtbot.addWidget(w)
+    available = w.screen().availableGeometry()
+    assert w.width() <= max(available.width(), w.minimumSizeHint().width())
+    assert w.height() <= max(available.height(), w.minimumSizeHint().height())
+    assert w.width() <= PREFERRED_SIZE.width() and w.height() <= PREFERRED_SIZE.height()
+    w.runner.shutdown(10000)

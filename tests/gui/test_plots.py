@@ -6,7 +6,7 @@ import csv
 import numpy as np
 import pytest
 
-from anonstudio.gui.plots import ExportablePlot, HistogramPlot, RankFrequencyPlot, integer_histogram
+from anonstudio.gui.plots import ExportablePlot, HistogramPlot, RankFrequencyPlot, integer_bins, integer_histogram
 
 
 @pytest.fixture
@@ -139,3 +139,71 @@ def test_plain_log_axis_labels_decades_as_numbers(qtbot):
     assert axis.logTickStrings([0.0, 1.0, 2.0, 3.0, np.log10(2), np.log10(3)], 1.0, 1.0) == \
         ["1", "10", "100", "1,000", "2", ""]
     assert axis.logTickStrings([0.0, np.log10(2), 6.0], 1.0, 1.0) == ["1", "", "1,000,000"]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_integer_bins_hold_whole_numbers_and_count_every_value(seed):
+    rng = np.random.default_rng(seed)
+    values = rng.integers(1, rng.integers(2, 600), size=400)
+    edges, counts = integer_bins(values, max_bars=50)
+    width = edges[1] - edges[0]
+    assert width >= 1 and float(width).is_integer() and len(counts) <= 50
+    assert np.allclose(np.diff(edges), width)
+    assert np.allclose(edges % 1.0, 0.5)  # every edge at a half-integer
+    # Brute force: each value lies in exactly one bin.
+    for (left, right), count in zip(zip(edges[:-1], edges[1:]), counts):
+        assert count == np.sum((values > left) & (values < right))
+    assert counts.sum() == len(values)
+    assert edges[0] < values.min() < edges[1] and edges[-2] < values.max() < edges[-1]
+
+
+def test_wide_record_lengths_are_binned_by_whole_items_and_exported_with_edges(qtbot):
+    hist = HistogramPlot("Record lengths", x_label="items in the record")
+    qtbot.addWidget(hist)
+    values = np.array([1, 2, 2, 3, 250, 267])  # 267 values > 120 bars: 3 items per bin
+    hist.set_values(values)
+    rows = list(csv.reader(hist.csv_text().splitlines()))
+    assert rows[0] == ["items in the record from", "items in the record to", "records"]
+    assert rows[1] == ["0.5", "3.5", "4"]  # 1, 2, 2, 3
+    assert sum(int(r[2]) for r in rows[1:]) == len(values)
+    assert all(float(r[1]) - float(r[0]) == 3 for r in rows[1:])
+
+
+def test_rank_frequency_csv_names_the_items(qtbot):
+    rank = RankFrequencyPlot("Frequencies")
+    qtbot.addWidget(rank)
+    rank.set_frequencies(np.array([3, 0, 10, 1]), ["bread", "salt", "milk", "eggs"])
+    rows = rank.csv_text().splitlines()
+    assert rows == ["rank,item,records containing the item", "1,milk,10", "2,bread,3", "3,eggs,1"]
+
+
+def test_axes_show_plain_numbers_without_si_prefix(plot):
+    plot.set_series("trend", [1, 2, 3], [0.001, 0.012, 0.025])
+    plot.plot_item.enableAutoRange()
+    for name in ("left", "bottom"):
+        axis = plot.plot_item.getAxis(name)
+        assert not axis.autoSIPrefix
+        assert "x0.001" not in axis.labelString() and "(x" not in axis.labelString()
+
+
+def test_csv_leaves_out_series_marked_not_for_export_and_points_have_tips(qtbot):
+    p = ExportablePlot("u", x_label="m", y_label="share")
+    qtbot.addWidget(p)
+    p.add_series("points", kind="scatter")
+    p.add_series("trend", kind="line", in_csv=False)
+    p.set_series("points", [1, 2], [0.1, 0.2], tips=["first", "second"])
+    p.set_series("trend", [1, 2], [0.1, 0.2])
+    assert p.csv_text().splitlines()[1:] == ["points,1,0.1,,", "points,2,0.2,,"]
+    spots = p.series["points"].item.scatter.points()
+    assert [s.data() for s in spots] == ["first", "second"]
+    assert p.series["points"].item.scatter.opts["hoverable"]
+    assert p._point_tip(2.0, 0.5, None) == "m: 2\nshare: 0.5"
+    with pytest.raises(ValueError):
+        p.set_series("points", [1], [0.1], tips=["a", "b"])
+
+
+def test_caption_is_a_second_title_line(plot):
+    plot.set_caption("chess · error bars: 99 % confidence interval (δ = 0.01)")
+    assert "chess · error bars" in plot.plot_item.titleLabel.text and "Uniqueness" in plot.plot_item.titleLabel.text
+    plot.set_caption("")
+    assert plot.plot_item.titleLabel.text == "Uniqueness"

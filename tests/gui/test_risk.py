@@ -201,3 +201,152 @@ def test_zoom_fits_the_y_axis_and_labels_show_percent(tiny_window, wait_job):
     assert u < top < 1.0
     plot.zoom_button.click()
     assert plot.plot_item.viewRange()[1][1] >= 1.0
+
+
+class HoldAfterFirstPartial:
+    """A progress that lets the test act between the first and second m."""
+
+    def __init__(self, inner, gate: threading.Event):
+        self.inner, self.gate = inner, gate
+
+    def set(self, fraction, status=""):
+        self.inner.set(fraction, status)
+
+    def partial(self, result):
+        self.inner.partial(result)
+        self.gate.wait(10)
+
+    def cancelled(self):
+        return self.inner.cancelled()
+
+
+def test_switching_dataset_mid_run_shows_no_points_of_the_old_dataset(tiny_window, wait_job, monkeypatch,
+                                                                    qtbot):
+    from anonstudio.data.transactions import TransactionData
+
+    bench = tiny_window.workbench(RiskWorkbench)
+    gate = threading.Event()
+    real_curve = risk_module.uniqueness_curve
+    monkeypatch.setattr(risk_module, "uniqueness_curve",
+                        lambda data, params, progress: real_curve(data, params, HoldAfterFirstPartial(progress, gate)))
+    bench.param_panel.set_value("max_m", 4)
+    bench.param_panel.set_value("method", "exact")
+    bench.param_panel.run_button.click()
+    job = bench.job
+    qtbot.waitUntil(lambda: len(bench.itemset_plot.series["exact count"].x) == 1, timeout=10000)
+    # Dataset B arrives while A's job is between m = 1 and m = 2.
+    other = TransactionData.from_records([["a", "b"], ["b", "c"], ["c"]], name="other-dataset")
+    tiny_window.datasets.set_dataset(other)
+    assert not bench.itemset_plot.has_data() and bench.table.rowCount() == 0
+    gate.set()
+    wait_job(job)
+    qtbot.wait(100)  # let any queued partial/finish signal arrive
+    assert not bench.itemset_plot.has_data() and not bench.person_plot.has_data()
+    assert bench.table.rowCount() == 0 and bench.itemsets is None and bench.people is None
+    assert tiny_window.jobs.state_text(job) == "cancelled (dataset changed)"
+    for plot in (bench.itemset_plot, bench.person_plot):
+        assert plot.caption.startswith("other-dataset") and "tiny.dat" not in plot.caption
+        assert "other-dataset" in plot.plot_item.titleLabel.text
+
+
+def test_loading_a_table_clears_the_risk_results(tiny_window, wait_job):
+    import pandas as pd
+
+    from anonstudio.data.table import Table
+
+    bench = tiny_window.workbench(RiskWorkbench)
+    bench.param_panel.set_value("max_m", 1)
+    bench.param_panel.run_button.click()
+    wait_job(bench.job)
+    assert bench.itemset_plot.has_data()
+    tiny_window.datasets.set_dataset(Table(pd.DataFrame({"age": [30, 40]}), {}, "ages", None))
+    assert not bench.itemset_plot.has_data() and bench.table.rowCount() == 0
+    assert bench.itemset_plot.caption == ""
+
+
+def test_plots_state_dataset_and_confidence_level(tiny_window, wait_job):
+    bench = tiny_window.workbench(RiskWorkbench)
+    bench.param_panel.set_value("max_m", 1)
+    bench.param_panel.set_value("delta", 0.05)
+    bench.param_panel.run_button.click()
+    wait_job(bench.job)
+    for plot in (bench.itemset_plot, bench.person_plot):
+        assert plot.caption == "tiny.dat · error bars: 95 % confidence interval (δ = 0.05)"
+        assert "95 % confidence interval" in plot.plot_item.titleLabel.text
+    assert risk_module.ci_caption(0.01) == "error bars: 99 % confidence interval (δ = 0.01)"
+
+
+def test_points_have_hover_tips_and_the_csv_one_row_per_point(tiny_window, wait_job):
+    bench = tiny_window.workbench(RiskWorkbench)
+    bench.param_panel.set_value("max_m", 3)
+    bench.param_panel.set_value("method", "exact")
+    bench.param_panel.run_button.click()
+    wait_job(bench.job)
+    plot = bench.itemset_plot
+    spots = plot.series["exact count"].item.scatter.points()
+    assert len(spots) == 3
+    point = bench.itemsets.points[1]
+    tip = plot._point_tip(spots[1].pos().x(), spots[1].pos().y(), spots[1].data())
+    assert tip.startswith(f"m = 2: {point.uniqueness * 100:.2f} %")
+    assert f"{point.ci_low * 100:.2f} – {point.ci_high * 100:.2f} %" in tip
+    assert "exact count" in tip and f"{point.samples:,} samples" in tip
+    rows = plot.csv_text().splitlines()
+    assert rows[0].split(",") == ["m", risk_module.ITEMSET_Y, "ci_low", "ci_high", "method", "samples", "seconds",
+                                  "precision_note"]
+    assert len(rows) == 1 + 3  # no repeated "trend" rows
+    first = rows[1].split(",")
+    assert first[0] == "1" and float(first[1]) == bench.itemsets.points[0].uniqueness
+    assert first[4] == "exact" and int(first[5]) == bench.itemsets.points[0].samples
+
+
+def test_precision_warning_is_shown_when_the_point_carries_one(qtbot):
+    from types import SimpleNamespace
+
+    def point(m, met, warning=""):
+        return SimpleNamespace(m=m, uniqueness=0.02, ci_low=0.0, ci_high=0.048, method="mcmc", samples=26492,
+                               seconds=1.0, precision_met=met, warning=warning)
+
+    plot = risk_module.UniquenessPlot("u", "share", "empty", estimated="estimated (MCMC sample)")
+    table = risk_module.ResultsTable()
+    qtbot.addWidget(plot)
+    qtbot.addWidget(table)
+    note = "precision not reached: ±0.0240 instead of ±0.01"
+    result = SimpleNamespace(points=(point(1, False, note), point(2, True)), kind="itemset", complete=True)
+    plot.show_result(result)
+    table.show_results([result])
+    tips = list(plot.series["estimated (MCMC sample)"].item.scatter.data["data"])
+    assert tips[0].endswith(f"⚠ {note}") and "⚠" not in tips[1]
+    assert table.item(0, 7).text() == f"⚠ {note}" and table.item(1, 7).text() == ""
+    assert plot.csv_text().splitlines()[1].endswith(note)
+    # Points from before the precision check existed carry no such fields.
+    old = SimpleNamespace(m=1, uniqueness=0.1, ci_low=0.05, ci_high=0.15, method="exact", samples=5, seconds=0.1)
+    assert risk_module.precision_warning(old) == ""
+
+
+def test_zoomed_legend_covers_no_point_and_the_axis_has_no_si_prefix(qtbot):
+    from types import SimpleNamespace
+
+    from PySide6.QtCore import QPointF
+
+    plot = risk_module.UniquenessPlot("u", "share", "empty", estimated="estimated (MCMC sample)")
+    qtbot.addWidget(plot)
+    plot.resize(520, 360)
+    plot.show()
+    qtbot.waitExposed(plot)
+    # Small, rising values: the highest point sits at the top right, where
+    # the legend used to be drawn over it.
+    points = tuple(SimpleNamespace(m=m, uniqueness=u, ci_low=u - 0.002, ci_high=u + 0.002,
+                                   method="exact" if m < 3 else "mcmc", samples=100, seconds=0.1)
+                   for m, u in ((1, 0.004), (2, 0.012), (3, 0.021)))
+    plot.set_m_range(1, 3)
+    plot.show_result(SimpleNamespace(points=points, kind="itemset", complete=True))
+    plot.zoom_button.click()
+    qtbot.wait(50)
+    view = plot.plot_item.getViewBox()
+    legend = plot.legend.sceneBoundingRect()
+    for p in points:
+        for y in (p.uniqueness, p.ci_high):
+            assert not legend.contains(view.mapViewToScene(QPointF(p.m, y))), (p.m, y)
+    axis = plot.plot_item.getAxis("left")
+    assert "x0.001" not in axis.labelString() and "0.001" not in axis.labelString()
+    assert plot.plot_item.viewRange()[1][1] < 0.1

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QBuffer, QIODevice, Qt, Signal
+from PySide6.QtCore import QBuffer, QIODevice, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
@@ -29,6 +29,13 @@ EXPORT_FORMATS = {"png": "PNG image (*.png)", "svg": "SVG vector image (*.svg)",
 # A white background reads better in reports and printed handouts than
 # pyqtgraph's default black.
 pg.setConfigOptions(antialias=True, background="w", foreground="k")
+
+#: Gap between the legend and the plot frame, in pixels.
+LEGEND_MARGIN = 10
+#: Legend positions tried in turn (pyqtgraph offsets: negative = from the
+#: right/bottom edge) until one covers no data point.
+LEGEND_CORNERS = ((-LEGEND_MARGIN, LEGEND_MARGIN), (LEGEND_MARGIN, LEGEND_MARGIN),
+                  (-LEGEND_MARGIN, -LEGEND_MARGIN), (LEGEND_MARGIN, -LEGEND_MARGIN))
 
 #: Colour-blind-safe palette (Okabe-Ito) used for successive series.
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
@@ -47,6 +54,7 @@ class Series:
     low: np.ndarray | None = None
     high: np.ndarray | None = None
     in_legend: bool = True
+    in_csv: bool = True
 
 
 class PlainLogAxis(pg.AxisItem):
@@ -100,6 +108,9 @@ class ExportablePlot(QWidget):
         Add a legend listing every series with ``in_legend=True``.
     log_x, log_y
         Logarithmic axes.
+    auto_legend
+        Move the legend to a corner free of data whenever the data, range or
+        size change (otherwise it stays top-right unless moved by the owner).
 
     Examples
     --------
@@ -113,7 +124,7 @@ class ExportablePlot(QWidget):
 
     def __init__(self, title: str, *, x_label: str, y_label: str, x_units: str | None = None,
                  y_units: str | None = None, legend: bool = True, log_x: bool = False, log_y: bool = False,
-                 empty_text: str = "No data yet", parent: QWidget | None = None):
+                 empty_text: str = "No data yet", auto_legend: bool = False, parent: QWidget | None = None):
         super().__init__(parent)
         self.title = title
         self.series: dict[str, Series] = {}
@@ -125,11 +136,22 @@ class ExportablePlot(QWidget):
         self.plot_widget = pg.PlotWidget(axisItems=axes)
         self.plot_item: pg.PlotItem = self.plot_widget.getPlotItem()
         self.plot_item.setTitle(title)
+        self.caption = ""
         self.plot_item.setLabel("bottom", axis_text(x_label, x_units))
         self.plot_item.setLabel("left", axis_text(y_label, y_units))
+        # Shares and counts are shown as they are: pyqtgraph's automatic SI
+        # prefix turns a 0-0.025 axis into "0-25 (x0.001)", which readers
+        # take for percent.
+        for axis in ("left", "bottom"):
+            self.plot_item.getAxis(axis).enableAutoSIPrefix(False)
         self.plot_item.showGrid(x=True, y=True, alpha=0.25)
         self.plot_item.setLogMode(x=log_x, y=log_y)
-        self.legend = self.plot_item.addLegend(offset=(-10, 10)) if legend else None
+        self.legend = self.plot_item.addLegend(offset=LEGEND_CORNERS[0]) if legend else None
+        view = self.plot_item.getViewBox()
+        self.auto_legend = auto_legend and legend
+        if self.auto_legend:
+            view.sigResized.connect(self.keep_legend_clear)
+            view.sigRangeChanged.connect(self.keep_legend_clear)
         self.x_label = axis_text(x_label, x_units)
         self.y_label = axis_text(y_label, y_units)
 
@@ -171,11 +193,14 @@ class ExportablePlot(QWidget):
     # --------------------------------------------------------------- series
     def add_series(self, name: str, *, kind: str = "line", color: str | None = None, symbol: str | None = None,
                    symbol_size: int = 9, width: float = 2.0, style: Qt.PenStyle = Qt.SolidLine,
-                   error_bars: bool = False, bar_width: float = 0.8, in_legend: bool = True) -> Series:
+                   error_bars: bool = False, bar_width: float = 0.8, in_legend: bool = True,
+                   in_csv: bool = True) -> Series:
         """Declare a series once; fill it later with :meth:`set_series`.
 
         ``kind`` is ``"line"`` (optionally with symbols), ``"scatter"``
-        (symbols only) or ``"bars"``.
+        (symbols only) or ``"bars"``. ``in_csv=False`` leaves a series that
+        only repeats others (a trend line through the points) out of the CSV.
+        Hovering a symbol shows its tooltip (see ``tips`` of :meth:`set_series`).
         """
         if name in self.series:
             raise ValueError(f"series {name!r} already exists")
@@ -186,6 +211,10 @@ class ExportablePlot(QWidget):
             pen = pg.mkPen(color, width=width, style=style) if kind == "line" else None
             item = pg.PlotDataItem([], [], pen=pen, symbol=symbol or ("o" if kind == "scatter" else None),
                                    symbolSize=symbol_size, symbolBrush=color, symbolPen=pg.mkPen("w"))
+            if item.opts["symbol"] is not None:
+                item.scatter.opts["hoverable"] = True
+                item.scatter.opts["tip"] = self._point_tip
+                item.scatter.setAcceptHoverEvents(True)
         else:
             raise ValueError(f"unknown series kind {kind!r}")
         self.plot_item.addItem(item)
@@ -193,12 +222,16 @@ class ExportablePlot(QWidget):
         if error_bars:
             error_item = pg.ErrorBarItem(x=np.zeros(0), y=np.zeros(0), beam=0.15, pen=pg.mkPen(color, width=1.5))
             self.plot_item.addItem(error_item)
-        series = Series(name, kind, item, error_item, in_legend=in_legend)
+        series = Series(name, kind, item, error_item, in_legend=in_legend, in_csv=in_csv)
         self.series[name] = series
         return series
 
-    def set_series(self, name: str, x, y, *, low=None, high=None) -> None:
-        """Replace a series' data; ``low``/``high`` are error-bar bounds (absolute)."""
+    def set_series(self, name: str, x, y, *, low=None, high=None, tips=None) -> None:
+        """Replace a series' data; ``low``/``high`` are error-bar bounds (absolute).
+
+        ``tips`` (one string per point) is shown when the mouse rests on a
+        point; without it the tooltip gives the point's x and y.
+        """
         s = self.series[name]
         s.x = np.asarray(x, dtype=float)
         s.y = np.asarray(y, dtype=float)
@@ -206,8 +239,12 @@ class ExportablePlot(QWidget):
         s.high = None if high is None else np.asarray(high, dtype=float)
         if s.kind == "bars":
             s.item.setOpts(x=s.x, height=s.y)
+        elif tips is not None:
+            if len(tips) != len(s.x):
+                raise ValueError(f"{len(tips)} tooltips for {len(s.x)} points of {name!r}")
+            s.item.setData(s.x, s.y, data=np.array(list(tips), dtype=object))
         else:
-            s.item.setData(s.x, s.y)
+            s.item.setData(s.x, s.y, data=None)
         if s.error_item is not None:
             if s.low is not None and s.high is not None and len(s.x):
                 s.error_item.setData(x=s.x, y=s.y, top=s.high - s.y, bottom=s.y - s.low)
@@ -223,6 +260,23 @@ class ExportablePlot(QWidget):
 
     def has_data(self) -> bool:
         return any(len(s.x) for s in self.series.values())
+
+    def set_caption(self, caption: str) -> None:
+        """A second, smaller title line (dataset name, confidence level, ...).
+
+        Shown on screen and in PNG/SVG exports, so a saved plot always says
+        what data it shows.
+        """
+        self.caption = caption
+        if caption:
+            self.plot_item.setTitle(f"{self.title}<br><span style='font-size: 9pt; color: #444'>{caption}</span>")
+        else:
+            self.plot_item.setTitle(self.title)
+
+    def _point_tip(self, x: float, y: float, data) -> str:
+        if isinstance(data, str) and data:
+            return data
+        return f"{self.x_label}: {x:g}\n{self.y_label}: {y:g}"
 
     def set_empty_text(self, text: str) -> None:
         self.empty_label.setText(text)
@@ -244,6 +298,75 @@ class ExportablePlot(QWidget):
         self.legend.clear()
         for s in wanted:
             self.legend.addItem(s.item, s.name)
+        self.keep_legend_clear()
+
+    # --------------------------------------------------------------- legend
+    def legend_rect(self, offset: tuple[float, float] | None = None) -> QRectF:
+        """Where the legend sits (or would sit at ``offset``), in view-box pixels."""
+        view = self.plot_item.getViewBox()
+        size = self.legend.boundingRect()
+        ox, oy = offset if offset is not None else self.legend.opts["offset"]
+        width, height = view.width(), view.height()
+        left = ox if ox >= 0 else width + ox - size.width()
+        top = oy if oy >= 0 else height + oy - size.height()
+        return QRectF(left, top, size.width(), size.height())
+
+    def data_pixels(self) -> np.ndarray:
+        """Every drawn point and error-bar end as (n, 2) view-box pixel coordinates."""
+        view = self.plot_item.getViewBox()
+        points = []
+        for s in self.series.values():
+            ys = [s.y] + [b for b in (s.low, s.high) if b is not None and len(b) == len(s.x)]
+            for y in ys:
+                for xi, yi in zip(s.x, y):
+                    if self._log[0]:
+                        xi = np.log10(xi) if xi > 0 else np.nan
+                    if self._log[1]:
+                        yi = np.log10(yi) if yi > 0 else np.nan
+                    if np.isfinite(xi) and np.isfinite(yi):
+                        p = view.mapFromView(QPointF(float(xi), float(yi)))
+                        points.append((p.x(), p.y()))
+        return np.array(points, dtype=float).reshape(-1, 2)
+
+    def legend_covers_data(self, offset: tuple[float, float] | None = None, pad: float = 8.0) -> bool:
+        """Whether the legend (at ``offset``) hides a point, with ``pad`` pixels of room."""
+        if self.legend is None or not self.legend.items:
+            return False
+        rect = self.legend_rect(offset).adjusted(-pad, -pad, pad, pad)
+        pts = self.data_pixels()
+        inside = ((pts[:, 0] >= rect.left()) & (pts[:, 0] <= rect.right())
+                  & (pts[:, 1] >= rect.top()) & (pts[:, 1] <= rect.bottom()))
+        return bool(inside.any())
+
+    def keep_legend_clear(self, *_) -> None:
+        """Move the legend to the first corner where it covers no point.
+
+        Called whenever the range, the size or the legend entries change.
+        When every corner is taken the legend stays top-right; plots that
+        choose their own range (zoom) leave head-room for it instead, see
+        :meth:`legend_headroom`.
+        """
+        if not self.auto_legend or not self.legend.items:
+            return
+        view = self.plot_item.getViewBox()
+        if view.width() <= 0 or view.height() <= 0:
+            return
+        for offset in LEGEND_CORNERS:
+            if not self.legend_covers_data(offset):
+                break
+        else:
+            offset = LEGEND_CORNERS[0]
+        if tuple(self.legend.opts["offset"]) != tuple(offset):
+            self.legend.setOffset(offset)
+
+    def legend_headroom(self, pad: float = 8.0) -> float:
+        """Share of the plot height the legend band takes at the top (0 if none)."""
+        if self.legend is None or not self.legend.items:
+            return 0.0
+        height = self.plot_item.getViewBox().height()
+        if height <= 0:
+            return 0.0
+        return min(0.6, (self.legend.boundingRect().height() + LEGEND_MARGIN + pad) / height)
 
     def add_tool_button(self, text: str, tooltip: str, *, checkable: bool = False) -> QToolButton:
         """An extra button in the plot's toolbar, left of the export buttons."""
@@ -319,6 +442,8 @@ class ExportablePlot(QWidget):
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(["series", self.x_label, self.y_label, "y_low", "y_high"])
         for s in self.series.values():
+            if not s.in_csv:
+                continue
             for i in range(len(s.x)):
                 low = _fmt(s.low[i]) if s.low is not None else ""
                 high = _fmt(s.high[i]) if s.high is not None else ""

@@ -15,6 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import csv
+import io
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
@@ -94,9 +97,11 @@ class UniquenessPlot(ExportablePlot):
     """Uniqueness vs m: exact points (●) and estimated points (▲) with CI bars."""
 
     def __init__(self, title: str, y_label: str, empty_text: str, estimated: str = "estimated (sample)"):
-        super().__init__(title, x_label=X_LABEL, y_label=y_label, empty_text=empty_text)
+        super().__init__(title, x_label=X_LABEL, y_label=y_label, empty_text=empty_text, auto_legend=True)
         self.estimated = estimated
-        self.add_series("trend", kind="line", color="#999999", width=1.5, in_legend=False)
+        self.points: list[Any] = []
+        # The trend line only joins the points below; the CSV lists each point once.
+        self.add_series("trend", kind="line", color="#999999", width=1.5, in_legend=False, in_csv=False)
         self.add_series("exact count", kind="scatter", symbol="o", color="#0072B2", error_bars=True)
         self.add_series(estimated, kind="scatter", symbol="t1", color="#D55E00", error_bars=True)
         # Percent labels next to the points: on the fixed 0-1 scale small
@@ -137,7 +142,10 @@ class UniquenessPlot(ExportablePlot):
         finite = [s.high if s.high is not None else s.y for s in self.series.values() if len(s.y)]
         top = max((float(np.nanmax(v)) for v in finite), default=1.0)
         if self.zoom_button.isChecked() and top > 0:
-            self.plot_item.setYRange(0.0, min(1.0, top * 1.15), padding=0.02)
+            # Head-room above the highest error bar for its percent label and
+            # the legend band, so the legend never hides a point.
+            room = self.legend_headroom(pad=LABEL_PX)
+            self.plot_item.setYRange(0.0, min(1.0, top * 1.1 / (1.0 - room)), padding=0.02)
         else:
             self.plot_item.setYRange(0.0, 1.0, padding=0.02)
 
@@ -150,15 +158,58 @@ class UniquenessPlot(ExportablePlot):
         low = np.array([p.ci_low for p in points], dtype=float)
         high = np.array([p.ci_high for p in points], dtype=float)
         exact = np.array([is_exact(p) for p in points], dtype=bool)
+        self.points = points
+        tips = [point_tip(p) for p in points]
         self.set_series("trend", m, u)
-        self.set_series("exact count", m[exact], u[exact], low=low[exact], high=high[exact])
-        self.set_series(self.estimated, m[~exact], u[~exact], low=low[~exact], high=high[~exact])
+        self.set_series("exact count", m[exact], u[exact], low=low[exact], high=high[exact],
+                        tips=[t for t, e in zip(tips, exact) if e])
+        self.set_series(self.estimated, m[~exact], u[~exact], low=low[~exact], high=high[~exact],
+                        tips=[t for t, e in zip(tips, exact) if not e])
         self._show_labels(m, u)
         if self._m_range is not None:
             self._apply_x_range(max(self._m_range[1], m.max() if len(m) else 0))
         elif len(m):
             self._apply_x_range(m.max())
         self._apply_y_range()
+
+
+    def csv_text(self) -> str:
+        """One row per point: m, value, interval, method, samples and the precision note."""
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(["m", self.y_label, "ci_low", "ci_high", "method", "samples", "seconds", "precision_note"])
+        for p in self.points:
+            writer.writerow([p.m, repr(float(p.uniqueness)), repr(float(p.ci_low)), repr(float(p.ci_high)),
+                             p.method, int(p.samples), f"{p.seconds:.3f}", precision_warning(p)])
+        return out.getvalue()
+
+
+#: Pixels above the highest point kept free for its percent label.
+LABEL_PX = 24.0
+
+
+def precision_warning(point: Any) -> str:
+    """The point's "precision not reached" note, or "" (older results carry none)."""
+    if getattr(point, "precision_met", True):
+        return ""
+    return getattr(point, "warning", "") or "confidence interval wider than the requested ±ε"
+
+
+def point_tip(point: Any) -> str:
+    """Hover text of one plotted point."""
+    lines = [f"m = {point.m}: {point.uniqueness * 100:.2f} %",
+             f"confidence interval {point.ci_low * 100:.2f} – {point.ci_high * 100:.2f} %",
+             f"{METHOD_TEXT.get(str(point.method), str(point.method))}, {int(point.samples):,} samples",
+             f"{point.seconds:.2f} s"]
+    warning = precision_warning(point)
+    if warning:
+        lines.append(f"⚠ {warning}")
+    return "\n".join(lines)
+
+
+def ci_caption(delta: float) -> str:
+    """'error bars: 99 % confidence interval (δ = 0.01)'."""
+    return f"error bars: {(1.0 - delta) * 100:g} % confidence interval (δ = {delta:g})"
 
 
 def _percent(share: float) -> str:
@@ -170,7 +221,7 @@ def _percent(share: float) -> str:
     return f"{share * 100:.1f} %"
 
 
-TABLE_COLUMNS = ("quantity", "m", "unique", "confidence interval", "method", "samples", "seconds")
+TABLE_COLUMNS = ("quantity", "m", "unique", "confidence interval", "method", "samples", "seconds", "note")
 
 
 class ResultsTable(QTableWidget):
@@ -194,12 +245,14 @@ class ResultsTable(QTableWidget):
             quantity = "m-itemsets" if result.kind == "itemset" else "people"
             for p in sorted(result.points, key=lambda p: p.m):
                 if not np.isfinite(p.uniqueness):
-                    rows.append((quantity, str(p.m), "undefined", "no record has m items", "", "0", f"{p.seconds:.2f}"))
+                    rows.append((quantity, str(p.m), "undefined", "no record has m items", "", "0",
+                                 f"{p.seconds:.2f}", ""))
                     continue
+                warning = precision_warning(p)
                 rows.append((quantity, str(p.m), f"{p.uniqueness * 100:.2f} %",
                              f"{p.ci_low * 100:.2f} – {p.ci_high * 100:.2f} %",
                              METHOD_TEXT.get(str(p.method), str(p.method)), f"{int(p.samples):,}",
-                             f"{p.seconds:.2f}"))
+                             f"{p.seconds:.2f}", f"⚠ {warning}" if warning else ""))
         self.setRowCount(len(rows))
         for r, row in enumerate(rows):
             for c, text in enumerate(row):
@@ -275,18 +328,34 @@ class RiskWorkbench(Workbench):
             return f"Smallest m ({params.min_m}) must not exceed largest m ({params.max_m})."
         return None
 
-    def dataset_changed(self, dataset: Any) -> None:
+    def set_dataset(self, dataset: Any) -> None:
+        # Clear before the base class decides whether to show the page: a
+        # dataset this tab does not accept must not leave the old curves behind.
+        super().set_dataset(dataset)
         self._show(None, None)
+        self._label_plots(None)
+
+    def dataset_changed(self, dataset: Any) -> None:
         self.attack_demo.set_dataset(dataset)
 
     def run(self, params: UniquenessParams) -> None:
         data = self.dataset
         self._show(None, None)
+        self._label_plots(params)
         for plot in (self.itemset_plot, self.person_plot):
             plot.set_m_range(params.min_m, params.max_m)
         self.submit(f"Uniqueness vs m ({data.name}, m ≤ {params.max_m})",
                     lambda progress: run_risk_analysis(data, params, progress),
                     on_partial=self._on_partial, on_done=self._on_done)
+
+    def _label_plots(self, params: UniquenessParams | None) -> None:
+        """Name the dataset (and the confidence level once a run starts) on both plots."""
+        name = getattr(self.dataset, "name", "") if self.dataset is not None else ""
+        parts = [name] if name else []
+        if params is not None:
+            parts.append(ci_caption(params.delta))
+        for plot in (self.itemset_plot, self.person_plot):
+            plot.set_caption(" · ".join(parts))
 
     # ------------------------------------------------------------ results
     def _on_partial(self, partial: UniquenessResult) -> None:
