@@ -109,3 +109,13 @@ def test_burn_in_status_never_shows_infinite_z(baskets):
         sampler.close()
     assert progress.statuses and not any("inf" in s for s in progress.statuses)
     assert any("checking convergence" in s for s in progress.statuses)
+
+
+def test_parameter_errors_name_the_field_and_the_problem():
+    from anonstudio.params import validate
+
+    with pytest.raises(ParameterError) as info:
+        validate(UniquenessParams(epsilon=0.0))
+    assert info.value.name == "epsilon"
+    assert info.value.problem == "must be at least 0.001 (got 0)"
+    assert str(info.value) == "Error ε must be at least 0.001 (got 0)"  # the GUI keeps its label
