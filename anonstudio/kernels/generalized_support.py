@@ -100,6 +100,14 @@ def _gallop(pool, lo, hi, x):
 
 
 @njit(nogil=True, cache=True, inline="always")
+def _popcount(x):
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@njit(nogil=True, cache=True, inline="always")
 def _has_bit(bits, row, x):
     return (bits[row, x >> 6] >> np.uint64(x & 63)) & np.uint64(1)
 
@@ -111,7 +119,9 @@ def support_at_least(pool, start, length, bits, bit_row, parts, n_parts, k):
     Walks the shortest posting list and looks each record up in the other
     partitions: by a bit test where the partition has a record bitset
     (``bit_row[p] >= 0``, kept for big partitions), else by galloping search
-    in its list. Stops once ``k`` common records are found.
+    in its list. When all partitions have bitsets and even the shortest list
+    is longer than two words per record-word, ANDs the bitsets instead. Stops
+    once ``k`` common records are found.
     """
     if n_parts == 0:
         return 0
@@ -128,6 +138,26 @@ def support_at_least(pool, start, length, bits, bit_row, parts, n_parts, k):
         order[b + 1] = v
     if n_parts == 1:
         return min(length[order[0]], k)
+    words = bits.shape[1]
+    all_bits = True
+    for a in range(n_parts):
+        if bit_row[order[a]] < 0:
+            all_bits = False
+            break
+    if all_bits and length[order[0]] > 2 * words:
+        # Every list is long: AND the bitsets word by word instead.
+        count = 0
+        for w in range(words):
+            x = bits[bit_row[order[0]], w]
+            for a in range(1, n_parts):
+                x &= bits[bit_row[order[a]], w]
+                if x == 0:
+                    break
+            if x != 0:
+                count += _popcount(x)
+                if count >= k:
+                    return k
+        return count
     cur = np.empty(n_parts, dtype=np.int64)
     end = np.empty(n_parts, dtype=np.int64)
     for a in range(n_parts):
