@@ -41,9 +41,10 @@ class PartitionState:
         self.merges = 0
         # Big partitions also keep a bitset over records: probing it is O(1)
         # where a search in a long posting list is not. A bitset costs
-        # n_records / 8 bytes, no more than the list itself above this length.
+        # n_records / 8 bytes (at most one per item: 0.7 GB for 4.4 million
+        # records and 1,303 items); lists longer than n_records / 256 gain.
         self.n_records = data.n_records
-        self.big = max(64, data.n_records // 32)
+        self.big = max(64, data.n_records // 256)
         words = (data.n_records + 63) // 64
         n_big = int((self.length > self.big).sum())
         self.bits = np.zeros((n_big + 8, words), dtype=np.uint64)
