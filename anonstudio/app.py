@@ -32,7 +32,21 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--demo", action="store_true",
                         help="run the uniqueness analysis at once (with --screenshot: save and exit)")
     parser.add_argument("--screenshot", metavar="PATH", help="with --demo: save a PNG of the window and exit")
+    parser.add_argument("--window-size", metavar="WxH", type=window_size, default=None,
+                        help="initial window size, e.g. 1280x720 (default: fit the screen; "
+                             f"{DEMO_SIZE[0]}x{DEMO_SIZE[1]} for --screenshot)")
     return parser
+
+
+def window_size(text: str) -> tuple[int, int]:
+    """Parse ``"1280x720"`` for ``--window-size``."""
+    try:
+        width, height = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not WIDTHxHEIGHT, e.g. 1280x720") from None
+    if width < 200 or height < 200:
+        raise argparse.ArgumentTypeError(f"{text!r} is too small (at least 200x200)")
+    return width, height
 
 
 class DemoDriver:
@@ -112,7 +126,9 @@ def main(argv: list[str] | None = None) -> int:
     app.setApplicationName(APPLICATION)
     scripted = bool(args.demo and args.screenshot)
     window = MainWindow(warm_up=not args.demo, restore_layout=not scripted)
-    if scripted:
+    if args.window_size is not None:
+        window.resize(*args.window_size)
+    elif scripted:
         window.resize(*DEMO_SIZE)
     if args.max_m is not None:
         _set_max_m(window, args.max_m)

@@ -85,7 +85,7 @@ class DatasetsPanel(QWidget):
         self.samples = QListWidget()
         self.samples.setToolTip("Datasets shipped with anonstudio. Double-click one to load it.")
         self.samples.setMaximumHeight(110)
-        self.samples.setMinimumHeight(48)
+        self.samples.setMinimumHeight(64)
         for sample in available_samples():
             text = f"{getattr(sample, 'title', None) or sample.name}"
             item = QListWidgetItem(text)
@@ -126,6 +126,10 @@ class DatasetsPanel(QWidget):
         splitter.addWidget(top)
         splitter.addWidget(self.length_plot)
         splitter.addWidget(self.frequency_plot)
+        # Extra height goes to the plots; the list and summary keep their size.
+        splitter.setCollapsible(0, False)
+        for index, stretch in enumerate((0, 1, 1)):
+            splitter.setStretchFactor(index, stretch)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(splitter)

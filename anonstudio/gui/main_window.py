@@ -142,7 +142,7 @@ class MainWindow(QMainWindow):
 
         # Give the workbench most of the room: narrow side docks, short jobs dock.
         self.resizeDocks([self.datasets_dock, self.params_dock], [300, 290], Qt.Horizontal)
-        self.resizeDocks([self.jobs_dock], [150], Qt.Vertical)
+        self.resizeDocks([self.jobs_dock], [130], Qt.Vertical)
 
         self._load_workbenches()
         self.tabs.currentChanged.connect(self._tab_changed)

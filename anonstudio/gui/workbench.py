@@ -90,7 +90,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QStackedLayout, QWidget
 
 from ..data.transactions import TransactionData
@@ -108,6 +108,44 @@ WRONG_KIND_TEXT = ("{title} works on {wanted}; the loaded dataset “{name}” i
 KIND_WORDS = {"TransactionData": "set-valued data (one set of items per person)",
               "Table": "a table (one row of attribute values per person)",
               "RTData": "a table with a set of items per row"}
+
+
+class PageScroll(QScrollArea):
+    """Shows a page at the viewport's size, scrolling only below the page's minimum size.
+
+    ``QScrollArea.setWidgetResizable`` sizes a page with word-wrapped labels
+    by its *preferred* height for the width, so a page that fits would still
+    scroll; this one gives the page exactly the viewport unless the page's
+    layout cannot shrink that far.
+    """
+
+    def __init__(self, page: QWidget, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setFrameShape(QFrame.NoFrame)
+        self.setWidgetResizable(False)
+        self.setWidget(page)
+        page.installEventFilter(self)
+
+    def fit_page(self) -> None:
+        page = self.widget()
+        view = self.viewport().size()
+        least = page.minimumSizeHint().expandedTo(page.minimumSize())
+        page.resize(max(view.width(), least.width()), max(view.height(), least.height()))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt naming)
+        super().resizeEvent(event)
+        self.fit_page()
+
+    def viewportEvent(self, event: QEvent) -> bool:  # noqa: N802 (Qt naming)
+        # A scroll bar appearing or going shrinks or grows the viewport.
+        if event.type() == QEvent.Resize:
+            self.fit_page()
+        return super().viewportEvent(event)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt naming)
+        if watched is self.widget() and event.type() == QEvent.LayoutRequest:
+            self.fit_page()
+        return super().eventFilter(watched, event)
 
 
 class Workbench(QWidget):
@@ -169,10 +207,7 @@ class Workbench(QWidget):
         self.page = self.build()
         # The page scrolls instead of imposing its minimum size on the
         # window: the studio must fit 1280x720 whatever a workbench packs in.
-        self.page_scroll = QScrollArea()
-        self.page_scroll.setWidget(self.page)
-        self.page_scroll.setWidgetResizable(True)
-        self.page_scroll.setFrameShape(QFrame.NoFrame)
+        self.page_scroll = PageScroll(self.page)
         self._stack.addWidget(self.page_scroll)
         self._stack.setCurrentIndex(0)
 

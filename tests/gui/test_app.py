@@ -17,6 +17,14 @@ def test_parser_defaults_and_options():
     assert (args.dataset, args.demo, args.screenshot, args.max_m) == ("data.dat", True, "s.png", 3)
 
 
+def test_window_size_option():
+    assert build_parser().parse_args(["--window-size", "1280x720"]).window_size == (1280, 720)
+    assert build_parser().parse_args([]).window_size is None
+    for bad in ("1280", "axb", "100x100"):
+        with pytest.raises(SystemExit):
+            build_parser().parse_args(["--window-size", bad])
+
+
 def test_screenshot_requires_demo(capsys):
     from anonstudio.app import main
 
@@ -34,10 +42,13 @@ def run_demo(tmp_path, *extra):
 
 
 def test_demo_on_the_chess_sample(tmp_path):
-    proc, shot = run_demo(tmp_path, "--sample", "chess", "--max-m", "2")
+    proc, shot = run_demo(tmp_path, "--sample", "chess", "--max-m", "2", "--window-size", "1280x720")
     assert proc.returncode == 0, proc.stderr
     data = shot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
+    # The PNG's header gives the window size: the studio fits a 1280x720 screen.
+    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    assert (width, height) == (1280, 720)
 
 
 def test_demo_fails_with_status_1_on_a_bad_file(tmp_path, data_dir):

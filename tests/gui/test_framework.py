@@ -83,7 +83,8 @@ def test_run_button_runs_the_job_and_the_dock_lists_it(qtbot, runner, wait_job):
     assert not bench.param_panel.cancel_button.isEnabled()
 
 
-def test_cancel_from_the_dock_keeps_partial(qtbot, runner, wait_job):
+def held_run(qtbot, runner):
+    """A LengthsBench whose 3-step job holds after its first partial; returns (bench, dock, job)."""
     bench = LengthsBench(runner)
     bench.gate = threading.Event()
     dock = JobsPanel(runner)
@@ -92,9 +93,13 @@ def test_cancel_from_the_dock_keeps_partial(qtbot, runner, wait_job):
     bench.set_dataset(DATA)
     bench.param_panel.set_value("top", 3)
     bench.param_panel.run_button.click()
-    job = bench.job
     assert bench.param_panel.cancel_button.isEnabled()
     qtbot.waitUntil(lambda: bench.partials == [[3]], timeout=5000)
+    return bench, dock, bench.job
+
+
+def test_cancel_from_the_dock_keeps_partial(qtbot, runner, wait_job):
+    bench, dock, job = held_run(qtbot, runner)
     dock.cancel_button(job).click()
     bench.gate.set()
     wait_job(job)
@@ -104,16 +109,7 @@ def test_cancel_from_the_dock_keeps_partial(qtbot, runner, wait_job):
 
 
 def test_new_dataset_retires_the_running_job_and_drops_its_callbacks(qtbot, runner, wait_job):
-    bench = LengthsBench(runner)
-    bench.gate = threading.Event()
-    dock = JobsPanel(runner)
-    qtbot.addWidget(bench)
-    qtbot.addWidget(dock)
-    bench.set_dataset(DATA)
-    bench.param_panel.set_value("top", 3)
-    bench.param_panel.run_button.click()
-    job = bench.job
-    qtbot.waitUntil(lambda: bench.partials == [[3]], timeout=5000)
+    bench, dock, job = held_run(qtbot, runner)
     other = TransactionData.from_records([["x"]], name="other")
     bench.set_dataset(other)
     assert not bench.param_panel.cancel_button.isEnabled() and bench.param_panel.run_button.isEnabled()

@@ -203,7 +203,11 @@ def test_csv_leaves_out_series_marked_not_for_export_and_points_have_tips(qtbot)
 
 
 def test_caption_is_a_second_title_line(plot):
-    plot.set_caption("chess · error bars: 99 % confidence interval (δ = 0.01)")
-    assert "chess · error bars" in plot.plot_item.titleLabel.text and "Uniqueness" in plot.plot_item.titleLabel.text
+    plot.set_caption("chess & co\nerror bars: 99 % confidence interval (δ = 0.01)")
+    text = plot.plot_item.titleLabel.text
+    assert "chess &amp; co<br>error bars" in text and text.startswith("Uniqueness<br>")
+    # The title row grows with the caption, so no line is cut off.
+    label = plot.plot_item.titleLabel
+    assert plot.plot_item.layout.rowMinimumHeight(0) >= label.itemRect().height() > 30
     plot.set_caption("")
     assert plot.plot_item.titleLabel.text == "Uniqueness"

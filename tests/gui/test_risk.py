@@ -271,7 +271,7 @@ def test_plots_state_dataset_and_confidence_level(tiny_window, wait_job):
     bench.param_panel.run_button.click()
     wait_job(bench.job)
     for plot in (bench.itemset_plot, bench.person_plot):
-        assert plot.caption == "tiny.dat · error bars: 95 % confidence interval (δ = 0.05)"
+        assert plot.caption == "tiny.dat\nerror bars: 95 % confidence interval (δ = 0.05)"
         assert "95 % confidence interval" in plot.plot_item.titleLabel.text
     assert risk_module.ci_caption(0.01) == "error bars: 99 % confidence interval (δ = 0.01)"
 
@@ -289,10 +289,10 @@ def test_points_have_hover_tips_and_the_csv_one_row_per_point(tiny_window, wait_
     tip = plot._point_tip(spots[1].pos().x(), spots[1].pos().y(), spots[1].data())
     assert tip.startswith(f"m = 2: {point.uniqueness * 100:.2f} %")
     assert f"{point.ci_low * 100:.2f} – {point.ci_high * 100:.2f} %" in tip
-    assert "exact count" in tip and f"{point.samples:,} samples" in tip
+    assert "exact count" in tip and "samples: all" in tip
     rows = plot.csv_text().splitlines()
-    assert rows[0].split(",") == ["m", risk_module.ITEMSET_Y, "ci_low", "ci_high", "method", "samples", "seconds",
-                                  "precision_note"]
+    assert rows[0].split(",") == ["m", risk_module.ITEMSET_Y, "ci_low", "ci_high", "method", "samples",
+                                  "itemsets_counted", "seconds", "precision_note"]
     assert len(rows) == 1 + 3  # no repeated "trend" rows
     first = rows[1].split(",")
     assert first[0] == "1" and float(first[1]) == bench.itemsets.points[0].uniqueness
@@ -315,7 +315,7 @@ def test_precision_warning_is_shown_when_the_point_carries_one(qtbot):
     plot.show_result(result)
     table.show_results([result])
     tips = list(plot.series["estimated (MCMC sample)"].item.scatter.data["data"])
-    assert tips[0].endswith(f"⚠ {note}") and "⚠" not in tips[1]
+    assert tips[0].endswith(f"⚠ {note}") and "⚠" not in tips[1] and "samples: 26,492" in tips[1]
     assert table.item(0, 7).text() == f"⚠ {note}" and table.item(1, 7).text() == ""
     assert plot.csv_text().splitlines()[1].endswith(note)
     # Points from before the precision check existed carry no such fields.

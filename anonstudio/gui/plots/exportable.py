@@ -9,6 +9,7 @@ log axes or display scaling.
 from __future__ import annotations
 
 import csv
+import html
 import io
 import math
 from dataclasses import dataclass, field
@@ -262,16 +263,25 @@ class ExportablePlot(QWidget):
         return any(len(s.x) for s in self.series.values())
 
     def set_caption(self, caption: str) -> None:
-        """A second, smaller title line (dataset name, confidence level, ...).
+        """Smaller title lines under the title (dataset name, confidence level, ...); ``\\n`` separates lines.
 
         Shown on screen and in PNG/SVG exports, so a saved plot always says
         what data it shows.
         """
         self.caption = caption
         if caption:
-            self.plot_item.setTitle(f"{self.title}<br><span style='font-size: 9pt; color: #444'>{caption}</span>")
+            # One short line each: pyqtgraph never wraps a title, and a title
+            # wider than the plot widens the whole plot past its window.
+            lines = "<br>".join(html.escape(line) for line in caption.splitlines())
+            self.plot_item.setTitle(f"{html.escape(self.title)}<br><span style='font-size: 8pt; color: #444'>"
+                                    f"{lines}</span>")
         else:
             self.plot_item.setTitle(self.title)
+        # pyqtgraph reserves a fixed 30 px row for the title; make room for
+        # the caption lines so the title is not cut off at the top.
+        height = max(30.0, self.plot_item.titleLabel.itemRect().height())
+        self.plot_item.titleLabel.setMaximumHeight(height)
+        self.plot_item.layout.setRowFixedHeight(0, height)
 
     def _point_tip(self, x: float, y: float, data) -> str:
         if isinstance(data, str) and data:

@@ -177,10 +177,13 @@ class UniquenessPlot(ExportablePlot):
         """One row per point: m, value, interval, method, samples and the precision note."""
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(["m", self.y_label, "ci_low", "ci_high", "method", "samples", "seconds", "precision_note"])
+        writer.writerow(["m", self.y_label, "ci_low", "ci_high", "method", "samples", "itemsets_counted", "seconds",
+                         "precision_note"])
         for p in self.points:
+            counted = getattr(p, "itemsets", None)
             writer.writerow([p.m, repr(float(p.uniqueness)), repr(float(p.ci_low)), repr(float(p.ci_high)),
-                             p.method, int(p.samples), f"{p.seconds:.3f}", precision_warning(p)])
+                             p.method, int(p.samples), "" if counted is None else int(counted),
+                             f"{p.seconds:.3f}", precision_warning(p)])
         return out.getvalue()
 
 
@@ -195,11 +198,21 @@ def precision_warning(point: Any) -> str:
     return getattr(point, "warning", "") or "confidence interval wider than the requested ±ε"
 
 
+def samples_text(point: Any) -> str:
+    """What a value rests on: the draws of an estimate, or every itemset of an exact count."""
+    if is_exact(point):
+        # Exact points draw nothing (samples = 0); newer results say how many
+        # distinct m-itemsets were counted.
+        itemsets = getattr(point, "itemsets", None)
+        return f"all {int(itemsets):,} counted" if itemsets is not None else "all counted"
+    return f"{int(point.samples):,}"
+
+
 def point_tip(point: Any) -> str:
     """Hover text of one plotted point."""
     lines = [f"m = {point.m}: {point.uniqueness * 100:.2f} %",
              f"confidence interval {point.ci_low * 100:.2f} – {point.ci_high * 100:.2f} %",
-             f"{METHOD_TEXT.get(str(point.method), str(point.method))}, {int(point.samples):,} samples",
+             f"{METHOD_TEXT.get(str(point.method), str(point.method))}, samples: {samples_text(point)}",
              f"{point.seconds:.2f} s"]
     warning = precision_warning(point)
     if warning:
@@ -235,7 +248,7 @@ class ResultsTable(QTableWidget):
         self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
         self.horizontalHeader().setStretchLastSection(True)
         self.setToolTip("Every finished point. 'unique': share of m-itemsets (or of people) singled out; "
-                        "'samples': how many itemsets or people were checked.")
+                        "'samples': how many itemsets or people were drawn (exact counts check them all).")
 
     def show_results(self, results: list[UniquenessResult | None]) -> None:
         rows = []
@@ -251,13 +264,14 @@ class ResultsTable(QTableWidget):
                 warning = precision_warning(p)
                 rows.append((quantity, str(p.m), f"{p.uniqueness * 100:.2f} %",
                              f"{p.ci_low * 100:.2f} – {p.ci_high * 100:.2f} %",
-                             METHOD_TEXT.get(str(p.method), str(p.method)), f"{int(p.samples):,}",
+                             METHOD_TEXT.get(str(p.method), str(p.method)), samples_text(p),
                              f"{p.seconds:.2f}", f"⚠ {warning}" if warning else ""))
         self.setRowCount(len(rows))
         for r, row in enumerate(rows):
             for c, text in enumerate(row):
                 item = QTableWidgetItem(text)
-                if c > 0:
+                item.setToolTip(text)  # long notes are elided in the cell
+                if 0 < c < len(TABLE_COLUMNS) - 1:  # numbers right, the note reads left to right
                     item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
                 self.setItem(r, c, item)
 
@@ -355,7 +369,7 @@ class RiskWorkbench(Workbench):
         if params is not None:
             parts.append(ci_caption(params.delta))
         for plot in (self.itemset_plot, self.person_plot):
-            plot.set_caption(" · ".join(parts))
+            plot.set_caption("\n".join(parts))
 
     # ------------------------------------------------------------ results
     def _on_partial(self, partial: UniquenessResult) -> None:
