@@ -197,6 +197,17 @@ def test_csv_leaves_out_series_marked_not_for_export_and_points_have_tips(qtbot)
     spots = p.series["points"].item.scatter.points()
     assert [s.data() for s in spots] == ["first", "second"]
     assert p.series["points"].item.scatter.opts["hoverable"]
+    # Resting the mouse on the second point shows its text as the plot's tooltip.
+    from types import SimpleNamespace
+
+    from PySide6.QtCore import QPointF
+
+    p.resize(400, 300)
+    p.show()
+    qtbot.waitExposed(p)
+    p.plot_item.setRange(xRange=(0, 3), yRange=(0, 0.3), padding=0)
+    p.series["points"].item.scatter.hoverEvent(SimpleNamespace(exit=False, pos=lambda: QPointF(2, 0.2)))
+    assert p.plot_item.getViewBox().toolTip() == "second"
     assert p._point_tip(2.0, 0.5, None) == "m: 2\nshare: 0.5"
     with pytest.raises(ValueError):
         p.set_series("points", [1], [0.1], tips=["a", "b"])
