@@ -34,7 +34,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .rng import make_state, randbelow, uniform
+from .rng import first_above, make_state, randbelow, uniform
 
 __all__ = [
     "gamma_draw",
@@ -206,23 +206,10 @@ def _fill_cum(s, lo, hi, vals, pi_r, cum):
 
 
 @njit(nogil=True, cache=True)
-def _search(cum, size, x):
-    """First index whose cumulative weight exceeds ``x``."""
-    a, b = 0, size - 1
-    while a < b:
-        m = (a + b) >> 1
-        if cum[m] > x:
-            b = m
-        else:
-            a = m + 1
-    return a
-
-
-@njit(nogil=True, cache=True)
 def _draw_pattern(state, s, lo, hi, vals, pi_r, cum):
     """One value of a pattern's cell, with probability proportional to ``pi_r[s, v]``."""
     total = _fill_cum(s, lo, hi, vals, pi_r, cum)
-    return vals[lo + _search(cum, hi - lo, uniform(state) * total)]
+    return vals[lo + first_above(cum, hi - lo, uniform(state) * total)]
 
 
 @njit(nogil=True, cache=True)
@@ -242,7 +229,7 @@ def _resample_patterns(state, pat_s, pat_n, pat_ptr, pat_vals, base_counts, pi_r
         total = _fill_cum(s, lo, hi, pat_vals, pi_r, cum)
         if pat_n[p] < 8 or size < 8:
             for _ in range(pat_n[p]):
-                counts[s, pat_vals[lo + _search(cum, size, uniform(state) * total)]] += 1
+                counts[s, pat_vals[lo + first_above(cum, size, uniform(state) * total)]] += 1
         else:
             # Many draws from one large cell: a guide table (Chen and Asau 1974) makes each
             # inverse-CDF draw O(1) on average instead of a binary search.

@@ -40,6 +40,24 @@ def randbelow(state, n):
     return np.int64(((next_u64(state) >> uint64(32)) * uint64(n)) >> uint64(32))
 
 
+@njit(nogil=True, cache=True, inline="always")
+def first_above(cum, size, x):
+    """First index ``i < size`` with ``cum[i] > x``.
+
+    ``cum`` holds non-decreasing cumulative weights; with ``x`` uniform on
+    ``[0, cum[size - 1])`` the index is drawn in proportion to the weights.
+    """
+    lo = 0
+    hi = size - 1
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if cum[mid] > x:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
 @njit(nogil=True, cache=True)
 def sample_without_replacement(state, pool, size, out):
     """Write ``size`` distinct entries of ``pool`` into ``out`` (uniform, unsorted).
@@ -71,4 +89,4 @@ def warm_up() -> None:
     state = make_state(1)
     out = np.empty(2, dtype=np.int32)
     sample_without_replacement(state, np.arange(4, dtype=np.int32), 2, out)
-    uniform(state)
+    first_above(np.array([1.0, 2.0]), 2, uniform(state))

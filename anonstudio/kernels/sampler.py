@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .rng import make_state, randbelow, uniform
+from .rng import first_above, make_state, randbelow, uniform
 from .support import MODE_AUTO, no_bitsets, support_of, support_weight_bounded
 
 __all__ = ["run_chain", "record_first_supports", "record_weights", "subset_counts", "new_chain_state", "warm_up"]
@@ -76,20 +76,6 @@ def _slot(items, size):
         h = (h ^ np.uint64(items[j])) * np.uint64(0x100000001B3)
     h ^= h >> np.uint64(29)
     return np.int64(h & np.uint64(size - 1))
-
-
-@njit(nogil=True, cache=True, inline="always")
-def _pick_cumulative(cdf, x):
-    """First index with ``cdf[i] > x`` (``cdf`` non-decreasing, ``0 <= x < cdf[-1]``)."""
-    lo = 0
-    hi = cdf.shape[0] - 1
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if cdf[mid] > x:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -179,7 +165,7 @@ def run_chain(
             if cdf.shape[0] == 0:
                 u = eligible[randbelow(rng, n_eligible)]
             else:
-                u = eligible[_pick_cumulative(cdf, uniform(rng) * cdf[n_eligible - 1])]
+                u = eligible[first_above(cdf, cdf.shape[0], uniform(rng) * cdf[n_eligible - 1])]
             _sample_items(rng, indices, indptr[u], indptr[u + 1] - indptr[u], ell, cand)
             _insertion_sort(cand)
         same = cur_q[0] > 0.0
