@@ -299,19 +299,28 @@ class _Trial:
         draw_progress = _DrawProgress(self.hub)
         run = 0  # |S|: consecutive k-anonymous samples
         drawn = violations = merges = unfixable = 0
-        step = 0
         last_partial = time.perf_counter()
         cancelled = False
+        # The next chunk is drawn on a helper thread while this one is checked;
+        # chunk sizes and order stay fixed, so the samples do not change.
+        steps = iter(range(1 << 62))
+        prefetch = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kmanon-draw")
+
+        def draw_next():
+            size = _DRAW_SCHEDULE[min(next(steps), len(_DRAW_SCHEDULE) - 1)]
+            return prefetch.submit(sampler.draw, size, draw_progress)
+
+        pending = draw_next()
         try:
             while run < gamma and state.n_partitions > 1:
                 if self.hub.cancelled():
                     cancelled = True
                     break
-                size = _DRAW_SCHEDULE[min(step, len(_DRAW_SCHEDULE) - 1)]
-                step += 1
                 t = time.perf_counter()
-                items, _ = sampler.draw(size, draw_progress)
+                items, _ = pending.result()
                 self.sampling_seconds += time.perf_counter() - t
+                # Prefetch unless this chunk may already finish the level.
+                pending = draw_next() if gamma - run > len(items) else None
                 if len(items) == 0:
                     cancelled = self.hub.cancelled()
                     break
@@ -348,7 +357,10 @@ class _Trial:
                                                              merges, unfixable, False))
                 if unfixable > gamma:
                     break
+                if pending is None and run < gamma and state.n_partitions > 1:
+                    pending = draw_next()
         finally:
+            prefetch.shutdown(wait=True)
             _close(sampler)
         complete = not cancelled
         return self._snapshot(ell, k, sigma, gamma, "sampling", drawn, violations, merges, unfixable, complete)
