@@ -36,11 +36,17 @@ class _Log:
     def __init__(self):
         self.seen = 0
         self.t0 = time.perf_counter()
+        self.last_live = time.perf_counter()
 
     def set(self, fraction, status=""):
         pass
 
     def partial(self, result):
+        if result.current and time.perf_counter() - self.last_live > 30:
+            self.last_live = time.perf_counter()
+            lv = result.current[0]
+            print(f"    (level {lv.level} running: {lv.samples:,} samples, {lv.violations:,} violations, "
+                  f"{lv.partitions:,} partitions, {lv.seconds:.0f} s)", flush=True)
         if len(result.levels) > self.seen:
             lv = result.levels[-1]
             self.seen = len(result.levels)
