@@ -311,8 +311,11 @@ def count_keys(indptr, indices, label, ell, max_len):
 
 
 @njit(nogil=True, cache=True)
-def enumerate_keys(indptr, indices, label, ell, bits, max_len, out):
+def enumerate_keys(indptr, indices, label, ell, bits, max_len, out, u_start, u_stop, n_start):
     """Write one key per (record, generalized itemset of size 1..ell) into ``out``.
+
+    Covers records ``u_start..u_stop-1``, writing from ``out[n_start]``, so the
+    caller can work in chunks of records; returns the next free position.
 
     A key packs the sorted partition ids (+1) of the itemset, ``bits`` each,
     shifted left by one; the lowest bit is 1 when the itemset is the image of
@@ -322,8 +325,8 @@ def enumerate_keys(indptr, indices, label, ell, bits, max_len, out):
     parts = np.empty(max_len + 1, dtype=np.int64)
     counts = np.empty(max_len + 1, dtype=np.int64)
     idx = np.empty(ell, dtype=np.int64)
-    n = 0
-    for u in range(indptr.shape[0] - 1):
+    n = n_start
+    for u in range(u_start, u_stop):
         m = _record_parts(indices, indptr[u], indptr[u + 1], label, parts, counts)
         for j in range(1, min(ell, m) + 1):
             for a in range(j):
@@ -419,8 +422,11 @@ def dense_offsets(n_parts: int, ell: int, binom: np.ndarray) -> np.ndarray:
 
 
 @njit(nogil=True, cache=True)
-def dense_count(indptr, indices, compact, ell, max_len, binom, offsets, counts, flags):
-    """Count every generalized itemset of size 1..ell in a dense array.
+def dense_count(indptr, indices, compact, ell, max_len, binom, offsets, counts, flags, u_start, u_stop):
+    """Add the generalized itemsets of size 1..ell of records ``u_start..u_stop-1`` to a dense array.
+
+    Called once per chunk of records (counts accumulate), so the caller can
+    report progress and honour a cancel between chunks.
 
     ``compact`` maps an item to its partition's index 0..P-1. The itemset
     ``c_0 < ... < c_{j-1}`` lives in cell ``offsets[j] + sum_i C(c_i, i + 1)``
@@ -432,7 +438,7 @@ def dense_count(indptr, indices, compact, ell, max_len, binom, offsets, counts, 
     parts = np.empty(max_len + 1, dtype=np.int64)
     cnt = np.empty(max_len + 1, dtype=np.int64)
     idx = np.empty(ell, dtype=np.int64)
-    for u in range(indptr.shape[0] - 1):
+    for u in range(u_start, u_stop):
         m = _record_parts(indices, indptr[u], indptr[u + 1], compact, parts, cnt)
         for j in range(1, min(ell, m) + 1):
             for a in range(j):
@@ -521,7 +527,7 @@ def warm_up() -> None:
     indices = np.array([0, 1, 1], dtype=np.int32)
     count_keys(indptr, indices, label, 2, 2)
     out = np.empty(8, dtype=np.uint64)
-    n = enumerate_keys(indptr, indices, label, 2, 2, 2, out)
+    n = enumerate_keys(indptr, indices, label, 2, 2, 2, out, 0, len(indptr) - 1, 0)
     out[:n].sort()
     viol = np.empty(n, dtype=np.uint64)
     violating_keys(out, n, 2, viol)
@@ -531,6 +537,6 @@ def warm_up() -> None:
     off = dense_offsets(2, 2, binom)
     counts = np.zeros(off[-1], dtype=np.int32)
     flags = np.zeros(off[-1], dtype=np.uint8)
-    dense_count(indptr, indices, label, 2, 2, binom, off, counts, flags)
+    dense_count(indptr, indices, label, 2, 2, binom, off, counts, flags, 0, len(indptr) - 1)
     dense_violators(counts, flags, 2, off, binom, 2, 2, np.empty((off[-1], 2), dtype=np.int32))
     remap_and_shuffle(np.zeros((2, 2), dtype=np.int32), np.arange(2, dtype=np.int32), make_state(1))

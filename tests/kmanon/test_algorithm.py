@@ -224,3 +224,22 @@ def test_point_centroid_error_matches_direct_computation():
         c = xy[members].mean(axis=0)
         total += (freq[members] * np.hypot(*(xy[members] - c).T)).sum()
     assert res.final.error == pytest.approx(total / freq.sum())
+
+
+class _CancelWhileEnumerating(RecordingProgress):
+    """Cancels as soon as exact enumeration reports its first chunk of records."""
+
+    def cancelled(self) -> bool:
+        return any("enumerating itemsets of" in s for s in self.statuses)
+
+
+def test_cancel_is_honoured_between_record_chunks_of_exact_enumeration():
+    data = random_data(12, 20_000, 40, 6)
+    progress = _CancelWhileEnumerating()
+    res = kmanonymize(data, FreeMerge(), KmAnonParams(k=5, m=2, sigma=1.0, trials=1, seed=1, threads=1), progress,
+                      sampler_factory=brute_force_factory)
+    chunks = [s for s in progress.statuses if "enumerating itemsets of" in s]
+    assert len(chunks) == 1 and not chunks[0].endswith("20,000/20,000 records")
+    assert not res.complete
+    labels = res.final.labels
+    assert np.array_equal(labels, np.arange(data.n_items))  # nothing merged before the cancel

@@ -59,7 +59,7 @@ def test_enumeration_counts_match_brute_force():
     max_len = int(data.lengths.max())
     est = count_keys(data.indptr, data.indices, label, ell, max_len)
     keys = np.empty(int(est) + 1, np.uint64)
-    n = enumerate_keys(data.indptr, data.indices, label, ell, bits, max_len, keys)
+    n = enumerate_keys(data.indptr, data.indices, label, ell, bits, max_len, keys, 0, data.n_records, 0)
     assert n == int(est)
     keys = keys[:n]
     keys.sort()
@@ -87,7 +87,7 @@ def test_enumeration_counts_match_brute_force():
     off = dense_offsets(len(ids), ell, binom)
     counts = np.zeros(off[-1], np.int32)
     flags = np.zeros(off[-1], np.uint8)
-    dense_count(data.indptr, data.indices, compact, ell, max_len, binom, off, counts, flags)
+    dense_count(data.indptr, data.indices, compact, ell, max_len, binom, off, counts, flags, 0, data.n_records)
     rows = np.empty((off[-1], ell), np.int32)
     nv2, nflag2 = dense_violators(counts, flags, k, off, binom, len(ids), ell, rows)
     assert nflag2 == len(images)

@@ -42,7 +42,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ...data.transactions import TransactionData
-from ...jobs import NullProgress, Progress, derive_seed
+from ...jobs import ChunkSizer, NullProgress, Progress, derive_seed
 from ...kernels.generalized_support import (
     binomial_table,
     check_batch,
@@ -385,8 +385,27 @@ class _Trial:
                 f"{cells:,} counters, over the budget of {budget:,}; use sigma < 1 for this level or raise "
                 f"the budget"), math.inf
 
-    def _dense_violators(self, ell: int, k: int) -> tuple[np.ndarray, np.ndarray, int]:
-        """(rows of compact partition indices, their partition ids, flagged itemsets)."""
+    def _over_records(self, ell: int, work: Callable[[int, int], Any]) -> bool:
+        """Run ``work(lo, hi)`` over all records in ~0.1 s chunks; False if cancelled.
+
+        Enumerating every itemset of a level can take minutes, so progress and
+        cancel must happen between chunks rather than after one long kernel call.
+        """
+        n = self.data.n_records
+        sizer = ChunkSizer(initial=1024, target=0.1)
+        lo = 0
+        while lo < n:
+            hi = min(n, lo + sizer.next_size())
+            work(lo, hi)
+            sizer.done(hi - lo)
+            lo = hi
+            self._progress(ell, 0.5 * lo / n, f"level {ell}: enumerating itemsets of {lo:,}/{n:,} records")
+            if self.hub.cancelled():
+                return False
+        return True
+
+    def _dense_violators(self, ell: int, k: int) -> tuple[np.ndarray, np.ndarray, int] | None:
+        """(rows of compact partition indices, their partition ids, flagged itemsets); None if cancelled."""
         data, state = self.data, self.state
         ids = state.partition_ids().astype(np.int32)
         compact = np.searchsorted(ids, state.label).astype(np.int32)
@@ -394,20 +413,31 @@ class _Trial:
         offsets = dense_offsets(len(ids), ell, binom)
         counts = np.zeros(int(offsets[-1]), dtype=np.int32)
         flags = np.zeros(int(offsets[-1]), dtype=np.uint8)
-        dense_count(data.indptr, data.indices, compact, ell, int(data.lengths.max()), binom, offsets, counts, flags)
+        max_len = int(data.lengths.max())
+        if not self._over_records(ell, lambda lo, hi: dense_count(data.indptr, data.indices, compact, ell, max_len,
+                                                                 binom, offsets, counts, flags, lo, hi)):
+            return None
         n_bad = int(np.count_nonzero(flags & (counts < k)))
         rows = np.empty((n_bad, ell), dtype=np.int32)
         n_viol, n_flagged = dense_violators(counts, flags, k, offsets, binom, len(ids), ell, rows)
         return rows[:n_viol], ids, int(n_flagged)
 
-    def _sorted_violators(self, ell: int, k: int) -> tuple[np.ndarray, np.ndarray, int]:
-        """(rows of partition ids, identity lookup, flagged itemsets)."""
+    def _sorted_violators(self, ell: int, k: int) -> tuple[np.ndarray, np.ndarray, int] | None:
+        """(rows of partition ids, identity lookup, flagged itemsets); None if cancelled."""
         data, state = self.data, self.state
         bits = key_bits(data.n_items)
         max_len = int(data.lengths.max())
         estimate = count_keys(data.indptr, data.indices, state.label, ell, max_len)
         keys = np.empty(int(estimate) + 1, dtype=np.uint64)
-        n = enumerate_keys(data.indptr, data.indices, state.label, ell, bits, max_len, keys)
+        written = [0]
+
+        def chunk(lo: int, hi: int) -> None:
+            written[0] = enumerate_keys(data.indptr, data.indices, state.label, ell, bits, max_len, keys, lo, hi,
+                                        written[0])
+
+        if not self._over_records(ell, chunk):
+            return None
+        n = written[0]
         keys = keys[:n]
         keys.sort()
         # Violators overwrite the front of the sorted keys (never ahead of the read position).
@@ -423,7 +453,10 @@ class _Trial:
         if plan not in ("dense", "sorted"):
             raise _Stop(plan)
         self._progress(ell, 0.0, f"level {ell}: enumerating all {ell}-itemsets ({plan})")
-        rows, ids, n_flagged = self._dense_violators(ell, k) if plan == "dense" else self._sorted_violators(ell, k)
+        found = self._dense_violators(ell, k) if plan == "dense" else self._sorted_violators(ell, k)
+        if found is None:  # cancelled while counting: nothing merged yet, the map is still valid
+            return self._snapshot(ell, k, 1.0, 0, "exact", 0, 0, 0, 0, False)
+        rows, ids, n_flagged = found
         n_viol = len(rows)
         # Violators are repaired in a random order (one stream per trial) so
         # that trials explore different generalizations, as sampling would.
