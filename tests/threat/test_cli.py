@@ -71,7 +71,17 @@ def test_incomplete_cleartext_rows_are_dropped_on_request(tmp_path, capsys):
             DATA + "example1_anonymized_noid.csv", "--sensitive", "disease", "--domains", DATA + "example1_domains.csv",
             "--iterations", "3000", "--burn-in", "500", "--quiet"]
     assert main(args) == 2
-    assert "cleartext table has 9" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "8 rows: the 9 cleartext rows less the 1 with a missing value" in err and "--drop-incomplete" in err
     out = tmp_path / "out.json"
     assert main(args + ["--drop-incomplete", "--json", str(out)]) == 0
     assert len(json.loads(out.read_text())["rows"]) == 8
+
+
+def test_original_may_be_a_bundled_sample_name(monkeypatch, tmp_path, capsys):
+    # Run where no file called "adult" exists; the sample must be found by name.
+    monkeypatch.chdir(tmp_path)
+    code = main(["threat", "--original", "adult", "--anonymized", "missing.csv", "--sensitive", "occupation"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "missing.csv" in err and "adult: no such file" not in err

@@ -21,7 +21,7 @@ DESCRIPTION = (
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--original", required=True, type=Path, help="the cleartext table (CSV or Parquet)")
+    parser.add_argument("--original", required=True, type=Path, help="the cleartext table (CSV or Parquet), or a bundled sample name such as adult")
     parser.add_argument("--anonymized", required=True, type=Path,
                         help="the group-anonymized CSV (horizontal cells, or Anatomy multisets)")
     parser.add_argument("--sensitive", required=True, help="the sensitive column")
@@ -59,18 +59,43 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _load(args):
     from ...data.io import load_table
+    from ...data.samples import load_sample
     from ...methods.group_anon.published_csv import import_release
 
     options = {"header": False, "names": [c.strip() for c in args.columns.split(",")]} if args.columns else {}
     try:
-        table = load_table(args.original, **options)
+        if not options and _is_sample(args.original):
+            table = load_sample(str(args.original))
+        else:
+            table = load_table(args.original, **options)
         if args.drop_incomplete:
             table = _complete_rows(table, args)
+        else:
+            _suggest_drop_incomplete(table, args)
         release = import_release(args.anonymized, table, qi=args.qi, sensitive=args.sensitive,
                                  gid_column=args.group_column, id_column=args.id_column, domain_path=args.domains)
     except USER_ERRORS as exc:
         raise CliError(str(exc)) from None
     return table, release
+
+
+def _is_sample(spec: Path) -> bool:
+    """A bundled sample name (e.g. ``adult``) that is not also a file here."""
+    from ...data.samples import list_samples
+
+    return not Path(spec).exists() and str(spec) in {s.name for s in list_samples()}
+
+
+def _suggest_drop_incomplete(table, args) -> None:
+    """Fail with the fix when the anonymized rows are exactly the cleartext rows without missing values."""
+    with open(args.anonymized, newline="", encoding="utf-8-sig") as fh:
+        published = sum(1 for _ in csv.reader(fh)) - 1
+    if published == table.n_rows:
+        return
+    kept = _complete_rows(table, args).n_rows
+    if published == kept:
+        raise CliError(f"{args.anonymized.name} has {published:,} rows: the {table.n_rows:,} cleartext rows less the "
+                       f"{table.n_rows - kept:,} with a missing value; add --drop-incomplete to line them up")
 
 
 def _complete_rows(table, args):
