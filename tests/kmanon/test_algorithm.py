@@ -243,3 +243,16 @@ def test_cancel_is_honoured_between_record_chunks_of_exact_enumeration():
     assert not res.complete
     labels = res.final.labels
     assert np.array_equal(labels, np.arange(data.n_items))  # nothing merged before the cancel
+
+
+def test_partial_results_carry_each_trials_finished_levels():
+    data = random_data(13, 300, 30, 6)
+    progress = RecordingProgress()
+    res = kmanonymize(data, FreeMerge(), KmAnonParams(k=4, m=3, sigma=1.0, trials=2, seed=2, threads=1), progress,
+                      sampler_factory=brute_force_factory)
+    with_trials = [p for p in progress.partials if p.trials]
+    assert with_trials, "some partial result lists the trials"
+    for partial in with_trials:
+        for trial in partial.trials:
+            final_levels = res.trials[trial.trial].levels
+            assert [lv.partitions for lv in trial.levels] == [lv.partitions for lv in final_levels[:len(trial.levels)]]

@@ -551,6 +551,11 @@ def kmanonymize(
 
     def summarize(finished, current=(), trials=(), complete=False, reason=""):
         levels, best = _best_per_level(finished, params.m)
+        if not trials:
+            # Partial results carry every trial's finished levels too, so the
+            # per-trial points of the plots vs m fill in while trials run.
+            trials = tuple(TrialResult(t, seeds[t], tuple(done), False, 0.0, 0, 0.0)
+                           for t, done in enumerate(finished) if done)
         return KmAnonResult(
             levels=levels, best_trial=best, trials=tuple(trials), complete=complete,
             constraint=constraint.name, error_name=error.name, error_unit=error.unit, m=params.m,
