@@ -120,5 +120,6 @@ class Constraint(ABC):
     @abstractmethod
     def bind(self, state: PartitionState) -> ConstraintRun: ...
 
+    @abstractmethod
     def default_error(self) -> ErrorFunction:
-        raise NotImplementedError
+        """The error function the paper pairs with this constraint family."""
