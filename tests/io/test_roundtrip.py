@@ -1,4 +1,6 @@
 """Every writer is read back by its loader to the same data (random small datasets)."""
+import zlib
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -27,6 +29,10 @@ def random_dataset(rng, labels: str, allow_empty: bool) -> TransactionData:
         records.append(list(rng.choice(vocab, size=k, replace=False)))
     if not allow_empty and not records[-1]:
         records[-1] = [vocab[0]]
+    if not any(records):
+        # A dataset with no item at all is written as blank lines, which every
+        # loader rightly rejects as an empty file.
+        records[0] = [vocab[0]]
     return TransactionData.from_records(records)
 
 
@@ -36,7 +42,8 @@ def as_sets(data: TransactionData) -> list[set[str]]:
 
 @pytest.mark.parametrize("fmt", INT_FORMATS + ANY_LABEL_FORMATS)
 def test_transactions_round_trip(tmp_path, fmt):
-    rng = np.random.default_rng(abs(hash(fmt)) % 2**32)
+    # zlib.crc32, not hash(): str hashes change with every interpreter start.
+    rng = np.random.default_rng(zlib.crc32(fmt.encode()))
     for trial in range(15):
         labels = "int" if fmt in INT_FORMATS or trial % 2 else "text"
         if fmt == "csv-sets":
