@@ -1,6 +1,7 @@
 """Set-valued data: one set of items per person, stored as CSR arrays."""
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -8,6 +9,9 @@ from typing import Iterable, Sequence
 import numpy as np
 
 __all__ = ["TransactionData", "DatasetSummary"]
+
+# One lock for every dataset: derived values are built rarely and briefly.
+_DERIVED_LOCK = threading.RLock()
 
 
 @dataclass(frozen=True)
@@ -153,6 +157,17 @@ class TransactionData:
         if "freq" not in self._cache:
             self._cache["freq"] = np.bincount(self.indices, minlength=self.n_items).astype(np.int64)
         return self._cache["freq"]
+
+    def derived(self, key, build):
+        """A value computed from the data once, on first use, and kept with it.
+
+        For indexes that several methods or threads reuse (record bitsets, say):
+        a lock makes concurrent first uses build it once.
+        """
+        with _DERIVED_LOCK:
+            if key not in self._cache:
+                self._cache[key] = build()
+            return self._cache[key]
 
     def record(self, u: int) -> np.ndarray:
         """Item ids of record ``u`` (a read-only view)."""

@@ -177,6 +177,41 @@ def _weight_by_and(items, weights, bit_row, bits, uniform_weight):
     return count, wsum
 
 
+# Words per block of the bounded AND: a 2 KiB accumulator that stays in L1.
+_AND_BLOCK = 256
+
+
+@njit(nogil=True, cache=True)
+def _count_by_and_bounded(items, bit_row, bits, limit):
+    """Support by AND-ing bitset rows a block at a time; may stop once it reaches ``limit``.
+
+    Each block is AND-ed and counted in branch-free loops (vectorized like
+    :func:`_weight_by_and`), and the count is compared between blocks: a
+    frequent itemset reaches a small limit within the first blocks instead of
+    touching ``n_records / 64`` words per item, and nothing is allocated per
+    record. A result ``>= limit`` means "at least this many".
+    """
+    n_words = bits.shape[1]
+    ell = items.shape[0]
+    acc = np.empty(_AND_BLOCK, dtype=np.uint64)
+    first = bits[bit_row[items[0]]]
+    second = bits[bit_row[items[1]]]
+    count = np.int64(0)
+    for lo in range(0, n_words, _AND_BLOCK):
+        n = min(_AND_BLOCK, n_words - lo)
+        for w in range(n):
+            acc[w] = first[lo + w] & second[lo + w]
+        for j in range(2, ell):
+            row = bits[bit_row[items[j]]]
+            for w in range(n):
+                acc[w] &= row[lo + w]
+        for w in range(n):
+            count += _popcount(acc[w])
+        if count >= limit:
+            break
+    return count
+
+
 @njit(nogil=True, cache=True)
 def support_weight(items, weights, indptr, indices, post_indptr, post_records, bit_row, bits, mode, uniform_weight):
     """Support of ``items`` and the sum of ``weights[u]`` over the records containing it.
@@ -232,6 +267,9 @@ def support_weight_bounded(
         if all_dense:
             and_cost = _BITSET_WORD_COST * bits.shape[1] * ell
             if mode == MODE_BITSETS or and_cost < rare_len * (ell - 1):
+                if uniform_weight > 0.0:
+                    count = _count_by_and_bounded(items, bit_row, bits, np.ceil(q_limit / uniform_weight))
+                    return count, count * uniform_weight
                 return _weight_by_and(items, weights, bit_row, bits, uniform_weight)
     count = np.int64(0)
     wsum = 0.0
