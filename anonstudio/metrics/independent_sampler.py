@@ -1,0 +1,204 @@
+"""Exactly uniform, independent ell-itemsets of a dataset, by rejection.
+
+:class:`IndependentItemsetSampler` is a drop-in alternative to
+:class:`~anonstudio.metrics.itemset_sampler.ItemsetSampler` (Algorithm 1's
+Markov chain) with the same ``burn_in`` / ``draw`` interface. It proposes
+itemsets as the chain's size-weighted proposal does and accepts each with
+probability ``1 / supp`` (see :mod:`anonstudio.kernels.independent_sampler`),
+so its samples are exactly uniform over Omega^ell and independent of each
+other: what Theorem 1 of Acs et al. assumes of the samples, where a chain only
+approaches it after burn-in and thinning. There is nothing to burn in.
+
+Streams run on worker threads (numba releases the GIL); stream ``c`` fills rows
+``c * ceil(n / streams)`` onwards of every draw, so the output depends on the
+seed only, never on thread timing.
+"""
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..data.transactions import TransactionData
+from ..jobs import NullProgress, Progress, kernel_seeds
+from ..kernels.independent_sampler import build_alias, draw_independent
+from ..kernels.rng import make_state
+from ..kernels.sampler import subset_counts
+from ..kernels.support import MODE_AUTO, build_bitsets
+
+__all__ = ["IndependentItemsetSampler", "IndependentDrawReport", "BITSET_BYTES"]
+
+#: Default memory for record bitsets of the items (all 1,303 towers of a
+#: 4.4-million-user city take 0.72 GB). Testing one bit per candidate record
+#: beats a binary search in the record by an order of magnitude.
+BITSET_BYTES = 1 << 30
+
+# Proposals per kernel call: small enough that cancel answers within ~0.1 s
+# even when almost every proposal is rejected.
+_PROPOSALS_PER_CALL = 20_000
+# Cost model of expected_seconds_per_sample, measured on a 1,000,000-user
+# synthetic city (1,303 towers, all with bitsets): ~1.4 us per proposal (pick,
+# sort, a count that usually stops after a few matches) and ~3 ns per bitset
+# word of the full count an accepted (mostly rare) itemset needs.
+_SECONDS_PER_PROPOSAL = 1.4e-6
+_SECONDS_PER_BITSET_WORD = 3e-9
+_PILOT_SAMPLES = 256
+_PILOT_PROPOSALS = 2_000_000
+
+
+@dataclass(frozen=True)
+class IndependentDrawReport:
+    """Totals since the sampler was made.
+
+    ``acceptance_rate`` estimates ``|Omega^ell| / Z``, with ``Z`` the number of
+    (record, ell-subset) pairs; ``1 / acceptance_rate`` proposals make one sample.
+    """
+
+    proposals: int
+    samples: int
+    seconds: float
+
+    @property
+    def acceptance_rate(self) -> float:
+        return self.samples / self.proposals if self.proposals else 0.0
+
+
+class IndependentItemsetSampler:
+    """Uniform, independent samples from Omega^ell (the ell-itemsets with support >= 1).
+
+    Parameters
+    ----------
+    data
+        The dataset.
+    ell
+        Itemset size (>= 1).
+    seed
+        Same seed, same samples (``None``: fresh entropy).
+    streams
+        Independent random streams, drawn on as many threads.
+    bitset_bytes
+        Memory for per-item record bitsets (most frequent items first).
+    support_mode
+        Support strategy (``anonstudio.kernels.support.MODE_*``).
+    """
+
+    #: One exact count per sample (rejected proposals stop early); for cost models.
+    thinning = 1
+
+    def __init__(self, data: TransactionData, ell: int, seed: int | None = None, *, streams: int = 2,
+                 bitset_bytes: int = BITSET_BYTES, support_mode: int = MODE_AUTO):
+        if ell < 1:
+            raise ValueError("ell must be at least 1")
+        self.data = data
+        self.ell = int(ell)
+        self.streams = max(1, int(streams))
+        self.support_mode = int(support_mode)
+        self.eligible = np.flatnonzero(data.lengths >= self.ell).astype(np.int32)
+        if len(self.eligible):
+            self.prob, self.alias = build_alias(subset_counts(data.lengths[self.eligible], self.ell))
+        self.post_indptr, self.post_records = data.inverted()
+        self.bit_row, self.bits = data.derived(("record-bitsets", int(bitset_bytes)),
+                                               lambda: build_bitsets(data.indptr, data.indices, data.n_items,
+                                                                     max_bytes=int(bitset_bytes)))
+        self.ones = data.derived("ones-per-record", lambda: np.ones(data.n_records))
+        self._rngs = [make_state(s) for s in kernel_seeds(seed, self.streams, "independent-sampler", self.ell)]
+        self._counters = [np.zeros(2, dtype=np.int64) for _ in range(self.streams)]
+        self._pool = ThreadPoolExecutor(max_workers=self.streams, thread_name_prefix="itemset-stream")
+        self._seconds = 0.0
+        self.seed = seed
+        self._pilot_proposals_per_sample: float | None = None
+
+    @property
+    def empty(self) -> bool:
+        """True when no record has ell items, i.e. Omega^ell is empty."""
+        return len(self.eligible) == 0
+
+    @property
+    def report(self) -> IndependentDrawReport:
+        return IndependentDrawReport(
+            proposals=sum(int(c[0]) for c in self._counters),
+            samples=sum(int(c[1]) for c in self._counters),
+            seconds=self._seconds,
+        )
+
+    def burn_in(self, progress: Progress | None = None) -> IndependentDrawReport:
+        """Nothing to burn in (every accepted proposal is a uniform sample); runs the cost pilot."""
+        self.expected_seconds_per_sample()
+        return self.report
+
+    def expected_seconds_per_sample(self) -> float:
+        """Predicted wall seconds per sample on one stream, for choosing between sampling and enumeration.
+
+        Deterministic (no timing): the proposals per sample come from a pilot
+        of :data:`_PILOT_SAMPLES` on a stream of its own, so the samples of
+        :meth:`draw` are unaffected. Each proposal costs about
+        :data:`_SECONDS_PER_PROPOSAL`; each accepted one is usually rare and
+        counted in full, about ``ell`` bitset rows of ``n_records / 64`` words.
+        """
+        if self._pilot_proposals_per_sample is None:
+            if self.empty:
+                self._pilot_proposals_per_sample = 0.0
+            else:
+                counters = np.zeros(2, dtype=np.int64)
+                items = np.empty((_PILOT_SAMPLES, self.ell), dtype=np.int32)
+                supps = np.empty(_PILOT_SAMPLES, dtype=np.int64)
+                rng = make_state(kernel_seeds(self.seed, 1, "independent-sampler-pilot", self.ell)[0])
+                self._draw_into(rng, counters, _PILOT_SAMPLES, _PILOT_PROPOSALS, items, supps, 0)
+                self._pilot_proposals_per_sample = counters[0] / max(int(counters[1]), 1)
+        words = (self.data.n_records + 63) / 64
+        return (self._pilot_proposals_per_sample * _SECONDS_PER_PROPOSAL
+                + self.ell * words * _SECONDS_PER_BITSET_WORD)
+
+    def _draw_into(self, rng, counters, wanted, max_proposals, items, supps, start) -> int:
+        return int(draw_independent(
+            rng, counters, wanted, max_proposals, self.prob, self.alias, self.eligible, self.data.indptr,
+            self.data.indices, self.post_indptr, self.post_records, self.ones, self.bit_row, self.bits,
+            self.support_mode, items, supps, start,
+        ))
+
+    def close(self) -> None:
+        """Stop the worker threads (also done when the sampler is garbage collected)."""
+        self._pool.shutdown(wait=False)
+
+    def __del__(self):  # pragma: no cover - interpreter shutdown order varies
+        try:
+            self._pool.shutdown(wait=False)
+        except Exception:
+            pass
+
+    def draw(self, n: int, progress: Progress | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """``n`` independent uniform samples; fewer if cancelled.
+
+        Returns
+        -------
+        items : int32 (n, ell), item ids sorted within each row
+        supports : int64 (n,), each itemset's support in the data
+        """
+        progress = progress or NullProgress()
+        if self.empty or n <= 0:
+            return np.zeros((0, self.ell), dtype=np.int32), np.zeros(0, dtype=np.int64)
+        t0 = time.perf_counter()
+        per_stream = -(-n // self.streams)
+
+        def one(stream: int) -> tuple[np.ndarray, np.ndarray]:
+            items = np.empty((per_stream, self.ell), dtype=np.int32)
+            supps = np.empty(per_stream, dtype=np.int64)
+            got = 0
+            while got < per_stream and not progress.cancelled():
+                got += self._draw_into(self._rngs[stream], self._counters[stream], per_stream - got,
+                                       _PROPOSALS_PER_CALL, items, supps, got)
+                if stream == 0:  # one reporter is enough: the streams advance together
+                    progress.set(got / per_stream, f"sampling ell={self.ell}: {got:,}/{per_stream:,}")
+            return items[:got], supps[:got]
+
+        if self.streams == 1:
+            parts = [one(0)]
+        else:
+            parts = list(self._pool.map(one, range(self.streams)))
+        self._seconds += time.perf_counter() - t0
+        items = np.concatenate([p[0] for p in parts])[:n]
+        supps = np.concatenate([p[1] for p in parts])[:n]
+        return items, supps
+

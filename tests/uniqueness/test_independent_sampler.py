@@ -1,0 +1,142 @@
+"""Independent sampler: exactly uniform over Omega^ell, independent, reproducible."""
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from anonstudio.jobs import NullProgress
+from anonstudio.kernels.independent_sampler import build_alias, draw_independent
+from anonstudio.kernels.rng import make_state
+from anonstudio.kernels.sampler import subset_counts
+from anonstudio.kernels.support import MODE_AUTO, MODE_BITSETS, MODE_LISTS, build_bitsets, support_weight_bounded
+from anonstudio.metrics.independent_sampler import IndependentItemsetSampler
+from tests.reference import uniqueness_reference as ref
+from tests.uniqueness.helpers import as_data, id_sets
+
+
+def _skewed_dataset():
+    """Records of very different lengths: a proposal without the 1/supp correction is far from uniform."""
+    r = random.Random(5)
+    records = [set(r.sample(range(9), r.choice([1, 2, 2, 2, 3, 3, 7]))) for _ in range(40)]
+    return as_data(records, "skewed")
+
+
+@pytest.mark.parametrize("ell", [1, 2, 3])
+def test_draws_are_uniform_over_omega_with_true_supports(ell):
+    data = _skewed_dataset()
+    omega = ref.omega(id_sets(data), ell)
+    items, supports = IndependentItemsetSampler(data, ell, seed=11).draw(20_000)
+    draws = [tuple(row) for row in items.tolist()]
+    counts = Counter(draws)
+    assert set(counts) <= set(omega)
+    observed = np.array([counts.get(x, 0) for x in sorted(omega)], dtype=float)
+    assert stats.chisquare(observed).pvalue > 1e-3
+    assert supports.tolist() == [omega[x] for x in draws]
+
+
+@pytest.mark.parametrize("ell", [2, 3])
+def test_proposals_per_sample_match_the_rejection_rate(ell):
+    """Each proposal is accepted with probability |Omega^ell| / Z, Z the (record, ell-subset) pairs."""
+    data = _skewed_dataset()
+    sets = id_sets(data)
+    z = sum(math.comb(len(r), ell) for r in sets)
+    rate = len(ref.omega(sets, ell)) / z
+    sampler = IndependentItemsetSampler(data, ell, seed=3)
+    sampler.draw(20_000)
+    report = sampler.report
+    assert report.samples == 20_000
+    # Binomial standard error of the acceptance rate over report.proposals trials.
+    se = math.sqrt(rate * (1 - rate) / report.proposals)
+    assert abs(report.acceptance_rate - rate) < 5 * se
+
+
+def test_same_seed_same_samples_and_different_seed_differs():
+    data = _skewed_dataset()
+    a = IndependentItemsetSampler(data, 2, seed=3).draw(500)
+    b = IndependentItemsetSampler(data, 2, seed=3).draw(500)
+    c = IndependentItemsetSampler(data, 2, seed=4).draw(500)
+    assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+    assert not np.array_equal(a[0], c[0])
+
+
+def test_draws_continue_the_streams():
+    data = _skewed_dataset()
+    whole = IndependentItemsetSampler(data, 3, seed=9, streams=1).draw(3000)[0]
+    halves = IndependentItemsetSampler(data, 3, seed=9, streams=1)
+    first, second = halves.draw(1500)[0], halves.draw(1500)[0]
+    assert np.array_equal(np.concatenate([first, second]), whole)
+
+
+def test_kernel_chunk_boundaries_do_not_change_the_samples():
+    data = _skewed_dataset()
+    post_indptr, post_records = data.inverted()
+    bit_row, bits = build_bitsets(data.indptr, data.indices, data.n_items)
+    eligible = np.flatnonzero(data.lengths >= 3).astype(np.int32)
+    prob, alias = build_alias(subset_counts(data.lengths[eligible], 3))
+
+    def run(max_proposals):
+        rng, counters = make_state(21), np.zeros(2, dtype=np.int64)
+        items, supps = np.empty((400, 3), dtype=np.int32), np.empty(400, dtype=np.int64)
+        got = 0
+        while got < 400:
+            got += draw_independent(rng, counters, 400 - got, max_proposals, prob, alias, eligible, data.indptr,
+                                    data.indices, post_indptr, post_records, np.ones(data.n_records), bit_row, bits,
+                                    MODE_AUTO, items, supps, got)
+        return items, counters
+
+    one_call, c1 = run(10**9)
+    small_chunks, c2 = run(7)
+    assert np.array_equal(one_call, small_chunks) and np.array_equal(c1, c2)
+
+
+def test_cancel_returns_fewer_rows():
+    class CancelNow(NullProgress):
+        def cancelled(self):
+            return True
+
+    items, supports = IndependentItemsetSampler(_skewed_dataset(), 2, seed=1).draw(1000, CancelNow())
+    assert len(items) == len(supports) < 1000
+
+
+def test_no_record_long_enough_gives_no_samples():
+    items, _ = IndependentItemsetSampler(as_data([{"a"}, {"b", "c"}]), 3, seed=1).draw(10)
+    assert items.shape == (0, 3)
+
+
+@pytest.mark.parametrize("weights", [[1.0, 3.0], [0.0, 2.0, 5.0, 0.0, 1.0], [1e-9, 1e9, 7.0]])
+def test_alias_table_gives_each_index_its_weight(weights):
+    w = np.array(weights)
+    prob, alias = build_alias(w)
+    n = len(w)
+    implied = prob / n
+    for i in range(n):
+        implied[alias[i]] += (1.0 - prob[i]) / n
+    assert np.allclose(implied, w / w.sum(), rtol=1e-9, atol=1e-15)
+
+
+@pytest.mark.parametrize("mode", [MODE_AUTO, MODE_LISTS, MODE_BITSETS])
+def test_bounded_counts_are_exact_below_the_limit_and_at_least_it_otherwise(mode):
+    r = random.Random(8)
+    # 17,000 records: bitset rows longer than one 256-word block of the bounded AND.
+    # Sparse, so that supports fall on both sides of the limits.
+    records = [set(r.sample(range(40), r.randint(1, 6))) for _ in range(17_000)]
+    data = as_data(records)
+    sets = id_sets(data)
+    post_indptr, post_records = data.inverted()
+    bit_row, bits = build_bitsets(data.indptr, data.indices, data.n_items)
+    ones = np.ones(data.n_records)
+    for _ in range(80):
+        items = np.array(sorted(r.sample(range(40), r.randint(2, 3))), dtype=np.int32)
+        true = ref.support(sets, items.tolist())
+        limit = float(r.choice([1, 2, 3, 10, 30, 60, 100, np.inf]))
+        count, q = support_weight_bounded(items, ones, data.indptr, data.indices, post_indptr, post_records,
+                                          bit_row, bits, mode, 1.0, limit)
+        if q < limit:
+            assert count == true
+        else:
+            assert true >= count >= limit
