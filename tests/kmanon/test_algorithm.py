@@ -14,6 +14,7 @@ from anonstudio.data.hierarchy import Hierarchy  # noqa: E402
 from anonstudio.data.transactions import TransactionData  # noqa: E402
 from anonstudio.jobs import RecordingProgress  # noqa: E402
 from anonstudio.methods.kmanon import KmAnonParams, kmanonymize  # noqa: E402
+from anonstudio.methods.kmanon.params import SAMPLERS  # noqa: E402
 from anonstudio.methods.kmanon.constraints import FreeMerge, HierarchyCut, PointCentroidError  # noqa: E402
 
 TABLE_I = [
@@ -129,13 +130,15 @@ def test_same_seed_same_result_and_trials_differ():
         assert lv.error == min(t.levels[ell - 1].error for t in a.trials)
 
 
-def test_same_seed_same_result_with_mcmc_sampler():
+@pytest.mark.parametrize("sampler", SAMPLERS)
+def test_same_seed_same_result_with_each_real_sampler(sampler):
     data = random_data(6, 200, 30, 6)
-    params = KmAnonParams(k=4, m=2, sigma=0.9, trials=2, seed=4, exact_when_cheaper=False)
+    params = KmAnonParams(k=4, m=2, sigma=0.9, trials=2, seed=4, sampler=sampler, exact_when_cheaper=False)
     a = kmanonymize(data, FreeMerge(), params)
     b = kmanonymize(data, FreeMerge(), params)
     assert np.array_equal(a.final.labels, b.final.labels)
     assert a.final.samples == b.final.samples
+    assert a.sampler == sampler and a.to_json()["sampler"] == sampler
 
 
 def test_cancel_returns_a_valid_partial_generalization():

@@ -6,6 +6,7 @@ import shapely
 from anonstudio.data.geo import build_voronoi
 from anonstudio.data.synth_city import SynthCityParams, generate_city
 from anonstudio.methods.kmanon import KmAnonParams, kmanonymize
+from anonstudio.methods.kmanon.params import SAMPLERS
 from anonstudio.methods.kmanon.constraints import Contiguity
 from anonstudio.metrics.km_verify import verify_km
 
@@ -31,9 +32,11 @@ def _weighted_error(data, cells, labels):
     return total / freq.sum()
 
 
-def test_partitions_are_contiguous_and_itemsets_k_anonymous(city):
+@pytest.mark.parametrize("sampler", SAMPLERS)
+def test_partitions_are_contiguous_and_itemsets_k_anonymous(city, sampler):
     data, cells = city
-    res = kmanonymize(data, Contiguity(cells), KmAnonParams(k=8, m=3, sigma=0.9, trials=2, seed=2, exact_when_cheaper=False))
+    params = KmAnonParams(k=8, m=3, sigma=0.9, trials=2, seed=2, sampler=sampler, exact_when_cheaper=False)
+    res = kmanonymize(data, Contiguity(cells), params)
     assert res.complete
     assert res.final.partitions < data.n_items, "the city needs merging at k = 8"
     for lv in res.levels:

@@ -35,6 +35,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sigma-levels", default="", help="sigma per itemset size, e.g. 1,1,1,1,0.99")
     parser.add_argument("--bound", default="conservative", choices=("conservative", "theorem", "two-sided"),
                         help="sample bound of Theorem 1 (default conservative = the larger)")
+    parser.add_argument("--sampler", default="independent", choices=("independent", "mcmc"),
+                        help="uniform itemset sampler: independent draws by rejection (default) or the paper's "
+                             "MCMC chain (Algorithm 1)")
     parser.add_argument("--trials", type=int, default=1, help="independent trials r; the least error is kept")
     parser.add_argument("--threads", type=int, default=2, help="trials run in parallel on this many threads")
     parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
@@ -101,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("--geojson-out needs --coords")
     try:
         params = KmAnonParams(k=args.k, m=args.m, sigma=args.sigma, k_levels=args.k_levels,
-                              sigma_levels=args.sigma_levels, bound=args.bound, trials=args.trials,
+                              sigma_levels=args.sigma_levels, bound=args.bound, sampler=args.sampler, trials=args.trials,
                               seed=args.seed, threads=args.threads, exact_budget=args.exact_budget,
                               exact_when_cheaper=not args.sample_always).checked()
         data, constraint, cells, projection = _load(args)

@@ -63,7 +63,7 @@ from .params import KmAnonParams
 from .partition_state import PartitionState
 from .result import KmAnonResult, LevelResult, TrialResult
 
-__all__ = ["kmanonymize", "SamplerFactory", "default_sampler_factory"]
+__all__ = ["kmanonymize", "SamplerFactory", "SAMPLER_FACTORIES"]
 
 #: ``factory(data, ell, seed, chains)`` -> object with ``burn_in(progress)`` and
 #: ``draw(n, progress) -> (items (n, ell) int32, supports)``.
@@ -75,19 +75,35 @@ _DRAW_SCHEDULE = (512, 1024, 2048, 4096, 8192, 16384)
 _PARTIAL_EVERY = 1.0  # seconds between partial results inside a level
 # Cost model of "exact when cheaper" (see _Trial._exact_is_cheaper), per
 # (record, itemset) pair including the re-check of the violators found, as
-# measured on a 100,000-user synthetic city: dense counters (random access
-# into up to a few hundred MB) and sorted 8-byte keys.
+# measured on 100,000- and 1,000,000-user synthetic cities: dense counters
+# that fit in the cache (1.2e-8 s at 1M users, level 2), dense counters with
+# random access into hundreds of MB, and sorted 8-byte keys.
 _SECONDS_PER_KEY = 3e-7
-_SECONDS_PER_INCREMENT = 2e-7
+_SECONDS_PER_CACHED_INCREMENT = 1.5e-8
+_SECONDS_PER_INCREMENT = 1e-7
+_CACHED_COUNTER_BYTES = 32 << 20
 _AUTO_EXACT_SECONDS = 100.0
-_SECONDS_PER_ENTRY = 7e-9
 
 
-def default_sampler_factory(data: TransactionData, ell: int, seed: int, chains: int):
+def mcmc_sampler_factory(data: TransactionData, ell: int, seed: int, chains: int):
     """The MCMC sampler of Algorithm 1 over the original data."""
     from ...metrics.itemset_sampler import ItemsetSampler
 
     return ItemsetSampler(data, ell, seed, chains=chains)
+
+
+def independent_sampler_factory(data: TransactionData, ell: int, seed: int, chains: int):
+    """Exactly uniform, independent draws over the original data (rejection; no chain)."""
+    from ...metrics.independent_sampler import IndependentItemsetSampler
+
+    return IndependentItemsetSampler(data, ell, seed, streams=chains)
+
+
+#: ``KmAnonParams.sampler`` -> factory.
+SAMPLER_FACTORIES: dict[str, SamplerFactory] = {
+    "independent": independent_sampler_factory,
+    "mcmc": mcmc_sampler_factory,
+}
 
 
 class _Stop(Exception):
@@ -252,32 +268,29 @@ class _Trial:
         if sigma >= 1.0:
             return self._exact_level(ell, k)
         sampler = self._burnt_in_sampler(ell)
-        if self._exact_is_cheaper(ell, sigma, getattr(sampler, "thinning", 1)):
+        if self._exact_is_cheaper(ell, sigma, sampler):
             _close(sampler)
             return self._exact_level(ell, k)
         return self._sampling_level(ell, k, sigma, sampler)
 
-    def _exact_is_cheaper(self, ell: int, sigma: float, thinning: int) -> bool:
+    def _exact_is_cheaper(self, ell: int, sigma: float, sampler) -> bool:
         """Would enumerating every ell-itemset cost less than drawing the samples?
 
-        Cost model (measured on synthetic cities): enumerating one (record,
-        itemset) pair and re-checking the violators found costs 0.2-0.3 us;
-        one chain step intersects ``ell`` posting lists of
-        size-biased mean length ``L = sum f_i^2 / sum f_i`` at ~7 ns per entry,
-        and a sample costs ``thinning`` steps. A level draws about ``2 gamma``
-        samples. Everything here is deterministic (the thinning comes from the
-        seeded burn-in), so the choice does not depend on timing.
+        The sampler predicts its cost per sample (``expected_seconds_per_sample``,
+        deterministic: from the seeded burn-in or pilot, never from timing), and
+        a level draws about ``2 gamma`` samples; :meth:`_exact_plan` predicts
+        the enumeration. So the choice depends on the seed only.
         """
         if not self.params.exact_when_cheaper:
             return False
-        f = self.data.item_frequencies.astype(np.float64)
-        size_biased = float((f * f).sum() / max(f.sum(), 1.0))
-        sample_cost = max(thinning, 1) * ell * size_biased * _SECONDS_PER_ENTRY
+        per_sample = getattr(sampler, "expected_seconds_per_sample", None)
+        if per_sample is None:
+            return False
         samples = 2 * sample_bound(sigma, self.params.bound).samples
         _, exact_cost = self._exact_plan(ell)
         # The model's error grows with the violators' count, unknown before
         # counting; beyond ~100 s of predicted enumeration, do as the paper does.
-        return exact_cost <= min(samples * sample_cost, _AUTO_EXACT_SECONDS)
+        return exact_cost <= min(samples * per_sample() / max(self.chains, 1), _AUTO_EXACT_SECONDS)
 
     def _progress(self, ell: int, within: float, status: str) -> None:
         self.hub.set(self.trial, (ell - 1 + min(max(within, 0.0), 1.0)) / self.params.m, status)
@@ -378,7 +391,9 @@ class _Trial:
         increments = count_keys(data.indptr, data.indices, state.label, ell, int(data.lengths.max()))
         cells = sum(math.comb(state.n_partitions, j) for j in range(1, ell + 1))
         if cells <= budget:
-            return "dense", increments * _SECONDS_PER_INCREMENT + cells * _SECONDS_PER_INCREMENT
+            cached = 4 * cells <= _CACHED_COUNTER_BYTES
+            per_increment = _SECONDS_PER_CACHED_INCREMENT if cached else _SECONDS_PER_INCREMENT
+            return "dense", (increments + cells) * per_increment
         if increments <= budget and ell * key_bits(data.n_items) + 1 <= 64:
             return "sorted", increments * _SECONDS_PER_KEY
         return (f"level {ell}: exact enumeration needs {increments:,.0f} (record, itemset) pairs or "
@@ -537,12 +552,13 @@ def kmanonymize(
     error
         Error function; default: the constraint's own.
     sampler_factory
-        Uniform sampler over Omega^ell of the original data (default: Algorithm 1).
+        Uniform sampler over Omega^ell of the original data (default: the one
+        ``params.sampler`` names).
     """
     params = params.checked()
     progress = progress or NullProgress()
     error = error or constraint.default_error()
-    factory = sampler_factory or default_sampler_factory
+    factory = sampler_factory or SAMPLER_FACTORIES[params.sampler]
     r = params.trials
     workers = max(1, min(params.threads, r))
     chains = 1 if workers > 1 else 2
@@ -560,6 +576,7 @@ def kmanonymize(
             levels=levels, best_trial=best, trials=tuple(trials), complete=complete,
             constraint=constraint.name, error_name=error.name, error_unit=error.unit, m=params.m,
             seconds=time.perf_counter() - t0, stopped_reason=reason, current=tuple(current),
+            sampler=params.sampler if sampler_factory is None else getattr(factory, "__name__", "custom"),
         )
 
     hub.summarize = summarize

@@ -6,7 +6,11 @@ from dataclasses import dataclass
 from ...params import ParameterError, param, validate
 from .gamma import BOUND_EXPLANATION, BOUND_LABELS, BOUNDS
 
-__all__ = ["KmAnonParams", "parse_levels"]
+__all__ = ["KmAnonParams", "parse_levels", "SAMPLERS"]
+
+#: Uniform samplers over Omega^ell of the original data (line 8 of Algorithm 2).
+SAMPLERS = ("independent", "mcmc")
+SAMPLER_LABELS = ("independent (rejection)", "MCMC (Algorithm 1)")
 
 
 def parse_levels(text: str, m: int, default: float, kind: type, name: str) -> list:
@@ -48,6 +52,11 @@ class KmAnonParams:
                                       "exact for up to 4 items, probabilistic above). Empty: sigma for all.")
     bound: str = param("conservative", label="sample bound", choices=BOUNDS, choice_labels=BOUND_LABELS,
                        tooltip=BOUND_EXPLANATION)
+    sampler: str = param("independent", label="itemset sampler", choices=SAMPLERS, choice_labels=SAMPLER_LABELS,
+                         advanced=True,
+                         tooltip="How itemsets are drawn uniformly from the original data. Independent: exact, "
+                                 "independent draws by rejection (default, about 10x faster on large data). "
+                                 "MCMC: the paper's Markov chain (Algorithm 1), with burn-in and thinning.")
     trials: int = param(1, label="trials (r)", minimum=1, maximum=1000,
                         tooltip="Independent randomized runs; the one with the least error is kept.")
     seed: int | None = param(1, label="seed", minimum=0, maximum=2**63 - 1, optional=True,

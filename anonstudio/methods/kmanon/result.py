@@ -128,6 +128,8 @@ class KmAnonResult:
     stopped_reason: str = ""
     #: In a partial result: the running level of each busy trial (for live plots).
     current: tuple[LevelResult, ...] = ()
+    #: Which uniform itemset sampler the sampling levels used (``KmAnonParams.sampler``).
+    sampler: str = ""
 
     @property
     def final(self) -> LevelResult | None:
@@ -150,6 +152,7 @@ class KmAnonResult:
             "complete": self.complete,
             "stopped_reason": self.stopped_reason,
             "constraint": self.constraint,
+            "sampler": self.sampler,
             "error": {"name": self.error_name, "unit": self.error_unit},
             "m": self.m,
             "seconds": round(self.seconds, 4),
