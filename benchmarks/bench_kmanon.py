@@ -9,6 +9,7 @@ Usage::
 
     .venv/bin/python benchmarks/bench_kmanon.py --users 100000 [--users 1000000 ...] [--json out.json]
     .venv/bin/python benchmarks/bench_kmanon.py --nyc   # Foursquare NYC acceptance run (k=10, m=3)
+    .venv/bin/python benchmarks/bench_kmanon.py --sampler-speed 20000 --users 1000000   # sampler vs MCMC
 
 Run one size per process for clean peak-memory numbers.
 """
@@ -93,6 +94,37 @@ def run_city(users: int, k: int, m: int, sigma: float, trials: int, seed: int, v
     return out
 
 
+def run_sampler_speed(users: int, seed: int, samples: int) -> dict:
+    """Samples per second of the two uniform itemset samplers on one city, per ell (2 threads each)."""
+    from anonstudio.data.synth_city import SynthCityParams, generate_city
+    from anonstudio.metrics.independent_sampler import IndependentItemsetSampler
+    from anonstudio.metrics.itemset_sampler import ItemsetSampler
+
+    data = generate_city(SynthCityParams(towers=1303, area_km2=128.0, users=users, seed=seed)).data
+    rows = []
+    print(f"{users:,} users, {samples:,} samples per sampler and ell (burn-in and index builds not timed)")
+    print("ell | MCMC samples/s | independent samples/s | ratio | acceptance (independent)")
+    for ell in range(2, 6):
+        rates = {}
+        for name, make in (("mcmc", lambda: ItemsetSampler(data, ell, seed, chains=2)),
+                           ("independent", lambda: IndependentItemsetSampler(data, ell, seed, streams=2))):
+            sampler = make()
+            sampler.burn_in()
+            sampler.draw(64)  # compile and touch the indexes
+            t = time.perf_counter()
+            sampler.draw(samples)
+            rates[name] = samples / (time.perf_counter() - t)
+            if name == "independent":
+                acceptance = sampler.report.acceptance_rate
+            sampler.close()
+        ratio = rates["independent"] / rates["mcmc"]
+        rows.append({"ell": ell, **{f"{k}_per_s": v for k, v in rates.items()}, "ratio": ratio,
+                     "acceptance": acceptance})
+        print(f"{ell} | {rates['mcmc']:,.0f} | {rates['independent']:,.0f} | {ratio:.1f}x | {acceptance:.4f}",
+              flush=True)
+    return {"users": users, "sampler_speed": rows}
+
+
 def run_nyc(k: int, m: int, sigma: float, trials: int, seed: int, verify: int) -> dict:
     import shapely
 
@@ -127,6 +159,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--users", type=int, action="append", help="city size (repeatable)")
     ap.add_argument("--nyc", action="store_true", help="Foursquare New York City run instead")
+    ap.add_argument("--sampler-speed", type=int, metavar="SAMPLES",
+                    help="instead: samples/s of the independent sampler vs the MCMC chain on each --users city")
     ap.add_argument("--k", type=int, default=None)
     ap.add_argument("--m", type=int, default=None)
     ap.add_argument("--sigma", type=float, default=0.99)
@@ -135,7 +169,9 @@ def main(argv=None) -> int:
     ap.add_argument("--verify", type=int, default=20_000, help="verifier samples per level (0: skip)")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
-    if args.nyc:
+    if args.sampler_speed:
+        results = [run_sampler_speed(u, args.seed, args.sampler_speed) for u in (args.users or [1_000_000])]
+    elif args.nyc:
         results = [run_nyc(args.k or 10, args.m or 3, args.sigma, max(args.trials, 1), args.seed, args.verify)]
     else:
         results = [run_city(u, args.k or 20, args.m or 5, args.sigma, args.trials, args.seed, args.verify)

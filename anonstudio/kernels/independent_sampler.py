@@ -25,7 +25,18 @@ from numba import njit
 
 from .rng import make_state, randbelow, uniform
 from .sampler import _insertion_sort, _sample_items
-from .support import MODE_AUTO, build_bitsets, support_weight_bounded
+from .support import (
+    MODE_AUTO,
+    MODE_LISTS,
+    rarest_item,
+    build_bitsets,
+    build_summaries,
+    count_two_level,
+    support_weight_bounded,
+)
+
+# A walk entry (a random bit test) costs about this many summary words (streamed).
+_WALK_VS_SUMMARY = 4
 
 __all__ = ["build_alias", "draw_independent", "warm_up"]
 
@@ -82,9 +93,34 @@ def _alias_pick(rng, prob, alias):
     return i if u - i < prob[i] else alias[i]
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _bounded_support(cand, limit, ones, indptr, indices, post_indptr, post_records, bit_row, bits, summary, mode):
+    """Support of ``cand``, exact below ``limit`` (else at least ``limit``).
+
+    Where every item has a bitset row, the two-level AND is used unless the
+    rarest posting list is short enough to walk: a walk tests ``ell - 1``
+    bits per entry at random, the two-level AND streams ``ell`` summary words
+    per 64 row words (a few ns each) and then visits the flagged words.
+    """
+    ell = cand.shape[0]
+    if ell >= 2 and summary.shape[1] > 0 and mode != MODE_LISTS:
+        all_rows = True
+        for j in range(ell):
+            if bit_row[cand[j]] < 0:
+                all_rows = False
+                break
+        if all_rows:
+            _, rare_len = rarest_item(cand, post_indptr)
+            if rare_len * (ell - 1) > _WALK_VS_SUMMARY * summary.shape[1] * ell:
+                return count_two_level(cand, bit_row, bits, summary, limit)
+    supp, _ = support_weight_bounded(cand, ones, indptr, indices, post_indptr, post_records, bit_row, bits, mode,
+                                     1.0, limit)
+    return supp
+
+
 @njit(nogil=True, cache=True)
 def draw_independent(rng, counters, wanted, max_proposals, prob, alias, eligible, indptr, indices, post_indptr,
-                     post_records, ones, bit_row, bits, mode, out_items, out_supp, out_start):
+                     post_records, ones, bit_row, bits, summary, mode, out_items, out_supp, out_start):
     """Accept up to ``wanted`` itemsets into ``out_items[out_start:]``; returns how many.
 
     Stops early after ``max_proposals`` proposals, so callers can draw in
@@ -101,6 +137,9 @@ def draw_independent(rng, counters, wanted, max_proposals, prob, alias, eligible
         :func:`build_alias` over ``C(|D_u|, ell)`` of the ``eligible`` records.
     ones
         float64 ones, one per record (the support kernel's weights).
+    summary
+        :func:`~anonstudio.kernels.support.build_summaries` of ``bits``
+        (shape (0, 0): count without it).
     out_supp
         Receives the exact support of each accepted itemset.
     """
@@ -132,9 +171,9 @@ def draw_independent(rng, counters, wanted, max_proposals, prob, alias, eligible
         counters[0] += 1
         # Accept iff supp <= 1 / x, i.e. supp < floor(1 / x) + 1: count up to that bound.
         limit = np.floor(1.0 / x) + 1.0 if x > 0.0 else np.inf
-        supp, q = support_weight_bounded(cand, ones, indptr, indices, post_indptr, post_records, bit_row, bits,
-                                         mode, 1.0, limit)
-        if q < limit:
+        supp = _bounded_support(cand, limit, ones, indptr, indices, post_indptr, post_records, bit_row, bits,
+                                summary, mode)
+        if supp < limit:
             out_items[out_start + got, :] = cand
             out_supp[out_start + got] = supp
             got += 1
@@ -152,5 +191,7 @@ def warm_up() -> None:
     prob, alias = build_alias(np.array([1.0, 3.0]))
     out_items = np.empty((2, 2), dtype=np.int32)
     out_supp = np.empty(2, dtype=np.int64)
-    draw_independent(make_state(1), np.zeros(2, dtype=np.int64), 2, 100, prob, alias, eligible, indptr, indices,
-                     post_indptr, post_records, np.ones(3), bit_row, bits, MODE_AUTO, out_items, out_supp, 0)
+    for summary in (build_summaries(bits), np.zeros((0, 0), dtype=np.uint64)):
+        draw_independent(make_state(1), np.zeros(2, dtype=np.int64), 2, 100, prob, alias, eligible, indptr, indices,
+                         post_indptr, post_records, np.ones(3), bit_row, bits, summary, MODE_AUTO, out_items,
+                         out_supp, 0)

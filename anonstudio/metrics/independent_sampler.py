@@ -16,7 +16,6 @@ seed only, never on thread timing.
 from __future__ import annotations
 
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,7 +25,8 @@ from ..jobs import NullProgress, Progress, kernel_seeds
 from ..kernels.independent_sampler import build_alias, draw_independent
 from ..kernels.rng import make_state
 from ..kernels.sampler import subset_counts
-from ..kernels.support import MODE_AUTO, build_bitsets
+from ..kernels.support import MODE_AUTO, build_bitsets, build_summaries
+from .sampler_threads import ThreadedItemsetSampler
 
 __all__ = ["IndependentItemsetSampler", "IndependentDrawReport", "BITSET_BYTES"]
 
@@ -65,15 +65,13 @@ class IndependentDrawReport:
         return self.samples / self.proposals if self.proposals else 0.0
 
 
-class IndependentItemsetSampler:
+class IndependentItemsetSampler(ThreadedItemsetSampler):
     """Uniform, independent samples from Omega^ell (the ell-itemsets with support >= 1).
 
     Parameters
     ----------
-    data
-        The dataset.
-    ell
-        Itemset size (>= 1).
+    data, ell
+        The dataset and the itemset size (>= 1).
     seed
         Same seed, same samples (``None``: fresh entropy).
     streams
@@ -89,31 +87,23 @@ class IndependentItemsetSampler:
 
     def __init__(self, data: TransactionData, ell: int, seed: int | None = None, *, streams: int = 2,
                  bitset_bytes: int = BITSET_BYTES, support_mode: int = MODE_AUTO):
-        if ell < 1:
-            raise ValueError("ell must be at least 1")
-        self.data = data
-        self.ell = int(ell)
         self.streams = max(1, int(streams))
+        super().__init__(data, ell, self.streams, "itemset-stream")
         self.support_mode = int(support_mode)
-        self.eligible = np.flatnonzero(data.lengths >= self.ell).astype(np.int32)
         if len(self.eligible):
             self.prob, self.alias = build_alias(subset_counts(data.lengths[self.eligible], self.ell))
         self.post_indptr, self.post_records = data.inverted()
         self.bit_row, self.bits = data.derived(("record-bitsets", int(bitset_bytes)),
                                                lambda: build_bitsets(data.indptr, data.indices, data.n_items,
                                                                      max_bytes=int(bitset_bytes)))
+        self.summary = data.derived(("record-bitset-summaries", int(bitset_bytes)),
+                                    lambda: build_summaries(self.bits))
         self.ones = data.derived("ones-per-record", lambda: np.ones(data.n_records))
         self._rngs = [make_state(s) for s in kernel_seeds(seed, self.streams, "independent-sampler", self.ell)]
         self._counters = [np.zeros(2, dtype=np.int64) for _ in range(self.streams)]
-        self._pool = ThreadPoolExecutor(max_workers=self.streams, thread_name_prefix="itemset-stream")
         self._seconds = 0.0
         self.seed = seed
         self._pilot_proposals_per_sample: float | None = None
-
-    @property
-    def empty(self) -> bool:
-        """True when no record has ell items, i.e. Omega^ell is empty."""
-        return len(self.eligible) == 0
 
     @property
     def report(self) -> IndependentDrawReport:
@@ -155,18 +145,8 @@ class IndependentItemsetSampler:
         return int(draw_independent(
             rng, counters, wanted, max_proposals, self.prob, self.alias, self.eligible, self.data.indptr,
             self.data.indices, self.post_indptr, self.post_records, self.ones, self.bit_row, self.bits,
-            self.support_mode, items, supps, start,
+            self.summary, self.support_mode, items, supps, start,
         ))
-
-    def close(self) -> None:
-        """Stop the worker threads (also done when the sampler is garbage collected)."""
-        self._pool.shutdown(wait=False)
-
-    def __del__(self):  # pragma: no cover - interpreter shutdown order varies
-        try:
-            self._pool.shutdown(wait=False)
-        except Exception:
-            pass
 
     def draw(self, n: int, progress: Progress | None = None) -> tuple[np.ndarray, np.ndarray]:
         """``n`` independent uniform samples; fewer if cancelled.

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -26,6 +25,7 @@ from ..jobs import ChunkSizer, NullProgress, Progress, SubProgress, kernel_seeds
 from ..kernels.sampler import new_chain_state, record_weights, run_chain, subset_counts
 from ..kernels.support import MODE_AUTO, build_bitsets
 from .convergence import ACF_THRESHOLD, choose_thinning, effective_sample_size, geweke_z
+from .sampler_threads import ThreadedItemsetSampler
 
 __all__ = ["ItemsetSampler", "BurnInReport", "DrawDiagnostics", "PROPOSALS", "burn_in_status"]
 
@@ -99,15 +99,13 @@ class DrawDiagnostics:
     seconds: float
 
 
-class ItemsetSampler:
+class ItemsetSampler(ThreadedItemsetSampler):
     """Uniform sampler over Omega^ell, the ell-itemsets with support >= 1.
 
     Parameters
     ----------
-    data
-        The dataset.
-    ell
-        Itemset size (>= 1).
+    data, ell
+        The dataset and the itemset size (>= 1).
     seed
         Same seed, same samples (``None``: fresh entropy).
     chains
@@ -143,22 +141,17 @@ class ItemsetSampler:
         support_mode: int = MODE_AUTO,
         proposal: str = "size-weighted",
     ):
-        if ell < 1:
-            raise ValueError("ell must be at least 1")
-        self.data = data
-        self.ell = int(ell)
-        self.seed = seed
+        if proposal not in PROPOSALS:
+            raise ValueError(f"proposal must be one of {', '.join(PROPOSALS)}")
         self.chains = int(chains)
+        super().__init__(data, ell, self.chains, "itemset-chain")
+        self.seed = seed
         self.min_burn_in = int(min_burn_in)
         self.acf_threshold = float(acf_threshold)
         self.max_thinning = int(max_thinning)
         self.support_mode = int(support_mode)
-
-        if proposal not in PROPOSALS:
-            raise ValueError(f"proposal must be one of {', '.join(PROPOSALS)}")
         self.proposal = proposal
         lengths = data.lengths
-        self.eligible = np.flatnonzero(lengths >= self.ell).astype(np.int32)
         self.max_burn_in = int(max_burn_in) if max_burn_in is not None else max(200_000, 20 * len(self.eligible))
         if proposal == "uniform-record":
             self.cdf = np.zeros(0)
@@ -179,16 +172,10 @@ class ItemsetSampler:
         self.bit_row, self.bits = _cached_bitsets(data)
         seeds = kernel_seeds(seed, self.chains, "itemset-sampler", self.ell)
         self._states = [new_chain_state(self.ell, s) for s in seeds]
-        self._pool = ThreadPoolExecutor(max_workers=self.chains, thread_name_prefix="itemset-chain")
         self.report: BurnInReport | None = None
         self.last_draw: DrawDiagnostics | None = None
 
     # ---------------------------------------------------------------- basics
-    @property
-    def empty(self) -> bool:
-        """True when no record has ell items, i.e. Omega^ell is empty."""
-        return len(self.eligible) == 0
-
     @property
     def thinning(self) -> int:
         return self.report.thinning if self.report is not None else 1
@@ -203,16 +190,6 @@ class ItemsetSampler:
         f = self.data.item_frequencies.astype(np.float64)
         size_biased = float((f * f).sum() / max(f.sum(), 1.0))
         return self.thinning * self.ell * size_biased * _SECONDS_PER_ENTRY
-
-    def close(self) -> None:
-        """Stop the worker threads (also done when the sampler is garbage collected)."""
-        self._pool.shutdown(wait=False)
-
-    def __del__(self):  # pragma: no cover - interpreter shutdown order varies
-        try:
-            self._pool.shutdown(wait=False)
-        except Exception:
-            pass
 
     def _advance(self, steps: int, every: int) -> list[tuple[np.ndarray, np.ndarray]]:
         """Run every chain ``steps`` steps in parallel; return its recorded (items, supports)."""

@@ -9,6 +9,7 @@ import pytest
 from scipy import stats
 
 from anonstudio.jobs import RecordingProgress
+from anonstudio.metrics.independent_sampler import IndependentItemsetSampler
 from anonstudio.metrics.itemset_sampler import PROPOSALS, ItemsetSampler
 from tests.reference import uniqueness_reference as ref
 from tests.uniqueness.helpers import as_data, id_sets
@@ -46,10 +47,11 @@ def test_draws_are_uniform_over_omega_and_naive_sampler_is_not(proposal, ell):
     assert _chi_square_p(naive, omega) < 1e-6
 
 
-def test_same_seed_same_samples_and_different_seed_differs(table_i):
-    a = ItemsetSampler(table_i, 2, seed=3).draw(500)
-    b = ItemsetSampler(table_i, 2, seed=3).draw(500)
-    c = ItemsetSampler(table_i, 2, seed=4).draw(500)
+@pytest.mark.parametrize("sampler", [ItemsetSampler, IndependentItemsetSampler])
+def test_same_seed_same_samples_and_different_seed_differs(table_i, sampler):
+    a = sampler(table_i, 2, seed=3).draw(500)
+    b = sampler(table_i, 2, seed=3).draw(500)
+    c = sampler(table_i, 2, seed=4).draw(500)
     assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
     assert not np.array_equal(a[0], c[0])
 
