@@ -53,6 +53,19 @@ def test_coords_contiguity_and_published_map_check(tmp_path):
     assert min(p.fraction for p in check.points) >= 0.9
 
 
+@pytest.mark.parametrize("sampler", ["independent", "mcmc"])
+def test_sampler_choice_is_used_and_reported(tmp_path, sampler, capsys):
+    city = generate_city(SynthCityParams(towers=40, area_km2=2.0, users=400, mean_record_size=5.0,
+                                         std_record_size=3.0, max_record_size=20, seed=2))
+    save_transactions(city.data, tmp_path / "city.dat")
+    rc = main(["kmanon", str(tmp_path / "city.dat"), "--free", "--k", "4", "--m", "2", "--sigma", "0.9",
+               "--sample-always", "--sampler", sampler, "--verify-samples", "0",
+               "--json", str(tmp_path / "out.json")])
+    assert rc == 0
+    assert json.loads((tmp_path / "out.json").read_text())["sampler"] == sampler
+    assert f"itemset sampler: {sampler}" in capsys.readouterr().out
+
+
 def test_bad_arguments_exit_2(tmp_path, data_dir, capsys):
     d = data_dir / "kmanon"
     assert main(["kmanon", str(d / "table1.sets.csv"), "--free", "--k", "1", "--quiet"]) == 2

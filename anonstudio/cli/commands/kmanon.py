@@ -151,6 +151,8 @@ def run(args: argparse.Namespace) -> int:
         write_json(args.json, doc)
     if not args.quiet:
         unit = f" {result.error_unit}" if result.error_unit else ""
+        if any(lv.mode == "sampling" for lv in result.levels):
+            print(f"itemset sampler: {result.sampler}")
         for lv in result.levels:
             print(f"m={lv.level}: k={lv.k} sigma={lv.sigma:g} gamma={lv.gamma:,} {lv.mode}: "
                   f"{lv.samples:,} itemsets checked, {lv.violations:,} violations, {lv.merges:,} merges -> "
