@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .rng import make_state, randbelow, uniform
+from .rng import make_state, uniform
 from .sampler import _insertion_sort, _sample_items
 from .support import (
     MODE_AUTO,
@@ -85,12 +85,18 @@ def build_alias(weights):
 
 
 @njit(nogil=True, cache=True, inline="always")
+def _below(rng, n):
+    """An int uniform on [0, n) from 53 random bits (relative bias below n / 2**53)."""
+    return min(np.int64(uniform(rng) * n), n - 1)
+
+
+@njit(nogil=True, cache=True, inline="always")
 def _alias_pick(rng, prob, alias):
-    # One 53-bit uniform gives both the column and the coin: the integer part
-    # is unbiased for any table size, the fraction keeps ~30 bits at 4 million.
-    u = uniform(rng) * prob.shape[0]
-    i = np.int64(u)
-    return i if u - i < prob[i] else alias[i]
+    # Column and coin come from separate draws, so the coin resolves prob[i]
+    # to 2**-53 whatever the table size (a shared draw keeps only ~30 bits of
+    # coin at 4 million records, and tiny prob[i] would round to zero).
+    i = _below(rng, prob.shape[0])
+    return i if uniform(rng) < prob[i] else alias[i]
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -152,7 +158,7 @@ def draw_independent(rng, counters, wanted, max_proposals, prob, alias, eligible
         for _ in range(max_proposals):
             if got >= wanted:
                 break
-            item = randbelow(rng, n_items)
+            item = _below(rng, n_items)
             supp = post_indptr[item + 1] - post_indptr[item]
             counters[0] += 1
             if supp > 0:

@@ -318,11 +318,14 @@ def support_weight_bounded(
             and_cost = _BITSET_WORD_COST * bits.shape[1] * ell
             if mode == MODE_BITSETS or and_cost < rare_len * (ell - 1):
                 if uniform_weight > 0.0:
-                    count = _count_by_and_bounded(items, bit_row, bits, np.ceil(q_limit / uniform_weight))
-                    return count, count * uniform_weight
+                    stop = np.ceil(q_limit / uniform_weight)
+                    count = _count_by_and_bounded(items, bit_row, bits, stop)
+                    # count * weight can round below q_limit; a cut-short count must still read as partial.
+                    return count, max(count * uniform_weight, q_limit) if count >= stop else count * uniform_weight
                 return _weight_by_and(items, weights, bit_row, bits, uniform_weight)
     count = np.int64(0)
     wsum = 0.0
+    stopped = False
     for k in range(post_indptr[rare], post_indptr[rare + 1]):
         u = post_records[k]
         ok = True
@@ -343,9 +346,12 @@ def support_weight_bounded(
             count += 1
             wsum += weights[u]
             if wsum >= q_limit:
+                stopped = True
                 break
     if uniform_weight > 0.0:
         wsum = count * uniform_weight  # same value, without rounding differences between paths
+        if stopped:
+            wsum = max(wsum, q_limit)  # the recomputed sum may round below the limit it reached
     return count, wsum
 
 

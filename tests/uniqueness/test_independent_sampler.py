@@ -143,3 +143,46 @@ def test_bounded_counts_are_exact_below_the_limit_and_at_least_it_otherwise(mode
             assert count == true
         else:
             assert true >= count >= limit
+
+
+def test_single_items_that_never_occur_are_never_drawn():
+    from anonstudio.data.transactions import TransactionData
+
+    # Items 9-11 are in the vocabulary (as after taking a subset) but in no record.
+    r = random.Random(2)
+    records = [sorted(r.sample(range(9), r.randint(1, 4))) for _ in range(50)]
+    data = TransactionData.from_id_lists(records, n_items=12)
+    items, supports = IndependentItemsetSampler(data, 1, seed=4).draw(9000)
+    counts = np.bincount(items[:, 0], minlength=12)
+    assert counts[9:].sum() == 0
+    assert stats.chisquare(counts[:9]).pvalue > 1e-3
+    assert supports.tolist() == [int(data.item_frequencies[i]) for i in items[:, 0]]
+
+
+def test_a_count_cut_short_never_reads_as_exact_after_rounding():
+    """Counts stop at ceil(q_limit / w); count * w may round below q_limit, yet the result must read as partial."""
+    from anonstudio.data.transactions import TransactionData
+
+    n = 20_000
+    records = [[2] for _ in range(n)]
+    for u in [*range(65), *range(17_000, 17_010)]:  # 65 holders in the first AND block, 10 far later
+        records[u] = [0, 1]
+    data = TransactionData.from_id_lists(records, n_items=3)
+    post_indptr, post_records = data.inverted()
+    bit_row, bits = build_bitsets(data.indptr, data.indices, data.n_items)
+    weight = 1.0 / (37 * 36)
+    items = np.array([0, 1], dtype=np.int32)
+    for mode in (MODE_BITSETS, MODE_LISTS):
+        # The chain's limits are q(S) / x; with x within a few ulps of 7 / s the
+        # limit sits right at s weights, where rounding bites.
+        for s in range(8, 75):
+            x = 7 / s
+            for _ in range(4):
+                x = np.nextafter(x, 0.0)
+            for _ in range(9):
+                x = np.nextafter(x, 1.0)
+                q_limit = (7 * weight) / x
+                count, q = support_weight_bounded(items, np.full(n, weight), data.indptr, data.indices,
+                                                  post_indptr, post_records, bit_row, bits, mode, weight, q_limit)
+                if q < q_limit:
+                    assert count == 75

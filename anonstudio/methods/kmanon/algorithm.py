@@ -73,7 +73,9 @@ from .result import KmAnonResult, LevelResult, TrialResult
 __all__ = ["kmanonymize", "SamplerFactory", "SAMPLER_FACTORIES"]
 
 #: ``factory(data, ell, seed, chains)`` -> object with ``burn_in(progress)`` and
-#: ``draw(n, progress) -> (items (n, ell) int32, supports)``.
+#: ``draw(n, progress) -> (items (n, ell) int32, supports)``; optionally
+#: ``expected_seconds_per_sample()`` (deterministic), without which "exact when
+#: cheaper" never replaces its sampling.
 SamplerFactory = Callable[[TransactionData, int, int, int], Any]
 
 # Draw sizes per sampler call: fixed (not timing-based) so that the sequence of
