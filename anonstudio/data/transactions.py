@@ -10,9 +10,6 @@ import numpy as np
 
 __all__ = ["TransactionData", "DatasetSummary"]
 
-# One lock for every dataset: derived values are built rarely and briefly.
-_DERIVED_LOCK = threading.RLock()
-
 
 @dataclass(frozen=True)
 class DatasetSummary:
@@ -71,6 +68,8 @@ class TransactionData:
     name: str = "dataset"
     source: Path | None = None
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
+    # Guards derived(): building one dataset's index never waits for another's.
+    _lock: threading.RLock = field(default_factory=threading.RLock, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         indptr = np.ascontiguousarray(self.indptr, dtype=np.int64)
@@ -164,7 +163,7 @@ class TransactionData:
         For indexes that several methods or threads reuse (record bitsets, say):
         a lock makes concurrent first uses build it once.
         """
-        with _DERIVED_LOCK:
+        with self._lock:
             if key not in self._cache:
                 self._cache[key] = build()
             return self._cache[key]
