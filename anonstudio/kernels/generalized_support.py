@@ -510,6 +510,23 @@ def remap_and_shuffle(rows, ids, state):
                 rows[j, c] = t
 
 
+@njit(nogil=True, cache=True)
+def records_per_partition(indptr, indices, part_of_item, n_parts):
+    """How many records hold at least one item of each partition (one pass, no sort).
+
+    ``part_of_item`` maps item ids to ``0 .. n_parts - 1``.
+    """
+    counts = np.zeros(n_parts, dtype=np.int64)
+    last_record = np.full(n_parts, -1, dtype=np.int64)
+    for u in range(indptr.shape[0] - 1):
+        for k in range(indptr[u], indptr[u + 1]):
+            p = part_of_item[indices[k]]
+            if last_record[p] != u:
+                last_record[p] = u
+                counts[p] += 1
+    return counts
+
+
 def warm_up() -> None:
     """Compile the kernels above on tiny inputs (see ``kernels.warmup``)."""
     pool = np.array([0, 1, 2, 1, 2, 0, 0, 0, 0, 0], dtype=np.int32)
@@ -540,3 +557,4 @@ def warm_up() -> None:
     dense_count(indptr, indices, label, 2, 2, binom, off, counts, flags, 0, len(indptr) - 1)
     dense_violators(counts, flags, 2, off, binom, 2, 2, np.empty((off[-1], 2), dtype=np.int32))
     remap_and_shuffle(np.zeros((2, 2), dtype=np.int32), np.arange(2, dtype=np.int32), make_state(1))
+    records_per_partition(indptr, indices, np.zeros(2, dtype=np.int64), 1)

@@ -162,3 +162,16 @@ def test_geojson_in_degrees_with_a_projection():
     doc = partitions_to_geojson(PartitionGeometry(cells, np.zeros(3, int)), projection=proj)
     ring = np.array(doc["features"][0]["geometry"]["coordinates"][0])
     assert np.all((ring[:, 0] > -74.1) & (ring[:, 0] < -73.9) & (ring[:, 1] > 40.6) & (ring[:, 1] < 40.8))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_partition_supports_count_records_touching_each_partition(seed):
+    rng = np.random.default_rng(seed)
+    cells, _ = _row_of_squares([1] * 8)
+    labels = rng.integers(0, 4, size=8)
+    parts = PartitionGeometry(cells, labels)
+    records = [sorted(rng.choice(8, size=rng.integers(1, 6), replace=False).tolist()) for _ in range(60)]
+    indptr = np.cumsum([0] + [len(r) for r in records])
+    indices = np.array([i for r in records for i in r], dtype=np.int32)
+    expected = [sum(1 for r in records if any(parts.part_of_item[i] == k for i in r)) for k in range(parts.n_partitions)]
+    assert parts.supports(indptr, indices).tolist() == expected

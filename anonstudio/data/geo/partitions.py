@@ -12,6 +12,7 @@ import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
+from ...kernels.generalized_support import records_per_partition
 from .voronoi import VoronoiCells
 
 __all__ = ["PartitionGeometry", "geographic_error"]
@@ -157,10 +158,13 @@ class PartitionGeometry:
         return np.concatenate(xs), np.concatenate(ys)
 
     def supports(self, indptr: np.ndarray, indices: np.ndarray) -> np.ndarray:
-        """Records that contain at least one item of each part (CSR records)."""
-        record = np.repeat(np.arange(len(indptr) - 1, dtype=np.int64), np.diff(indptr))
-        keys = np.unique(record * self.n_partitions + self.part_of_item[np.asarray(indices)])
-        return np.bincount(keys % self.n_partitions, minlength=self.n_partitions)
+        """Records that contain at least one item of each part (CSR records).
+
+        One pass in a kernel: the map asks for this on the GUI thread, and
+        sorting (record, part) pairs took 13 s for a million people.
+        """
+        return records_per_partition(np.asarray(indptr, dtype=np.int64), np.asarray(indices),
+                                     np.ascontiguousarray(self.part_of_item, dtype=np.int64), self.n_partitions)
 
     def polygon(self, k: int) -> BaseGeometry:
         return self.polygons[k]
