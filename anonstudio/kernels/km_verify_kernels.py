@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["intersect_count", "count_up_to", "draw_uniform_itemsets", "generalized_supports"]
+__all__ = ["intersect_count", "count_up_to", "draw_uniform_itemsets", "generalized_supports", "records_of_lists"]
 
 
 @njit(nogil=True, cache=True)
@@ -144,6 +144,37 @@ def generalized_supports(itemsets, part_of_item, part_indptr, part_records, out)
         out[r] = intersect_count(part_indptr, part_records, ids, m)
 
 
+@njit(nogil=True, cache=True)
+def records_of_lists(n_lists, indptr, list_of_item):
+    """CSR of the records of each list (item or partition), ascending and without repeats.
+
+    ``list_of_item`` maps each item to its list. A counting sort in record
+    order: each list fills in ascending record order, so a repeat (two items
+    of one partition in a record) is the list's last entry.
+    """
+    n_records = indptr.shape[0] - 1
+    counts = np.zeros(n_lists + 1, dtype=np.int64)
+    last = np.full(n_lists, -1, dtype=np.int64)
+    for u in range(n_records):
+        for t in range(indptr[u], indptr[u + 1]):
+            g = list_of_item[t]
+            if last[g] != u:
+                last[g] = u
+                counts[g + 1] += 1
+    lists_indptr = np.cumsum(counts)
+    fill = lists_indptr[:-1].copy()
+    records = np.empty(lists_indptr[n_lists], dtype=np.int64)
+    last[:] = -1
+    for u in range(n_records):
+        for t in range(indptr[u], indptr[u + 1]):
+            g = list_of_item[t]
+            if last[g] != u:
+                last[g] = u
+                records[fill[g]] = u
+                fill[g] += 1
+    return lists_indptr, records
+
+
 def warm_up() -> None:
     """Compile the kernels above on tiny inputs (see ``kernels.warmup``)."""
     indptr = np.array([0, 2, 4], dtype=np.int64)
@@ -155,3 +186,4 @@ def warm_up() -> None:
     draw_uniform_itemsets(np.full((4, 4), 0.3), cum, indptr, indices, post_indptr, post_records, 2, out, 2)
     sup = np.empty(2, dtype=np.int64)
     generalized_supports(out, np.array([0, 0], dtype=np.int64), post_indptr, post_records, sup)
+    records_of_lists(2, indptr, indices.astype(np.int64))

@@ -12,19 +12,19 @@ from __future__ import annotations
 
 import csv
 import itertools
-import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
+from scipy.special import comb
 from scipy.stats import beta
 
 from ..data.errors import DataFormatError
 from ..data.transactions import TransactionData
 from ..jobs import NullProgress, Progress, derive_seed
-from ..kernels.km_verify_kernels import draw_uniform_itemsets, generalized_supports
+from ..kernels.km_verify_kernels import draw_uniform_itemsets, generalized_supports, records_of_lists
 
 __all__ = ["KmVerifyPoint", "KmVerifyResult", "verify_km", "read_partition_map", "clopper_pearson"]
 
@@ -112,15 +112,6 @@ def read_partition_map(path: str | Path, vocab: Sequence[str]) -> np.ndarray:
     return labels
 
 
-def _csr_lists(n_lists: int, list_of_entry: np.ndarray, entry_value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """CSR of sorted unique values per list."""
-    pairs = np.unique(np.stack([list_of_entry.astype(np.int64), entry_value.astype(np.int64)], axis=1), axis=0) \
-        if len(list_of_entry) else np.zeros((0, 2), np.int64)
-    indptr = np.zeros(n_lists + 1, dtype=np.int64)
-    np.cumsum(np.bincount(pairs[:, 0], minlength=n_lists), out=indptr[1:])
-    return indptr, np.ascontiguousarray(pairs[:, 1])
-
-
 def _exact_point(data, gen_sets, ell, k, t0) -> KmVerifyPoint:
     om = set()
     for u in range(data.n_records):
@@ -174,17 +165,18 @@ def verify_km(
     n_parts = int(part.max()) + 1 if len(part) else 0
     ks = [int(k)] * m if np.isscalar(k) else [int(v) for v in k][:m]
     lengths = np.diff(data.indptr)
-    record_of = np.repeat(np.arange(data.n_records, dtype=np.int64), lengths)
-    # own posting lists: records of each item, records of each partition
-    post_indptr, post_records = _csr_lists(data.n_items, data.indices, record_of)
-    part_indptr, part_records = _csr_lists(n_parts, part[data.indices], record_of)
+    # Own posting lists: records of each item, records of each partition. Built
+    # in kernels that release the GIL, since the GUI runs this check on a worker
+    # thread (a sort-based build held the GIL for seconds at a million people).
+    post_indptr, post_records = records_of_lists(data.n_items, data.indptr, data.indices.astype(np.int64))
+    part_indptr, part_records = records_of_lists(n_parts, data.indptr, part[data.indices])
     gen_sets = None
     points = []
     complete = True
     for ell in range(1, m + 1):
         t0 = time.perf_counter()
         progress.set((ell - 1) / m, f"verifying {ell}-itemsets")
-        weights = np.array([math.comb(int(n), ell) for n in lengths], dtype=np.float64)
+        weights = comb(lengths, ell)  # ell-subsets per record, vectorized (0 where shorter)
         total = float(weights.sum())
         if total == 0:
             points.append(KmVerifyPoint(ell, ks[ell - 1], "exact", 0, 0, 1.0, 1.0, 1.0, 0.0))
