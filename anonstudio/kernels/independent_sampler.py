@@ -24,14 +24,15 @@ import numpy as np
 from numba import njit
 
 from .rng import make_state, uniform
-from .sampler import _insertion_sort, _sample_items
+from .sampler import insertion_sort, sample_record_items
 from .support import (
     MODE_AUTO,
     MODE_LISTS,
-    rarest_item,
+    all_have_rows,
     build_bitsets,
     build_summaries,
     count_two_level,
+    rarest_item,
     support_weight_bounded,
 )
 
@@ -109,16 +110,10 @@ def _bounded_support(cand, limit, ones, indptr, indices, post_indptr, post_recor
     per 64 row words (a few ns each) and then visits the flagged words.
     """
     ell = cand.shape[0]
-    if ell >= 2 and summary.shape[1] > 0 and mode != MODE_LISTS:
-        all_rows = True
-        for j in range(ell):
-            if bit_row[cand[j]] < 0:
-                all_rows = False
-                break
-        if all_rows:
-            _, rare_len = rarest_item(cand, post_indptr)
-            if rare_len * (ell - 1) > _WALK_VS_SUMMARY * summary.shape[1] * ell:
-                return count_two_level(cand, bit_row, bits, summary, limit)
+    if ell >= 2 and summary.shape[1] > 0 and mode != MODE_LISTS and all_have_rows(cand, bit_row):
+        _, rare_len = rarest_item(cand, post_indptr)
+        if rare_len * (ell - 1) > _WALK_VS_SUMMARY * summary.shape[1] * ell:
+            return count_two_level(cand, bit_row, bits, summary, limit)
     supp, _ = support_weight_bounded(cand, ones, indptr, indices, post_indptr, post_records, bit_row, bits, mode,
                                      1.0, limit)
     return supp
@@ -171,8 +166,8 @@ def draw_independent(rng, counters, wanted, max_proposals, prob, alias, eligible
         if got >= wanted:
             break
         u = eligible[_alias_pick(rng, prob, alias)]
-        _sample_items(rng, indices, indptr[u], indptr[u + 1] - indptr[u], ell, cand)
-        _insertion_sort(cand)
+        sample_record_items(rng, indices, indptr[u], indptr[u + 1] - indptr[u], ell, cand)
+        insertion_sort(cand)
         x = uniform(rng)
         counters[0] += 1
         # Accept iff supp <= 1 / x, i.e. supp < floor(1 / x) + 1: count up to that bound.

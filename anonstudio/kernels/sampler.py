@@ -38,7 +38,7 @@ __all__ = ["run_chain", "record_first_supports", "record_weights", "subset_count
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _insertion_sort(a):
+def insertion_sort(a):
     for i in range(1, a.shape[0]):
         v = a[i]
         j = i - 1
@@ -49,7 +49,7 @@ def _insertion_sort(a):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _sample_items(rng, indices, start, length, ell, out):
+def sample_record_items(rng, indices, start, length, ell, out):
     """``ell`` distinct items of the record ``indices[start : start + length]`` into ``out`` (unsorted).
 
     Floyd's algorithm, drawing exactly the numbers
@@ -166,8 +166,8 @@ def run_chain(
                 u = eligible[randbelow(rng, n_eligible)]
             else:
                 u = eligible[first_above(cdf, cdf.shape[0], uniform(rng) * cdf[n_eligible - 1])]
-            _sample_items(rng, indices, indptr[u], indptr[u + 1] - indptr[u], ell, cand)
-            _insertion_sort(cand)
+            sample_record_items(rng, indices, indptr[u], indptr[u + 1] - indptr[u], ell, cand)
+            insertion_sort(cand)
         same = cur_q[0] > 0.0
         if same:
             for j in range(ell):
@@ -219,7 +219,7 @@ def record_first_supports(rng, eligible, indptr, indices, post_indptr, post_reco
     n_eligible = eligible.shape[0]
     for s in range(out.shape[0]):
         u = eligible[randbelow(rng, n_eligible)]
-        _sample_items(rng, indices, indptr[u], indptr[u + 1] - indptr[u], ell, cand)
+        sample_record_items(rng, indices, indptr[u], indptr[u + 1] - indptr[u], ell, cand)
         out[s] = support_of(cand, indptr, indices, post_indptr, post_records)
 
 

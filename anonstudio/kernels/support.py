@@ -93,6 +93,15 @@ def _trailing_zeros(typingctx, x):
     return sig, codegen
 
 
+@njit(nogil=True, cache=True, inline="always")
+def all_have_rows(items, bit_row):
+    """True when every item has a bitset row (``bit_row[i] >= 0``)."""
+    for j in range(items.shape[0]):
+        if bit_row[items[j]] < 0:
+            return False
+    return True
+
+
 @njit(nogil=True, cache=True)
 def rarest_item(items, post_indptr):
     best = 0
@@ -309,12 +318,7 @@ def support_weight_bounded(
         return np.int64(rare_len), rare_len * uniform_weight
     use_bits = mode != MODE_LISTS and bits.shape[1] > 0
     if use_bits and ell > 1:
-        all_dense = True
-        for j in range(ell):
-            if bit_row[items[j]] < 0:
-                all_dense = False
-                break
-        if all_dense:
+        if all_have_rows(items, bit_row):
             and_cost = _BITSET_WORD_COST * bits.shape[1] * ell
             if mode == MODE_BITSETS or and_cost < rare_len * (ell - 1):
                 if uniform_weight > 0.0:

@@ -152,11 +152,11 @@ def test_inlined_item_draw_matches_the_rng_modules_sampler():
     from numba import njit
 
     from anonstudio.kernels.rng import make_state, sample_without_replacement
-    from anonstudio.kernels.sampler import _sample_items
+    from anonstudio.kernels.sampler import sample_record_items
 
     @njit
     def inlined(state, indices, start, length, ell, out):
-        _sample_items(state, indices, start, length, ell, out)
+        sample_record_items(state, indices, start, length, ell, out)
 
     gen = np.random.default_rng(3)
     indices = gen.permutation(1000).astype(np.int32)
