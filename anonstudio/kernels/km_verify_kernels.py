@@ -145,19 +145,20 @@ def generalized_supports(itemsets, part_of_item, part_indptr, part_records, out)
 
 
 @njit(nogil=True, cache=True)
-def records_of_lists(n_lists, indptr, list_of_item):
+def records_of_lists(n_lists, indptr, list_of_entry):
     """CSR of the records of each list (item or partition), ascending and without repeats.
 
-    ``list_of_item`` maps each item to its list. A counting sort in record
-    order: each list fills in ascending record order, so a repeat (two items
-    of one partition in a record) is the list's last entry.
+    ``list_of_entry[t]`` is the list of the item stored at ``indices[t]`` of
+    the CSR records ``indptr``. A counting sort in record order: each list
+    fills in ascending record order, so a repeat (two items of one partition
+    in a record) is the list's last entry.
     """
     n_records = indptr.shape[0] - 1
     counts = np.zeros(n_lists + 1, dtype=np.int64)
     last = np.full(n_lists, -1, dtype=np.int64)
     for u in range(n_records):
         for t in range(indptr[u], indptr[u + 1]):
-            g = list_of_item[t]
+            g = list_of_entry[t]
             if last[g] != u:
                 last[g] = u
                 counts[g + 1] += 1
@@ -167,7 +168,7 @@ def records_of_lists(n_lists, indptr, list_of_item):
     last[:] = -1
     for u in range(n_records):
         for t in range(indptr[u], indptr[u + 1]):
-            g = list_of_item[t]
+            g = list_of_entry[t]
             if last[g] != u:
                 last[g] = u
                 records[fill[g]] = u

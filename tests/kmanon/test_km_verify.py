@@ -74,3 +74,17 @@ def test_read_partition_map(tmp_path):
     path.write_text("item,partition\na,p1\nzz,p1\n")
     with pytest.raises(DataFormatError, match="line 3"):
         read_partition_map(path, vocab)
+
+
+def test_verifier_lists_hold_each_record_once_in_order():
+    from anonstudio.kernels.km_verify_kernels import records_of_lists
+
+    rng = np.random.default_rng(5)
+    records = [sorted(rng.choice(9, size=rng.integers(0, 6), replace=False).tolist()) for _ in range(40)]
+    indptr = np.cumsum([0] + [len(r) for r in records]).astype(np.int64)
+    indices = np.array([i for r in records for i in r], dtype=np.int64)
+    part = rng.integers(0, 4, size=9)  # several items share a partition: repeats within a record
+    lists_indptr, lists = records_of_lists(4, indptr, part[indices])
+    for p in range(4):
+        expected = [u for u, r in enumerate(records) if any(part[i] == p for i in r)]
+        assert lists[lists_indptr[p]:lists_indptr[p + 1]].tolist() == expected
