@@ -195,6 +195,8 @@ class _Trial:
         self.level_sampling0 = 0.0
         self.level_check_seconds0 = 0.0
         self.complete = True
+        self._pairs_key: tuple[int, int] | None = None
+        self._pairs = 0
         self.stopped_reason = ""
 
     # ------------------------------------------------------------ repairing
@@ -247,6 +249,7 @@ class _Trial:
         # Built here, not in __init__, so only running trials hold posting pools.
         self.t0 = time.perf_counter()
         self.state = PartitionState(self.data)
+        self._pairs_key = None  # counts of an earlier state never apply
         # Constraint first: some error functions read the constraint's state.
         self.cons = self.constraint.bind(self.state)
         self.err = self.error.bind(self.state)
@@ -388,6 +391,20 @@ class _Trial:
         return self._snapshot(ell, k, sigma, gamma, "sampling", drawn, violations, merges, unfixable, complete)
 
     # ----------------------------------------------------------- exact level
+    def _record_itemset_pairs(self, ell: int) -> int:
+        """(record, generalized ell-itemset) pairs under the current partitions.
+
+        Kept until the next merge: planning, the cost model and the sorted
+        enumeration all ask for it (a full pass over the records, 0.4 s at
+        4.4 million people).
+        """
+        key = (ell, self.state.merges)
+        if self._pairs_key != key:
+            data = self.data
+            self._pairs = int(count_keys(data.indptr, data.indices, self.state.label, ell, int(data.lengths.max())))
+            self._pairs_key = key
+        return self._pairs
+
     def _exact_plan(self, ell: int) -> tuple[str, float]:
         """How a level would be enumerated: ("dense" | "sorted" | reason it cannot, estimated seconds).
 
@@ -397,7 +414,7 @@ class _Trial:
         """
         data, state = self.data, self.state
         budget = self.params.exact_budget
-        increments = count_keys(data.indptr, data.indices, state.label, ell, int(data.lengths.max()))
+        increments = self._record_itemset_pairs(ell)
         cells = sum(math.comb(state.n_partitions, j) for j in range(1, ell + 1))
         if cells <= budget:
             cached = 4 * cells <= _CACHED_COUNTER_BYTES
@@ -451,8 +468,7 @@ class _Trial:
         data, state = self.data, self.state
         bits = key_bits(data.n_items)
         max_len = int(data.lengths.max())
-        estimate = count_keys(data.indptr, data.indices, state.label, ell, max_len)
-        keys = np.empty(int(estimate) + 1, dtype=np.uint64)
+        keys = np.empty(self._record_itemset_pairs(ell) + 1, dtype=np.uint64)
         written = [0]
 
         def chunk(lo: int, hi: int) -> None:
