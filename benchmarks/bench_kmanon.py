@@ -64,7 +64,7 @@ def run_city(users: int, k: int, m: int, sigma: float, trials: int, seed: int, v
     from anonstudio.data.synth_city import SynthCityParams, generate_city
     from anonstudio.methods.kmanon import KmAnonParams, kmanonymize
     from anonstudio.methods.kmanon.constraints import Contiguity
-    from anonstudio.metrics.km_verify import verify_km
+    from anonstudio.verifiers.km_verify import verify_km
 
     t = time.perf_counter()
     city = generate_city(SynthCityParams(towers=1303, area_km2=128.0, users=users, seed=seed))
@@ -97,8 +97,8 @@ def run_city(users: int, k: int, m: int, sigma: float, trials: int, seed: int, v
 def run_sampler_speed(users: int, seed: int, samples: int) -> dict:
     """Samples per second of the two uniform itemset samplers on one city, per ell (2 threads each)."""
     from anonstudio.data.synth_city import SynthCityParams, generate_city
-    from anonstudio.metrics.independent_sampler import IndependentItemsetSampler
-    from anonstudio.metrics.itemset_sampler import ItemsetSampler
+    from anonstudio.samplers.independent_sampler import IndependentItemsetSampler
+    from anonstudio.samplers.mcmc_sampler import ItemsetSampler
 
     data = generate_city(SynthCityParams(towers=1303, area_km2=128.0, users=users, seed=seed)).data
     rows = []
@@ -132,7 +132,7 @@ def run_nyc(k: int, m: int, sigma: float, trials: int, seed: int, verify: int) -
     from anonstudio.data.geo import build_voronoi
     from anonstudio.methods.kmanon import KmAnonParams, kmanonymize
     from anonstudio.methods.kmanon.constraints import Contiguity
-    from anonstudio.metrics.km_verify import verify_km
+    from anonstudio.verifiers.km_verify import verify_km
 
     ds = build_location_dataset(FOURSQUARE / "Foursquare_checkins.txt", FOURSQUARE / "Foursquare_poi_coos.txt")
     data = ds.data

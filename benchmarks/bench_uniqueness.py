@@ -22,10 +22,10 @@ import numpy as np
 
 from anonstudio.data.io import load_transactions
 from anonstudio.kernels import support as K
-from anonstudio.kernels.sampler import subset_counts
+from anonstudio.kernels.mcmc_sampler import subset_counts
 from anonstudio.kernels.warmup import warm_up_all
-from anonstudio.metrics.itemset_sampler import ItemsetSampler
-from anonstudio.metrics.uniqueness import UniquenessParams, exact_uniqueness, hoeffding_samples, uniqueness_curve
+from anonstudio.samplers.mcmc_sampler import ItemsetSampler
+from anonstudio.methods.risk.uniqueness import UniquenessParams, exact_uniqueness, hoeffding_samples, uniqueness_curve
 
 DATA = Path("/work/shared/data/transactions")
 

@@ -3,7 +3,7 @@
 Qt-free on purpose (it runs on a worker thread): it builds the constraint,
 runs :func:`anonstudio.methods.kmanon.kmanonymize` (whose partial results
 reach the plots and the map after every level), and then the independent
-verifier :func:`anonstudio.metrics.km_verify.verify_km` on the published
+verifier :func:`anonstudio.verifiers.km_verify.verify_km` on the published
 generalization. A cancel returns the generalization reached so far, unverified.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ from ..data.geo import LocalProjection, VoronoiCells, build_voronoi, default_bou
 from ..data.transactions import TransactionData
 from ..jobs import Progress, SubProgress
 from ..methods.kmanon import KmAnonParams, KmAnonResult, kmanonymize
-from ..metrics.km_verify import KmVerifyResult, verify_km
+from ..verifiers.km_verify import KmVerifyResult, verify_km
 
 __all__ = ["KmJobSetup", "KmRun", "run_kmanon", "build_cells", "VERIFY_CONFIDENCE"]
 

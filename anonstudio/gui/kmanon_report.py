@@ -14,7 +14,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
 from ..methods.kmanon import LevelResult
-from ..metrics.km_verify import KmVerifyPoint, KmVerifyResult
+from ..verifiers.km_verify import KmVerifyPoint, KmVerifyResult
 
 __all__ = ["guarantee_text", "guarantee_notes", "check_text", "verdict", "VerifyTable"]
 

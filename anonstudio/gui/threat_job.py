@@ -9,7 +9,7 @@ Qt-free on purpose (it runs on a worker thread). One run
    CSV aligned with the loaded table
    (:func:`anonstudio.methods.group_anon.published_csv.import_release`),
 3. checks the release with the independent verifier
-   (:func:`anonstudio.metrics.group_privacy.verify_group_release`),
+   (:func:`anonstudio.verifiers.group_privacy.verify_group_release`),
 4. runs the Bayesian threat analysis
    (:func:`anonstudio.methods.threat.analyze_threat`), whose running
    estimates are published as partial :class:`ThreatRun` results.
@@ -33,7 +33,7 @@ from ..methods.group_anon.api import GroupAnonParams, GroupAnonResult, anonymize
 from ..methods.group_anon.domains import complete_rows
 from ..methods.group_anon.release import GroupRelease
 from ..methods.threat import ThreatParams, ThreatResult, analyze_threat
-from ..metrics.group_privacy import GroupPrivacyReport, verify_group_release
+from ..verifiers.group_privacy import GroupPrivacyReport, verify_group_release
 from ..params import ParameterError, param
 from ..methods.threat.params import check_params
 

@@ -1,7 +1,7 @@
 """Independent uniform draws from Omega^ell by rejection (the alternative to Algorithm 1's chain).
 
 The proposal is the one the size-weighted chain of
-:mod:`anonstudio.kernels.sampler` uses: a record ``u`` with probability
+:mod:`anonstudio.kernels.mcmc_sampler` uses: a record ``u`` with probability
 ``C(|D_u|, ell) / Z``, then ``ell`` of its items uniformly. An itemset ``x`` is
 thus proposed with probability ``supp(x) / Z``. Accepting it with probability
 ``1 / supp(x)`` makes every itemset of Omega^ell equally likely per proposal,
@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit
 
 from .rng import make_state, uniform
-from .sampler import insertion_sort, sample_record_items
+from .mcmc_sampler import insertion_sort, sample_record_items
 from .support import (
     MODE_AUTO,
     MODE_LISTS,

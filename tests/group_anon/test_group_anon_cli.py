@@ -9,7 +9,7 @@ import pytest
 from anonstudio.cli import main
 from anonstudio.data.table import Role, Table
 from anonstudio.methods.group_anon.published_csv import import_release
-from anonstudio.metrics.group_privacy import verify_group_release
+from anonstudio.verifiers.group_privacy import verify_group_release
 from tests.group_anon.group_anon_helpers import ADULT_QI
 
 

@@ -8,7 +8,7 @@ from anonstudio.data.errors import DataFormatError
 from anonstudio.data.table import Role, Table
 from anonstudio.methods.group_anon.api import GroupAnonParams, anonymize
 from anonstudio.methods.group_anon.published_csv import export_release, import_release
-from anonstudio.metrics.group_privacy import verify_group_release
+from anonstudio.verifiers.group_privacy import verify_group_release
 from tests.group_anon.group_anon_helpers import ADULT_QI, random_table
 
 

@@ -9,7 +9,7 @@ import pytest
 from anonstudio.data.io import load_hierarchy
 from anonstudio.jobs import RecordingProgress
 from anonstudio.methods.group_anon.api import GroupAnonParams, anonymize
-from anonstudio.metrics.group_privacy import verify_group_release
+from anonstudio.verifiers.group_privacy import verify_group_release
 from tests.reference import group_anon_reference as ref
 
 from tests.group_anon.group_anon_helpers import ADULT_QI, random_table

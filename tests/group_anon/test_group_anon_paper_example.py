@@ -6,7 +6,7 @@ import pytest
 from anonstudio.data.errors import DataFormatError
 from anonstudio.methods.group_anon.api import GroupAnonParams, anonymize
 from anonstudio.methods.group_anon.published_csv import import_release
-from anonstudio.metrics.group_privacy import verify_group_release
+from anonstudio.verifiers.group_privacy import verify_group_release
 
 
 def _cell_sets(release, column):

@@ -14,7 +14,7 @@ from anonstudio.gui.workbenches.kmanon import NO_COORDINATES_TEXT, KmAnonWorkben
 from anonstudio.gui.workers import JobState
 from anonstudio.jobs import NullProgress
 from anonstudio.methods.kmanon import KmAnonParams, sample_bound
-from anonstudio.metrics.km_verify import read_partition_map
+from anonstudio.verifiers.km_verify import read_partition_map
 
 # Small enough to run in about a second, strong enough to merge towers at m = 2.
 FAST = dict(k=50, m=2, sigma=0.9, trials=1, seed=1)
@@ -268,7 +268,7 @@ def test_guarantee_text_follows_k_sigma_and_levels():
 
 def test_check_verdicts():
     from anonstudio.gui.kmanon_report import check_text, verdict
-    from anonstudio.metrics.km_verify import KmVerifyPoint, KmVerifyResult, clopper_pearson
+    from anonstudio.verifiers.km_verify import KmVerifyPoint, KmVerifyResult, clopper_pearson
 
     def point(ok, n, ell=2):
         lo, hi = clopper_pearson(ok, n, 0.95)

@@ -12,7 +12,7 @@ from scipy import stats
 from anonstudio.jobs import NullProgress
 from anonstudio.kernels.independent_sampler import build_alias, draw_independent
 from anonstudio.kernels.rng import make_state
-from anonstudio.kernels.sampler import subset_counts
+from anonstudio.kernels.mcmc_sampler import subset_counts
 from anonstudio.kernels.support import (
     MODE_AUTO,
     MODE_BITSETS,
@@ -22,7 +22,7 @@ from anonstudio.kernels.support import (
     count_two_level,
     support_weight_bounded,
 )
-from anonstudio.metrics.independent_sampler import IndependentItemsetSampler
+from anonstudio.samplers.independent_sampler import IndependentItemsetSampler
 from tests.reference import uniqueness_reference as ref
 from tests.uniqueness.helpers import as_data, id_sets
 

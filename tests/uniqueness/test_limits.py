@@ -9,8 +9,8 @@ import pytest
 from anonstudio.data.io import load_transactions
 from anonstudio.jobs import RecordingProgress
 from anonstudio.kernels.enumerate import subsets_by_smallest_item
-from anonstudio.metrics.itemset_sampler import ItemsetSampler, burn_in_status
-from anonstudio.metrics.uniqueness import (
+from anonstudio.samplers.mcmc_sampler import ItemsetSampler, burn_in_status
+from anonstudio.methods.risk.uniqueness import (
     BYTES_PER_KEY,
     UniquenessParams,
     default_memory_limit,

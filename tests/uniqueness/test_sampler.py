@@ -9,8 +9,8 @@ import pytest
 from scipy import stats
 
 from anonstudio.jobs import RecordingProgress
-from anonstudio.metrics.independent_sampler import IndependentItemsetSampler
-from anonstudio.metrics.itemset_sampler import PROPOSALS, ItemsetSampler
+from anonstudio.samplers.independent_sampler import IndependentItemsetSampler
+from anonstudio.samplers.mcmc_sampler import PROPOSALS, ItemsetSampler
 from tests.reference import uniqueness_reference as ref
 from tests.uniqueness.helpers import as_data, id_sets
 
@@ -128,7 +128,7 @@ def test_threaded_chains_equal_chains_run_one_after_another():
 
 
 def test_support_memo_never_changes_the_chain():
-    from anonstudio.kernels.sampler import new_chain_state, run_chain
+    from anonstudio.kernels.mcmc_sampler import new_chain_state, run_chain
 
     data = _skewed_dataset()
     sampler = ItemsetSampler(data, 2, seed=0)
@@ -152,7 +152,7 @@ def test_inlined_item_draw_matches_the_rng_modules_sampler():
     from numba import njit
 
     from anonstudio.kernels.rng import make_state, sample_without_replacement
-    from anonstudio.kernels.sampler import sample_record_items
+    from anonstudio.kernels.mcmc_sampler import sample_record_items
 
     @njit
     def inlined(state, indices, start, length, ell, out):

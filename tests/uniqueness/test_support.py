@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from anonstudio.kernels import support as K
-from anonstudio.kernels.sampler import record_weights
+from anonstudio.kernels.mcmc_sampler import record_weights
 from tests.reference import uniqueness_reference as ref
 from tests.uniqueness.helpers import as_data, id_sets
 

@@ -14,7 +14,7 @@ from anonstudio.kernels import warmup
 #: Entry points the uniqueness code calls from Python, per kernel module.
 ENTRY_POINTS = {
     "support": ("support_batch", "support_weight_batch", "_fill_bitsets"),
-    "sampler": ("run_chain", "record_first_supports"),
+    "mcmc_sampler": ("run_chain", "record_first_supports"),
     "enumerate": ("subsets_by_smallest_item", "enumerate_keys", "radix_sort", "count_runs"),
 }
 

@@ -29,7 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ...data.io import atomic_write
-    from ...metrics.linkage_attack import linkage_attack, random_person
+    from ...methods.risk.linkage_attack import linkage_attack, random_person
     from ..errors import CliError
     from .uniqueness import load_dataset
 

@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
     from ...methods.group_anon.api import GroupAnonParams, anonymize
     from ...methods.group_anon.domains import complete_rows
     from ...methods.group_anon.published_csv import export_release, import_release
-    from ...metrics.group_privacy import verify_group_release
+    from ...verifiers.group_privacy import verify_group_release
     from ...params import ParameterError, validate
 
     for path in (args.out, args.json):

@@ -92,7 +92,7 @@ def _load(args):
 
 def run(args: argparse.Namespace) -> int:
     from ...data.geo import PartitionGeometry, write_partitions_geojson
-    from ...metrics.km_verify import verify_km
+    from ...verifiers.km_verify import verify_km
     from ...methods.kmanon import KmAnonParams, kmanonymize
     from ...methods.kmanon.export import result_json, write_anonymized, write_json, write_partition_map
     from ...params import ParameterError

@@ -128,7 +128,7 @@ def parameter_message(exc) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from ...data.io import atomic_write
-    from ...metrics.uniqueness import UniquenessParams, person_unicity_curve, uniqueness_curve
+    from ...methods.risk.uniqueness import UniquenessParams, person_unicity_curve, uniqueness_curve
     from ...params import ParameterError
     from ..errors import CliError
     from ..progress import TqdmProgress

@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...jobs import SubProgress
-from ...metrics.uniqueness import UniquenessParams, UniquenessResult, person_unicity_curve, uniqueness_curve
+from ...methods.risk.uniqueness import UniquenessParams, UniquenessResult, person_unicity_curve, uniqueness_curve
 from ..attack_demo import AttackDemo
 from ..plots import ExportablePlot, integer_ticks
 from ..workbench import Workbench

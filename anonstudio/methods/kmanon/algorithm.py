@@ -21,10 +21,10 @@ Levels ``l = 1..m`` run in order on one generalization (item -> partition):
   (typically l = 1, 2): the guarantee is then sigma = 1, which implies sigma.
 
 Reading of line 8: the paper draws with its Markov chain (Algorithm 1,
-:class:`~anonstudio.metrics.itemset_sampler.ItemsetSampler`, ``sampler="mcmc"``).
+:class:`~anonstudio.samplers.mcmc_sampler.ItemsetSampler`, ``sampler="mcmc"``).
 Theorem 1 needs the samples uniform and independent, which a chain only
 approximates after burn-in and thinning. By default we draw them with
-:class:`~anonstudio.metrics.independent_sampler.IndependentItemsetSampler`,
+:class:`~anonstudio.samplers.independent_sampler.IndependentItemsetSampler`,
 which gives exactly that (rejection with the chain's own proposal) and is about
 ten times faster on a million people, where the chain's steps dominated the run.
 
@@ -96,14 +96,14 @@ _AUTO_EXACT_SECONDS = 100.0
 
 def mcmc_sampler_factory(data: TransactionData, ell: int, seed: int, chains: int):
     """The MCMC sampler of Algorithm 1 over the original data."""
-    from ...metrics.itemset_sampler import ItemsetSampler
+    from ...samplers.mcmc_sampler import ItemsetSampler
 
     return ItemsetSampler(data, ell, seed, chains=chains)
 
 
 def independent_sampler_factory(data: TransactionData, ell: int, seed: int, chains: int):
     """Exactly uniform, independent draws over the original data (rejection; no chain)."""
-    from ...metrics.independent_sampler import IndependentItemsetSampler
+    from ...samplers.independent_sampler import IndependentItemsetSampler
 
     return IndependentItemsetSampler(data, ell, seed, streams=chains)
 

@@ -15,7 +15,7 @@ Two ways to get it, recorded per point in ``method``:
   ``exact`` is refused with a :class:`~anonstudio.params.ParameterError` rather
   than letting the machine swap or die.
 * ``mcmc``: draw ``n = ceil(ln(2/delta) / (2 eps^2))`` itemsets uniformly from
-  Omega^m with :class:`~anonstudio.metrics.itemset_sampler.ItemsetSampler` and
+  Omega^m with :class:`~anonstudio.samplers.mcmc_sampler.ItemsetSampler` and
   report the share with support 1. The paper's text prints ``2 ln(2/delta)/eps^2``
   samples, but its own figure of 26,492 samples at eps = delta = 0.01 is the
   two-sided Hoeffding bound used here. The interval is the Hoeffding half-width
@@ -46,9 +46,9 @@ from typing import Any
 
 import numpy as np
 
-from ..data.transactions import TransactionData
-from ..jobs import ChunkSizer, NullProgress, Progress, SubProgress, kernel_seeds
-from ..kernels.enumerate import (
+from ...data.transactions import TransactionData
+from ...jobs import ChunkSizer, NullProgress, Progress, SubProgress, kernel_seeds
+from ...kernels.enumerate import (
     count_runs,
     enumerate_keys,
     item_bits,
@@ -56,9 +56,9 @@ from ..kernels.enumerate import (
     radix_sort,
     subsets_by_smallest_item,
 )
-from ..kernels.sampler import record_first_supports
-from ..params import ParameterError, param, validate
-from .itemset_sampler import PROPOSALS, ItemsetSampler
+from ...kernels.mcmc_sampler import record_first_supports
+from ...params import ParameterError, param, validate
+from ...samplers.mcmc_sampler import PROPOSALS, ItemsetSampler
 
 __all__ = [
     "UniquenessParams",

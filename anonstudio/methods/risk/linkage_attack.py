@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..data.transactions import TransactionData
-from ..jobs import derive_seed
+from ...data.transactions import TransactionData
+from ...jobs import derive_seed
 
 __all__ = ["AttackStep", "AttackTrace", "linkage_attack", "random_person", "ORDERS"]
 

@@ -1,7 +1,7 @@
 """Uniform sampling of the ell-itemsets that occur in a dataset (Acs et al., Algorithm 1).
 
 :class:`ItemsetSampler` runs independent Metropolis-Hastings chains (the kernel is
-:func:`anonstudio.kernels.sampler.run_chain`) on worker threads; numba releases the
+:func:`anonstudio.kernels.mcmc_sampler.run_chain`) on worker threads; numba releases the
 GIL, so two chains use two cores. Each chain has its own RNG stream derived from
 the seed and owns all of its state, and results are gathered in chain order, so
 the output depends on the seed only, never on thread timing.
@@ -22,10 +22,10 @@ import numpy as np
 
 from ..data.transactions import TransactionData
 from ..jobs import ChunkSizer, NullProgress, Progress, SubProgress, kernel_seeds
-from ..kernels.sampler import new_chain_state, record_weights, run_chain, subset_counts
+from ..kernels.mcmc_sampler import new_chain_state, record_weights, run_chain, subset_counts
 from ..kernels.support import MODE_AUTO, build_bitsets
-from .convergence import ACF_THRESHOLD, choose_thinning, effective_sample_size, geweke_z
-from .sampler_threads import ThreadedItemsetSampler
+from ..metrics.convergence import ACF_THRESHOLD, choose_thinning, effective_sample_size, geweke_z
+from .threads import ThreadedItemsetSampler
 
 __all__ = ["ItemsetSampler", "BurnInReport", "DrawDiagnostics", "PROPOSALS", "burn_in_status"]
 

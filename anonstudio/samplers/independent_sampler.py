@@ -1,7 +1,7 @@
 """Exactly uniform, independent ell-itemsets of a dataset, by rejection.
 
 :class:`IndependentItemsetSampler` is a drop-in alternative to
-:class:`~anonstudio.metrics.itemset_sampler.ItemsetSampler` (Algorithm 1's
+:class:`~anonstudio.samplers.mcmc_sampler.ItemsetSampler` (Algorithm 1's
 Markov chain) with the same ``burn_in`` / ``draw`` interface. It proposes
 itemsets as the chain's size-weighted proposal does and accepts each with
 probability ``1 / supp`` (see :mod:`anonstudio.kernels.independent_sampler`),
@@ -24,9 +24,9 @@ from ..data.transactions import TransactionData
 from ..jobs import NullProgress, Progress, kernel_seeds
 from ..kernels.independent_sampler import build_alias, draw_independent
 from ..kernels.rng import make_state
-from ..kernels.sampler import subset_counts
+from ..kernels.mcmc_sampler import subset_counts
 from ..kernels.support import MODE_AUTO, build_bitsets, build_summaries
-from .sampler_threads import ThreadedItemsetSampler
+from .threads import ThreadedItemsetSampler
 
 __all__ = ["IndependentItemsetSampler", "IndependentDrawReport", "BITSET_BYTES"]
 
