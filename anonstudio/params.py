@@ -118,6 +118,7 @@ class ParamSpec:
     flag: str | None = None
     deprecated_flags: tuple[str, ...] = ()
     metavar: str | None = None
+    per_level: tuple[str, str] | None = None
 
     @property
     def cli_flag(self) -> str:
@@ -154,6 +155,7 @@ def param(
     flag: str | None = None,
     deprecated_flags: Sequence[str] = (),
     metavar: str | None = None,
+    per_level: tuple[str, str] | None = None,
 ) -> Any:
     """A dataclass field with the metadata the GUI, the CLI and :func:`validate` need.
 
@@ -162,6 +164,8 @@ def param(
     named fields hold one of the listed values; a disabled field is ignored by
     the method and greyed out in the GUI. ``flag`` overrides the CLI flag,
     ``deprecated_flags`` are old spellings that still work with a notice.
+    ``per_level=("m", "k")`` (levels only) names the field giving the number
+    of levels and the scalar that applies to every level when the tuple is empty.
     """
     if isinstance(element, type):
         element = element.__name__
@@ -187,6 +191,7 @@ def param(
         flag=flag,
         deprecated_flags=tuple(deprecated_flags),
         metavar=metavar,
+        per_level=tuple(per_level) if per_level else None,
     )
     return dataclasses.field(default=default, metadata={"anonstudio": meta})
 
@@ -314,9 +319,8 @@ def _problem(spec: ParamSpec, value: Any) -> str | None:
     if kind == "bool":
         return None if isinstance(value, bool) else f"must be true or false (got {value!r})"
     if kind in ("str", "column"):
-        if not isinstance(value, str):
-            return f"must be text (got {value!r})"
-        return "must not be empty" if kind == "column" and not value.strip() else None
+        # An empty column means "the column the table's roles mark" (validated against the data later).
+        return None if isinstance(value, str) else f"must be text (got {value!r})"
     if kind == "path":
         return _path_problem(spec, value)
     if kind == "columns":

@@ -106,7 +106,7 @@ def add_method_command(sub: Any, spec: MethodSpec) -> argparse.ArgumentParser:
                              help="write the release even when the independent check did not confirm the promise")
     for flag, keywords in spec.cli_options:
         parser.add_argument(flag, dest=f"option_{flag.lstrip('-').replace('-', '_')}", **keywords)
-    parser.add_argument("--quiet", action="store_true", help="no progress bar and no summary on stdout")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar (results still go to stdout)")
     parser.set_defaults(_run=lambda args, s=spec: run_method(s, args))
     return parser
 
@@ -172,9 +172,8 @@ def run_method(spec: MethodSpec, args: argparse.Namespace) -> int:
             run = run_and_verify(spec, data, params, progress)
         except ParameterError as exc:
             raise CliError(_flag_message(spec, exc)) from None
-    if not args.quiet:
-        for line in spec.report_lines(run, options):
-            print(line)
+    for line in spec.report_lines(run, options):
+        print(line)
     if run.status != "done":
         print(f"{spec.name}: {run.status}: {run.status_reason()}", file=sys.stderr)
     for line in write_outputs(run, paths, args.json, allow_unverified=allow):

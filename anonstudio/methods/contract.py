@@ -199,6 +199,9 @@ class Export:
     warning: str = ""
     #: ``check_path(path)`` raises ParameterError for a path this export cannot write (e.g. an unknown extension).
     check_path: Callable[[Path], Any] | None = None
+    #: ``requires(data, params) -> reason`` ("" when possible): checked before the run, so a file that could
+    #: never be written (polygons without coordinates) is refused at once.
+    requires: Callable[[Any, Any], str] | None = None
 
     def offered(self, run: "MethodRun") -> bool:
         return run.result is not None and (self.available is None or bool(self.available(run)))
@@ -566,6 +569,10 @@ def check_outputs(spec: MethodSpec, paths: dict[str, Path | None], data: Any = N
         export = by_key.get(key)
         if export is not None and export.check_path is not None:
             export.check_path(Path(path))
+        if export is not None and export.requires is not None and data is not None and params is not None:
+            reason = export.requires(data, params)
+            if reason:
+                raise ParameterError(f"{export.flag}: {reason}")
 
 
 def write_outputs(run: MethodRun, paths: dict[str, Path | None], json_path: Path | None = None, *,

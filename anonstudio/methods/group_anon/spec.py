@@ -32,6 +32,8 @@ class GroupRun:
     dropped: int
     scheme: str
     seconds: float = 0.0
+    #: What was published, in one line (see :func:`release_text`).
+    text: str = ""
 
     @property
     def complete(self) -> bool:
@@ -100,14 +102,17 @@ def release_of(table: Table, params: GroupAnonParams, progress, *, rows: int | N
         release = import_release(params.published, analysed, qi=qi, sensitive=sensitive,
                                  gid_column=params.group_column, id_column=params.id_column,
                                  domain_path=params.domains)
-        return GroupRun(analysed, release, None, dropped, params.scheme, time.perf_counter() - t0)
-    progress.set(0.0, f"anonymizing {analysed.n_rows:,} rows")
-    try:
-        result = anonymize(analysed, _method_params(params, qi, sensitive), progress,
-                           hierarchies=load_hierarchies(params))
-    except ValueError as exc:
-        raise ParameterError(str(exc)) from None
-    return GroupRun(analysed, result.release, result, dropped, params.scheme, time.perf_counter() - t0)
+        run = GroupRun(analysed, release, None, dropped, params.scheme, time.perf_counter() - t0)
+    else:
+        progress.set(0.0, f"anonymizing {analysed.n_rows:,} rows")
+        try:
+            result = anonymize(analysed, _method_params(params, qi, sensitive), progress,
+                               hierarchies=load_hierarchies(params))
+        except ValueError as exc:
+            raise ParameterError(str(exc)) from None
+        run = GroupRun(analysed, result.release, result, dropped, params.scheme, time.perf_counter() - t0)
+    run.text = release_text(run, params)
+    return run
 
 
 def _method_params(params: GroupAnonParams, qi: list[str], sensitive: str) -> GroupAnonParams:
@@ -211,9 +216,9 @@ class GroupAnonSpec(MethodSpec):
         sensitive = r.release.sensitive if r.release is not None else run.params.sensitive
         promise = guarantee_sentence(run.params, sensitive)
         check = ("Independent check: " + ("PASS. " if run.verification.passed else "FAIL. ")
-                 + "; ".join(run.verification.lines()[:3])) if run.verification is not None else \
+                 + "; ".join(run.verification.lines())) if run.verification is not None else \
             "Independent check: not run."
-        notes = [release_text(r, run.params)]
+        notes = [r.text]
         if r.dropped:
             notes.append(f"{r.dropped:,} rows with a missing quasi-identifier or sensitive value were dropped first.")
         state = {"done": "ok", "not-met": "failed", "cancelled": "incomplete", "unverified": "warning"}[run.status]

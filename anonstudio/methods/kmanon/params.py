@@ -49,11 +49,11 @@ class KmAnonParams:
                          tooltip="Probability that a random itemset known to the attacker is k-anonymous. "
                                  "1 checks every itemset (exact, slow for large m).")
     k_levels: tuple[int, ...] = param((), label="k per level", kind="levels", element=int, minimum=2,
-                                      maximum=1_000_000, section=SECTION_LEVELS, advanced=True,
+                                      maximum=1_000_000, section=SECTION_LEVELS, per_level=("m", "k"),
                                       tooltip="Optional k for itemset sizes ℓ = 1, 2, ... (e.g. 20,20,10). "
                                               "Missing levels repeat the last value; empty: k for all levels.")
     sigma_levels: tuple[float, ...] = param((), label="σ per level", kind="levels", element=float, minimum=0.5,
-                                            maximum=1.0, section=SECTION_LEVELS, advanced=True,
+                                            maximum=1.0, section=SECTION_LEVELS, per_level=("m", "sigma"),
                                             tooltip="Optional σ for sizes ℓ = 1, 2, ... (e.g. 1,1,1,1,0.99: exact "
                                                     "for up to 4 items, probabilistic above). Empty: σ for all.")
     bound: str = param("conservative", label="Sample bound", choices=BOUNDS, choice_labels=BOUND_LABELS,

@@ -17,7 +17,8 @@ from .params import KmAnonParams
 from .report import check_text, guarantee_notes, guarantee_text
 from .result import KmAnonResult, LevelResult
 
-__all__ = ["KmAnonSpec", "KmRunResult", "SPEC", "resolve_constraint", "VERIFY_CONFIDENCE"]
+__all__ = ["KmAnonSpec", "KmRunResult", "SPEC", "resolve_constraint", "prepare_cells", "attach_item_coordinates",
+           "VERIFY_CONFIDENCE"]
 
 VERIFY_CONFIDENCE = 0.95
 
@@ -84,41 +85,54 @@ def resolve_constraint(data: TransactionData, params: KmAnonParams) -> str:
     return "free"
 
 
+def attach_item_coordinates(data: TransactionData, params: KmAnonParams):
+    """The dataset with the ``coords`` file attached (if one is given) and the projection of lat/lon input."""
+    if params.coords is None:
+        return data, None
+    from ...data.geo import LocalProjection
+    from ...data.io import attach_coordinates, load_coordinates
+
+    coords = load_coordinates(params.coords)
+    try:
+        located = attach_coordinates(data, coords, drop_missing=params.drop_missing)
+    except ValueError as exc:
+        raise DataFormatError(params.coords, str(exc)) from None
+    return located, LocalProjection.of(coords)
+
+
+def prepare_cells(data: TransactionData, params: KmAnonParams):
+    """The located dataset, the Voronoi cells of its items cut to the study area, and the lat/lon projection."""
+    from ...data.geo import build_voronoi, default_boundary, load_boundary
+
+    located, projection = attach_item_coordinates(data, params)
+    if located.coords is None:
+        raise ParameterError("Touching-towers merging needs item coordinates: give an item coordinates file",
+                             name="coords")
+    boundary = (load_boundary(params.boundary, projection=projection) if params.boundary is not None
+                else default_boundary(located.coords))
+    try:
+        return located, build_voronoi(located.coords, boundary), projection
+    except ValueError as exc:
+        raise DataFormatError(params.boundary, f"Voronoi cells: {exc}") from None
+
+
 def _prepare(data: TransactionData, params: KmAnonParams):
     """The dataset with coordinates attached, the constraint object, the cells and the projection."""
-    from ...data.io import attach_coordinates, load_coordinates, load_hierarchy
+    from ...data.io import load_hierarchy
     from .constraints import Contiguity, FreeMerge, HierarchyCut
 
     name = resolve_constraint(data, params)
-    projection = cells = None
-    if params.coords is not None:
-        from ...data.geo import LocalProjection
-
-        coords = load_coordinates(params.coords)
-        try:
-            data = attach_coordinates(data, coords, drop_missing=params.drop_missing)
-        except ValueError as exc:
-            raise DataFormatError(params.coords, str(exc)) from None
-        projection = LocalProjection.of(coords)
     if name == "contiguity":
-        from ...data.geo import build_voronoi, default_boundary, load_boundary
-
-        if data.coords is None:
-            raise ParameterError("Touching-towers merging needs item coordinates: give --coords", name="coords")
-        boundary = (load_boundary(params.boundary, projection=projection) if params.boundary is not None
-                    else default_boundary(data.coords))
-        try:
-            cells = build_voronoi(data.coords, boundary)
-        except ValueError as exc:
-            raise DataFormatError(params.boundary, f"Voronoi cells: {exc}") from None
-        return data, Contiguity(cells), cells, projection, name
+        located, cells, projection = prepare_cells(data, params)
+        return located, Contiguity(cells), cells, projection, name
+    located, projection = attach_item_coordinates(data, params)
     if name == "hierarchy":
         tree = load_hierarchy(params.item_hierarchy)
         try:
-            return data, HierarchyCut(tree, data.vocab), None, projection, name
+            return located, HierarchyCut(tree, located.vocab), None, projection, name
         except ValueError as exc:
             raise DataFormatError(params.item_hierarchy, str(exc)) from None
-    return data, FreeMerge(), None, projection, name
+    return located, FreeMerge(), None, projection, name
 
 
 # ------------------------------------------------------------------ exports
@@ -185,7 +199,9 @@ class KmAnonSpec(MethodSpec):
                (".csv",), _write_map),
         Export("geojson", "Partition polygons (GeoJSON)", "--geojson-out",
                "the partitions as merged Voronoi polygons (touching-towers merging only)", (".geojson",),
-               _write_geojson, available=lambda run: run.result is not None and run.result.cells is not None),
+               _write_geojson, available=lambda run: run.result is not None and run.result.cells is not None,
+               requires=lambda data, params: "" if resolve_constraint(data, params) == "contiguity" else
+               "partition polygons need touching-towers merging, which needs item coordinates (--coords)"),
     )
     cli_aliases = {
         "--free": (lambda _v: ["--constraint", "free"], False, "--free is now --constraint free"),

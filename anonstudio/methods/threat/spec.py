@@ -22,7 +22,7 @@ from ...params import ParameterError, param, reuse_param, validate
 from ...verifiers.group_privacy import GroupPrivacyReport
 from ..contract import Description, Export, MethodRun, MethodSpec, Stage
 from ..group_anon.api import PUBLISHED, GroupAnonParams
-from ..group_anon.spec import GroupRun, check_release, release_of, release_text
+from ..group_anon.spec import GroupRun, check_release, release_of
 from .analysis import ThreatResult, analyze_threat
 from .params import ThreatParams
 
@@ -104,7 +104,9 @@ class ThreatRun:
         return self.release.table
 
     def to_json(self) -> dict:
+        """Measures, diagnostics and the release; the per-row distributions are an audit export of their own."""
         doc = self.result.to_json() if self.result is not None else {}
+        doc.pop("rows", None)
         doc["release"] = self.release.to_json()
         doc["complete"] = self.complete
         return doc
@@ -136,6 +138,15 @@ def _write_rows(path: Path, run: MethodRun, outputs: OutputSet) -> None:
 
     r: ThreatRun = run.result
     write_rows_csv(r.result, r.release.release.row_group, outputs.path_for(path))
+
+
+def _write_distributions(path: Path, run: MethodRun, outputs: OutputSet) -> None:
+    from ...data.io.jsonfile import write_json
+
+    r: ThreatRun = run.result
+    doc = r.result.to_json()
+    write_json(path, {"sensitive_values": doc["sensitive_values"], "complete": r.complete, "rows": doc["rows"]},
+               indent=1, outputs=outputs)
 
 
 def _write_release(path: Path, run: MethodRun, outputs: OutputSet) -> None:
@@ -171,7 +182,12 @@ class ThreatSpec(MethodSpec):
                "one line per analysed row: row, group, true value s, p_A(s), p_L(s), p_RW(s), Ti, log2 Ti and "
                "whether each side guesses it right", (".csv",), _write_rows, kind="audit",
                warning="per-row posteriors name what the attacker learns about each cleartext row; keep the file "
-                       "internal"),
+                       "internal", available=lambda run: run.result is not None and run.result.result is not None),
+        Export("distributions", "Per-row distributions (JSON)", "--distributions-out",
+               "every analysed row's full p_A, p_L, p_RW and p_I over the sensitive values, as JSON", (".json",),
+               _write_distributions, kind="audit",
+               warning="the full posterior of every cleartext row; keep the file internal",
+               available=lambda run: run.result is not None and run.result.result is not None),
     )
     cli_options = (("--victim", dict(type=int, metavar="ROW", default=None,
                                      help="print the three distributions of the victim in analysed row ROW "
@@ -219,10 +235,10 @@ class ThreatSpec(MethodSpec):
         r: ThreatRun = run.result
         promise = summary_sentence(r.result) if r.result is not None and r.result.kept else \
             "No estimate yet: the sampler kept no sample."
-        check = "Release: " + release_text(r.release, run.params.group_params())
+        check = "Release: " + r.release.text
         if run.verification is not None:
             check += (". Independent check: " + ("PASS" if run.verification.passed else "FAIL") + " — "
-                      + "; ".join(run.verification.lines()[:2]))
+                      + "; ".join(run.verification.lines()))
         state = {"done": "ok", "not-met": "failed", "cancelled": "incomplete", "unverified": "warning"}[run.status]
         return Description(promise, check, state)
 
