@@ -1,7 +1,6 @@
 """Open a dataset the way every front end names one: a file path or a bundled sample's name."""
 from __future__ import annotations
 
-import stat
 from pathlib import Path
 from typing import Any
 
@@ -36,12 +35,16 @@ def open_dataset(spec: str | Path, *, format: str | None = None, encoding: str |
 
 
 def _require_regular_file(path: Path) -> None:
+    from .io.atomic import file_kind
+
     try:
-        mode = path.stat().st_mode
+        kind = file_kind(path)
     except OSError as exc:
         raise DataFormatError(path, f"cannot be read ({exc.strerror or exc})") from None
-    if stat.S_ISDIR(mode):
+    if kind == "folder":
         raise DataFormatError(path, "is a folder, not a data file")
-    if not stat.S_ISREG(mode):
+    if kind == "special":
         raise DataFormatError(path, "is not a regular file (a pipe, device or socket); anonstudio reads data "
                                     "files only")
+    if kind == "missing":
+        raise DataFormatError(path, "is a broken link: its target does not exist")

@@ -173,7 +173,7 @@ class MethodWorkbench(Workbench):
             self.shown_result = run.result
             self.show_result(run.result, False)
         self.show_verification(run)
-        self.callout.show_text(self.run_text(run), self.run_state(run))
+        self.callout.show_text(self.run_text(run), run.state)
         self._update_exports()
         self.status.emit(f"{self.spec.title}: " + {"done": "finished.", "not-met": "the promise is NOT met.",
                                                    "cancelled": "stopped; partial result shown.",
@@ -182,9 +182,6 @@ class MethodWorkbench(Workbench):
 
     def _on_error(self, exc: BaseException) -> None:
         self.callout.show_text(f"<b>The run could not start or failed:</b> {html.escape(str(exc))}", "failed")
-
-    def run_state(self, run: MethodRun) -> str:
-        return {"done": "ok", "not-met": "failed", "cancelled": "incomplete", "unverified": "warning"}[run.status]
 
     def run_text(self, run: MethodRun) -> str:
         """The callout after a run: status, promise (bold only when confirmed), check and notes."""

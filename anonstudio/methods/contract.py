@@ -347,6 +347,11 @@ class MethodSpec(abc.ABC):
     def run(self, data: Any, params: Any, progress: StagedProgress) -> Any:
         """Compute the result (chunked, cancellable, partial results through ``progress``)."""
 
+    @abc.abstractmethod
+    def example(self) -> tuple[Any, Any]:
+        """A tiny dataset and quick params: what the contract tests run, and small enough that the default
+        params finish in seconds on it too. Built in memory or from a bundled sample."""
+
     def verify(self, data: Any, result: Any, params: Any, progress: Progress) -> Any | None:
         """An independent check of ``result``'s promise, sharing no code with ``run`` (None: nothing to check)."""
         return None
@@ -443,6 +448,11 @@ class MethodRun:
         if self.spec.guarantee and self.verification is None:
             return "unverified"
         return "done"
+
+    @property
+    def state(self) -> str:
+        """How the run's texts are coloured: ``ok``, ``failed``, ``incomplete`` or ``warning``."""
+        return {"done": "ok", "not-met": "failed", "cancelled": "incomplete", "unverified": "warning"}[self.status]
 
     @property
     def guarantee_met(self) -> bool:

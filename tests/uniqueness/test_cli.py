@@ -1,6 +1,8 @@
 """``anonstudio-cli uniqueness`` and ``attack``."""
 from __future__ import annotations
 
+import pytest
+
 import json
 from pathlib import Path
 
@@ -144,6 +146,7 @@ def test_second_ctrl_c_aborts_and_handler_is_restored():
     assert signal.getsignal(signal.SIGINT) is before
 
 
+@pytest.mark.slow
 def test_ctrl_c_in_a_subprocess_exits_130_with_partial_json(tmp_path):
     import os
     import signal

@@ -25,7 +25,7 @@ import threading
 from pathlib import Path
 from typing import IO, Iterator
 
-__all__ = ["atomic_write", "OutputSet", "OutputPathError", "check_output_path", "resolve_output"]
+__all__ = ["atomic_write", "OutputSet", "OutputPathError", "check_output_path", "resolve_output", "file_kind"]
 
 _TMP_SUFFIX = ".tmp"
 
@@ -40,6 +40,17 @@ class OutputPathError(OSError):
 
     def __str__(self) -> str:
         return f"{self.path}: {self.reason}"
+
+
+def file_kind(path: str | Path) -> str:
+    """``"file"``, ``"folder"``, ``"special"`` (pipe, device, socket) or ``"missing"``; OSError if unreadable."""
+    try:
+        mode = Path(path).stat().st_mode
+    except FileNotFoundError:
+        return "missing"
+    if stat.S_ISDIR(mode):
+        return "folder"
+    return "file" if stat.S_ISREG(mode) else "special"
 
 
 def resolve_output(path: str | Path) -> Path:
@@ -67,12 +78,12 @@ def check_output_path(path: str | Path, *, inputs: tuple[Path, ...] = ()) -> Pat
         raise OutputPathError(path, f"{folder} is not a folder")
     if target.exists() or target.is_symlink():
         try:
-            mode = target.stat().st_mode
+            kind = file_kind(target)
         except OSError as exc:
             raise OutputPathError(path, f"cannot be inspected ({exc.strerror or exc})") from None
-        if stat.S_ISDIR(mode):
+        if kind == "folder":
             raise OutputPathError(path, "is a folder; give a file name")
-        if not stat.S_ISREG(mode):
+        if kind == "special":
             raise OutputPathError(path, "is not a regular file (a device, pipe or socket); anonstudio only "
                                         "replaces regular files")
         for source in inputs:

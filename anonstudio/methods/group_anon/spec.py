@@ -57,6 +57,15 @@ class GroupRun:
                 "mean_group_size": float(sizes.mean()), "rows": float(self.table.n_rows)}
 
 
+def example_table(rows: int = 300) -> Table:
+    """The first complete rows of the bundled Adult sample (with its roles: occupation sensitive)."""
+    from ...data.samples import load_sample
+
+    table = load_sample("adult")
+    frame = table.frame.dropna().iloc[:rows].reset_index(drop=True)
+    return Table(frame, dict(table.roles), f"adult ({rows} rows)", None)
+
+
 def load_hierarchies(params: GroupAnonParams) -> dict:
     from ...data.io import load_hierarchy
 
@@ -157,12 +166,16 @@ def guarantee_sentence(params: GroupAnonParams, sensitive: str) -> str:
     return ("In the published table, " + " and ".join(parts) + ".") if parts else "No group requirement was set."
 
 
-def _write_release(path: Path, run: MethodRun, outputs: OutputSet) -> None:
+def write_group_release(path: Path, group_run: GroupRun, params: Any, outputs: OutputSet) -> None:
+    """The release of ``group_run`` as the published CSV (group column and id column as ``params`` name them)."""
     from .published_csv import export_release
 
-    r: GroupRun = run.result
-    export_release(r.release, r.table, outputs.path_for(path), gid_column=run.params.group_column,
-                   id_column=run.params.id_column)
+    export_release(group_run.release, group_run.table, outputs.path_for(path), gid_column=params.group_column,
+                   id_column=params.id_column)
+
+
+def _write_release(path: Path, run: MethodRun, outputs: OutputSet) -> None:
+    write_group_release(path, run.result, run.params, outputs)
 
 
 class GroupAnonSpec(MethodSpec):
@@ -187,6 +200,9 @@ class GroupAnonSpec(MethodSpec):
     exports = (Export("release", "Anonymized table", "--out",
                       "the anonymized table as CSV: group column, published quasi-identifier cells ([20-29], "
                       "{a|b}, *), sensitive value or {multiset}", (".csv",), _write_release),)
+
+    def example(self):
+        return example_table(), GroupAnonParams(k=4, l=2)
 
     def check_data(self, table: Table, params: GroupAnonParams) -> None:
         columns = set(map(str, table.frame.columns))
@@ -221,8 +237,7 @@ class GroupAnonSpec(MethodSpec):
         notes = [r.text]
         if r.dropped:
             notes.append(f"{r.dropped:,} rows with a missing quasi-identifier or sensitive value were dropped first.")
-        state = {"done": "ok", "not-met": "failed", "cancelled": "incomplete", "unverified": "warning"}[run.status]
-        return Description(promise, check, state, tuple(notes))
+        return Description(promise, check, run.state, tuple(notes))
 
     def report_lines(self, run: MethodRun, options: dict | None = None) -> list[str]:
         r: GroupRun = run.result

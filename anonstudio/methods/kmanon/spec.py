@@ -209,6 +209,13 @@ class KmAnonSpec(MethodSpec):
                             "--sample-always is now --no-exact-when-cheaper"),
     }
 
+    def example(self):
+        from ...data.synth_city import SynthCityParams, generate_city
+
+        city = generate_city(SynthCityParams(towers=40, area_km2=2.0, users=400, mean_record_size=5.0,
+                                             std_record_size=3.0, max_record_size=20, seed=2))
+        return city.data, KmAnonParams(k=5, m=2, sigma=0.9, verify_samples=500)
+
     def check_data(self, data: TransactionData, params: KmAnonParams) -> None:
         biggest = max(params.k_vector())
         if biggest > data.n_records:
@@ -245,8 +252,7 @@ class KmAnonSpec(MethodSpec):
         notes = [n for n in (guarantee_notes(levels, word),) if n]
         if r is not None and r.result.stopped_reason:
             notes.append(f"Stopped early: {r.result.stopped_reason}.")
-        state = {"done": "ok", "not-met": "failed", "cancelled": "incomplete", "unverified": "warning"}[run.status]
-        return Description(promise=promise, check=check_text(run.verification, word), state=state,
+        return Description(promise=promise, check=check_text(run.verification, word), state=run.state,
                            notes=tuple(notes))
 
     def report_lines(self, run: MethodRun, options: dict | None = None) -> list[str]:

@@ -82,6 +82,15 @@ class RiskSpec(MethodSpec):
                 True, "--m A-B is now --min-m A --m B"),
     }
 
+    def example(self):
+        import numpy as np
+
+        rng = np.random.default_rng(11)
+        records = [np.unique(rng.integers(0, 14, size=int(rng.integers(1, 7)))) for _ in range(80)]
+        data = TransactionData.from_id_lists(records, n_items=14, vocab=tuple(f"i{i}" for i in range(14)),
+                                            name="example baskets")
+        return data, UniquenessParams(max_m=3, epsilon=0.05, delta=0.05)
+
     def run(self, data: Any, params: UniquenessParams, progress) -> RiskResult:
         measure = params.measure
         itemset = None

@@ -22,7 +22,7 @@ from ...params import ParameterError, param, reuse_param, validate
 from ...verifiers.group_privacy import GroupPrivacyReport
 from ..contract import Description, Export, MethodRun, MethodSpec, Stage
 from ..group_anon.api import PUBLISHED, GroupAnonParams
-from ..group_anon.spec import GroupRun, check_release, release_of
+from ..group_anon.spec import GroupRun, check_release, release_of, write_group_release
 from .analysis import ThreatResult, analyze_threat
 from .params import ThreatParams
 
@@ -150,11 +150,7 @@ def _write_distributions(path: Path, run: MethodRun, outputs: OutputSet) -> None
 
 
 def _write_release(path: Path, run: MethodRun, outputs: OutputSet) -> None:
-    from ..group_anon.published_csv import export_release
-
-    r: ThreatRun = run.result
-    export_release(r.release.release, r.table, outputs.path_for(path), gid_column=run.params.group_column,
-                   id_column=run.params.id_column)
+    write_group_release(path, run.result.release, run.params, outputs)
 
 
 class ThreatSpec(MethodSpec):
@@ -201,6 +197,11 @@ class ThreatSpec(MethodSpec):
                               "--drop-incomplete is always on: rows with a missing value are dropped first"),
     }
 
+    def example(self):
+        from ..group_anon.spec import example_table
+
+        return example_table(200), ThreatRunParams(k=4, l=2, iterations=300, burn_in=100, thinning=1)
+
     def check_data(self, table: Table, params: ThreatRunParams) -> None:
         from ..group_anon.spec import SPEC as GROUP
 
@@ -239,8 +240,7 @@ class ThreatSpec(MethodSpec):
         if run.verification is not None:
             check += (". Independent check: " + ("PASS" if run.verification.passed else "FAIL") + " — "
                       + "; ".join(run.verification.lines()))
-        state = {"done": "ok", "not-met": "failed", "cancelled": "incomplete", "unverified": "warning"}[run.status]
-        return Description(promise, check, state)
+        return Description(promise, check, run.state)
 
     def report_lines(self, run: MethodRun, options: dict | None = None) -> list[str]:
         r: ThreatRun = run.result
