@@ -225,3 +225,15 @@ def test_informs_rmerge_rt_with_the_built_hierarchy():
                                                      item_hierarchy=result.problem.item_hierarchy,
                                                      claimed_rum=result.rum, claimed_tum=result.tum))
     assert v.passed, v.lines()
+
+
+def test_verify_result_goes_into_the_json(tmp_path):
+    from anonstudio.methods.rt import verify_result
+
+    data, params, _ = _random(tmp_path, sensitive=["i3"], l=2)
+    result = run_rt(data, params)
+    v = verify_result(data, result)
+    assert v.passed and v.rum_matches and v.tum_matches and v.diversity_violations == 0
+    write_json(tmp_path / "out.json", result)
+    doc = json.loads((tmp_path / "out.json").read_text())
+    assert doc["verifier"]["passed"] is True and doc["verifier"]["violations"] == 0

@@ -12,8 +12,9 @@ from .export import anon_rows, write_anon_csv, write_item_hierarchy, write_json
 from .params import RTParams
 from .prepare import RTProblem, prepare
 from .result import RTResult
+from .verify import verify_result
 
 __all__ = [
     "Query", "RTParams", "RTProblem", "RTResult", "anon_rows", "generate_workloads", "load_workloads", "prepare",
-    "run_rt", "write_anon_csv", "write_item_hierarchy", "write_json",
+    "run_rt", "verify_result", "write_anon_csv", "write_item_hierarchy", "write_json",
 ]
