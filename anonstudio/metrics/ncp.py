@@ -1,39 +1,49 @@
-"""Normalized certainty penalty (NCP): the information loss of generalized cells.
+"""NCP, the normalized certainty penalty of a generalized value (Xu et al., KDD 2006): the one implementation.
 
-One implementation for the methods (the scalar formulas are the kernels of
-:mod:`anonstudio.kernels.ncp`, so compiled code and Python agree to the bit):
+A published value that stands for several original values loses part of its
+information. For a number generalized to the range ``[lo, hi]`` the loss is
+``(hi - lo) / (max - min)`` over the column's range. For a category (or an
+item) generalized to a set or a hierarchy node covering ``size`` of the
+``domain`` values there are two conventions in use, both 0 for an
+ungeneralized value and 1 for the whole domain:
 
-* numeric cell ``[lo, hi]``: ``(hi - lo) / (column max - column min)``;
-* categorical cell covering ``c`` of ``t`` values: ``c / t`` (Xu et al.,
-  KDD 2006; 0 for one value) or, with ``shifted=True``, ``(c - 1) / (t - 1)``;
-* a record's NCP is the weighted sum over its columns (weights ``1/v`` by
-  default, so it lies in [0, 1]); a table's is the mean over records.
+* ``"normalized"``: ``(size - 1) / (domain - 1)``, as ARX and most
+  group-anonymization code use; σ-k^m anonymity's hierarchy and free-merge
+  errors and global recoding use it;
+* ``"xu"``: ``size / domain``, and 0 for a single value, as printed by Xu et
+  al. and used by the RT-datasets paper (its worked example needs it).
+
+The independent verifiers keep their own NCP on purpose (they share no code
+with the methods they check).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..kernels.ncp import count_ncp_array, range_ncp_array
+__all__ = ["numeric_ncp", "categorical_ncp", "CONVENTIONS"]
 
-__all__ = ["range_loss", "count_loss", "record_loss"]
-
-
-def range_loss(lo, hi, span: float) -> np.ndarray:
-    """NCP of numeric ranges ``[lo, hi]`` (arrays) in a column of range ``span``."""
-    lo = np.ascontiguousarray(lo, dtype=np.float64).reshape(-1)
-    hi = np.ascontiguousarray(hi, dtype=np.float64).reshape(-1)
-    return range_ncp_array(lo, hi, float(span), np.empty(len(lo)))
+CONVENTIONS = ("normalized", "xu")
 
 
-def count_loss(covered, total: float, *, shifted: bool = False) -> np.ndarray:
-    """NCP of categorical cells covering ``covered`` (array) of ``total`` values."""
-    covered = np.ascontiguousarray(covered, dtype=np.float64).reshape(-1)
-    return count_ncp_array(covered, float(total), bool(shifted), np.empty(len(covered)))
+def numeric_ncp(lo, hi, span: float) -> np.ndarray:
+    """``(hi - lo) / span`` per value; 0 everywhere when the column has a single value (``span <= 0``)."""
+    lo = np.asarray(lo, dtype=np.float64)
+    hi = np.asarray(hi, dtype=np.float64)
+    if span <= 0:
+        return np.zeros(np.broadcast(lo, hi).shape)
+    return (hi - lo) / float(span)
 
 
-def record_loss(per_column: np.ndarray, weights=None) -> np.ndarray:
-    """Weighted sum over columns of a ``(records, columns)`` NCP array (weights default ``1/v``)."""
-    per_column = np.asarray(per_column, dtype=np.float64)
-    v = per_column.shape[1]
-    w = np.full(v, 1.0 / v) if weights is None else np.asarray(weights, dtype=np.float64)
-    return per_column @ w
+def categorical_ncp(size, domain: int, convention: str = "normalized") -> np.ndarray:
+    """NCP of values generalized to sets of ``size`` original values out of ``domain`` (see the module docstring).
+
+    A domain of one value loses nothing, whatever the convention.
+    """
+    size = np.asarray(size, dtype=np.float64)
+    if domain <= 1:
+        return np.zeros(size.shape)
+    if convention == "normalized":
+        return (size - 1.0) / (domain - 1.0)
+    if convention == "xu":
+        return np.where(size > 1, size / float(domain), 0.0)
+    raise ValueError(f"unknown NCP convention {convention!r}; use one of {', '.join(CONVENTIONS)}")
