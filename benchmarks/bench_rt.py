@@ -48,10 +48,10 @@ def load():
 
 
 def warm() -> None:
-    from anonstudio.kernels import ncp, rt_btd, rt_cluster, rt_transaction
+    from anonstudio.kernels import rt_btd, rt_cluster, rt_transaction
 
     t = time.perf_counter()
-    for module in (ncp, rt_cluster, rt_transaction, rt_btd):
+    for module in (rt_cluster, rt_transaction, rt_btd):
         module.warm_up()
     print(f"kernels warmed up in {time.perf_counter() - t:.2f} s", flush=True)
 

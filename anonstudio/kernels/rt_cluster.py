@@ -1,22 +1,22 @@
-"""Kernels of RT clustering and merging (``anonstudio.methods.rt.cluster`` / ``merge``): relational NCPs.
+"""Kernels of RT clustering and merging (``anonstudio.methods.rt.cluster`` / ``merge``): generalized extents.
 
 A *summary* is the generalized tuple of a group of records, as four arrays
 indexed by group: ``lo``, ``hi`` (numeric columns), ``node`` (hierarchy
 columns, global node ids) and ``bits`` (set columns, 64 values per word).
-``rel`` bundles what the NCP of a summary needs:
-``(num_span, anc, depth, leaves_under, hier_total, word_offset, set_total, weight)``.
+``rel`` bundles what widening summaries needs: ``(anc, depth, leaves_under,
+word_offset)``.
+
+The kernels return *extents*: per column, how much the generalized cell
+spans (``hi - lo``, leaves under the common ancestor, values in the set),
+columns in the order numeric, hierarchy, set. The NCP of an extent is
+computed by :mod:`anonstudio.metrics.ncp`, the project's one NCP.
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit, uint64
 
-from .ncp import count_ncp, range_ncp
-
-__all__ = [
-    "lca", "merged_ncp", "merged_ncp_many", "summary_ncp_all", "merge_into", "cluster_seeds",
-    "assign_leftovers", "build_summaries", "warm_up",
-]
+__all__ = ["lca", "popcount", "merged_extents", "summary_extents", "merge_into", "build_summaries", "warm_up"]
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -38,39 +38,37 @@ def popcount(x):
     return int((x * uint64(0x0101010101010101)) >> uint64(56))
 
 
-@njit(nogil=True, cache=True)
-def merged_ncp(sa, a, sb, b, rel):
-    """NCP of the generalized tuple of groups ``a`` (summaries ``sa``) and ``b`` (``sb``) together."""
+@njit(nogil=True, cache=True, inline="always")
+def _extent_row(sa, a, sb, b, rel, out, j):
     alo, ahi, anode, abits = sa
     blo, bhi, bnode, bbits = sb
-    num_span, anc, depth, leaves, hier_total, word_offset, set_total, weight = rel
-    total = 0.0
-    for c in range(num_span.shape[0]):
-        total += range_ncp(min(alo[a, c], blo[b, c]), max(ahi[a, c], bhi[b, c]), num_span[c])
-    for c in range(hier_total.shape[0]):
-        node = lca(anc, depth, anode[a, c], bnode[b, c])
-        total += count_ncp(leaves[node], hier_total[c])
-    for c in range(set_total.shape[0]):
+    anc, depth, leaves, word_offset = rel
+    n_num = alo.shape[1]
+    n_hier = anode.shape[1]
+    for c in range(n_num):
+        out[j, c] = max(ahi[a, c], bhi[b, c]) - min(alo[a, c], blo[b, c])
+    for c in range(n_hier):
+        out[j, n_num + c] = leaves[lca(anc, depth, anode[a, c], bnode[b, c])]
+    for c in range(word_offset.shape[0] - 1):
         covered = 0
         for w in range(word_offset[c], word_offset[c + 1]):
             covered += popcount(abits[a, w] | bbits[b, w])
-        total += count_ncp(float(covered), set_total[c])
-    return total * weight
+        out[j, n_num + n_hier + c] = covered
 
 
 @njit(nogil=True, cache=True)
-def merged_ncp_many(sa, a, sb, cands, rel, out):
-    """``out[j] = merged_ncp(sa, a, sb, cands[j])``."""
+def merged_extents(sa, a, sb, cands, rel, out):
+    """``out[j]``: extents of the generalized tuple of group ``a`` of ``sa`` with group ``cands[j]`` of ``sb``."""
     for j in range(cands.shape[0]):
-        out[j] = merged_ncp(sa, a, sb, cands[j], rel)
+        _extent_row(sa, a, sb, cands[j], rel, out, j)
     return out
 
 
 @njit(nogil=True, cache=True)
-def summary_ncp_all(s, rel, out):
-    """NCP of every summary on its own."""
+def summary_extents(s, rel, out):
+    """Extents of every summary on its own."""
     for i in range(out.shape[0]):
-        out[i] = merged_ncp(s, i, s, i, rel)
+        _extent_row(s, i, s, i, rel, out, i)
     return out
 
 
@@ -79,8 +77,8 @@ def merge_into(sa, a, sb, b, rel):
     """Widen summary ``a`` of ``sa`` to cover summary ``b`` of ``sb``."""
     alo, ahi, anode, abits = sa
     blo, bhi, bnode, bbits = sb
-    anc = rel[1]
-    depth = rel[2]
+    anc = rel[0]
+    depth = rel[1]
     for c in range(alo.shape[1]):
         alo[a, c] = min(alo[a, c], blo[b, c])
         ahi[a, c] = max(ahi[a, c], bhi[b, c])
@@ -88,63 +86,6 @@ def merge_into(sa, a, sb, b, rel):
         anode[a, c] = lca(anc, depth, anode[a, c], bnode[b, c])
     for w in range(abits.shape[1]):
         abits[a, w] |= bbits[b, w]
-
-
-@njit(nogil=True, cache=True)
-def cluster_seeds(positions, alive, n_alive, assignment, first_cluster, k, sr, rel):
-    """Phase 1 of Cluster for a chunk of seeds.
-
-    For each seed (``alive[positions[t]]``, positions drawn by the caller),
-    the ``k - 1`` alive records of lowest NCP(G({seed, r})) join it; ties go
-    to the lower row (``alive`` is kept in row order). The cluster gets id
-    ``first_cluster + t``; its rows leave ``alive``. Returns the new ``n_alive``.
-    """
-    dist = np.empty(alive.shape[0], dtype=np.float64)
-    for t in range(positions.shape[0]):
-        pos = positions[t]
-        s = alive[pos]
-        for j in range(n_alive):
-            dist[j] = np.inf if j == pos else merged_ncp(sr, s, sr, alive[j], rel)
-        need = k - 1
-        cid = first_cluster + t
-        assignment[s] = cid
-        if need > 0:
-            threshold = np.partition(dist[:n_alive], need - 1)[need - 1]
-            below = 0
-            for j in range(n_alive):
-                if dist[j] < threshold:
-                    below += 1
-            equal_left = need - below
-            for j in range(n_alive):
-                d = dist[j]
-                if d < threshold:
-                    assignment[alive[j]] = cid
-                elif d == threshold and equal_left > 0:
-                    assignment[alive[j]] = cid
-                    equal_left -= 1
-        w = 0
-        for j in range(n_alive):
-            if assignment[alive[j]] < 0:
-                alive[w] = alive[j]
-                w += 1
-        n_alive = w
-    return n_alive
-
-
-@njit(nogil=True, cache=True)
-def assign_leftovers(rows, sr, sc, n_clusters, assignment, rel):
-    """Phase 2 of Cluster: each row joins the cluster whose tuple it widens least (ties: lower id)."""
-    for t in range(rows.shape[0]):
-        r = rows[t]
-        best = -1
-        best_ncp = np.inf
-        for c in range(n_clusters):
-            v = merged_ncp(sc, c, sr, r, rel)
-            if v < best_ncp:
-                best_ncp = v
-                best = c
-        assignment[r] = best
-        merge_into(sc, best, sr, r, rel)
 
 
 @njit(nogil=True, cache=True)
@@ -167,19 +108,15 @@ def _tiny():
     node = np.array([[1], [2], [2]], dtype=np.int32)
     bits = np.array([[1], [2], [1]], dtype=np.uint64)
     anc = np.array([[0, 0], [0, 1], [0, 2]], dtype=np.int32)
-    rel = (np.array([2.0]), anc, np.array([0, 1, 1], dtype=np.int32), np.array([2.0, 1.0, 1.0]),
-           np.array([2.0]), np.array([0, 1], dtype=np.int64), np.array([2.0]), 1.0 / 3.0)
+    rel = (anc, np.array([0, 1, 1], dtype=np.int32), np.array([2.0, 1.0, 1.0]), np.array([0, 1], dtype=np.int64))
     return (lo, lo.copy(), node, bits), rel
 
 
 def warm_up() -> None:
     """Compile the kernels above on tiny inputs (see ``kernels.warmup``)."""
     sr, rel = _tiny()
-    merged_ncp_many(sr, 0, sr, np.array([1, 2], dtype=np.int64), rel, np.empty(2))
-    summary_ncp_all(sr, rel, np.empty(3))
-    alive = np.arange(3, dtype=np.int64)
-    assignment = np.full(3, -1, dtype=np.int64)
-    n_alive = cluster_seeds(np.array([0], dtype=np.int64), alive, 3, assignment, 0, 2, sr, rel)
+    merged_extents(sr, 0, sr, np.array([1, 2], dtype=np.int64), rel, np.empty((2, 3)))
+    summary_extents(sr, rel, np.empty((3, 3)))
     sc = tuple(a[:1].copy() for a in sr)
-    build_summaries(np.array([0, 2], dtype=np.int64), np.flatnonzero(assignment == 0), sr, sc, rel)
-    assign_leftovers(alive[:n_alive], sr, sc, 1, assignment, rel)
+    build_summaries(np.array([0, 2], dtype=np.int64), np.array([0, 1], dtype=np.int64), sr, sc, rel)
+    merge_into(sc, 0, sr, 2, rel)

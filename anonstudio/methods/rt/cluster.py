@@ -19,7 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...jobs import ChunkSizer, NullProgress, Progress, derive_seed
-from ...kernels.rt_cluster import assign_leftovers, build_summaries, cluster_seeds, summary_ncp_all
+from ...params import ParameterError
+from ...kernels.rt_cluster import build_summaries, merge_into, merged_extents, summary_extents
 from .prepare import RTProblem, Summaries
 
 __all__ = ["Clustering", "cluster", "clusters_from_assignment", "seed_positions"]
@@ -81,8 +82,7 @@ def clusters_from_assignment(problem: RTProblem, assignment: np.ndarray, *, join
     build_summaries(indptr, order, problem.records.arrays(), summaries.arrays(), rel)
     if join:
         assignment, summaries = _join_identical(assignment, summaries)
-    ncp = summary_ncp_all(summaries.arrays(), rel, np.empty(len(summaries)))
-    return Clustering(assignment, summaries, ncp)
+    return Clustering(assignment, summaries, summary_ncp(problem, summaries))
 
 
 def _join_identical(assignment: np.ndarray, summaries: Summaries) -> tuple[np.ndarray, Summaries]:
@@ -98,12 +98,30 @@ def _join_identical(assignment: np.ndarray, summaries: Summaries) -> tuple[np.nd
     return new_id[assignment], summaries.take(first)
 
 
+def summary_ncp(problem: RTProblem, summaries: Summaries) -> np.ndarray:
+    """NCP of every summary's generalized tuple."""
+    return problem.ncp(summary_extents(summaries.arrays(), problem.rel(), np.empty((len(summaries), problem.v))))
+
+
+def _nearest(problem: RTProblem, sr: tuple, rel: tuple, alive: np.ndarray, pos: int, need: int) -> np.ndarray:
+    """Positions in ``alive`` of the ``need`` records of lowest NCP(G({seed, r})); ties: the lower row."""
+    ext = merged_extents(sr, int(alive[pos]), sr, alive, rel, np.empty((len(alive), problem.v)))
+    dist = problem.ncp(ext)
+    dist[pos] = np.inf
+    if need <= 0:
+        return np.zeros(0, dtype=np.int64)
+    threshold = dist[np.argpartition(dist, need - 1)[:need]].max()
+    below = np.flatnonzero(dist < threshold)
+    equal = np.flatnonzero(dist == threshold)[: need - len(below)]
+    return np.concatenate([below, equal])
+
+
 def cluster(problem: RTProblem, k: int, seed: int, progress: Progress | None = None) -> Clustering:
     """Run Cluster (module docstring). Needs at least ``k`` records."""
     progress = progress or NullProgress()
     n = problem.n
     if n < k:
-        raise ValueError(f"k = {k} is larger than the {n} records")
+        raise ParameterError(f"k = {k} is larger than the {n:,} records", name="k")
     positions = seed_positions(n, k, seed)
     alive = np.arange(n, dtype=np.int64)
     assignment = np.full(n, -1, dtype=np.int64)
@@ -111,32 +129,40 @@ def cluster(problem: RTProblem, k: int, seed: int, progress: Progress | None = N
     rel = problem.rel()
     sizer = ChunkSizer(initial=4, minimum=1)
     done = 0
-    n_alive = n
     complete = True
     while done < len(positions):
         if progress.cancelled():
             complete = False
             break
         size = min(sizer.next_size(), len(positions) - done)
-        n_alive = cluster_seeds(positions[done:done + size], alive, n_alive, assignment, done, k, sr, rel)
+        for t in range(done, done + size):
+            pos = int(positions[t])
+            chosen = _nearest(problem, sr, rel, alive, pos, k - 1)
+            assignment[alive[chosen]] = t
+            assignment[alive[pos]] = t
+            alive = alive[assignment[alive] < 0]
         done += size
         sizer.done(size)
         progress.set(done / max(len(positions), 1), f"Cluster: {done:,} of {len(positions):,} clusters")
     n_clusters = done
     if not complete:
         # The records not reached yet (at least k of them) form one cluster: a valid partial result.
-        assignment[alive[:n_alive]] = n_clusters
+        assignment[alive] = n_clusters
         n_clusters += 1
-        n_alive = 0
-    left = alive[:n_alive].copy()
+        alive = alive[:0]
     placed = assignment >= 0
     order = np.argsort(np.where(placed, assignment, n_clusters), kind="stable")[: int(placed.sum())]
     indptr = np.zeros(n_clusters + 1, dtype=np.int64)
     np.cumsum(np.bincount(assignment[placed], minlength=n_clusters), out=indptr[1:])
     summaries = Summaries.empty(n_clusters, problem.records)
-    build_summaries(indptr, order, sr, summaries.arrays(), rel)
-    if len(left):
-        assign_leftovers(left, sr, summaries.arrays(), n_clusters, assignment, rel)
+    sc = summaries.arrays()
+    build_summaries(indptr, order, sr, sc, rel)
+    candidates = np.arange(n_clusters, dtype=np.int64)
+    for r in alive.tolist():
+        # Phase 2: the cluster whose tuple this record widens least (ties: the older cluster).
+        ext = merged_extents(sr, r, sc, candidates, rel, np.empty((n_clusters, problem.v)))
+        best = int(np.argmin(problem.ncp(ext)))
+        assignment[r] = best
+        merge_into(sc, best, sr, r, rel)
     assignment, summaries = _join_identical(assignment, summaries)
-    ncp = summary_ncp_all(summaries.arrays(), rel, np.empty(len(summaries)))
-    return Clustering(assignment, summaries, ncp, complete)
+    return Clustering(assignment, summaries, summary_ncp(problem, summaries), complete)

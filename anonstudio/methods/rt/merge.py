@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...jobs import NullProgress, Progress
-from ...kernels.rt_cluster import merge_into, merged_ncp_many
+from ...kernels.rt_cluster import merge_into, merged_extents
 from .btd import BTDMatrix
 from .cluster import Clustering
 from .prepare import RTProblem
@@ -100,7 +100,9 @@ class MergeState:
 
     def merged_ncp(self, seed: int, cands: np.ndarray) -> np.ndarray:
         s = self.summaries.arrays()
-        return merged_ncp_many(s, int(seed), s, np.asarray(cands, dtype=np.int64), self.rel, np.empty(len(cands)))
+        cands = np.asarray(cands, dtype=np.int64)
+        return self.problem.ncp(merged_extents(s, int(seed), s, cands, self.rel,
+                                               np.empty((len(cands), self.problem.v))))
 
     def rum_after(self, seed: int, cands: np.ndarray, merged: np.ndarray) -> np.ndarray:
         """Rum of the table if ``seed`` merged with each candidate."""

@@ -31,6 +31,7 @@ from ...data.io.rt import load_item_list
 from ...data.item_hierarchy import balanced_hierarchy
 from ...data.table import RTData
 from ...data.transactions import TransactionData
+from ...metrics.ncp import categorical_ncp, numeric_ncp
 from ...params import ParameterError
 from ..group_anon.domains import value_text  # one text form of cell values across methods
 from .params import RTParams
@@ -118,9 +119,25 @@ class RTProblem:
         return int(self.word_offset[-1])
 
     def rel(self) -> tuple:
-        """What the relational kernels need to score a summary (see ``kernels.rt_cluster``)."""
-        return (self.num_span, self.anc, self.depth, self.leaves_under, self.hier_total, self.word_offset,
-                self.set_total, float(self.weights))
+        """What the relational kernels need to widen summaries (see ``kernels.rt_cluster``)."""
+        return (self.anc, self.depth, self.leaves_under, self.word_offset)
+
+    def ncp(self, extents: np.ndarray) -> np.ndarray:
+        """NCP of generalized tuples from their extents (columns numeric, hierarchy, set), weights 1/v.
+
+        Numeric cells lose ``(hi - lo) / span``; categorical cells the Xu et
+        al. ``covered / total`` (0 for one value), which the worked example needs.
+        """
+        extents = np.asarray(extents, dtype=np.float64).reshape(-1, self.v)
+        total = np.zeros(len(extents))
+        at = 0
+        for span in self.num_span.tolist():
+            total += numeric_ncp(0.0, extents[:, at], span)
+            at += 1
+        for domain in [*self.hier_total.tolist(), *self.set_total.tolist()]:
+            total += categorical_ncp(extents[:, at], int(domain), "xu")
+            at += 1
+        return total * self.weights
 
 
 def _hierarchy_leaves(h: Hierarchy, values: pd.Series, column: str, path: Path | None) -> np.ndarray:
