@@ -166,7 +166,7 @@ def test_parameter_rules(tmp_path):
         run_rt(data, replace(params, categorical=("height",)))
     with pytest.raises(ParameterError, match="k must be at least 2"):
         run_rt(data, replace(params, k=1))
-    with pytest.raises(ValueError, match="larger than the 80 records"):
+    with pytest.raises(ParameterError, match="larger than the 80 records"):
         run_rt(data, replace(params, k=81))
 
 
@@ -234,6 +234,6 @@ def test_verify_result_goes_into_the_json(tmp_path):
     result = run_rt(data, params)
     v = verify_result(data, result)
     assert v.passed and v.rum_matches and v.tum_matches and v.diversity_violations == 0
-    write_json(tmp_path / "out.json", result)
+    write_json(tmp_path / "out.json", result, v)
     doc = json.loads((tmp_path / "out.json").read_text())
-    assert doc["verifier"]["passed"] is True and doc["verifier"]["violations"] == 0
+    assert doc["verification"]["passed"] is True and doc["verification"]["violations"] == 0

@@ -24,6 +24,7 @@ import numpy as np
 from ...data.hierarchy import Hierarchy
 from ...data.table import RTData
 from ...jobs import ChunkSizer, NullProgress, Progress, SubProgress
+from ...params import validate
 from .are import average_relative_errors, generate_workloads, load_workloads
 from .btd import BTDMatrix
 from .cluster import Clustering, cluster
@@ -77,7 +78,7 @@ def run_rt(data: RTData, params: RTParams, progress: Progress | None = None, *,
         Start from this cluster assignment instead of running Cluster (tests).
     """
     progress = progress or NullProgress()
-    params.check()
+    validate(params)
     seconds: dict[str, float] = {}
     t0 = time.perf_counter()
     problem = prepare(data, params, item_hierarchy=item_hierarchy)
@@ -172,7 +173,8 @@ def _finish(data: RTData, params: RTParams, problem: RTProblem, clustering: Clus
     sizes = np.bincount(assignment, minlength=len(order)).astype(np.float64)
     rum = float(sizes @ ncp / problem.n)
     tum = float(sum(t.ul_sum for t in tres) / problem.n) if tres else None
-    result = RTResult(params=params, problem=problem, feasible=feasible, reason=reason, complete=complete,
+    result = RTResult(params=params, problem=problem, data=data, feasible=feasible, reason=reason,
+                      complete=complete,
                       assignment=assignment, summaries=summaries, cluster_ncp=ncp, tres=tres, rum=rum, tum=tum,
                       initial_rum=initial_rum, initial_tum=initial_tum, seconds=seconds)
     if tres and feasible is not False and complete:

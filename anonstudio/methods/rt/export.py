@@ -10,10 +10,10 @@ Labels with commas (ICD-9 ranges such as ``1,139``) are quoted.
 from __future__ import annotations
 
 import csv
-import json
 from pathlib import Path
 
 from ...data.io import atomic_write, save_hierarchy
+from ...data.io.jsonfile import write_json as save_json
 from .result import RTResult
 
 __all__ = ["write_anon_csv", "write_json", "write_item_hierarchy", "anon_rows"]
@@ -41,11 +41,12 @@ def write_anon_csv(path: str | Path, result: RTResult) -> None:
         writer.writerows(rows)
 
 
-def write_json(path: str | Path, result: RTResult) -> None:
-    """Write ``result.to_json()`` (strict JSON, sorted keys, two-space indent)."""
-    with atomic_write(path) as fh:
-        json.dump(result.to_json(), fh, indent=2, sort_keys=True, allow_nan=False)
-        fh.write("\n")
+def write_json(path: str | Path, result: RTResult, verification=None) -> None:
+    """Write ``result.to_json()`` (and the verifier's outcome under ``verification``) as strict JSON."""
+    doc = result.to_json()
+    if verification is not None:
+        doc["verification"] = verification.to_json()
+    save_json(path, doc)
 
 
 def write_item_hierarchy(path: str | Path, result: RTResult) -> None:

@@ -2,10 +2,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
-
 import numpy as np
 
+from ...data.table import RTData
 from .params import RTParams
 from .prepare import RTProblem, Summaries, value_text
 from .transaction import ClusterT
@@ -56,6 +55,8 @@ class RTResult:
 
     Attributes
     ----------
+    data
+        The RT-data the run anonymized (a table joined with its items).
     feasible
         False: the bound δ cannot be met (the paper's *return false*; nothing
         may be published); None if the run was cancelled before it could tell.
@@ -80,6 +81,7 @@ class RTResult:
 
     params: RTParams
     problem: RTProblem = field(repr=False)
+    data: RTData = field(repr=False)
     feasible: bool | None
     reason: str
     complete: bool
@@ -98,7 +100,6 @@ class RTResult:
     are_queries: dict[str, int] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
-    verification: Any = None
 
     # ---------------------------------------------------------------- views
     @property
@@ -165,7 +166,7 @@ class RTResult:
 
     # ----------------------------------------------------------------- JSON
     def to_json(self) -> dict:
-        """The run's JSON record (strict JSON: no NaN or infinity)."""
+        """The run's figures (NaN and infinities become null in ``data.io.jsonfile.strict_json``)."""
         p = self.params
         sizes = self.cluster_sizes
         return {
@@ -175,15 +176,14 @@ class RTResult:
             "feasible": self.feasible,
             "reason": self.reason,
             "complete": self.complete,
-            "rum": _finite(self.rum), "tum": _finite(self.tum),
-            "initial_rum": _finite(self.initial_rum), "initial_tum": _finite(self.initial_tum),
+            "rum": self.rum, "tum": self.tum, "initial_rum": self.initial_rum, "initial_tum": self.initial_tum,
             "clusters": self.n_clusters,
             "max_cluster_size": int(sizes.max()) if len(sizes) else 0,
             "min_cluster_size": int(sizes.min()) if len(sizes) else 0,
             "merges": self.merges,
-            "tum_trace": [_finite(x) for x in self.tum_trace],
-            "rum_trace": [_finite(x) for x in self.rum_trace],
-            "are": {name: _finite(v) for name, v in self.are.items()},
+            "tum_trace": list(self.tum_trace),
+            "rum_trace": list(self.rum_trace),
+            "are": dict(self.are),
             "are_queries": dict(self.are_queries),
             "seconds": {name: round(float(s), 4) for name, s in self.seconds.items()},
             "records": self.problem.n,
@@ -192,7 +192,6 @@ class RTResult:
             "sensitive_items": int(self.problem.sensitive.sum()),
             "seed": p.seed,
             "warnings": list(self.warnings),
-            "verifier": self.verification.to_json() if hasattr(self.verification, "to_json") else self.verification,
         }
 
     def summary(self) -> dict[str, float]:
@@ -206,10 +205,3 @@ class RTResult:
         }
         out.update({f"are_{name}": float(v) for name, v in self.are.items()})
         return out
-
-
-def _finite(x):
-    if x is None:
-        return None
-    x = float(x)
-    return x if np.isfinite(x) else None

@@ -15,7 +15,7 @@ __all__ = ["verify_result"]
 
 
 def verify_result(data: RTData, result: RTResult, progress: Progress | None = None) -> RTVerification:
-    """Check ``result``'s published table against ``data``; the outcome is also kept in ``result.verification``.
+    """Check ``result``'s published table against ``data``.
 
     The verifier reads the same cells an ANON.csv holds, the hierarchies the
     run used and the sensitive items, and compares its own Rum and Tum with
@@ -33,5 +33,4 @@ def verify_result(data: RTData, result: RTResult, progress: Progress | None = No
         claimed_rum=result.rum, claimed_tum=result.tum,
     )
     header, rows = anon_rows(result)
-    result.verification = verify_published(data, header, rows, check, progress)
-    return result.verification
+    return verify_published(data, header, rows, check, progress)
