@@ -97,13 +97,18 @@ class RecordingProgress:
 
 
 class SubProgress:
-    """Maps a sub-task's [0, 1] onto the slice [start, stop] of a parent Progress."""
+    """Maps a sub-task's [0, 1] onto the slice [start, stop] of a parent Progress.
 
-    def __init__(self, parent: Progress, start: float, stop: float, prefix: str = ""):
+    ``partials=False`` keeps the sub-task's partial results to itself (a sweep
+    cell's run publishes results the sweep's viewer does not show).
+    """
+
+    def __init__(self, parent: Progress, start: float, stop: float, prefix: str = "", partials: bool = True):
         self.parent = parent
         self.start = float(start)
         self.stop = float(stop)
         self.prefix = prefix
+        self.partials = partials
 
     def set(self, fraction: float, status: str = "") -> None:
         f = min(max(float(fraction), 0.0), 1.0)
@@ -111,7 +116,8 @@ class SubProgress:
         self.parent.set(self.start + (self.stop - self.start) * f, text)
 
     def partial(self, result: Any) -> None:
-        self.parent.partial(result)
+        if self.partials:
+            self.parent.partial(result)
 
     def cancelled(self) -> bool:
         return self.parent.cancelled()

@@ -304,10 +304,17 @@ def _number_problem(value: Any, kind: str, spec: ParamSpec) -> str | None:
     if kind == "int" and abs(int(value)) > 2**63 - 1:
         return f"is too large (got {value!r})"
     if spec.minimum is not None and value < spec.minimum:
-        return f"must be at least {spec.minimum:,g} (got {value:,g})"
+        return f"must be at least {_show(spec.minimum, kind)} (got {_show(value, kind)})"
     if spec.maximum is not None and value > spec.maximum:
-        return f"must be at most {spec.maximum:,g} (got {value:,g})"
+        return f"must be at most {_show(spec.maximum, kind)} (got {_show(value, kind)})"
     return None
+
+
+def _show(value: float, kind: str) -> str:
+    """A bound or a value in an error message: whole numbers in full (2,147,483,647), others as %g."""
+    if kind == "int" or (isinstance(value, (int, float)) and float(value).is_integer() and abs(value) < 1e15):
+        return f"{int(value):,}"
+    return f"{value:g}"
 
 
 def _problem(spec: ParamSpec, value: Any) -> str | None:

@@ -282,13 +282,20 @@ class MainWindow(QMainWindow):
         """Compile the numba kernels on a worker thread behind a status message."""
         from ..kernels.warmup import warm_up_all
 
-        self.statusBar().showMessage("Compiling numerical kernels in the background…")
+        self.statusBar().showMessage("Compiling numerical kernels in the background (the first start takes a few "
+                                     "minutes; later starts load them from the cache)…")
+        self.runner.kernels_ready.clear()
 
         def done(timings: dict, complete: bool) -> None:
+            self.runner.kernels_ready.set()
             total = sum(timings.values()) if timings else 0.0
             self.statusBar().showMessage(f"Kernels ready ({total:.1f} s).", 5000)
 
-        return self.runner.submit("Compile numerical kernels", warm_up_all, key="warm-up", on_done=done)
+        def failed(exc: BaseException) -> None:
+            self.runner.kernels_ready.set()  # the analyses compile what they need themselves
+
+        return self.runner.submit("Compile numerical kernels", warm_up_all, key="warm-up", on_done=done,
+                                  on_error=failed)
 
     def show_jobs(self) -> None:
         """Open the jobs dock (every job with its progress, plus the log)."""

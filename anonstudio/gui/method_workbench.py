@@ -43,11 +43,12 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QMessageBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QMessageBox, QTabWidget, QVBoxLayout, QWidget
 
 from ..methods.contract import MethodRun, MethodSpec, get_method, run_and_verify, write_outputs
 from ..params import ParameterError, from_dict, to_dict
 from .controls import BoundedArea, Callout, Collapsible, ExportRow, HistoryBar, note_label, save_file_dialog
+from .sweep_view import SweepView
 from .workbench import Workbench
 
 __all__ = ["MethodWorkbench", "STATE_SCHEMA"]
@@ -150,6 +151,13 @@ class MethodWorkbench(Workbench):
         self.history_bar.shown.connect(self.show_history_run)
         self.history_bar.compared.connect(self._compare_history_run)
         self.results = self.build_results()
+        self.sweep_view = SweepView(self.spec, self._sweep_context,
+                                    lambda title, fn, **kw: self.submit(title, fn, key=f"{self.job_key}:sweep", **kw))
+        if not isinstance(self.results, QTabWidget):
+            tabs = QTabWidget()
+            tabs.addTab(self.results, "Results")
+            self.results = tabs
+        self.results.addTab(self.sweep_view, "Compare parameter values")
         exports = [(e.key, f"{e.label}…", e.help) for e in self.spec.exports]
         exports.append((JSON_KEY, "Run report (JSON)…",
                         "The run as JSON: result, independent check, status, parameters (seed included), input "
@@ -190,8 +198,13 @@ class MethodWorkbench(Workbench):
         self.clear_results()
         self._update_exports()
         self.callout.show_text(RUNNING_TEXT, "info")
-        self.submit(f"{spec.title} ({getattr(data, 'name', 'dataset')})",
-                    lambda progress: run_and_verify(spec, data, params, progress),
+        runner = self.runner
+
+        def job(progress):
+            runner.wait_for_kernels(progress)
+            return run_and_verify(spec, data, params, progress)
+
+        self.submit(f"{spec.title} ({getattr(data, 'name', 'dataset')})", job,
                     on_partial=self._on_partial, on_done=self._on_done, on_error=self._on_error)
 
     def run_with(self, **changes: Any) -> None:
@@ -356,6 +369,14 @@ class MethodWorkbench(Workbench):
             raise ParameterError("these parameters were saved by a newer anonstudio")
         state["schema"] = STATE_SCHEMA
         return state
+
+    def _sweep_context(self) -> tuple[Any, Any]:
+        """The dataset and the panel's parameters, as the base of a sweep (None when not valid)."""
+        try:
+            params = self.param_panel.params()
+        except ParameterError:
+            params = None
+        return self.dataset, params
 
     # ------------------------------------------------------------ internals
     def _params_edited(self) -> None:

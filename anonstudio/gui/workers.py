@@ -81,6 +81,8 @@ class QtProgress:
         self._fraction = 0.0
         self._status = ""
         self._partial: Any = None
+        #: When the job's real work began (None: when it started running).
+        self.work_started: float | None = None
 
     # -- Progress protocol (worker thread) --------------------------------
     def set(self, fraction: float, status: str = "") -> None:
@@ -106,6 +108,11 @@ class QtProgress:
 
     def cancelled(self) -> bool:
         return self._cancel.is_set()
+
+    def mark_started(self) -> None:
+        """The real work starts now (after a wait): the job's time left is measured from here."""
+        with self._lock:
+            self.work_started = time.monotonic()
 
     # -- GUI side ----------------------------------------------------------
     def cancel(self) -> None:
@@ -159,6 +166,8 @@ class Job(QObject):
         #: callbacks may still run. See :meth:`JobRunner.retire`.
         self.retired = ""
         self.partial_result = False
+        #: A GUI callback of this job raised; its later partial results are not shown.
+        self.callback_failed = False
         self.progress = QtProgress(self)
         self._runner: "JobRunner | None" = None
         # Worker-thread signals connected to slots of this GUI-thread object:
@@ -205,7 +214,8 @@ class Job(QObject):
         """Seconds left, extrapolated from the progress rate so far (None: unknown)."""
         if self.state is not JobState.RUNNING or self.fraction <= 0.02:
             return None
-        elapsed = self.elapsed()
+        started = self.progress.work_started
+        elapsed = self.elapsed() if started is None else time.monotonic() - started
         if elapsed < 0.5:
             return None
         return elapsed * (1.0 - self.fraction) / self.fraction
@@ -292,6 +302,24 @@ class JobRunner(QObject):
         self._callbacks: dict[Job, tuple] = {}
         self._runnables: dict[Job, _Runnable] = {}
         self.jobs: list[Job] = []
+        #: Set once the numba kernels are compiled (or loaded from the cache); the main window clears it
+        #: while its start-up warm-up runs, and analyses wait for it (see :meth:`wait_for_kernels`).
+        self.kernels_ready = threading.Event()
+        self.kernels_ready.set()
+
+    def wait_for_kernels(self, progress: "QtProgress") -> None:
+        """Inside a job: wait for the start-up compilation, saying so, and start the job's clock afterwards.
+
+        On the very first start compiling the kernels takes a while; an analysis
+        started meanwhile would otherwise report a time left that ignores it.
+        """
+        if self.kernels_ready.is_set():
+            return
+        progress.set(0.0, "waiting for the numerical kernels to compile (first start only)")
+        while not self.kernels_ready.wait(0.1):
+            if progress.cancelled():
+                return
+        progress.mark_started()
 
     # ------------------------------------------------------------- submit
     def submit(
@@ -416,7 +444,8 @@ class JobRunner(QObject):
         on_partial = self._callbacks.get(job, (None,))[0]
         if on_partial is None or not self.is_current(job) or job.state.finished:
             return
-        self._call(job, on_partial, result)
+        if not job.callback_failed:
+            self._call(job, on_partial, result)
 
     def _on_finished(self, job: Job, result: Any, ran: bool) -> None:
         _, on_done, _, _ = self._release(job)
@@ -460,13 +489,21 @@ class JobRunner(QObject):
         return self._callbacks.pop(job, (None, None, None, False))
 
     def _call(self, job: Job, callback: Callable, *args: Any) -> None:
-        """Run a GUI callback; a bug in it is reported, not raised into Qt."""
+        """Run a GUI callback; a bug in it is reported once, not raised into Qt.
+
+        After a failure the job's later partial results are not shown (the
+        final result still is): a flood of error dialogs, each running its own
+        event loop, would freeze the window.
+        """
         try:
             callback(*args)
         except Exception as exc:  # noqa: BLE001
             self.log.emit(f"{job.title}: error while showing the result: {_one_line(exc)}")
             self.log.emit(traceback.format_exc())
-            self.error_handler(job.title, f"Could not show the result: {exc}")
+            first = not job.callback_failed
+            job.callback_failed = True
+            if first:
+                self.error_handler(job.title, f"Could not show the result: {exc}")
 
     def _maybe_idle(self) -> None:
         if not self.active_jobs():

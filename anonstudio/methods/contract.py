@@ -315,6 +315,8 @@ class MethodSpec(abc.ABC):
     cli_aliases: dict[str, tuple[Callable[[str | None], list[str]], bool, str]] = {}
     #: CLI flags that shape the printed report but are not parameters: (flag, argparse keywords).
     cli_options: tuple[tuple[str, dict], ...] = ()
+    #: Sweeps the family offers by default (the paper's figures), as ``methods.sweep.SweepPreset`` s.
+    sweeps: tuple = ()
 
     # ---------------------------------------------------------------- hooks
     def accepts(self, data: Any) -> bool:

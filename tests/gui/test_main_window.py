@@ -102,10 +102,32 @@ def test_warm_up_runs_as_a_job_behind_a_status_message(qtbot, dialogs, wait_job,
     monkeypatch.setattr(warmup, "warm_up_all", fake_warm_up_all)
     w = MainWindow(warm_up=True, restore_layout=False)
     qtbot.addWidget(w)
-    assert w.statusBar().currentMessage() == "Compiling numerical kernels in the background…"
+    assert w.statusBar().currentMessage().startswith("Compiling numerical kernels in the background")
+    assert not w.runner.kernels_ready.is_set()  # analyses started now wait for it, saying so
     wait_job(w.warm_up_job)
-    assert w.jobs.state_text(w.warm_up_job) == "done"
+    assert w.jobs.state_text(w.warm_up_job) == "done" and w.runner.kernels_ready.is_set()
     assert w.statusBar().currentMessage() == "Kernels ready (0.8 s)."
+    w.runner.shutdown()
+
+
+def test_an_analysis_started_during_the_warm_up_waits_and_says_so(qtbot, dialogs, wait_job, data_dir):
+    import threading
+
+    from anonstudio.gui.main_window import MainWindow
+    from anonstudio.gui.workbenches.risk import RiskWorkbench
+
+    w = MainWindow(warm_up=False, restore_layout=False)
+    qtbot.addWidget(w)
+    w.runner.kernels_ready.clear()  # as if the first start's compilation were still running
+    wait_job(w.open_dataset(data_dir / "gui" / "tiny.dat"))
+    bench = w.workbench(RiskWorkbench)
+    bench.param_panel.set_value("max_m", 2)
+    bench.param_panel.run_button.click()
+    qtbot.waitUntil(lambda: "kernels to compile" in bench.job.status, timeout=5000)
+    assert bench.job.eta() is None and not bench.job.state.finished
+    threading.Timer(0.3, w.runner.kernels_ready.set).start()
+    wait_job(bench.job)
+    assert bench.last_run.status == "done" and bench.job.progress.work_started is not None
     w.runner.shutdown()
 
 

@@ -382,6 +382,16 @@ class ExportablePlot(QWidget):
             return 0.0
         return min(0.6, (self.legend.boundingRect().height() + LEGEND_MARGIN + pad) / height)
 
+    def set_x_label(self, label: str, units: str | None = None) -> None:
+        """Relabel the x axis (shown, and used as the CSV's column name)."""
+        self.x_label = axis_text(label, units)
+        self.plot_item.setLabel("bottom", self.x_label)
+
+    def set_y_label(self, label: str, units: str | None = None) -> None:
+        """Relabel the y axis (shown, and used as the CSV's column name)."""
+        self.y_label = axis_text(label, units)
+        self.plot_item.setLabel("left", self.y_label)
+
     def fit_y_below_legend(self, pad: float = 12.0) -> None:
         """The data's y range plus a free band at the top for the legend, so it never covers a point."""
         ys = np.concatenate([s.y for s in self.series.values() if len(s.y)] or [np.zeros(0)])

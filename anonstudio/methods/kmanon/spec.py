@@ -12,6 +12,7 @@ from ...jobs import PartialRelay
 from ...params import ParameterError
 from ...verifiers.km_verify import KmVerifyResult, verify_km
 from ..contract import Description, Export, MethodRun, MethodSpec, Stage
+from ..sweep import Axis, SweepPreset
 from .algorithm import kmanonymize
 from .params import KmAnonParams
 from .report import check_text, guarantee_notes, guarantee_text
@@ -203,6 +204,9 @@ class KmAnonSpec(MethodSpec):
                requires=lambda data, params: "" if resolve_constraint(data, params) == "contiguity" else
                "partition polygons need touching-towers merging, which needs item coordinates (--coords)"),
     )
+    sweeps = (SweepPreset("Partitions and error vs k, one curve per m", (Axis("k", (5, 10, 20, 50)),
+                                                                         Axis("m", (1, 2, 3))),
+                          ("partitions", "error"), group="m"),)
     cli_aliases = {
         "--free": (lambda _v: ["--constraint", "free"], False, "--free is now --constraint free"),
         "--sample-always": (lambda _v: ["--no-exact-when-cheaper"], False,

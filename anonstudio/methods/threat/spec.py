@@ -21,6 +21,7 @@ from ...jobs import PartialRelay
 from ...params import ParameterError, param, reuse_param, validate
 from ...verifiers.group_privacy import GroupPrivacyReport
 from ..contract import Description, Export, MethodRun, MethodSpec, Stage
+from ..sweep import Axis, SweepPreset
 from ..group_anon.api import PUBLISHED, GroupAnonParams
 from ..group_anon.spec import GroupRun, check_release, release_of, write_group_release
 from .analysis import ThreatResult, analyze_threat
@@ -186,6 +187,9 @@ class ThreatSpec(MethodSpec):
                warning="the full posterior of every cleartext row; keep the file internal",
                available=lambda run: run.result is not None and run.result.result is not None),
     )
+    sweeps = (SweepPreset("Attacker and learner vs k, Mondrian and Anatomy",
+                          (Axis("k", (2, 4, 8)), Axis("scheme", ("mondrian", "anatomy"))), ("GT_A", "GT_L"),
+                          group="scheme"),)
     cli_options = (("--victim", dict(type=int, metavar="ROW", default=None,
                                      help="print the three distributions of the victim in analysed row ROW "
                                           "(0-based)")),)

@@ -12,7 +12,7 @@ from typing import Callable
 import numpy as np
 from PySide6.QtCore import Qt
 from ....methods.kmanon import KmAnonResult, LevelResult
-from ...plots import ExportablePlot, axis_text
+from ...plots import ExportablePlot
 
 __all__ = ["KmCurvePlot", "make_curve_plots", "X_LABEL", "COMPARED"]
 
@@ -45,11 +45,6 @@ class KmCurvePlot(ExportablePlot):
         for axis in ("left", "bottom"):
             self.plot_item.getAxis(axis).enableAutoSIPrefix(False)
         self.plot_item.setTitle(title, size="10pt")
-
-    def set_y_label(self, label: str, units: str | None = None) -> None:
-        """Relabel the y axis (the error's unit depends on the merge rule)."""
-        self.y_label = axis_text(label, units)
-        self.plot_item.setLabel("left", self.y_label)
 
     def _points(self, levels) -> tuple[np.ndarray, np.ndarray]:
         pairs = [(lv.level, self.value(lv)) for lv in levels]

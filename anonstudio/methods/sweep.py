@@ -1,0 +1,328 @@
+"""Comparison sweeps: one method run over a grid of parameter values (and seeds), cell by cell.
+
+A sweep is a list of :class:`Cell` s, each a complete params object (the base
+params with some fields replaced), run through
+:func:`~anonstudio.methods.contract.run_and_verify` independently. Cells are
+seeded through their params, so a cell gives the same summary whatever runs
+it: in order on this machine, on a thread pool, or on a Dask cluster (any
+executor with ``submit(fn, *args)`` returning futures).
+
+:class:`SweepResult` holds every finished cell's ``summary()`` and status;
+:meth:`SweepResult.series` aggregates a measure over seeds for plots (mean
+and spread, one series per value of a grouping field), :meth:`SweepResult.pareto`
+marks the cells no other cell beats on two measures at once.
+"""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+
+from ..jobs import NullProgress, Progress, SubProgress
+from ..params import ParameterError, coerce, spec_of, to_dict, validate
+from .contract import MethodSpec, run_and_verify
+
+__all__ = ["Axis", "Cell", "CellResult", "SweepResult", "SweepPreset", "make_grid", "run_sweep", "run_cell",
+           "parse_axis"]
+
+
+@dataclass(frozen=True)
+class Axis:
+    """One parameter and the values a sweep gives it."""
+
+    name: str
+    values: tuple
+
+
+@dataclass(frozen=True)
+class SweepPreset:
+    """A sweep a family offers by default (the paper's figures): axes, the measures to plot, the grouping."""
+
+    title: str
+    axes: tuple[Axis, ...]
+    measures: tuple[str, ...]
+    group: str | None = None
+    seeds: int = 1
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One point of the grid: the values it sets (axis name -> value) and the full params."""
+
+    index: int
+    values: dict
+    params: Any
+
+    def label(self) -> str:
+        return ", ".join(f"{k} = {_text(v)}" for k, v in self.values.items())
+
+
+def _text(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+@dataclass
+class CellResult:
+    """What one cell gave: its status and summary scalars, or the one-line error that stopped it."""
+
+    cell: Cell
+    status: str
+    summary: dict[str, float] = field(default_factory=dict)
+    seconds: float = 0.0
+    error: str = ""
+    run: Any = None
+
+    def to_row(self) -> dict[str, Any]:
+        return {**self.cell.values, "status": self.status, **self.summary, "error": self.error}
+
+
+@dataclass
+class SweepResult:
+    """Finished cells of a sweep (``results`` by cell index); ``complete`` once every cell ran."""
+
+    method: str
+    axes: tuple[Axis, ...]
+    cells: tuple[Cell, ...]
+    results: dict[int, CellResult] = field(default_factory=dict)
+    complete: bool = False
+    seconds: float = 0.0
+
+    @property
+    def done(self) -> int:
+        return len(self.results)
+
+    def measures(self) -> list[str]:
+        """Every summary key some finished cell reported, in first-seen order."""
+        seen: dict[str, None] = {}
+        for r in self.ordered():
+            for key in r.summary:
+                seen.setdefault(key, None)
+        return list(seen)
+
+    def ordered(self) -> list[CellResult]:
+        return [self.results[c.index] for c in self.cells if c.index in self.results]
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One dict per finished cell: its axis values, status, summary and error."""
+        return [r.to_row() for r in self.ordered()]
+
+    def to_csv_text(self) -> str:
+        import csv
+        import io
+
+        keys = [a.name for a in self.axes] + ["status"] + self.measures() + ["error"]
+        out = io.StringIO()
+        writer = csv.DictWriter(out, fieldnames=keys, lineterminator="\n", extrasaction="ignore")
+        writer.writeheader()
+        for row in self.rows():
+            writer.writerow({k: ("" if v is None else (repr(v) if isinstance(v, float) else v))
+                             for k, v in row.items()})
+        return out.getvalue()
+
+    def series(self, x: str, y: str, group: str | None = None) -> dict[Any, tuple[np.ndarray, np.ndarray,
+                                                                                   np.ndarray, np.ndarray]]:
+        """``{group value: (x, mean y, min y, max y)}`` over the finished cells, seeds pooled per x.
+
+        Cells whose run did not finish (or lack the measure) are left out.
+        """
+        buckets: dict[Any, dict[Any, list[float]]] = {}
+        for r in self.ordered():
+            if r.status not in ("done", "unverified") or y not in r.summary:
+                continue
+            value = r.summary[y]
+            if value is None or not math.isfinite(float(value)):
+                continue
+            g = r.cell.values.get(group) if group else None
+            buckets.setdefault(g, {}).setdefault(r.cell.values.get(x), []).append(float(value))
+        out = {}
+        for g, by_x in buckets.items():
+            xs = sorted(by_x, key=lambda v: (isinstance(v, str), v))
+            ys = [by_x[v] for v in xs]
+            out[g] = (np.asarray(xs, dtype=object if any(isinstance(v, str) for v in xs) else float),
+                      np.array([np.mean(v) for v in ys]), np.array([np.min(v) for v in ys]),
+                      np.array([np.max(v) for v in ys]))
+        return out
+
+    def pareto(self, lower_is_better: dict[str, bool]) -> list[int]:
+        """Indices of finished cells no other cell beats on every named measure (ties kept).
+
+        ``lower_is_better`` maps two or more summary keys to their direction,
+        e.g. ``{"error": True, "k": False}``; axis values count as measures too.
+        """
+        points = []
+        for r in self.ordered():
+            row = {**r.cell.values, **r.summary}
+            if r.status not in ("done", "unverified") or not all(k in row for k in lower_is_better):
+                continue
+            vector = [float(row[k]) if lower else -float(row[k]) for k, lower in lower_is_better.items()]
+            if all(math.isfinite(v) for v in vector):
+                points.append((r.cell.index, vector))
+        front = []
+        for i, a in points:
+            dominated = any(all(bv <= av for av, bv in zip(a, b)) and any(bv < av for av, bv in zip(a, b))
+                            for j, b in points if j != i)
+            if not dominated:
+                front.append(i)
+        return front
+
+
+def parse_axis(params_cls: type, name: str, text: str | Sequence) -> Axis:
+    """An axis from CLI/GUI text: ``"5,10,20"``, a range ``"1-5"`` (whole numbers) or ``"0.5:0.9:5"``
+    (start:stop:count, evenly spaced); values are checked against the field's kind and range.
+
+    Raises
+    ------
+    ParameterError
+        Unknown field or a value the field does not accept.
+    """
+    try:
+        spec = spec_of(params_cls, name)
+    except KeyError:
+        raise ParameterError(f"--grid {name}: not a parameter of this method") from None
+    if isinstance(text, str):
+        text = text.strip()
+        if spec.kind in ("int", "float") and ":" in text:
+            start, stop, count = (t.strip() for t in text.split(":"))
+            values = list(np.linspace(float(start), float(stop), int(count)))
+            raw = [int(round(v)) if spec.kind == "int" else float(v) for v in values]
+        elif spec.kind == "int" and "-" in text.lstrip("-") and "," not in text:
+            lo, hi = text.split("-", 1)
+            raw = list(range(int(lo), int(hi) + 1))
+        else:
+            raw = [t.strip() for t in text.split(",") if t.strip()]
+    else:
+        raw = list(text)
+    if not raw:
+        raise ParameterError(f"--grid {name}: give at least one value")
+    return Axis(name, tuple(coerce(spec, v) for v in raw))
+
+
+def make_grid(base: Any, axes: Sequence[Axis], seeds: int = 1) -> list[Cell]:
+    """Every combination of the axes' values (and ``seeds`` seeds from the base seed on), as validated params."""
+    names = [a.name for a in axes]
+    has_seed = "seed" in to_dict(base)
+    seed_values = [base.seed + i for i in range(max(seeds, 1))] if has_seed and seeds > 1 else [None]
+    cells = []
+    for combo in itertools.product(*[a.values for a in axes]):
+        for seed in seed_values:
+            values = dict(zip(names, combo))
+            if seed is not None:
+                values["seed"] = seed
+            params = dataclasses.replace(base, **values)
+            try:
+                validate(params)
+            except ParameterError as exc:
+                label = ", ".join(f"{k} = {_text(v)}" for k, v in values.items())
+                raise ParameterError(f"the cell {label} is not valid: {exc}") from None
+            cells.append(Cell(len(cells), values, params))
+    return cells
+
+
+def run_cell(spec: MethodSpec, data: Any, cell: Cell, progress: Progress | None = None,
+             keep_run: bool = False) -> CellResult:
+    """One cell through the pipeline; a user error becomes the cell's status instead of stopping the sweep."""
+    t0 = time.perf_counter()
+    try:
+        run = run_and_verify(spec, data, cell.params, progress)
+    except (ParameterError, ValueError) as exc:
+        return CellResult(cell, "failed", seconds=time.perf_counter() - t0, error=" ".join(str(exc).split()))
+    return CellResult(cell, run.status, {k: v for k, v in run.summary().items() if k != "seconds"},
+                      run.seconds, run=run if keep_run else None)
+
+
+def _remote_cell(spec_name: str, data: Any, cell: Cell) -> CellResult:
+    """A cell on a worker process (Dask): the spec is found again by name there."""
+    from .contract import get_method
+
+    return run_cell(get_method(spec_name), data, cell)
+
+
+def run_sweep(spec: MethodSpec, data: Any, cells: Sequence[Cell], progress: Progress | None = None, *,
+              axes: Sequence[Axis] = (), executor: Any = None, keep_runs: bool = False,
+              cached: Callable[[Cell], CellResult | None] | None = None,
+              on_cell: Callable[[CellResult], None] | None = None) -> SweepResult:
+    """Run every cell; publish a partial :class:`SweepResult` after each one; stop between cells on cancel.
+
+    Parameters
+    ----------
+    executor
+        None: the cells run one after the other here (each method uses its own
+        threads). Otherwise anything with ``submit(fn, *args) -> future`` (a
+        ``concurrent.futures`` pool or a ``dask.distributed.Client``): cells run
+        there, results arrive as they finish. The summaries do not depend on it.
+    cached
+        ``cached(cell)`` returns a stored result for a cell (not recomputed) or None.
+    on_cell
+        Called with each new result (e.g. to store it in a cache).
+    """
+    progress = progress or NullProgress()
+    result = SweepResult(spec.name, tuple(axes), tuple(cells))
+    t0 = time.perf_counter()
+    todo = []
+    for cell in cells:
+        stored = cached(cell) if cached is not None else None
+        if stored is not None:
+            result.results[cell.index] = stored
+        else:
+            todo.append(cell)
+    n = max(len(cells), 1)
+
+    def publish(status: str) -> None:
+        result.seconds = time.perf_counter() - t0
+        progress.set(result.done / n, status)
+        progress.partial(dataclasses.replace(result, results=dict(result.results)))
+
+    def record(cell_result: CellResult) -> None:
+        result.results[cell_result.cell.index] = cell_result
+        if on_cell is not None:
+            on_cell(cell_result)
+        publish(f"{result.done} of {len(cells)} cells ({cell_result.cell.label()}: {cell_result.status})")
+
+    if result.done:
+        publish(f"{result.done} cells from the cache")
+    if executor is None:
+        for cell in todo:
+            if progress.cancelled():
+                break
+            start = result.done / n
+            cell_progress = SubProgress(progress, start, start + 1 / n, f"{cell.label()}: ", partials=False)
+            record(run_cell(spec, data, cell, cell_progress, keep_runs))
+    else:
+        _run_on(executor, spec, data, todo, progress, record)
+    result.complete = result.done == len(cells) and not progress.cancelled()
+    result.seconds = time.perf_counter() - t0
+    progress.set(1.0, "sweep done" if result.complete else "sweep stopped")
+    return result
+
+
+def _run_on(executor: Any, spec: MethodSpec, data: Any, cells: Iterable[Cell], progress: Progress,
+            record: Callable[[CellResult], None]) -> None:
+    """Submit cells to ``executor`` and record them as they finish; on cancel, drop the ones not started."""
+    from concurrent.futures import Future
+
+    lock = threading.Lock()
+    if hasattr(executor, "scatter"):  # a Dask client: ship the data to the workers once, not per cell
+        data_ref = executor.scatter(data, broadcast=True)
+        pending = [executor.submit(_remote_cell, spec.name, data_ref, cell, pure=False) for cell in cells]
+    else:
+        pending = [executor.submit(run_cell, spec, data, cell) for cell in cells]
+    while pending:
+        if progress.cancelled():
+            for f in pending:
+                f.cancel()
+            return
+        finished = [f for f in pending if f.done()]
+        for f in finished:
+            pending.remove(f)
+            if isinstance(f, Future) and f.cancelled():
+                continue
+            with lock:
+                record(f.result())
+        if not finished:
+            time.sleep(0.05)
