@@ -10,6 +10,7 @@ from .api import load_any, load_file, load_table, load_transactions, save_table,
 from .atomic import atomic_write
 from .coordinates import Coordinates, attach_coordinates, load_coordinates, save_coordinates
 from .hierarchies import load_hierarchy, save_hierarchy
+from .record_labels import RecordLabels, load_record_labels  # noqa: F401  (nonreciprocal labels)
 from .registry import Format, dialog_filters, formats, get_format, sniff_format
 from .report import LoadReport, load_report
 from .text import MissingFileError
