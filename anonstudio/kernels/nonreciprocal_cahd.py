@@ -49,9 +49,11 @@ def cahd_groups(order, labels, n_labels, l, alpha, indptr, indices):
     chosen = np.zeros(l, dtype=np.int64)
     in_group = np.zeros(n_labels, dtype=np.bool_)
     cand = np.zeros(2 * alpha * (l - 1) + 2, dtype=np.int64)
-    for t in range(n):
-        if group[order[t]] >= 0:
-            continue
+    head = 0
+    while left > 0:
+        while group[order[head]] >= 0:
+            head = nxt[head]
+        t = head
         critical = 0
         for lab in range(n_labels):
             if counts[lab] * l > left - l:
@@ -63,6 +65,12 @@ def cahd_groups(order, labels, n_labels, l, alpha, indptr, indices):
                 u = nxt[u]
             g += 1
             break
+        if critical == l and counts[labels[order[t]]] * l <= left - l:
+            # every member must be critical: the seed is the first record of a critical label
+            u = nxt[t]
+            while counts[labels[order[u]]] * l <= left - l:
+                u = nxt[u]
+            t = u
         seed = order[t]
         in_group[:] = False
         in_group[labels[seed]] = True
