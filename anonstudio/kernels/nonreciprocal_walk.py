@@ -31,7 +31,7 @@ from .nonreciprocal_order import hamming
 from .rng import make_state, randbelow
 
 __all__ = [
-    "RoundState", "new_round", "walk_round", "greedy_round", "edge_rounds_from", "warm_up",
+    "RoundState", "new_round", "walk_round", "greedy_round", "retire_edges", "edge_rounds_from", "warm_up",
     "DONE", "MORE", "STUCK",
 ]
 
@@ -120,16 +120,17 @@ def apply_cycle(target, post, post_edge, owner, todo, todo_pos, meta, child, chi
 
 
 @njit(nogil=True, cache=True)
-def walk_round(nbr, edge_round, post, post_edge, owner, todo, todo_pos, meta, entered, child, child_edge,
+def walk_round(nbr, free, nfree, post, post_edge, owner, todo, todo_pos, meta, entered, child, child_edge,
                chain, movers, visit, fresh, seen, state, max_steps):
     """Random closed walks over the regular graph ``nbr`` until ``L`` is empty or ``max_steps`` were taken.
 
-    ``nbr[x, c]`` is the slot of record ``x``'s edge ``c``; ``edge_round[x, c]``
-    the earlier round that used it (-1: free). ``visit`` (same shape, int64)
-    stamps the edges taken by the current walk. Returns DONE, MORE or STUCK
-    (STUCK would mean the residual graph is not balanced: not a regular graph).
+    ``nbr[x, c]`` is the slot of record ``x``'s edge ``c``; ``free[x, :nfree[x]]``
+    the edges of ``x`` no earlier round used (see :func:`retire_edges`).
+    ``visit`` (same shape as ``nbr``) stamps the edges taken by the current
+    walk. Candidates are listed in the order of ``free[x]``. Returns DONE,
+    MORE or STUCK (STUCK would mean the residual graph is not balanced: not a
+    regular graph).
     """
-    m = nbr.shape[1]
     taken = 0
     while meta[_LSIZE] > 0:
         if taken >= max_steps:
@@ -143,8 +144,9 @@ def walk_round(nbr, edge_round, post, post_edge, owner, todo, todo_pos, meta, en
         while True:
             nf = 0
             ns = 0
-            for c in range(m):
-                if edge_round[x, c] >= 0 or visit[x, c] == wid:
+            for q in range(nfree[x]):
+                c = free[x, q]
+                if visit[x, c] == wid:
                     continue
                 if entered[nbr[x, c]] == wid:
                     seen[ns] = c
@@ -297,6 +299,20 @@ def greedy_round(r, order, rank, indptr, indices, prev, labels, post, post_edge,
 
 
 @njit(nogil=True, cache=True)
+def retire_edges(free, nfree, post_edge):
+    """Drop each record's edge of the finished round from its free list (swap with the last free one)."""
+    for x in range(free.shape[0]):
+        c = post_edge[x]
+        k = nfree[x]
+        for q in range(k):
+            if free[x, q] == c:
+                free[x, q] = free[x, k - 1]
+                free[x, k - 1] = c
+                nfree[x] = k - 1
+                break
+
+
+@njit(nogil=True, cache=True)
 def edge_rounds_from(nbr, post_edge, edge_round, r):
     """Mark each record's edge in the finished round ``r``."""
     for x in range(nbr.shape[0]):
@@ -308,12 +324,15 @@ def warm_up() -> None:
     n, m = 6, 2
     nbr = np.array([[x, (x + 1) % n] for x in range(n)], dtype=np.int64)
     edge_round = np.full((n, m), -1, dtype=np.int32)
+    free = np.tile(np.arange(m, dtype=np.int64), (n, 1))
+    nfree = np.full(n, m, dtype=np.int64)
     st = RoundState(n)
     visit = np.zeros((n, m), dtype=np.int64)
     fresh = np.zeros(m, dtype=np.int64)
     seen = np.zeros(m, dtype=np.int64)
-    walk_round(nbr, edge_round, st.post, st.post_edge, st.owner, st.todo, st.todo_pos, st.meta, st.entered,
+    walk_round(nbr, free, nfree, st.post, st.post_edge, st.owner, st.todo, st.todo_pos, st.meta, st.entered,
                st.child, st.child_edge, st.chain, st.movers, visit, fresh, seen, make_state(1), 1 << 30)
+    retire_edges(free, nfree, st.post_edge)
     edge_rounds_from(nbr, st.post_edge, edge_round, 0)
     order = np.arange(n, dtype=np.int64)
     indptr = np.arange(n + 1, dtype=np.int64)

@@ -116,7 +116,7 @@ def closed_walk_reference(nbr: np.ndarray, seed_of_round) -> tuple[list[list[int
     Returns the assignments (record -> slot per round) and the steps per round.
     """
     n, m = nbr.shape
-    used = set()  # (record, edge index) of earlier rounds
+    free = [list(range(m)) for _ in range(n)]  # unused edges, in the kernel's order (swap-remove)
     rounds, steps = [], []
     for r in range(m):
         state = make_state(seed_of_round(r))
@@ -133,10 +133,8 @@ def closed_walk_reference(nbr: np.ndarray, seed_of_round) -> tuple[list[list[int
             child, child_edge = {}, {}
             cur, x = target, u0
             while True:
-                fresh = [c for c in range(m) if (x, c) not in used and (x, c) not in visited
-                         and int(nbr[x, c]) not in entered]
-                seen = [c for c in range(m) if (x, c) not in used and (x, c) not in visited
-                        and int(nbr[x, c]) in entered]
+                fresh = [c for c in free[x] if (x, c) not in visited and int(nbr[x, c]) not in entered]
+                seen = [c for c in free[x] if (x, c) not in visited and int(nbr[x, c]) in entered]
                 pool = fresh or seen
                 assert pool, "closed walk stuck"
                 c = pool[int(randbelow(state, len(pool)))]
@@ -165,7 +163,10 @@ def closed_walk_reference(nbr: np.ndarray, seed_of_round) -> tuple[list[list[int
                     todo.pop()
                     pos[mover] = -1
         for x in range(n):
-            used.add((x, post_edge[x]))
+            q = free[x].index(post_edge[x])
+            free[x][q] = free[x][-1]
+            free[x][-1] = post_edge[x]
+            free[x].pop()
         rounds.append(post)
         steps.append(taken)
     return rounds, steps

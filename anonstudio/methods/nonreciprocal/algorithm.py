@@ -187,7 +187,8 @@ def nonreciprocal(data: TransactionData, params: NonreciprocalParams, progress: 
 
     # 3. assignments
     t = time.perf_counter()
-    ext = extract_assignments(res.graph, seed, _stage(progress, "assignments", params.order))
+    walk_order = res.ring_order if res.ring_order is not None else res.order
+    ext = extract_assignments(res.graph, seed, _stage(progress, "assignments", params.order), order=walk_order)
     res.assignments = ext.assignments
     res.walk_steps = list(ext.steps)
     res.walks = list(ext.walks)

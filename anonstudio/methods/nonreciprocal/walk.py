@@ -21,7 +21,7 @@ import numpy as np
 from ...data.transactions import TransactionData
 from ...jobs import ChunkSizer, NullProgress, Progress, derive_seed
 from ...kernels.nonreciprocal_walk import (
-    DONE, STUCK, RoundState, edge_rounds_from, greedy_round, walk_round,
+    DONE, STUCK, RoundState, greedy_round, retire_edges, walk_round,
 )
 from ...kernels.rng import make_state
 
@@ -82,17 +82,28 @@ def ring_graph(order: np.ndarray, m: int) -> np.ndarray:
 
 
 def extract_assignments(nbr: np.ndarray, seed: int, progress: Progress | None = None, *,
-                        stream: str = "walk") -> Extraction:
+                        stream: str = "walk", order: np.ndarray | None = None) -> Extraction:
     """``m`` disjoint perfect matchings inside the regular graph ``nbr`` by random closed walks.
 
-    Cancel is checked between chunks of walks (about 0.1 s each); a
-    cancelled extraction keeps its finished rounds.
+    With ``order`` (record ids by rank), the walk runs on ranks instead of
+    record ids: a ring's edges then join nearby ranks, so the walk's memory
+    accesses stay local (several times faster on large data); the matchings
+    are mapped back to record ids. Cancel is checked between chunks of walks
+    (about 0.1 s each); a cancelled extraction keeps its finished rounds.
     """
+    if order is not None:
+        order = np.asarray(order, dtype=np.int64)
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[order] = np.arange(len(order))
+        ext = extract_assignments(rank[np.asarray(nbr)[order]], seed, progress, stream=stream)
+        ext.assignments = order[ext.assignments[:, rank]] if ext.rounds else ext.assignments
+        return ext
     progress = progress or NullProgress()
     t0 = time.perf_counter()
     nbr = np.ascontiguousarray(nbr, dtype=np.int64)
     n, m = nbr.shape
-    edge_round = np.full((n, m), -1, dtype=np.int32)
+    free = np.tile(np.arange(m, dtype=np.int64), (n, 1))  # edges unused by earlier rounds, first nfree[x]
+    nfree = np.full(n, m, dtype=np.int64)
     visit = np.zeros((n, m), dtype=np.int64)
     fresh = np.zeros(m, dtype=np.int64)
     seen = np.zeros(m, dtype=np.int64)
@@ -112,14 +123,14 @@ def extract_assignments(nbr: np.ndarray, seed: int, progress: Progress | None = 
             chunk = sizer.next_size()
             before = st.steps
             # the visit stamps are walk ids of this round: clear them per round
-            status = walk_round(nbr, edge_round, st.post, st.post_edge, st.owner, st.todo, st.todo_pos, st.meta,
+            status = walk_round(nbr, free, nfree, st.post, st.post_edge, st.owner, st.todo, st.todo_pos, st.meta,
                                 st.entered, st.child, st.child_edge, st.chain, st.movers, visit, fresh, seen, state,
                                 chunk)
             sizer.done(max(st.steps - before, 1))
             if status == STUCK:
                 raise RuntimeError("closed walk stuck: the graph is not regular")
             progress.set((r + 1 - st.remaining / max(n, 1)) / m, f"round {r + 1} of {m}")
-        edge_rounds_from(nbr, st.post_edge, edge_round, r)
+        retire_edges(free, nfree, st.post_edge)
         visit[:] = 0
         rounds.append(st.post.copy())
         out.steps.append(st.steps)
