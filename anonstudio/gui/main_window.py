@@ -2,6 +2,7 @@
 (right), jobs and log (bottom), and the menus."""
 from __future__ import annotations
 
+import html
 import traceback
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from .. import __version__
+from .controls import STYLE
 from .datasets_dock import DatasetsPanel, available_samples
 from .jobs_dock import JobsPanel
 from .plots import EXPORT_FORMATS, ExportablePlot
@@ -30,7 +32,7 @@ from .workbench import Workbench
 from .workbenches import discover_workbenches
 from .workers import Job, JobRunner
 
-__all__ = ["MainWindow", "METHOD_REFERENCES"]
+__all__ = ["MainWindow", "method_references"]
 
 
 
@@ -42,29 +44,13 @@ def open_filter() -> str:
     return ";;".join([f"All datasets ({' '.join(patterns)})", *dialog_filters(), "All files (*)"])
 
 
-METHOD_REFERENCES = """
-<h3>Methods and the papers they come from</h3>
-<ul>
-<li><b>Uniqueness vs m, MCMC itemset sampling, probabilistic k<sup>m</sup>-anonymity (σ-k<sup>m</sup>)</b><br>
-G. Ács, J. P. Achara, C. Castelluccia. <i>Probabilistic k<sup>m</sup>-anonymity: efficient anonymization
-of large set-valued datasets.</i> IEEE International Conference on Big Data, 2015.</li>
-<li><b>Person-level unicity</b> (chance a person is unique given m of their items)<br>
-Y.-A. de Montjoye, C. A. Hidalgo, M. Verleysen, V. D. Blondel. <i>Unique in the Crowd: the privacy bounds
-of human mobility.</i> Scientific Reports 3, 2013.</li>
-<li><b>Nonreciprocal recoding</b> (k-anonymity and ℓ-diversity without shared groups)<br>
-M. Xue, P. Karras, C. Raïssi, J. Vaidya, K.-L. Tan. <i>Anonymizing set-valued data by nonreciprocal
-recoding.</i> ACM SIGKDD, 2012.</li>
-<li><b>Personalized ρ-uncertainty by partial suppression</b><br>
-T. Nakagawa, H. Arai, H. Nakagawa. <i>Personalized anonymization for set-valued data by partial
-suppression.</i> Transactions on Data Privacy, 2018.</li>
-<li><b>(k, k<sup>m</sup>)-anonymity of relational-transaction data</b><br>
-G. Poulis, G. Loukides, A. Gkoulalas-Divanis, S. Skiadopoulos. <i>Anonymizing data with relational and
-transaction attributes.</i> ECML/PKDD, 2013.</li>
-<li><b>Relative privacy threats: Bayesian attacker vs learner</b><br>
-M. Boreale, F. Corradi, C. Viscardi. <i>Relative privacy threats and learning from anonymized data.</i>
-IEEE Transactions on Information Forensics and Security, 2020.</li>
-</ul>
-"""
+def method_references() -> str:
+    """The Help menu's references: one entry per discovered method family, from its spec."""
+    from ..methods.contract import discover_methods
+
+    items = "".join(f"<li><b>{html.escape(spec.title)}</b><br>{spec.reference}</li>"
+                    for spec in sorted(discover_methods().values(), key=lambda s: s.title))
+    return f"<h3>Methods and the papers they come from</h3><ul>{items}</ul>"
 
 
 #: Preferred window size on a large screen; smaller screens get what fits.
@@ -118,6 +104,7 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.setWindowTitle("anonstudio")
         self.setObjectName("anonstudio-main")
+        self.setStyleSheet(STYLE)
         self.settings = open_settings()
         self.recent = RecentFiles(self.settings)
         self.runner = JobRunner(self, error_handler=self.show_error)
@@ -308,7 +295,7 @@ class MainWindow(QMainWindow):
         QMessageBox.critical(self, f"{title} failed", message)
 
     def show_references(self) -> None:
-        QMessageBox.about(self, "Method references", METHOD_REFERENCES)
+        QMessageBox.about(self, "Method references", method_references())
 
     def show_about(self) -> None:
         QMessageBox.about(

@@ -16,8 +16,8 @@ from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 
-from .plots import ExportablePlot
-from .threat_tables import ThreatRowsTable
+from ...plots import ExportablePlot
+from .tables import ThreatRowsTable
 
 __all__ = ["VictimInspector", "DistributionBars", "DISTRIBUTIONS"]
 
@@ -102,7 +102,6 @@ class VictimInspector(QWidget):
         self.bars = DistributionBars()
         self.group_label = QLabel()
         self.group_label.setWordWrap(True)
-        self.group_label.setStyleSheet("color: #333;")
         self.group_table = ThreatRowsTable("The cleartext rows of the victim's group (the victim highlighted).")
         lower = QWidget()
         lower_layout = QVBoxLayout(lower)
@@ -130,9 +129,8 @@ class VictimInspector(QWidget):
         self.group_label.setText("")
         self.group_table.setRowCount(0)
 
-    def show_victim(self, run, view, row: int) -> None:
-        """Show row ``row`` of a :class:`~anonstudio.gui.threat_job.ThreatRun` (``view`` is its RowView)."""
-        result = run.result
+    def show_victim(self, release, result, view, row: int) -> None:
+        """Show row ``row`` of a threat result on its release (``view`` is the result's RowView)."""
         self.row = row
         self.distributions = {key: np.asarray(getattr(result, key)[row], dtype=float) for key in DISTRIBUTIONS}
         true_index = int(result.s_true[row])
@@ -146,10 +144,10 @@ class VictimInspector(QWidget):
             + LEGEND_HTML)
         self.heading.setToolTip(f"The attacker knows {known} of this person ({values}) and that the person is "
                                 "in the table; the learner uses the same attributes but not that.")
-        members = run.release.group_rows(group)
+        members = release.group_rows(group)
         self.group_label.setText(f"Group {group + 1} ({len(members)} rows; their cleartext rows below, the victim "
                                  "highlighted) is published as: "
-                                 f"{published_text(run.release, group, [view.s_names[int(view.s_true[r])] for r in members])}")
+                                 f"{published_text(release, group, [view.s_names[int(view.s_true[r])] for r in members])}")
         self.group_table.show_rows(view, members, highlight=row)
 
 

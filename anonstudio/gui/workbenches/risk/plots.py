@@ -1,92 +1,27 @@
-"""Risk workbench: how identifying is the raw data?
-
-Two curves over m, the number of a person's items an attacker knows:
-
-* **itemset uniqueness** (paper 000, Fig. 2): of all combinations of m items
-  that occur in the data, the share held by exactly one person;
-* **person-level unicity** (de Montjoye et al.): pick a person and m of their
-  items at random; the chance that no one else has all m.
-
-They answer different questions and are plotted side by side, never on one
-axis. The second tab is a step-by-step linkage attack for training sessions.
-"""
+"""Plots and tables of the Risk workbench: uniqueness vs m with intervals, and every point in a table."""
 from __future__ import annotations
-
-from dataclasses import dataclass
-from typing import Any
 
 import csv
 import io
+from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QHBoxLayout,
-    QHeaderView,
-    QLabel,
-    QSplitter,
-    QTableWidget,
-    QTableWidgetItem,
-    QTabWidget,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
-from ...jobs import SubProgress
-from ...methods.risk.uniqueness import UniquenessParams, UniquenessResult, person_unicity_curve, uniqueness_curve
-from ..attack_demo import AttackDemo
-from ..plots import ExportablePlot, integer_ticks
-from ..workbench import Workbench
+from ....methods.risk.uniqueness import UniquenessResult
+from ...controls import percent
+from ...plots import ExportablePlot, integer_ticks
 
-__all__ = ["RiskWorkbench", "RiskResult", "run_risk_analysis"]
+__all__ = ["UniquenessPlot", "ResultsTable", "ITEMSET_Y", "PERSON_Y", "X_LABEL", "ci_caption", "point_tip",
+           "precision_warning", "samples_text"]
 
 ITEMSET_Y = "share of m-itemsets that single out one person"
 PERSON_Y = "chance that a person is unique given m of their items"
 X_LABEL = "m (items the attacker knows)"
 
-INTRO = (
-    "<b>How many items does an attacker need to single someone out?</b> "
-    "Press <i>Measure uniqueness</i>: points appear as each m finishes. "
-    "Error bars are confidence intervals; ● counted exactly, ▲ estimated from a random sample. "
-    "The <i>Linkage attack demo</i> tab shows the attack step by step for one person."
-)
-ITEMSET_NOTE = (
-    "Of all combinations of m items that occur in the data, the share that belongs to exactly one "
-    "person. A high value means knowing m items often identifies someone."
-)
-PERSON_NOTE = (
-    "A different, person-level quantity: chance that a person is unique given m of their items, "
-    "i.e. pick a person and m of their items at random; how often does no one else have all m? "
-    "(de Montjoye et al.)"
-)
-
-#: Share of the job's progress bar given to the itemset curve; the person
-#: curve gets the rest.
-ITEMSET_SHARE = 0.6
 METHOD_TEXT = {"exact": "exact count", "mcmc": "estimated (MCMC sample)", "sampling": "estimated (random people)"}
-
-
-@dataclass
-class RiskResult:
-    """Both curves of one run; ``person`` is None if the run stopped early."""
-
-    itemset: UniquenessResult | None
-    person: UniquenessResult | None
-
-    @property
-    def complete(self) -> bool:
-        return all(r is not None and r.complete for r in (self.itemset, self.person))
-
-
-def run_risk_analysis(data: Any, params: UniquenessParams, progress) -> RiskResult:
-    """Itemset uniqueness, then person-level unicity, as one cancellable job."""
-    itemset = uniqueness_curve(data, params, SubProgress(progress, 0.0, ITEMSET_SHARE, "itemsets: "))
-    if progress.cancelled() or not itemset.complete:
-        return RiskResult(itemset, None)
-    person = person_unicity_curve(data, params, SubProgress(progress, ITEMSET_SHARE, 1.0, "people: "))
-    return RiskResult(itemset, person)
 
 
 def is_exact(point: Any) -> bool:
@@ -134,7 +69,7 @@ class UniquenessPlot(ExportablePlot):
             self._labels.append(label)
         for i, label in enumerate(self._labels):
             if i < len(m):
-                label.setText(_percent(u[i]))
+                label.setText("0 %" if u[i] == 0 else percent(u[i]))
                 label.setPos(m[i], u[i])
             label.setVisible(i < len(m))
 
@@ -225,13 +160,6 @@ def ci_caption(delta: float) -> str:
     return f"error bars: {(1.0 - delta) * 100:g} % confidence interval (δ = {delta:g})"
 
 
-def _percent(share: float) -> str:
-    """0.0465 -> "4.7 %"; tiny non-zero shares stay visible as "< 0.1 %"."""
-    if share == 0:
-        return "0 %"
-    if share < 0.001:
-        return "< 0.1 %"
-    return f"{share * 100:.1f} %"
 
 
 TABLE_COLUMNS = ("quantity", "m", "unique", "confidence interval", "method", "samples", "seconds", "note")
@@ -274,118 +202,3 @@ class ResultsTable(QTableWidget):
                 if 0 < c < len(TABLE_COLUMNS) - 1:  # numbers right, the note reads left to right
                     item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
                 self.setItem(r, c, item)
-
-
-class RiskWorkbench(Workbench):
-    """Uniqueness vs m (itemset and person level) and the linkage-attack demo.
-
-    Signals
-    -------
-    analysis_finished(object, bool)
-        The :class:`RiskResult` of a run and whether it completed.
-    """
-
-    TITLE = "Risk"
-    ORDER = 10
-    PARAMS = UniquenessParams
-    RUN_TEXT = "Measure uniqueness"
-
-    analysis_finished = Signal(object, bool)
-
-    def build(self) -> QWidget:
-        self.itemsets: UniquenessResult | None = None
-        self.people: UniquenessResult | None = None
-
-        uniqueness_page = QWidget()
-        intro = QLabel(INTRO)
-        intro.setWordWrap(True)
-        self.itemset_plot = UniquenessPlot("Uniqueness of m-itemsets", ITEMSET_Y,
-                                           "Press “Measure uniqueness” (right) to compute this curve.",
-                                           estimated="estimated (MCMC sample)")
-        self.person_plot = UniquenessPlot("Person-level unicity", PERSON_Y,
-                                          "Computed after the itemset curve.",
-                                          estimated="estimated (random people)")
-        plots = QSplitter(Qt.Horizontal)
-        for plot, note in ((self.itemset_plot, ITEMSET_NOTE), (self.person_plot, PERSON_NOTE)):
-            holder = QWidget()
-            layout = QVBoxLayout(holder)
-            layout.setContentsMargins(0, 0, 0, 0)
-            layout.addWidget(plot, 1)
-            label = QLabel(note)
-            label.setWordWrap(True)
-            label.setStyleSheet("color: #333;")
-            layout.addWidget(label)
-            plots.addWidget(holder)
-        self.table = ResultsTable()
-        split = QSplitter(Qt.Vertical)
-        split.addWidget(plots)
-        split.addWidget(self.table)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 1)
-        split.setSizes([460, 190])
-        layout = QVBoxLayout(uniqueness_page)
-        layout.addWidget(intro)
-        layout.addWidget(split, 1)
-
-        self.attack_demo = AttackDemo()
-        self.tabs = QTabWidget()
-        self.tabs.addTab(uniqueness_page, "Uniqueness vs m")
-        self.tabs.addTab(self.attack_demo, "Linkage attack demo")
-        page = QWidget()
-        outer = QHBoxLayout(page)
-        outer.setContentsMargins(0, 0, 0, 0)
-        outer.addWidget(self.tabs)
-        return page
-
-    def check_params(self, params: UniquenessParams) -> str | None:
-        if params.min_m > params.max_m:
-            return f"Smallest m ({params.min_m}) must not exceed largest m ({params.max_m})."
-        return None
-
-    def set_dataset(self, dataset: Any) -> None:
-        # Clear before the base class decides whether to show the page: a
-        # dataset this tab does not accept must not leave the old curves behind.
-        super().set_dataset(dataset)
-        self._show(None, None)
-        self._label_plots(None)
-
-    def dataset_changed(self, dataset: Any) -> None:
-        self.attack_demo.set_dataset(dataset)
-
-    def run(self, params: UniquenessParams) -> None:
-        data = self.dataset
-        self._show(None, None)
-        self._label_plots(params)
-        for plot in (self.itemset_plot, self.person_plot):
-            plot.set_m_range(params.min_m, params.max_m)
-        self.submit(f"Uniqueness vs m ({data.name}, m ≤ {params.max_m})",
-                    lambda progress: run_risk_analysis(data, params, progress),
-                    on_partial=self._on_partial, on_done=self._on_done)
-
-    def _label_plots(self, params: UniquenessParams | None) -> None:
-        """Name the dataset (and the confidence level once a run starts) on both plots."""
-        name = getattr(self.dataset, "name", "") if self.dataset is not None else ""
-        parts = [name] if name else []
-        if params is not None:
-            parts.append(ci_caption(params.delta))
-        for plot in (self.itemset_plot, self.person_plot):
-            plot.set_caption("\n".join(parts))
-
-    # ------------------------------------------------------------ results
-    def _on_partial(self, partial: UniquenessResult) -> None:
-        if getattr(partial, "kind", "itemset") == "person":
-            self._show(self.itemsets, partial)
-        else:
-            self._show(partial, None)
-
-    def _on_done(self, result: RiskResult, complete: bool) -> None:
-        self._show(result.itemset, result.person)
-        state = "finished" if complete else "stopped early; the points computed so far are shown"
-        self.status.emit(f"Uniqueness analysis {state}.")
-        self.analysis_finished.emit(result, complete)
-
-    def _show(self, itemsets: UniquenessResult | None, people: UniquenessResult | None) -> None:
-        self.itemsets, self.people = itemsets, people
-        self.itemset_plot.show_result(itemsets)
-        self.person_plot.show_result(people)
-        self.table.show_results([itemsets, people])

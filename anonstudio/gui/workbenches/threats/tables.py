@@ -16,8 +16,8 @@ import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
-from ..methods.threat import MEASURE_MEANINGS
-from ..methods.threat.model import text_of
+from ....methods.threat import MEASURE_MEANINGS
+from ....methods.threat.model import text_of
 
 __all__ = ["ThreatRowsTable", "MeasuresTable", "MEASURE_NAMES", "format_measure", "row_values"]
 

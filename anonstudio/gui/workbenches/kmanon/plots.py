@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
-from ..methods.kmanon import KmAnonResult, LevelResult
-from .plots import ExportablePlot, axis_text
+from ....methods.kmanon import KmAnonResult, LevelResult
+from ...plots import ExportablePlot, axis_text
 
 __all__ = ["KmCurvePlot", "make_curve_plots", "X_LABEL"]
 

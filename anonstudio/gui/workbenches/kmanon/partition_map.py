@@ -39,8 +39,8 @@ from PySide6.QtWidgets import (
 )
 from scipy.spatial import cKDTree
 
-from ..data.geo import PartitionGeometry, VoronoiCells
-from ..data.io import atomic_write
+from ....data.geo import PartitionGeometry, VoronoiCells
+from ....data.io import atomic_write
 
 __all__ = ["PartitionMap", "partition_color", "LevelLayer", "HOVER_TOWERS_SHOWN"]
 

@@ -27,8 +27,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..methods.risk.linkage_attack import AttackTrace, linkage_attack, random_person
-from .plots import ExportablePlot, integer_ticks
+from ....methods.risk.linkage_attack import AttackTrace, linkage_attack, random_person
+from ...controls import Callout
+from ...plots import ExportablePlot, integer_ticks
 
 __all__ = ["AttackDemo"]
 
@@ -85,10 +86,8 @@ class AttackDemo(QWidget):
         self.revealed_list = QListWidget()
         self.revealed_list.setWordWrap(True)
         self.revealed_list.setToolTip("Items the attacker knows so far, and how many people have all of them.")
-        self.verdict = QLabel("Load a dataset, choose a person and press “Start attack”.")
+        self.verdict = Callout("Load a dataset, choose a person and press “Start attack”.")
         self.verdict.setObjectName("attack_verdict")
-        self.verdict.setWordWrap(True)
-        self.verdict.setStyleSheet("font-size: 13pt; padding: 6px;")
 
         self.plot = ExportablePlot("People still matching", x_label="items revealed to the attacker",
                                    y_label="people who have all revealed items", legend=False, log_y=True,
@@ -130,8 +129,8 @@ class AttackDemo(QWidget):
         self.revealed_list.clear()
         self.person_items.clear()
         self.plot.clear_data()
-        self.verdict.setText(f"{dataset.n_records:,} people in {dataset.name}. "
-                             "Choose a person and press “Start attack”.")
+        self.verdict.show_text(f"{dataset.n_records:,} people in {dataset.name}. "
+                               "Choose a person and press “Start attack”.", "info")
         self._update_buttons()
 
     def pick_random_person(self) -> int:
@@ -155,9 +154,8 @@ class AttackDemo(QWidget):
         self.person_items.setText(f"Person #{person} has {trace.record_size} item"
                                   f"{'s' if trace.record_size != 1 else ''}. Before the attack, all "
                                   f"{trace.population:,} people are candidates.")
-        self.verdict.setText(f"The attacker knows nothing yet: {trace.population:,} people could be person "
-                             f"#{person}. Press “Reveal next item” or “Play”.")
-        self.verdict.setStyleSheet("font-size: 13pt; padding: 6px;")
+        self.verdict.show_text(f"The attacker knows nothing yet: {trace.population:,} people could be person "
+                               f"#{person}. Press “Reveal next item” or “Play”.", "info")
         self._update_buttons()
 
     def reveal_next(self) -> None:
@@ -190,23 +188,21 @@ class AttackDemo(QWidget):
         person = trace.person
         at = trace.items_needed
         if at is not None and self.revealed >= at:
-            self.verdict.setText(f"<b>Singled out.</b> After {at} item{'s' if at != 1 else ''} only person "
-                                 f"#{person} has all of them: anyone who knows these items can find this "
-                                 "person's full record.")
-            self.verdict.setStyleSheet("font-size: 13pt; padding: 6px; background: #fde2e1; color: #8a1111;")
+            self.verdict.show_text(f"<b>Singled out.</b> After {at} item{'s' if at != 1 else ''} only person "
+                                   f"#{person} has all of them: anyone who knows these items can find this "
+                                   "person's full record.", "failed")
             self.plot.set_series("singled out", [at], [1.0])
             self.stop()
             self.singled_out.emit(person, at)
         elif self.revealed >= len(trace.steps):
             crowd = trace.steps[-1].matches if trace.steps else trace.population
-            self.verdict.setText(f"<b>Not singled out.</b> Even with all {trace.record_size} items known, "
-                                 f"{crowd:,} people match: person #{person} hides in a crowd of {crowd:,}.")
-            self.verdict.setStyleSheet("font-size: 13pt; padding: 6px; background: #e3f4e8; color: #14532d;")
+            self.verdict.show_text(f"<b>Not singled out.</b> Even with all {trace.record_size} items known, "
+                                   f"{crowd:,} people match: person #{person} hides in a crowd of {crowd:,}.", "ok")
             self.stop()
         else:
             count = trace.steps[self.revealed - 1].matches
-            self.verdict.setText(f"After {self.revealed} item{'s' if self.revealed != 1 else ''}, {count:,} "
-                                 f"people still match person #{person}.")
+            self.verdict.show_text(f"After {self.revealed} item{'s' if self.revealed != 1 else ''}, {count:,} "
+                                   f"people still match person #{person}.", "info")
 
     def _play_toggled(self, on: bool) -> None:
         self.play_button.setText("Pause" if on else "Play")

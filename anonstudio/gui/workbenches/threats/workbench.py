@@ -18,34 +18,23 @@ compatible table as equally likely. The tab shows
 """
 from __future__ import annotations
 
-from pathlib import Path
+import html
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (
-    QFileDialog,
-    QGridLayout,
-    QHBoxLayout,
-    QLabel,
-    QMessageBox,
-    QPushButton,
-    QSplitter,
-    QTabWidget,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QGridLayout, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
-from ...data.table import Table
-from ..threat_export import write_measures_json, write_rows_csv
-from ..threat_inspector import VictimInspector
-from ..threat_job import RowView, ThreatRun, ThreatRunParams, run_threat_pipeline
-from ..threat_plots import Log2TiHistogram, ThreatScatter, TracePlot
-from ..threat_setup import ThreatSetupPanel
-from ..threat_tables import MAX_LISTED, MeasuresTable, ThreatRowsTable, format_measure
-from ..workbench import Workbench
+from ....data.table import Table
+from ....methods.threat.spec import ThreatRun
+from ...controls import Callout, note_label, percent
+from ...method_workbench import MethodWorkbench
+from .inspector import VictimInspector
+from .plots import Log2TiHistogram, ThreatScatter, TracePlot
+from .rows import RowView
+from .tables import MAX_LISTED, MeasuresTable, ThreatRowsTable, format_measure
 
-__all__ = ["ThreatsWorkbench"]
+__all__ = ["ThreatsWorkbench", "default_columns"]
 
 INTRO = (
     "<b>Does the release tell an attacker more about the people in it than it teaches about everyone?</b> "
@@ -60,7 +49,6 @@ SCATTER_A = "(a) Threatened under p_A (attacker guesses right)"
 SCATTER_L = "(c) Threatened under p_L (learner guesses right)"
 HIST_A = "(b) log2 Ti, threatened under p_A"
 HIST_L = "(d) log2 Ti, threatened under p_L"
-SUMMARY_STYLE = "background: #eef4fa; border: 1px solid #b8cfe6; border-radius: 4px; padding: 6px;"
 SELECT_HINT = ("<b>Select people</b>: drag a rectangle over points in (a) or (c) (hold Shift for a lasso), or "
                "click a point, to list those rows here; click a row to inspect that person.")
 PLOT_TIP = ("Red area: p_A > p_L, the attacker is more confident than the learner about the person's true value. "
@@ -70,40 +58,27 @@ PLOT_TIP = ("Red area: p_A > p_L, the attacker is more confident than the learne
             "Help > Method references.")
 
 
-class ThreatsWorkbench(Workbench):
-    """Relative privacy threat of a group-anonymized table; see the module docstring.
+class ThreatsWorkbench(MethodWorkbench):
+    """Relative privacy threat of a group-anonymized table; see the module docstring."""
 
-    Signals
-    -------
-    analysis_finished(object, bool)
-        The :class:`~anonstudio.gui.threat_job.ThreatRun` and whether it completed.
-    """
-
+    SPEC = "threat"
     TITLE = "Threats"
     ORDER = 50
-    PARAMS = ThreatRunParams
     RUN_TEXT = "Analyse threats"
-    DATASET_TYPES = (Table,)
     EMPTY_TEXT = EMPTY_TEXT
-
-    analysis_finished = Signal(object, bool)
-
-    def __init__(self, runner, parent: QWidget | None = None):
-        super().__init__(runner, parent)
-        self.setup_panel = ThreatSetupPanel(self.param_panel)
+    INTRO = INTRO
 
     # ------------------------------------------------------------ building
-    def build(self) -> QWidget:
-        self.run_state: ThreatRun | None = None
+    def build_results(self) -> QWidget:
+        self.shown: ThreatRun | None = None
         self.view: RowView | None = None
         self.selected = np.zeros(0, dtype=np.int64)
 
-        intro = _text_label(INTRO)
-        self.release_label = _text_label("Press “Analyse threats” (right) to anonymize the table and analyse it.",
-                                         "threat_release")
-        self.summary_label = _text_label("", "threat_summary", SUMMARY_STYLE)
+        self.release_label = note_label("", "body")
+        self.release_label.setObjectName("threat_release")
+        self.summary_label = Callout("", "info")
+        self.summary_label.setObjectName("threat_summary")
         self.summary_label.setVisible(False)
-        self.summary_label.setTextInteractionFlags(Qt.TextSelectableByMouse | Qt.LinksAccessibleByMouse)
         self.summary_label.linkActivated.connect(self._summary_link)
 
         self.scatter_A = ThreatScatter(SCATTER_A, empty_text="Points appear while the sampler runs.")
@@ -116,12 +91,14 @@ class ThreatsWorkbench(Workbench):
         for i, plot in enumerate((self.scatter_A, self.hist_A, self.scatter_L, self.hist_L)):
             grid.addWidget(plot, i // 2, i % 2)
             plot.setMinimumHeight(170)
+            plot.plot_widget.setToolTip(PLOT_TIP)
         grid.setColumnStretch(0, 1)
         grid.setColumnStretch(1, 1)
         for scatter in (self.scatter_A, self.scatter_L):
             scatter.selection_changed.connect(self.select_rows)
 
-        self.selection_label = _text_label(SELECT_HINT, "threat_selection")
+        self.selection_label = note_label(SELECT_HINT, "body")
+        self.selection_label.setObjectName("threat_selection")
         self.rows_table = ThreatRowsTable("Selected rows. Click one to inspect that person on the right.")
         self.rows_table.row_clicked.connect(self.inspect_row)
         self.inspector = VictimInspector()
@@ -136,15 +113,14 @@ class ThreatsWorkbench(Workbench):
         # On a short screen the splitter would squeeze the plots below their
         # minimum and their axis labels would overlap; keep them whole.
         plots_page.setCollapsible(0, False)
-        for plot in (self.scatter_A, self.scatter_L, self.hist_A, self.hist_L):
-            plot.plot_widget.setToolTip(PLOT_TIP)
 
         self.measures_table = MeasuresTable()
-        self.diagnostics_label = _text_label("Convergence diagnostics appear when sampling finishes.",
-                                             "threat_diagnostics")
+        self.diagnostics_label = note_label("Convergence diagnostics appear when sampling finishes.", "body")
+        self.diagnostics_label.setObjectName("threat_diagnostics")
         measures_page = QWidget()
         measures_layout = QVBoxLayout(measures_page)
-        measures_layout.addWidget(QLabel("<b>Threat and faithfulness measures</b> (the paper's Tables IV and V)"))
+        measures_layout.addWidget(note_label("<b>Threat and faithfulness measures</b> (the paper's Tables IV "
+                                             "and V)", "body"))
         measures_layout.addWidget(self.measures_table, 3)
         self.trace_plot = TracePlot()
         self.trace_plot.setMinimumHeight(180)
@@ -154,102 +130,55 @@ class ThreatsWorkbench(Workbench):
         self.tabs = QTabWidget()
         self.tabs.addTab(plots_page, "Attacker vs learner (Figures 2-3)")
         self.tabs.addTab(measures_page, "Measures (Tables IV-V)")
-
-        exports = QHBoxLayout()
-        exports.addWidget(QLabel("Save:"))
-        self.export_buttons: dict[str, QPushButton] = {}
-        for key, text, tip, slot in (
-            ("rows", "Per-row CSV…", "One line per analysed row: row, group, true value s, p_A(s), p_L(s), "
-                                     "p_RW(s), Ti, log2 Ti and whether each side guesses it right.",
-             self._export_rows_dialog),
-            ("measures", "Measures JSON…", "Every measure with its meaning, the parameters, the release and its "
-                                           "independent check, convergence diagnostics.",
-             self._export_measures_dialog),
-        ):
-            button = QPushButton(text)
-            button.setObjectName(f"export_{key}")
-            button.setToolTip(tip + " Written atomically.")
-            button.setEnabled(False)
-            button.clicked.connect(slot)
-            exports.addWidget(button)
-            self.export_buttons[key] = button
-        exports.addWidget(QLabel("Plots: PNG / SVG / CSV buttons above each plot."))
-        exports.addStretch(1)
-
         page = QWidget()
         layout = QVBoxLayout(page)
-        layout.addWidget(intro)
+        layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.release_label)
         layout.addWidget(self.summary_label)
         layout.addWidget(self.tabs, 1)
-        layout.addLayout(exports)
         return page
 
     # ------------------------------------------------------------ dataset
     def dataset_changed(self, dataset: Any) -> None:
-        self.setup_panel.set_table(dataset)
-        self._show(None)
+        qi, sensitive = default_columns(dataset)
+        self.param_panel.set_value("sensitive", sensitive)
+        self.param_panel.set_value("qi", tuple(qi))
         self.release_label.setText(f"“{dataset.name}”: {dataset.n_rows:,} rows, {len(dataset.frame.columns)} "
                                    "columns. Choose the columns on the right and press “Analyse threats”.")
 
-    def run(self, params: ThreatRunParams) -> None:
-        problem = self.setup_panel.problem()
-        if problem:
-            self.setup_panel.refresh()
-            self.status.emit(problem)
-            return
-        setup = self.setup_panel.setup()
-        table = self.dataset
-        self._show(None)
-        self.release_label.setText("Anonymizing and checking the release…")
-        self.submit(f"Threat analysis ({table.name}, {params.scheme})",
-                    lambda progress: run_threat_pipeline(table, params, setup, progress),
-                    on_partial=self._show, on_done=self._on_done, on_error=self._on_error)
-
     # ------------------------------------------------------------ results
-    def _on_done(self, run: ThreatRun, complete: bool) -> None:
-        self._show(run)
-        if complete:
-            self.status.emit("Threat analysis finished.")
-        elif run.result is None or run.result.kept == 0:
-            self.status.emit("Threat analysis stopped before any sample was kept.")
-        else:
-            self.status.emit("Threat analysis stopped early; the estimates use the samples kept so far.")
-        self.analysis_finished.emit(run, complete)
+    def clear_results(self) -> None:
+        self.shown, self.view = None, None
+        for plot in (self.scatter_A, self.scatter_L, self.hist_A, self.hist_L):
+            plot.clear_data()
+        self.scatter_A.reset_view()
+        self.scatter_L.reset_view()
+        self.measures_table.show_measures(None)
+        self.trace_plot.show_traces(None)
+        self.summary_label.setVisible(False)
+        self.release_label.setText("")
+        self.selected = np.zeros(0, dtype=np.int64)
+        self._show_selection()
+        self.inspector.clear()
 
-    def _on_error(self, exc: BaseException) -> None:
-        self.release_label.setText(f"The analysis failed: {exc}")
-
-    def _show(self, run: ThreatRun | None) -> None:
-        self.run_state = run
+    def show_result(self, run: ThreatRun, partial: bool) -> None:
+        self.shown = run
         # A run stopped during burn-in has kept no sample: its "estimates" are placeholders.
-        has_result = run is not None and run.result is not None and run.result.kept > 0
-        self.view = RowView.of(run) if has_result else None
-        for button in self.export_buttons.values():
-            button.setEnabled(has_result)
-        if run is None:
-            for plot in (self.scatter_A, self.scatter_L, self.hist_A, self.hist_L):
-                plot.clear_data()
-            self.scatter_A.reset_view()
-            self.scatter_L.reset_view()
-            self.measures_table.show_measures(None)
-            self.trace_plot.show_traces(None)
-            self.summary_label.setVisible(False)
-            self.selected = np.zeros(0, dtype=np.int64)
-            self._show_selection()
-            self.inspector.clear()
-            return
-        self.release_label.setText(f"<b>Release</b>: {run.release_text()}<br>{run.verifier_text()}")
+        has_result = run.result is not None and run.result.kept > 0
+        if run.release.release is not None:
+            self.release_label.setText(f"<b>Release</b>: {html.escape(run.release.text)}")
+        self.view = (RowView.of(run.table.frame, run.release.release.row_group, run.result)
+                     if has_result else None)
         if not has_result:
-            if run.finished and run.result is not None:
-                self.summary_label.setText(f"Stopped during burn-in after {run.result.sweeps:,} sweeps: no sample "
-                                           "was kept, so there are no estimates. Run again and let it pass the "
-                                           f"burn-in ({run.params.burn_in:,} sweeps).")
+            if run.result is not None and not partial:
+                self.summary_label.show_text(
+                    f"Stopped during burn-in after {run.result.sweeps:,} sweeps: no sample was kept, so there are no "
+                    f"estimates. Run again and let it pass the burn-in.", "incomplete")
                 self.summary_label.setVisible(True)
             return
-        self._show_estimates(run)
+        self._show_estimates(run, partial)
 
-    def _show_estimates(self, run: ThreatRun) -> None:
+    def _show_estimates(self, run: ThreatRun, partial: bool) -> None:
         view, result = self.view, run.result
         log2_ti = view.log2_ti
         for scatter, hist, flags, key in ((self.scatter_A, self.hist_A, view.threatened_A, "skewness_log2Ti_A"),
@@ -260,35 +189,35 @@ class ThreatsWorkbench(Workbench):
             finite = np.isfinite(log2_ti[rows])
             hist.set_values(log2_ti[rows][finite], result.measures.get(key, float("nan")), int((~finite).sum()))
         self.measures_table.show_measures(result.measures, result.meanings)
-        self.summary_label.setText(self._summary_text(run))
+        self.summary_label.show_text(self._summary_text(run, partial), "info")
         self.summary_label.setVisible(True)
         self.diagnostics_label.setText(diagnostics_text(result))
         self.trace_plot.show_traces(result.diagnostics)
         self._show_selection()
         if self.inspector.row is not None and self.inspector.row < len(view.s_true):
-            self.inspector.show_victim(run, view, self.inspector.row)
+            self.inspector.show_victim(run.release.release, result, view, self.inspector.row)
 
-    def _summary_text(self, run: ThreatRun) -> str:
-        result, p = run.result, run.params
+    def _summary_text(self, run: ThreatRun, partial: bool) -> str:
+        result, p = run.result, self.param_panel.values()
         m = result.measures
         if result.complete:
             state = "complete"
-        elif run.finished:
+        elif not partial:
             state = "<b>stopped early</b>: estimates from the samples kept so far"
         else:
             state = "still sampling — the plots update as samples arrive"
-        sampling = (f"{result.kept:,} samples kept from {p.chains} chain(s), sweep {result.sweeps:,} of "
-                    f"{p.iterations:,} ({state})")
+        sampling = (f"{result.kept:,} samples kept from {p['chains']} chain(s), sweep {result.sweeps:,} of "
+                    f"{p['iterations']:,} ({state})")
         knows = ", ".join(result.known_qi)
         return (
-            f"The attacker guesses the true {result.sensitive} of <b>{_pct(m.get('GT_A'))}</b> of the rows, the "
-            f"learner of <b>{_pct(m.get('GT_L'))}</b>, random worlds of {_pct(m.get('GT_RW'))} "
-            f"(always guessing the most common value: {_pct(m.get('baseline_accuracy'))}). "
+            f"The attacker guesses the true {result.sensitive} of <b>{percent(m.get('GT_A'))}</b> of the rows, the "
+            f"learner of <b>{percent(m.get('GT_L'))}</b>, random worlds of {percent(m.get('GT_RW'))} "
+            f"(always guessing the most common value: {percent(m.get('baseline_accuracy'))}). "
             f"For {format_measure('count_log2Ti_ge1', m.get('count_log2Ti_ge1', float('nan')))} people the attacker "
             f"guesses right and is at least twice as confident as the learner (at most "
             f"{_times(m.get('max_Ti'))} as confident{self._max_ti_link()}). "
             f"Faithfulness RF = {format_measure('RF', m.get('RF', float('nan')))} (1 = the release teaches what the "
-            f"cleartext would{_rf_caveat(m)}).<br><span style='color:#555'>Attacker knows: {knows}. {sampling}.</span>")
+            f"cleartext would{_rf_caveat(m)}).<br>Attacker knows: {knows}. {sampling}.")
 
     def _max_ti_row(self) -> int | None:
         """The row the attacker guesses right with the largest Ti (None if the attacker guesses none)."""
@@ -303,8 +232,7 @@ class ThreatsWorkbench(Workbench):
 
     def _summary_link(self, link: str) -> None:
         if link.startswith("row:"):
-            row = int(link.removeprefix("row:"))
-            self.select_rows(np.array([row]))
+            self.select_rows(np.array([int(link.removeprefix("row:"))]))
 
     # ---------------------------------------------------------- brushing
     def select_rows(self, rows: np.ndarray) -> None:
@@ -329,33 +257,9 @@ class ThreatsWorkbench(Workbench):
 
     def inspect_row(self, row: int) -> None:
         """Open the victim inspector on table row ``row`` (from 0)."""
-        if self.view is None or not 0 <= row < len(self.view.s_true):
+        if self.view is None or self.shown is None or not 0 <= row < len(self.view.s_true):
             return
-        self.inspector.show_victim(self.run_state, self.view, row)
-
-    # ------------------------------------------------------------ exports
-    def export_rows(self, path: str | Path) -> Path:
-        return write_rows_csv(self.run_state, path)
-
-    def export_measures(self, path: str | Path) -> Path:
-        return write_measures_json(self.run_state, path)
-
-    def _export_rows_dialog(self) -> None:
-        self._export_dialog("Per-row CSV", "threat-rows.csv", "CSV (*.csv)", self.export_rows)
-
-    def _export_measures_dialog(self) -> None:
-        self._export_dialog("Measures JSON", "threat-measures.json", "JSON (*.json)", self.export_measures)
-
-    def _export_dialog(self, title: str, default: str, filter_text: str, write) -> None:
-        name, _ = QFileDialog.getSaveFileName(self, f"Save {title}", default, filter_text)
-        if not name:
-            return
-        try:
-            path = write(name)
-        except (OSError, ValueError) as exc:
-            QMessageBox.critical(self, "Export failed", f"Could not write {name}: {exc}")
-            return
-        self.status.emit(f"Saved {path}.")
+        self.inspector.show_victim(self.shown.release.release, self.shown.result, self.view, row)
 
 
 def _split(orientation: Qt.Orientation, *parts: tuple[QWidget, int]) -> QSplitter:
@@ -367,21 +271,30 @@ def _split(orientation: Qt.Orientation, *parts: tuple[QWidget, int]) -> QSplitte
     return splitter
 
 
-def _text_label(text: str, name: str = "", style: str = "") -> QLabel:
-    """A wrapped label whose text can be selected and copied (numbers go into reports)."""
-    label = QLabel(text)
-    label.setObjectName(name)
-    label.setWordWrap(True)
-    label.setTextInteractionFlags(Qt.TextSelectableByMouse)
-    if style:
-        label.setStyleSheet(style)
-    return label
+#: Section VI of Boreale et al. (2020): eight quasi-identifiers of Adult, occupation sensitive.
+PAPER_ADULT_QI = ("sex", "age", "race", "marital-status", "education", "native-country", "workclass", "income")
+PAPER_ADULT_SENSITIVE = "occupation"
+#: A column with more distinct values than this is not offered as a default
+#: quasi-identifier (fnlwgt, free-text ids): its groups could never be small.
+MAX_DEFAULT_DISTINCT = 200
 
 
-def _pct(share: float | None) -> str:
-    if share is None or not np.isfinite(share):
-        return "n/a"
-    return f"{share * 100:.1f} %"
+def default_columns(table: Table) -> tuple[list[str], str]:
+    """Quasi-identifiers and sensitive column a first run should use: the table's roles where it marks them."""
+    columns = [str(c) for c in table.frame.columns]
+    marked = [c for c in table.sensitive if c in columns]
+    if not marked and set(PAPER_ADULT_QI) | {PAPER_ADULT_SENSITIVE} <= set(columns):
+        return list(PAPER_ADULT_QI), PAPER_ADULT_SENSITIVE
+    distinct = {c: int(table.frame[c].nunique(dropna=True)) for c in columns}
+    if marked:
+        sensitive = marked[0]
+    else:
+        few = [c for c in columns if 2 <= distinct[c] <= 50]
+        sensitive = few[-1] if few else columns[-1]
+    n = table.n_rows
+    qi = [c for c in table.quasi_identifiers
+          if c != sensitive and distinct[c] <= MAX_DEFAULT_DISTINCT and not (n > 1 and distinct[c] == n)]
+    return qi, sensitive
 
 
 def _rf_caveat(measures: dict[str, float]) -> str:

@@ -17,7 +17,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsPathItem
 
-from .plots import PALETTE, ExportablePlot
+from ...plots import PALETTE, ExportablePlot
 
 __all__ = ["ThreatScatter", "Log2TiHistogram", "TracePlot", "P_L_LABEL", "P_A_LABEL", "LOG2TI_LABEL", "histogram_bars",
            "points_in_polygon"]
