@@ -1,25 +1,63 @@
 """The label-spaced order of the diverse ring (``methods/nonreciprocal/diversity.py``).
 
-Reorders the Gray-TSP order so that every cyclic window of ``w = 2l - 1``
-consecutive records carries distinct labels, while staying close to the
-input order: position ``t`` takes the earliest record (in the input order)
-whose label is off its cool-down of ``w - 1`` positions, unless some label is
-about to miss its deadline. A label's deadline is the last position its next
-copy may take so that its remaining copies still fit, ``w`` apart, before the
-end of the cycle (which wraps to its first copy); the label with the earliest
-deadline goes first once that deadline is within ``margin`` positions.
+Reorders the Gray-TSP order so that any two records with one label are at
+least ``w = 2l - 1`` positions apart around the cycle (every cyclic window of
+``w`` records carries distinct labels), while staying close to the input
+order. Position ``t`` takes the earliest record, in the input order, whose
+label is off its cool-down and whose placement keeps the rest feasible:
+
+* every label's remaining copies still fit ``w`` apart before its end of the
+  cycle (which wraps to its first copy), and
+* the remaining counts still admit a schedule: with ``M`` the largest
+  remaining count, held by ``c`` labels, ``(M - 1) w + c`` positions are needed
+  (the classic condition of scheduling with a cool-down).
+
+When no candidate passes, the available label with the most remaining
+copies goes (the classic greedy). The result is checked; the driver falls
+back to other layouts if it is not valid.
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-__all__ = ["spaced_order", "windows_distinct", "warm_up"]
+from .nonreciprocal_order import hamming
+
+__all__ = ["spaced_order", "swap_same_labels", "windows_distinct", "warm_up", "LOCAL", "MOST_REMAINING"]
+
+#: Strategies of :func:`spaced_order`.
+LOCAL = 0
+MOST_REMAINING = 1
 
 
 @njit(nogil=True, cache=True)
-def spaced_order(order, labels, n_labels, w, margin):
-    """A label-spaced version of ``order``, or an empty array when this margin fails.
+def _feasible_after(t, lab, n, w, n_labels, remaining, last, first):
+    """Whether placing ``lab`` at position ``t`` keeps the necessary conditions for the rest."""
+    big = 0
+    held = 0
+    for x in range(n_labels):
+        r = remaining[x] - (1 if x == lab else 0)
+        if r <= 0:
+            continue
+        lx = t if x == lab else last[x]
+        fx = (t if first[x] < 0 else first[x]) if x == lab else first[x]
+        nxt = t + 1 if lx < 0 else max(t + 1, lx + w)
+        end = n - 1 if fx < 0 else n - w + fx
+        if nxt + (r - 1) * w > end:
+            return False
+        if r > big:
+            big = r
+            held = 1
+        elif r == big:
+            held += 1
+    if big > 0 and (big - 1) * w + held > n - t - 1:
+        return False
+    return True
+
+
+@njit(nogil=True, cache=True)
+def spaced_order(order, labels, n_labels, w, strategy):
+    """A label-spaced version of ``order``, or an empty array when this strategy fails.
 
     Parameters
     ----------
@@ -28,10 +66,10 @@ def spaced_order(order, labels, n_labels, w, margin):
     labels
         Label code of each record (``0..n_labels - 1``).
     w
-        Window length (``2l - 1``): two records with one label end up at
-        least ``w`` positions apart, cyclically.
-    margin
-        How early (in positions) a label's deadline overrides the input order.
+        Window length (``2l - 1``).
+    strategy
+        LOCAL (earliest feasible record of the input order) or MOST_REMAINING
+        (the available label with the most copies left, its earliest record).
     """
     n = order.shape[0]
     counts = np.zeros(n_labels, dtype=np.int64)
@@ -50,41 +88,109 @@ def spaced_order(order, labels, n_labels, w, margin):
     remaining = counts.copy()
     last = np.full(n_labels, -1, dtype=np.int64)
     first = np.full(n_labels, -1, dtype=np.int64)
+    cand = np.zeros(n_labels, dtype=np.int64)
     out = np.empty(n, dtype=np.int64)
-    big = np.int64(1) << 62
     for t in range(n):
-        urgent = -1
-        urgent_deadline = big
-        near = -1
-        near_rank = big
+        nc = 0
         for lab in range(n_labels):
-            if remaining[lab] == 0:
-                continue
-            bound = n - 1 if first[lab] < 0 else n - w + first[lab]
-            deadline = bound - (remaining[lab] - 1) * w
-            if deadline < t:
-                return np.empty(0, dtype=np.int64)
-            if last[lab] >= 0 and t - last[lab] < w:
-                continue
-            rank = queue[head[lab]]
-            if deadline < urgent_deadline or (deadline == urgent_deadline and rank < queue[head[urgent]]):
-                urgent = lab
-                urgent_deadline = deadline
-            if rank < near_rank:
-                near = lab
-                near_rank = rank
-        if near < 0:
+            if remaining[lab] > 0 and (last[lab] < 0 or t - last[lab] >= w):
+                cand[nc] = lab
+                nc += 1
+        if nc == 0:
             return np.empty(0, dtype=np.int64)
-        lab = urgent if urgent_deadline - t <= margin else near
-        out[t] = order[queue[head[lab]]]
-        head[lab] += 1
-        remaining[lab] -= 1
-        last[lab] = t
-        if first[lab] < 0:
-            first[lab] = t
+        pick = -1
+        if strategy == LOCAL:
+            # candidates by the input rank of their earliest record (selection: usually the first passes)
+            tried = 0
+            while tried < nc:
+                best = -1
+                for c in range(nc):
+                    lab = cand[c]
+                    if lab >= 0 and (best < 0 or queue[head[lab]] < queue[head[cand[best]]]):
+                        best = c
+                lab = cand[best]
+                cand[best] = -1
+                tried += 1
+                if _feasible_after(t, lab, n, w, n_labels, remaining, last, first):
+                    pick = lab
+                    break
+            if pick < 0:
+                nc = 0  # rebuild the candidate list for the fallback rule
+                for lab in range(n_labels):
+                    if remaining[lab] > 0 and (last[lab] < 0 or t - last[lab] >= w):
+                        cand[nc] = lab
+                        nc += 1
+        if pick < 0:
+            for c in range(nc):
+                lab = cand[c]
+                if pick < 0 or remaining[lab] > remaining[pick] or (
+                        remaining[lab] == remaining[pick] and queue[head[lab]] < queue[head[pick]]):
+                    pick = lab
+        out[t] = order[queue[head[pick]]]
+        head[pick] += 1
+        remaining[pick] -= 1
+        last[pick] = t
+        if first[pick] < 0:
+            first[pick] = t
     if not windows_distinct(out, labels, n_labels, w):
         return np.empty(0, dtype=np.int64)
     return out
+
+
+@njit(nogil=True, cache=True)
+def swap_same_labels(indptr, indices, out, labels, n_labels, reach, passes):
+    """Shorten the cyclic Hamming sum of ``out`` by swapping records that share a label.
+
+    A swap keeps the label sequence, hence the spacing. Each record is tried
+    against the ``reach`` nearest copies of its label on either side; an
+    improving swap is applied at once. Stops after ``passes`` passes or a pass
+    without improvement. Returns the total change (<= 0).
+    """
+    n = out.shape[0]
+    counts = np.zeros(n_labels, dtype=np.int64)
+    for t in range(n):
+        counts[labels[out[t]]] += 1
+    start = np.zeros(n_labels + 1, dtype=np.int64)
+    for lab in range(n_labels):
+        start[lab + 1] = start[lab] + counts[lab]
+    spots = np.zeros(n, dtype=np.int64)  # positions of each label, ascending
+    index = np.zeros(n, dtype=np.int64)  # position -> its index in spots
+    fill = start[:n_labels].copy()
+    for t in range(n):
+        lab = labels[out[t]]
+        spots[fill[lab]] = t
+        index[t] = fill[lab]
+        fill[lab] += 1
+    total = 0
+    for _ in range(passes):
+        improved = 0
+        for p in range(n):
+            lab = labels[out[p]]
+            c = counts[lab]
+            if c < 2:
+                continue
+            k = index[p] - start[lab]
+            for d in range(1, min(reach, c - 1) + 1):
+                for sign in (-1, 1):
+                    q = spots[start[lab] + (k + sign * d) % c]
+                    a = out[p]
+                    b = out[q]
+                    pa = out[(p - 1) % n]
+                    na = out[(p + 1) % n]
+                    pb = out[(q - 1) % n]
+                    nb = out[(q + 1) % n]
+                    before = (hamming(indptr, indices, a, pa) + hamming(indptr, indices, a, na)
+                              + hamming(indptr, indices, b, pb) + hamming(indptr, indices, b, nb))
+                    after = (hamming(indptr, indices, b, pa) + hamming(indptr, indices, b, na)
+                             + hamming(indptr, indices, a, pb) + hamming(indptr, indices, a, nb))
+                    if after < before:
+                        out[p] = b
+                        out[q] = a
+                        total += after - before
+                        improved += 1
+        if improved == 0:
+            break
+    return total
 
 
 @njit(nogil=True, cache=True)
@@ -112,4 +218,8 @@ def warm_up() -> None:
     """Compile the kernels above on a tiny input."""
     order = np.arange(9, dtype=np.int64)
     labels = np.array([0, 0, 0, 1, 1, 1, 2, 2, 2], dtype=np.int64)
-    spaced_order(order, labels, 3, 3, 0)
+    spaced_order(order, labels, 3, 3, LOCAL)
+    spaced_order(order, labels, 3, 3, MOST_REMAINING)
+    indptr = np.arange(10, dtype=np.int64)
+    indices = np.arange(9, dtype=np.int32)
+    swap_same_labels(indptr, indices, order.copy(), labels, 3, 2, 2)

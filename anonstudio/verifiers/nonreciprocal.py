@@ -125,7 +125,7 @@ class NonreciprocalVerification:
 
     def lines(self) -> list[str]:
         """One plain-language line per check."""
-        unit = "published records" if self.mode == "k" else "published records"
+        unit = "published records"
         out = []
         if self.min_worlds is None:
             out.append("possible worlds: not counted (stopped)")
@@ -177,8 +177,9 @@ class NonreciprocalVerification:
         }
 
     def summary(self) -> dict[str, float]:
-        return {"passed": float(self.passed), "min_worlds": self.min_worlds, "below_m": self.below_m,
-                "error_rate": self.error_rate}
+        out = {"passed": float(self.passed), "min_worlds": self.min_worlds, "below_m": self.below_m,
+               "error_rate": self.error_rate, "label_failures": self.label_failures}
+        return {k: v for k, v in out.items() if v is not None}
 
 
 # ------------------------------------------------------------------ inputs

@@ -1,5 +1,6 @@
 """End to end: labels file, parameters, outputs, same seed same bytes, cancel."""
 import csv
+import dataclasses
 import json
 from pathlib import Path
 
@@ -75,10 +76,12 @@ def test_labels_file_with_record_ids_and_any_line_order(tmp_path):
 # ------------------------------------------------------------------ parameters
 @pytest.mark.parametrize("params,pattern", [
     (dict(), "exactly one of k"),
-    (dict(k=3, l=3, labels=Path("x")), "exactly one of k"),
+    (dict(k=3, l=3, labels=DATA / "table1_labels.csv"), "exactly one of k"),
+    (dict(k=3, labels=DATA / "missing.csv"), "does not exist"),
     (dict(l=3), "needs a labels file"),
     (dict(k=1), "at least 2"),
     (dict(k=3, seg_min=50, seg_max=40), "larger than the largest"),
+    (dict(k=3, seed=-1), "at least 0"),
     (dict(k=3, order="hilbert"), "must be one of"),
     (dict(k=7), "larger than the 6 records"),
 ])
@@ -117,13 +120,13 @@ def test_same_seed_same_bytes(tmp_path):
     labels = write_labels(tmp_path / "labels.csv", [f"s{i % 7}" for i in range(900)])
     params = NonreciprocalParams(l=3, labels=labels, seed=9, seg_min=40, seg_max=60, threads=2)
     a = _write_all(nonreciprocal(data, params), tmp_path / "a")
-    b = _write_all(nonreciprocal(data, NonreciprocalParams(**{**params.__dict__, "threads": 1})), tmp_path / "b")
+    b = _write_all(nonreciprocal(data, dataclasses.replace(params, threads=1)), tmp_path / "b")
     for name in a:
         if name == "OUT.json":
             assert _strip_seconds(a[name]) == _strip_seconds(b[name])
         else:
             assert a[name] == b[name], name
-    c = _write_all(nonreciprocal(data, NonreciprocalParams(**{**params.__dict__, "seed": 10})), tmp_path / "c")
+    c = _write_all(nonreciprocal(data, dataclasses.replace(params, seed=10)), tmp_path / "c")
     assert a["PUBLISHED.csv"] != c["PUBLISHED.csv"]
 
 

@@ -21,6 +21,7 @@ from anonstudio.methods.nonreciprocal.params import NonreciprocalParams  # noqa:
 from anonstudio.methods.nonreciprocal.publish import group_preimages, preimages, publish  # noqa: E402
 from anonstudio.methods.nonreciprocal.walk import extract_assignments, ring_graph  # noqa: E402
 from anonstudio.verifiers.nonreciprocal import verify_result  # noqa: E402
+from nonreciprocal.helpers import labels_file  # noqa: E402
 
 
 def random_data(seed, n, b, density=0.25):
@@ -108,7 +109,7 @@ def test_block_layout_is_valid_where_the_greedy_spacing_may_fail():
         assert windows_distinct(out, labels.codes, labels.n_labels, 2 * l - 1)
 
 
-def test_a_failing_margin_returns_empty():
+def test_a_failing_strategy_returns_empty():
     # three labels, l = 2 (windows of 3): the only valid patterns rotate all three labels
     labels = np.array([0, 0, 0, 1, 1, 1, 2, 2, 2])
     out = spaced_order(np.arange(9), labels, 3, 3, 0)
@@ -127,11 +128,11 @@ def test_eligibility_errors_name_the_label():
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_diverse_ring_guarantees_l_distinct_published_labels(seed):
+def test_diverse_ring_guarantees_l_distinct_published_labels(seed, tmp_path):
     data = random_data(seed, 150, 14, density=0.2)
     for l in (2, 3, 4):
         labels = skewed_labels(seed + l, 150, 9, l)
-        res = nonreciprocal(data, NonreciprocalParams(l=l, labels=Path("labels.csv"), seed=seed, seg_min=20,
+        res = nonreciprocal(data, NonreciprocalParams(l=l, labels=labels_file(tmp_path, labels), seed=seed, seg_min=20,
                                                       seg_max=30), labels=labels)
         assert res.complete and res.label_failures == 0 and res.l_diverse is True
         v = verify_result(data, res)
@@ -143,11 +144,11 @@ def test_diverse_ring_guarantees_l_distinct_published_labels(seed):
             assert all(len(set(slot_labels[res.graph[i]].tolist())) == l for i in range(150))
 
 
-def test_greedy_reports_failures_and_never_claims_diversity():
+def test_greedy_reports_failures_and_never_claims_diversity(tmp_path):
     data = random_data(3, 300, 20, density=0.15)
     rng = np.random.default_rng(0)
     labels = RecordLabels(rng.integers(0, 6, 300), tuple("ABCDEF"))
-    res = nonreciprocal(data, NonreciprocalParams(l=3, labels=Path("x.csv"), l_method="greedy", seed=2,
+    res = nonreciprocal(data, NonreciprocalParams(l=3, labels=labels_file(tmp_path, labels), l_method="greedy", seed=2,
                                                   seg_min=30, seg_max=40), labels=labels)
     assert res.complete and res.label_failures is not None
     # recount independently: distinct published labels among each original's matches
@@ -162,12 +163,12 @@ def test_greedy_reports_failures_and_never_claims_diversity():
     assert all(len(set(labels.codes[res.graph[i]].tolist())) == 3 for i in range(300))
 
 
-def test_greedy_refuses_when_stuck_naming_the_label():
+def test_greedy_refuses_when_stuck_naming_the_label(tmp_path):
     data = random_data(0, 40, 8)
     labels = RecordLabels(np.arange(40) % 3 == 0, ("no", "yes"))  # two labels cannot give 3 distinct
     with pytest.raises(NotEligibleError):
-        nonreciprocal(data, NonreciprocalParams(l=3, labels=Path("x.csv"), l_method="greedy", greedy_restarts=3),
-                      labels=labels)
+        nonreciprocal(data, NonreciprocalParams(l=3, labels=labels_file(tmp_path, labels), l_method="greedy",
+                                                greedy_restarts=3))
 
 
 @pytest.mark.parametrize("seed", range(3))

@@ -14,6 +14,7 @@ from anonstudio.data.transactions import TransactionData  # noqa: E402
 from anonstudio.methods.nonreciprocal.algorithm import nonreciprocal  # noqa: E402
 from anonstudio.methods.nonreciprocal.export import write_graph, write_json, write_published  # noqa: E402
 from anonstudio.methods.nonreciprocal.params import NonreciprocalParams  # noqa: E402
+from nonreciprocal.helpers import labels_file  # noqa: E402
 from anonstudio.verifiers.nonreciprocal import (  # noqa: E402
     read_release, release_from_result, verify_release, verify_result,
 )
@@ -25,11 +26,11 @@ def random_data(seed, n, b, density=0.3):
 
 
 @pytest.fixture(scope="module")
-def l_run():
+def l_run(tmp_path_factory):
     data = random_data(7, 90, 12)
     labels = RecordLabels(np.arange(90) % 9, tuple(f"s{i}" for i in range(9)))
-    res = nonreciprocal(data, NonreciprocalParams(l=3, labels=Path("x.csv"), seed=4, seg_min=10, seg_max=15),
-                        labels=labels)
+    path = labels_file(tmp_path_factory.mktemp("labels"), labels)
+    res = nonreciprocal(data, NonreciprocalParams(l=3, labels=path, seed=4, seg_min=10, seg_max=15))
     return data, res
 
 

@@ -22,8 +22,10 @@ from ...data.io.record_labels import RecordLabels, load_record_labels
 from ...data.io.report import load_report
 from ...data.transactions import TransactionData
 from ...jobs import NullProgress, Progress, SubProgress, derive_seed
-from ...params import ParameterError
-from .diversity import NotEligibleError, check_eligible, label_spaced_order, published_label_failures
+from ...params import ParameterError, validate
+from .diversity import (
+    NotEligibleError, check_eligible, label_spaced_order, published_label_failures, tighten_spacing,
+)
 from .metrics import error_rate, query_error, query_sizes
 from .order import cyclic_hamming, gray_order, segment_bounds
 from .params import NonreciprocalParams
@@ -32,17 +34,10 @@ from .result import NonreciprocalResult
 from .tsp import improve_order
 from .walk import GreedyStuck, extract_assignments, greedy_assignments, ring_graph
 
-__all__ = ["nonreciprocal", "check_data", "load_labels", "resolve_seed", "STAGE_WEIGHTS"]
+__all__ = ["nonreciprocal", "check_data", "load_labels", "STAGE_WEIGHTS"]
 
 #: Share of the progress bar per phase (Gray-TSP runs; Gray-only runs skip "tsp").
 STAGE_WEIGHTS = {"sort": 0.04, "tsp": 0.46, "graph": 0.08, "assignments": 0.2, "publish": 0.1, "metrics": 0.12}
-
-
-def resolve_seed(seed: int | None) -> int:
-    """The seed to use and record: ``seed`` itself, or fresh entropy when None."""
-    if seed is not None:
-        return int(seed)
-    return int(np.random.SeedSequence().generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
 
 
 def check_data(data: TransactionData, params: NonreciprocalParams) -> None:
@@ -94,7 +89,7 @@ def nonreciprocal(data: TransactionData, params: NonreciprocalParams, progress: 
         A bad labels file.
     """
     progress = progress or NullProgress()
-    params.check()
+    validate(params)
     check_data(data, params)
     if labels is None:
         labels = load_labels(data, params)
@@ -104,14 +99,14 @@ def nonreciprocal(data: TransactionData, params: NonreciprocalParams, progress: 
     m = params.m
     if params.mode == "l":
         check_eligible(labels, m, params.l_method)  # type: ignore[arg-type]
-    seed = resolve_seed(params.seed)
+    seed = int(params.seed)
     ids = load_report(data).record_ids
     res = NonreciprocalResult(
         complete=False, stage="", m=m, mode=params.mode, method=params.l_method if params.mode == "l" else "ring",
         order_kind=params.order, seed=seed, n_records=data.n_records,
         n_items=int(np.count_nonzero(data.item_frequencies)), vocab=data.vocab,
         record_names=tuple(ids) if ids is not None else None, seg_min=params.seg_min, seg_max=params.seg_max,
-        labels=labels, labels_file=params.labels,
+        labels=labels, labels_file=params.labels, include_assignment=params.include_assignment,
     )
 
     def stop(reason: str = "cancelled") -> NonreciprocalResult:
@@ -158,7 +153,8 @@ def nonreciprocal(data: TransactionData, params: NonreciprocalParams, progress: 
         res.ring_order = res.order
         res.graph = ring_graph(res.order, m)
     elif params.l_method == "ring":
-        res.ring_order, res.spacing = label_spaced_order(res.order, labels, m)  # type: ignore[arg-type]
+        spaced, res.spacing = label_spaced_order(res.order, labels, m)  # type: ignore[arg-type]
+        res.ring_order = tighten_spacing(data, spaced, labels)  # type: ignore[arg-type]
         res.hamming_ring = cyclic_hamming(data, res.ring_order)
         res.graph = ring_graph(res.ring_order, m)
     else:

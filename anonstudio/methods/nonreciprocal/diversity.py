@@ -17,13 +17,23 @@ from __future__ import annotations
 import numpy as np
 
 from ...data.io.record_labels import RecordLabels
-from ...kernels.nonreciprocal_diversity import spaced_order, windows_distinct
+from ...params import ParameterError
+from ...data.transactions import TransactionData
+from ...kernels.nonreciprocal_diversity import LOCAL, MOST_REMAINING, spaced_order, swap_same_labels, windows_distinct
 
-__all__ = ["NotEligibleError", "check_eligible", "label_spaced_order", "published_label_failures"]
+__all__ = ["NotEligibleError", "check_eligible", "label_spaced_order", "tighten_spacing", "published_label_failures",
+           "SWAP_REACH", "SWAP_PASSES"]
+
+#: Same-label swaps: copies tried on either side, and passes at most.
+SWAP_REACH = 4
+SWAP_PASSES = 20
 
 
-class NotEligibleError(ValueError):
+class NotEligibleError(ParameterError):
     """The labels are too concentrated for the requested ℓ (the message names the label)."""
+
+    def __init__(self, message: str):
+        super().__init__(message, name="l")
 
 
 def _share(count: int, n: int) -> str:
@@ -65,30 +75,42 @@ def check_eligible(labels: RecordLabels, l: int, method: str) -> None:
 def label_spaced_order(order: np.ndarray, labels: RecordLabels, l: int) -> tuple[np.ndarray, str]:
     """A version of ``order`` whose cyclic windows of ``2ℓ - 1`` records carry distinct labels.
 
-    Walks ``order`` with a cool-down of ``2ℓ - 2`` positions per label, letting
-    the label with the earliest deadline go first once the deadline comes
-    within a margin; margins grow (0, ``w``, ``4w``, ``n``) until the result is
-    valid, and a column-wise block layout, valid for every eligible label
-    distribution, is the last resort. Call :func:`check_eligible` first.
+    Walks ``order`` with a cool-down of ``2ℓ - 2`` positions per label, taking
+    the earliest record whose placement keeps the rest feasible (see
+    :mod:`anonstudio.kernels.nonreciprocal_diversity`); if that fails, the
+    classic most-remaining-label greedy; as the last resort a column-wise
+    block layout, valid for every eligible label distribution. Call
+    :func:`check_eligible` first.
 
     Returns
     -------
     (order, how)
-        The spaced order and which step produced it (``"margin 0"``, ...,
-        ``"blocks"``).
+        The spaced order and which step produced it (``"local"``,
+        ``"most-remaining"`` or ``"blocks"``).
     """
     order = np.ascontiguousarray(order, dtype=np.int64)
     n = len(order)
     w = 2 * l - 1
     codes = labels.codes
-    for margin in (0, w, 4 * w, n):
-        out = spaced_order(order, codes, labels.n_labels, w, margin)
+    for strategy, how in ((LOCAL, "local"), (MOST_REMAINING, "most-remaining")):
+        out = spaced_order(order, codes, labels.n_labels, w, strategy)
         if len(out) == n:
-            return out, f"margin {margin}"
+            return out, how
     out = _block_layout(order, codes, labels.n_labels, w)
     if not windows_distinct(out, codes, labels.n_labels, w):  # cannot happen for eligible data
         raise NotEligibleError("the labels cannot be spaced for this ℓ")
     return out, "blocks"
+
+
+def tighten_spacing(data: TransactionData, spaced: np.ndarray, labels: RecordLabels) -> np.ndarray:
+    """The spaced order with records of one label swapped where that shortens the cyclic Hamming sum.
+
+    Swaps keep the label of every position, so the spacing (and the ℓ
+    guarantee) is untouched; deterministic, no randomness.
+    """
+    out = np.array(spaced, dtype=np.int64)
+    swap_same_labels(data.indptr, data.indices, out, labels.codes, labels.n_labels, SWAP_REACH, SWAP_PASSES)
+    return out
 
 
 def _block_layout(order: np.ndarray, codes: np.ndarray, n_labels: int, w: int) -> np.ndarray:

@@ -81,6 +81,7 @@ class NonreciprocalResult:
     published: Published | None = field(default=None, repr=False)
     labels: RecordLabels | None = field(default=None, repr=False)
     labels_file: Path | None = None
+    include_assignment: bool = False
     slot_labels: np.ndarray | None = field(default=None, repr=False)
     label_failures: int | None = None
     error_rate: float | None = None
@@ -112,8 +113,15 @@ class NonreciprocalResult:
         return self.record_names[u] if self.record_names is not None else str(u + 1)
 
     # ----------------------------------------------------------- reports
-    def to_json(self, include_audit: bool = False) -> dict:
-        """The run's JSON contract; ``include_audit`` adds ``chosen_assignment`` (de-anonymizes with GRAPH.csv)."""
+    def to_json(self, include_audit: bool | None = None) -> dict:
+        """The run's JSON contract.
+
+        ``chosen_assignment`` (1-based; with GRAPH.csv it de-anonymizes
+        everyone) is included when ``include_audit`` is True, or, when it is
+        None, when the run's params asked for it.
+        """
+        if include_audit is None:
+            include_audit = self.include_assignment
         doc: dict = {
             "complete": self.complete,
             "stage": self.stage,
@@ -178,4 +186,4 @@ class NonreciprocalResult:
         }
         if self.mode == "l":
             out["label_failures"] = self.label_failures
-        return out
+        return {k: v for k, v in out.items() if v is not None}
