@@ -28,12 +28,17 @@ from ...jobs import derive_seed
 from .result import NonreciprocalResult
 
 __all__ = [
-    "AUDIT_WARNING", "write_published", "write_public", "write_graph", "write_order", "write_json", "published_rows",
+    "AUDIT_WARNING", "ORDER_WARNING", "write_published", "write_public", "write_graph", "write_order", "write_json", "published_rows",
 ]
 
 #: Shown wherever audit files are offered or written.
 AUDIT_WARNING = ("GRAPH.csv together with the chosen assignment in the JSON links every published record to the "
                  "person it came from: keep these audit files away from the release.")
+
+
+#: Shown where ORDER.csv is offered or written.
+ORDER_WARNING = ("ORDER.csv tells which records sit next to each other in the order the graph was built over, hence "
+                 "which published records each person can match: an audit file, keep it away from the release.")
 
 
 def _require_complete(result: NonreciprocalResult) -> None:

@@ -9,7 +9,7 @@ from ...verifiers.nonreciprocal import NonreciprocalVerification, verify_result
 from ..contract import Description, Export, MethodRun, MethodSpec, Stage
 from .algorithm import check_data, load_labels, nonreciprocal
 from .diversity import check_eligible
-from .export import AUDIT_WARNING, write_graph, write_order, write_public, write_published
+from .export import AUDIT_WARNING, ORDER_WARNING, write_graph, write_order, write_public, write_published
 from .params import NonreciprocalParams
 from .result import NonreciprocalResult
 
@@ -58,7 +58,7 @@ class NonreciprocalSpec(MethodSpec):
                _writer(write_graph), kind="audit", available=_complete, warning=AUDIT_WARNING),
         Export("order", "Record order (audit)", "--order-out",
                "ORDER.csv: rank,record,ring_record: the Gray(-TSP) order and the order the ring was built over",
-               (".csv",), _writer(write_order), kind="audit", available=_complete, warning=AUDIT_WARNING),
+               (".csv",), _writer(write_order), kind="audit", available=_complete, warning=ORDER_WARNING),
     )
 
     def example(self):
