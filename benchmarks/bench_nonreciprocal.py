@@ -157,7 +157,8 @@ def bench_chess16(budget_factor: int = 20) -> dict:
         row = {
             "records": data.n_records, "walk_s": round(walk_s, 3), "walk_steps": walk.total_steps,
             "keep_marks_s": round(keep.seconds, 3), "keep_marks_steps": keep.steps,
-            "unmark_s": round(unmark.seconds, 3), "unmark_steps": unmark.steps, "unmark_over_budget": unmark.over_budget,
+            "unmark_s": round(unmark.seconds, 3), "unmark_steps": unmark.steps,
+            "unmark_over_budget": unmark.over_budget,
             "unmark_rounds": int(unmark.assignments.shape[0]),
         }
         out[f"x{copies}"] = row

@@ -33,6 +33,38 @@ def _unlink(nxt, prv, t):
 
 
 @njit(nogil=True, cache=True)
+def _nearest_candidate(cand, nc, order, labels, wanted, seed, indptr, indices):
+    """The candidate rank with a wanted label nearest to the seed by Hamming distance (-1: none)."""
+    best = -1
+    best_h = 0
+    for c in range(nc):
+        u = cand[c]
+        if wanted[labels[order[u]]]:
+            h = hamming(indptr, indices, order[u], seed)
+            if best < 0 or h < best_h:
+                best = u
+                best_h = h
+    return best
+
+
+@njit(nogil=True, cache=True)
+def _nearest_rank(t, nxt, prv, order, labels, wanted):
+    """The ungrouped rank nearest to ``t`` in the order (after first, then before) with a wanted label."""
+    a = nxt[t]
+    b = prv[t]
+    while a >= 0 or b >= 0:
+        if a >= 0:
+            if wanted[labels[order[a]]]:
+                return a
+            a = nxt[a]
+        if b >= 0:
+            if wanted[labels[order[b]]]:
+                return b
+            b = prv[b]
+    return -1
+
+
+@njit(nogil=True, cache=True)
 def cahd_groups(order, labels, n_labels, l, alpha, indptr, indices):
     """Group id of every record (groups numbered in order of their seeds)."""
     n = order.shape[0]
@@ -49,6 +81,7 @@ def cahd_groups(order, labels, n_labels, l, alpha, indptr, indices):
     chosen = np.zeros(l, dtype=np.int64)
     in_group = np.zeros(n_labels, dtype=np.bool_)
     cand = np.zeros(2 * alpha * (l - 1) + 2, dtype=np.int64)
+    wanted = np.zeros(n_labels, dtype=np.bool_)
     head = 0
     while left > 0:
         while group[order[head]] >= 0:
@@ -92,54 +125,19 @@ def cahd_groups(order, labels, n_labels, l, alpha, indptr, indices):
         for lab in range(n_labels):
             if counts[lab] * l <= left - l or in_group[lab]:
                 continue
-            best = -1
-            best_h = 0
-            for c in range(nc):
-                u = cand[c]
-                if labels[order[u]] == lab:
-                    h = hamming(indptr, indices, order[u], seed)
-                    if best < 0 or h < best_h:
-                        best = u
-                        best_h = h
+            wanted[:] = False
+            wanted[lab] = True
+            best = _nearest_candidate(cand, nc, order, labels, wanted, seed, indptr, indices)
             if best < 0:
-                a = nxt[t]
-                b = prv[t]
-                while best < 0:
-                    if a >= 0:
-                        if labels[order[a]] == lab:
-                            best = a
-                        a = nxt[a]
-                    if best < 0 and b >= 0:
-                        if labels[order[b]] == lab:
-                            best = b
-                        b = prv[b]
+                best = _nearest_rank(t, nxt, prv, order, labels, wanted)
             chosen[size] = best
             size += 1
             in_group[lab] = True
         # then the nearest candidates with new labels, widening the scan if the list runs short
         while size < l:
-            best = -1
-            best_h = 0
-            for c in range(nc):
-                u = cand[c]
-                if in_group[labels[order[u]]]:
-                    continue
-                h = hamming(indptr, indices, order[u], seed)
-                if best < 0 or h < best_h:
-                    best = u
-                    best_h = h
+            best = _nearest_candidate(cand, nc, order, labels, ~in_group, seed, indptr, indices)
             if best < 0:
-                a = nxt[t]
-                b = prv[t]
-                while best < 0:
-                    if a >= 0:
-                        if not in_group[labels[order[a]]]:
-                            best = a
-                        a = nxt[a]
-                    if best < 0 and b >= 0:
-                        if not in_group[labels[order[b]]]:
-                            best = b
-                        b = prv[b]
+                best = _nearest_rank(t, nxt, prv, order, labels, ~in_group)
             chosen[size] = best
             size += 1
             in_group[labels[order[best]]] = True

@@ -31,6 +31,31 @@ MOST_REMAINING = 1
 
 
 @njit(nogil=True, cache=True)
+def _by_label(seq, labels, n_labels):
+    """Positions of ``seq`` grouped by label, ascending within a label (a counting sort).
+
+    Returns ``(start, grouped, slot)``: label ``lab`` holds
+    ``grouped[start[lab]:start[lab + 1]]``; ``slot[t]`` is where position ``t``
+    sits in ``grouped``.
+    """
+    n = seq.shape[0]
+    start = np.zeros(n_labels + 1, dtype=np.int64)
+    for t in range(n):
+        start[labels[seq[t]] + 1] += 1
+    for lab in range(n_labels):
+        start[lab + 1] += start[lab]
+    grouped = np.zeros(n, dtype=np.int64)
+    slot = np.zeros(n, dtype=np.int64)
+    fill = start[:n_labels].copy()
+    for t in range(n):
+        lab = labels[seq[t]]
+        grouped[fill[lab]] = t
+        slot[t] = fill[lab]
+        fill[lab] += 1
+    return start, grouped, slot
+
+
+@njit(nogil=True, cache=True)
 def _feasible_after(t, lab, n, w, n_labels, remaining, last, first):
     """Whether placing ``lab`` at position ``t`` keeps the necessary conditions for the rest."""
     big = 0
@@ -72,20 +97,9 @@ def spaced_order(order, labels, n_labels, w, strategy):
         (the available label with the most copies left, its earliest record).
     """
     n = order.shape[0]
-    counts = np.zeros(n_labels, dtype=np.int64)
-    for t in range(n):
-        counts[labels[order[t]]] += 1
-    start = np.zeros(n_labels + 1, dtype=np.int64)
-    for lab in range(n_labels):
-        start[lab + 1] = start[lab] + counts[lab]
-    queue = np.zeros(n, dtype=np.int64)  # ranks of each label's records, ascending
-    fill = start[:n_labels].copy()
-    for t in range(n):
-        lab = labels[order[t]]
-        queue[fill[lab]] = t
-        fill[lab] += 1
+    start, queue, _ = _by_label(order, labels, n_labels)  # ranks of each label's records, ascending
     head = start[:n_labels].copy()
-    remaining = counts.copy()
+    remaining = start[1:] - start[:n_labels]
     last = np.full(n_labels, -1, dtype=np.int64)
     first = np.full(n_labels, -1, dtype=np.int64)
     cand = np.zeros(n_labels, dtype=np.int64)
@@ -138,33 +152,43 @@ def spaced_order(order, labels, n_labels, w, strategy):
 
 
 @njit(nogil=True, cache=True)
-def swap_same_labels(indptr, indices, out, labels, n_labels, reach, passes):
-    """Shorten the cyclic Hamming sum of ``out`` by swapping records that share a label.
+def _near_cost(indptr, indices, out, p, rec, span, skip):
+    """Sum of H(rec, out[p + d]) for 0 < |d| <= span (cyclic), leaving out position ``skip``."""
+    n = out.shape[0]
+    total = 0
+    for d in range(1, span + 1):
+        for q in ((p - d) % n, (p + d) % n):
+            if q != skip:
+                total += hamming(indptr, indices, rec, out[q])
+    return total
 
-    A swap keeps the label sequence, hence the spacing. Each record is tried
-    against the ``reach`` nearest copies of its label on either side; an
-    improving swap is applied at once. Stops after ``passes`` passes or a pass
-    without improvement. Returns the total change (<= 0).
+
+@njit(nogil=True, cache=True)
+def swap_same_labels(indptr, indices, out, labels, n_labels, reach, passes, span):
+    """Shorten the windows of ``out`` by swapping records that share a label.
+
+    The cost is the sum of ``H`` between records at most ``span`` positions
+    apart (``span = 1``: the cyclic Hamming sum; ``span = l - 1``: every pair
+    inside the ring's windows of ``l``). A swap keeps the label sequence,
+    hence the spacing. Each record is tried against the ``reach`` nearest
+    copies of its label on either side; an improving swap is applied at once.
+    Positions whose neighbourhood did not change since they were last tried are
+    skipped (don't-look bits). Stops after ``passes`` passes or a pass without
+    improvement. Returns the
+    total change of the cost (<= 0).
     """
     n = out.shape[0]
-    counts = np.zeros(n_labels, dtype=np.int64)
-    for t in range(n):
-        counts[labels[out[t]]] += 1
-    start = np.zeros(n_labels + 1, dtype=np.int64)
-    for lab in range(n_labels):
-        start[lab + 1] = start[lab] + counts[lab]
-    spots = np.zeros(n, dtype=np.int64)  # positions of each label, ascending
-    index = np.zeros(n, dtype=np.int64)  # position -> its index in spots
-    fill = start[:n_labels].copy()
-    for t in range(n):
-        lab = labels[out[t]]
-        spots[fill[lab]] = t
-        index[t] = fill[lab]
-        fill[lab] += 1
+    # swaps keep every position's label, so these stay valid throughout
+    start, spots, index = _by_label(out, labels, n_labels)
+    counts = start[1:] - start[:n_labels]
     total = 0
+    active = np.ones(n, dtype=np.bool_)  # don't-look bits: positions whose surroundings changed
     for _ in range(passes):
         improved = 0
         for p in range(n):
+            if not active[p]:
+                continue
+            active[p] = False
             lab = labels[out[p]]
             c = counts[lab]
             if c < 2:
@@ -175,19 +199,19 @@ def swap_same_labels(indptr, indices, out, labels, n_labels, reach, passes):
                     q = spots[start[lab] + (k + sign * d) % c]
                     a = out[p]
                     b = out[q]
-                    pa = out[(p - 1) % n]
-                    na = out[(p + 1) % n]
-                    pb = out[(q - 1) % n]
-                    nb = out[(q + 1) % n]
-                    before = (hamming(indptr, indices, a, pa) + hamming(indptr, indices, a, na)
-                              + hamming(indptr, indices, b, pb) + hamming(indptr, indices, b, nb))
-                    after = (hamming(indptr, indices, b, pa) + hamming(indptr, indices, b, na)
-                             + hamming(indptr, indices, a, pb) + hamming(indptr, indices, a, nb))
+                    # same-label copies are at least 2l - 1 > 2 span apart: the two neighbourhoods are disjoint
+                    before = _near_cost(indptr, indices, out, p, a, span, q) + _near_cost(indptr, indices, out, q, b,
+                                                                                          span, p)
+                    after = _near_cost(indptr, indices, out, p, b, span, q) + _near_cost(indptr, indices, out, q, a,
+                                                                                         span, p)
                     if after < before:
                         out[p] = b
                         out[q] = a
                         total += after - before
                         improved += 1
+                        for e in range(-span, span + 1):
+                            active[(p + e) % n] = True
+                            active[(q + e) % n] = True
         if improved == 0:
             break
     return total
@@ -222,4 +246,4 @@ def warm_up() -> None:
     spaced_order(order, labels, 3, 3, MOST_REMAINING)
     indptr = np.arange(10, dtype=np.int64)
     indices = np.arange(9, dtype=np.int32)
-    swap_same_labels(indptr, indices, order.copy(), labels, 3, 2, 2)
+    swap_same_labels(indptr, indices, order.copy(), labels, 3, 2, 2, 1)

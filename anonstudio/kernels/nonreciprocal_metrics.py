@@ -4,6 +4,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .nonreciprocal_order import hamming_between
+
 __all__ = ["error_rate", "query_counts", "warm_up"]
 
 
@@ -18,22 +20,7 @@ def error_rate(indptr, indices, base_indptr, base_items, alpha):
         if li == 0:
             empty += 1
             continue
-        j = alpha[i]
-        a = indptr[i]
-        ae = indptr[i + 1]
-        b = base_indptr[j]
-        be = base_indptr[j + 1]
-        common = 0
-        while a < ae and b < be:
-            if indices[a] == base_items[b]:
-                common += 1
-                a += 1
-                b += 1
-            elif indices[a] < base_items[b]:
-                a += 1
-            else:
-                b += 1
-        h = li + (base_indptr[j + 1] - base_indptr[j]) - 2 * common
+        h = hamming_between(indptr, indices, i, base_indptr, base_items, alpha[i])
         total += h / li
     if n - empty == 0:
         return 0.0, empty

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["gray_compare", "gray_sort", "hamming", "adjacent_hamming", "segment_dp", "warm_up"]
+__all__ = ["gray_compare", "gray_sort", "hamming", "hamming_between", "adjacent_hamming", "segment_dp", "warm_up"]
 
 
 @njit(nogil=True, cache=True)
@@ -82,16 +82,16 @@ def gray_sort(indptr, indices):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def hamming(indptr, indices, a, b):
-    """Hamming distance of the bitmaps of records ``a`` and ``b`` (size of the symmetric difference)."""
-    i = indptr[a]
-    ie = indptr[a + 1]
-    j = indptr[b]
-    je = indptr[b + 1]
+def hamming_between(indptr_a, items_a, a, indptr_b, items_b, b):
+    """Hamming distance between list ``a`` of one CSR array and list ``b`` of another (sorted item ids)."""
+    i = indptr_a[a]
+    ie = indptr_a[a + 1]
+    j = indptr_b[b]
+    je = indptr_b[b + 1]
     common = 0
     while i < ie and j < je:
-        x = indices[i]
-        y = indices[j]
+        x = items_a[i]
+        y = items_b[j]
         if x == y:
             common += 1
             i += 1
@@ -100,7 +100,13 @@ def hamming(indptr, indices, a, b):
             i += 1
         else:
             j += 1
-    return (indptr[a + 1] - indptr[a]) + (indptr[b + 1] - indptr[b]) - 2 * common
+    return (ie - indptr_a[a]) + (je - indptr_b[b]) - 2 * common
+
+
+@njit(nogil=True, cache=True, inline="always")
+def hamming(indptr, indices, a, b):
+    """Hamming distance of the bitmaps of records ``a`` and ``b`` (size of the symmetric difference)."""
+    return hamming_between(indptr, indices, a, indptr, indices, b)
 
 
 @njit(nogil=True, cache=True)

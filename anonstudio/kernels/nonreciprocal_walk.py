@@ -119,6 +119,22 @@ def apply_cycle(target, post, post_edge, owner, todo, todo_pos, meta, child, chi
     return k
 
 
+@njit(nogil=True, cache=True, inline="always")
+def begin_walk(todo, post, meta, state):
+    """Start a walk: a new walk id, a random ``u0`` in ``L`` and the slot it holds (the walk's target)."""
+    meta[_WALK] += 1
+    u0 = todo[randbelow(state, meta[_LSIZE])]
+    return meta[_WALK], u0, post[u0]
+
+
+@njit(nogil=True, cache=True, inline="always")
+def leave(child, child_edge, meta, cur, y, edge):
+    """Record the exit from slot ``cur`` to ``y`` (the last exit wins) and count the step."""
+    child[cur] = y
+    child_edge[cur] = edge
+    meta[_STEPS] += 1
+
+
 @njit(nogil=True, cache=True)
 def walk_round(nbr, free, nfree, post, post_edge, owner, todo, todo_pos, meta, entered, child, child_edge,
                chain, movers, visit, fresh, seen, state, max_steps):
@@ -135,10 +151,7 @@ def walk_round(nbr, free, nfree, post, post_edge, owner, todo, todo_pos, meta, e
     while meta[_LSIZE] > 0:
         if taken >= max_steps:
             return MORE
-        meta[_WALK] += 1
-        wid = meta[_WALK]
-        u0 = todo[randbelow(state, meta[_LSIZE])]
-        target = post[u0]
+        wid, u0, target = begin_walk(todo, post, meta, state)
         cur = target
         x = u0
         while True:
@@ -162,10 +175,8 @@ def walk_round(nbr, free, nfree, post, post_edge, owner, todo, todo_pos, meta, e
                 return STUCK
             visit[x, c] = wid
             y = nbr[x, c]
-            child[cur] = y
-            child_edge[cur] = c
+            leave(child, child_edge, meta, cur, y, c)
             taken += 1
-            meta[_STEPS] += 1
             if y == target:
                 break
             entered[y] = wid
@@ -263,10 +274,7 @@ def greedy_round(r, order, rank, indptr, indices, prev, labels, post, post_edge,
     while meta[_LSIZE] > 0:
         if taken >= max_steps:
             return MORE
-        meta[_WALK] += 1
-        wid = meta[_WALK]
-        u0 = todo[randbelow(state, meta[_LSIZE])]
-        target = post[u0]
+        wid, u0, target = begin_walk(todo, post, meta, state)
         cur = target
         x = u0
         used = 0
@@ -285,10 +293,8 @@ def greedy_round(r, order, rank, indptr, indices, prev, labels, post, post_edge,
             vnext[used] = vhead[x]
             vhead[x] = used
             used += 1
-            child[cur] = y
-            child_edge[cur] = y
+            leave(child, child_edge, meta, cur, y, y)
             taken += 1
-            meta[_STEPS] += 1
             if y == target:
                 break
             entered[y] = wid

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .nonreciprocal_walk import _LSIZE, _STEPS, _WALK, DONE, MORE, RoundState, apply_cycle
+from .nonreciprocal_walk import _LSIZE, _STEPS, DONE, MORE, RoundState, apply_cycle, begin_walk, leave
 from .rng import make_state, randbelow
 
 __all__ = ["KEEP_MARKS", "UNMARK", "OVER_BUDGET", "backtrack_round", "warm_up"]
@@ -28,6 +28,18 @@ KEEP_MARKS = 0
 UNMARK = 1
 #: Status: the step budget of the whole run was exhausted.
 OVER_BUDGET = 2
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _shuffled_frame(stack_order, depth, m, state):
+    """Frame ``depth`` tries its owner's edges in a random order (Fisher-Yates)."""
+    for c in range(m):
+        stack_order[depth, c] = c
+    for c in range(m - 1, 0, -1):
+        j = randbelow(state, c + 1)
+        t = stack_order[depth, c]
+        stack_order[depth, c] = stack_order[depth, j]
+        stack_order[depth, j] = t
 
 
 @njit(nogil=True, cache=True)
@@ -45,19 +57,10 @@ def backtrack_round(nbr, edge_round, post, post_edge, owner, todo, todo_pos, met
     while meta[_LSIZE] > 0:
         if taken >= max_steps:
             return MORE
-        meta[_WALK] += 1
-        wid = meta[_WALK]
-        u0 = todo[randbelow(state, meta[_LSIZE])]
-        target = post[u0]
+        wid, u0, target = begin_walk(todo, post, meta, state)
         depth = 0
         stack_slot[0] = target
-        for c in range(m):
-            stack_order[0, c] = c
-        for c in range(m - 1, 0, -1):
-            j = randbelow(state, c + 1)
-            t = stack_order[0, c]
-            stack_order[0, c] = stack_order[0, j]
-            stack_order[0, j] = t
+        _shuffled_frame(stack_order, 0, m, state)
         stack_next[0] = 0
         closed = False
         while depth >= 0:
@@ -75,22 +78,14 @@ def backtrack_round(nbr, edge_round, post, post_edge, owner, todo, todo_pos, met
                 if y != target and entered[y] == wid:
                     continue
                 taken += 1
-                meta[_STEPS] += 1
-                child[s] = y
-                child_edge[s] = c
+                leave(child, child_edge, meta, s, y, c)
                 if y == target:
                     closed = True
                     break
                 entered[y] = wid
                 depth += 1
                 stack_slot[depth] = y
-                for cc in range(m):
-                    stack_order[depth, cc] = cc
-                for cc in range(m - 1, 0, -1):
-                    j = randbelow(state, cc + 1)
-                    t = stack_order[depth, cc]
-                    stack_order[depth, cc] = stack_order[depth, j]
-                    stack_order[depth, j] = t
+                _shuffled_frame(stack_order, depth, m, state)
                 stack_next[depth] = 0
                 advanced = True
                 break

@@ -14,7 +14,7 @@ from anonstudio.kernels.nonreciprocal_diversity import spaced_order, windows_dis
 from anonstudio.methods.nonreciprocal.algorithm import nonreciprocal  # noqa: E402
 from anonstudio.methods.nonreciprocal.cahd import cahd  # noqa: E402
 from anonstudio.methods.nonreciprocal.diversity import (  # noqa: E402
-    NotEligibleError, _block_layout, check_eligible, label_spaced_order,
+    NotEligibleError, _block_layout, check_eligible, label_spaced_order, tighten_spacing,
 )
 from anonstudio.methods.nonreciprocal.metrics import error_rate, query_error  # noqa: E402
 from anonstudio.methods.nonreciprocal.params import NonreciprocalParams  # noqa: E402
@@ -192,3 +192,18 @@ def test_cahd_groups_are_l_diverse_and_published_by_vote(seed):
         # alpha stays inside groups; published labels are the true preimages'
         assert (res.group[res.alpha] == res.group).all()
         assert (res.slot_labels[res.alpha] == labels.codes).all()
+
+
+def test_same_label_swaps_keep_the_spacing_and_shorten_the_windows():
+    data = random_data(5, 400, 20, density=0.15)
+    labels = skewed_labels(5, 400, 10, 3)
+    order = np.random.default_rng(5).permutation(400)
+    spaced, _ = label_spaced_order(order, labels, 3)
+    tight = tighten_spacing(data, spaced, labels, 3)
+    assert (labels.codes[tight] == labels.codes[spaced]).all()  # the label of every position is kept
+    recs = ref.records_of(data)
+
+    def window_cost(o):
+        return sum(ref.hamming(recs[o[t]], recs[o[(t + d) % 400]]) for t in range(400) for d in (1, 2))
+
+    assert window_cost(tight.tolist()) < window_cost(spaced.tolist())

@@ -75,8 +75,11 @@ def test_planted_faults_are_caught(l_run):
     assert verify_release(data, rel).passed
 
     # a flipped base bit outside the distance bitmap: preimages fall out of the slot's worlds
+    def distance(j):
+        return set(rel.dist_items[rel.dist_indptr[j]:rel.dist_indptr[j + 1]].tolist())
+
     j = next(j for j in range(rel.n_slots) if rel.base_indptr[j + 1] > rel.base_indptr[j]
-             and rel.base_items[rel.base_indptr[j]] not in set(rel.dist_items[rel.dist_indptr[j]:rel.dist_indptr[j + 1]]))
+             and rel.base_items[rel.base_indptr[j]] not in distance(j))
     base_items = rel.base_items.copy()
     lo, hi = rel.base_indptr[j], rel.base_indptr[j + 1]
     removed = np.concatenate([base_items[:lo], base_items[lo + 1:]])

@@ -154,7 +154,7 @@ def nonreciprocal(data: TransactionData, params: NonreciprocalParams, progress: 
         res.graph = ring_graph(res.order, m)
     elif params.l_method == "ring":
         spaced, res.spacing = label_spaced_order(res.order, labels, m)  # type: ignore[arg-type]
-        res.ring_order = tighten_spacing(data, spaced, labels)  # type: ignore[arg-type]
+        res.ring_order = tighten_spacing(data, spaced, labels, m)  # type: ignore[arg-type]
         res.hamming_ring = cyclic_hamming(data, res.ring_order)
         res.graph = ring_graph(res.ring_order, m)
     else:

@@ -25,7 +25,7 @@ __all__ = ["NotEligibleError", "check_eligible", "label_spaced_order", "tighten_
            "SWAP_REACH", "SWAP_PASSES"]
 
 #: Same-label swaps: copies tried on either side, and passes at most.
-SWAP_REACH = 4
+SWAP_REACH = 32
 SWAP_PASSES = 20
 
 
@@ -102,14 +102,18 @@ def label_spaced_order(order: np.ndarray, labels: RecordLabels, l: int) -> tuple
     return out, "blocks"
 
 
-def tighten_spacing(data: TransactionData, spaced: np.ndarray, labels: RecordLabels) -> np.ndarray:
-    """The spaced order with records of one label swapped where that shortens the cyclic Hamming sum.
+def tighten_spacing(data: TransactionData, spaced: np.ndarray, labels: RecordLabels, l: int,
+                    reach: int | None = None) -> np.ndarray:
+    """The spaced order with records of one label swapped where that brings the ring's windows closer.
 
-    Swaps keep the label of every position, so the spacing (and the ℓ
+    The cost is the sum of Hamming distances between records less than ℓ
+    positions apart (every pair inside a window of ℓ, the preimages of one
+    slot). Swaps keep the label of every position, so the spacing (and the ℓ
     guarantee) is untouched; deterministic, no randomness.
     """
     out = np.array(spaced, dtype=np.int64)
-    swap_same_labels(data.indptr, data.indices, out, labels.codes, labels.n_labels, SWAP_REACH, SWAP_PASSES)
+    swap_same_labels(data.indptr, data.indices, out, labels.codes, labels.n_labels,
+                     SWAP_REACH if reach is None else reach, SWAP_PASSES, max(1, l - 1))
     return out
 
 

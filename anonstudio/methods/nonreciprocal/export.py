@@ -28,7 +28,8 @@ from ...jobs import derive_seed
 from .result import NonreciprocalResult
 
 __all__ = [
-    "AUDIT_WARNING", "ORDER_WARNING", "write_published", "write_public", "write_graph", "write_order", "write_json", "published_rows",
+    "AUDIT_WARNING", "ORDER_WARNING", "write_published", "write_public", "write_graph", "write_order", "write_json",
+    "published_rows",
 ]
 
 #: Shown wherever audit files are offered or written.

@@ -47,8 +47,8 @@ class NonreciprocalParams:
                          enabled_when={"order": ("gray-tsp",)},
                          tooltip="Largest segment reordered at once. Larger segments may find shorter orders but "
                                  "take longer.")
-    l_method: str = param("ring", label="ℓ method", choices=L_METHODS, choice_labels=L_METHOD_LABELS, section="Privacy",
-                          enabled_when={"k": (None,)},
+    l_method: str = param("ring", label="ℓ method", choices=L_METHODS, choice_labels=L_METHOD_LABELS,
+                          section="Privacy", enabled_when={"k": (None,)},
                           tooltip="Ring: records are spaced so that every person's ℓ candidates carry ℓ different "
                                   "labels whatever assignment is drawn (guaranteed). Greedy: the paper's method; "
                                   "it is checked afterwards and may leave some people with repeated labels.")

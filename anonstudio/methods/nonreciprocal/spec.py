@@ -36,8 +36,8 @@ class NonreciprocalSpec(MethodSpec):
         "each record is matched with the next k-1 in a ring, and k disjoint assignments are extracted from that graph "
         "by random closed walks; one of them, drawn at random, is the truth. Every published record is the bit vote "
         "of the records matched to it, with a distance bitmap and a threshold that bound where and by how much a "
-        "person may differ from it. For ℓ-diversity, records are first spaced so that any ℓ matches carry ℓ different "
-        "sensitive labels whatever assignment is drawn (or, with --l-method greedy, the paper's greedy extraction, "
+        "person may differ from it. For ℓ-diversity, records are first spaced so that any ℓ matches carry ℓ "
+        "different sensitive labels whatever assignment is drawn (or, with --l-method greedy, the paper's greedy extraction, "
         "checked afterwards). An independent check counts, for every person, the published records that could be "
         "theirs, and re-checks the graph, the votes, the labels and the error rate.")
     reference = ("M. Xue, P. Karras, C. Raïssi, J. Vaidya, K.-L. Tan. <i>Anonymizing set-valued data by "
