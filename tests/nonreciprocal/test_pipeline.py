@@ -187,3 +187,11 @@ def test_cancel_between_phases_keeps_what_is_done():
     progress = RecordingProgress(cancel_after_partials=3)
     res = nonreciprocal(data, NonreciprocalParams(k=5, seg_min=30, seg_max=40), progress)
     assert res.stage == "graph" and res.graph is not None and res.assignments is None
+
+
+def test_item_labels_with_the_separator_are_refused(tmp_path):
+    data = TransactionData.from_records([["a;b", "c"], ["c"], ["a;b"], ["d"]])
+    res = nonreciprocal(data, NonreciprocalParams(k=2))
+    with pytest.raises(ValueError, match="'a;b' contains ';'"):
+        write_published(tmp_path / "p.csv", res)
+    assert not (tmp_path / "p.csv").exists()

@@ -52,6 +52,9 @@ def published_rows(result: NonreciprocalResult) -> list[list[str]]:
     _require_complete(result)
     pub = result.published
     vocab = result.vocab
+    clash = next((v for v in vocab if ";" in v), None)
+    if clash is not None:  # the base and distance fields join item labels with ';'
+        raise ValueError(f"item {clash[:40]!r} contains ';', which PUBLISHED.csv uses between items; rename it")
     names = result.labels.names if result.labels is not None and result.slot_labels is not None else None
     rows = []
     for j in range(pub.n_slots):
