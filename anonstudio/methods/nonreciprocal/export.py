@@ -1,0 +1,115 @@
+"""Writing a nonreciprocal release and its audit files.
+
+* ``PUBLISHED.csv``: ``record,base,distance,threshold,label``, one row per
+  published record (slot), in slot order; ``base`` and ``distance`` are
+  ``;``-joined item labels of the input, ``label`` is empty without labels.
+  ``record`` names the slot as the input names its record (its number from
+  1, or the record identifier of formats that have one): in the unified view
+  slot ``j`` is the slot of record ``j``.
+* the *public* export: the same rows shuffled (seeded) and numbered 1..n, so
+  that neither the row order nor the slot names carry the input order.
+* audit files, which together with ``chosen_assignment`` in the JSON
+  de-anonymize everyone: ``GRAPH.csv`` (``original,published,assignment``)
+  and ``ORDER.csv`` (``rank,record,ring_record``).
+
+Files are written atomically and only for complete runs: a cancelled run
+writes nothing.
+"""
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import numpy as np
+
+from ...data.io import atomic_write
+from ...jobs import derive_seed
+from .result import NonreciprocalResult
+
+__all__ = [
+    "AUDIT_WARNING", "ORDER_WARNING", "write_published", "write_public", "write_graph", "write_order", "write_json",
+    "published_rows",
+]
+
+#: Shown wherever audit files are offered or written.
+AUDIT_WARNING = ("GRAPH.csv together with the chosen assignment in the JSON links every published record to the "
+                 "person it came from: keep these audit files away from the release.")
+
+
+#: Shown where ORDER.csv is offered or written.
+ORDER_WARNING = ("ORDER.csv tells which records sit next to each other in the order the graph was built over, hence "
+                 "which published records each person can match: an audit file, keep it away from the release.")
+
+
+def _require_complete(result: NonreciprocalResult) -> None:
+    if not result.complete or result.published is None:
+        raise ValueError("the run did not finish; nothing is written for a partial result")
+
+
+def published_rows(result: NonreciprocalResult) -> list[list[str]]:
+    """The rows of PUBLISHED.csv (without header), in slot order."""
+    _require_complete(result)
+    pub = result.published
+    vocab = result.vocab
+    clash = next((v for v in vocab if ";" in v), None)
+    if clash is not None:  # the base and distance fields join item labels with ';'
+        raise ValueError(f"item {clash[:40]!r} contains ';', which PUBLISHED.csv uses between items; rename it")
+    names = result.labels.names if result.labels is not None and result.slot_labels is not None else None
+    rows = []
+    for j in range(pub.n_slots):
+        base = ";".join(vocab[i] for i in pub.base(j))
+        dist = ";".join(vocab[i] for i in pub.distance(j))
+        label = names[int(result.slot_labels[j])] if names is not None else ""
+        rows.append([result.record_name(j), base, dist, str(int(pub.threshold[j])), label])
+    return rows
+
+
+def _write_rows(path: str | Path, header: list[str], rows) -> None:
+    with atomic_write(path) as fh:
+        writer = csv.writer(fh, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(rows)
+
+
+def write_published(path: str | Path, result: NonreciprocalResult) -> None:
+    """PUBLISHED.csv in slot order (slot names as the input names its records)."""
+    _write_rows(path, ["record", "base", "distance", "threshold", "label"], published_rows(result))
+
+
+def write_public(path: str | Path, result: NonreciprocalResult) -> None:
+    """The release with its rows shuffled (seeded) and renumbered 1..n."""
+    rows = published_rows(result)
+    perm = np.random.default_rng(derive_seed(result.seed, "public")).permutation(len(rows))
+    out = [[str(t + 1)] + rows[int(j)][1:] for t, j in enumerate(perm)]
+    _write_rows(path, ["record", "base", "distance", "threshold", "label"], out)
+
+
+def write_graph(path: str | Path, result: NonreciprocalResult) -> None:
+    """Audit: every edge of the generalization graph and the assignment (1..m) it belongs to."""
+    _require_complete(result)
+    asg = result.assignments
+    name = result.record_name
+    rows = ([name(i), name(int(asg[r, i])), str(r + 1)] for i in range(result.n_records) for r in range(result.m))
+    _write_rows(path, ["original", "published", "assignment"], rows)
+
+
+def write_order(path: str | Path, result: NonreciprocalResult) -> None:
+    """Audit: the Gray(-TSP) order by rank and the order the ring was built over (empty for greedy ℓ)."""
+    _require_complete(result)
+    name = result.record_name
+    ring = result.ring_order
+    rows = ([str(t + 1), name(int(result.order[t])), name(int(ring[t])) if ring is not None else ""]
+            for t in range(result.n_records))
+    _write_rows(path, ["rank", "record", "ring_record"], rows)
+
+
+def write_json(path: str | Path, result: NonreciprocalResult, verification: dict | None = None,
+               include_audit: bool = False) -> None:
+    """The run's JSON (strict: no NaN); ``include_audit`` adds ``chosen_assignment``."""
+    _require_complete(result)
+    doc = result.to_json(include_audit=include_audit)
+    doc["verification"] = verification
+    with atomic_write(path) as fh:
+        json.dump(doc, fh, indent=2, allow_nan=False)
+        fh.write("\n")
