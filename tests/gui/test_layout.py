@@ -71,7 +71,10 @@ def test_every_workbench_fits_after_a_run(window, wait_job, qtbot, screenshots):
         window.set_dataset(data)
         window.tabs.setCurrentWidget(bench)
         bench.param_panel.set_params(params)
+        assert bench.param_panel.error == "", (bench.spec.name, bench.param_panel.error)
+        assert bench.param_panel.run_button.isEnabled(), bench.spec.name
         bench.param_panel.run_button.click()
+        assert bench.job is not None, bench.spec.name
         wait_job(bench.job, timeout=120000)
         assert bench.last_run is not None and bench.last_run.status == "done"
         tabs = bench.results if isinstance(bench.results, QTabWidget) else None
