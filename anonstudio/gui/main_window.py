@@ -136,6 +136,7 @@ class MainWindow(QMainWindow):
         self._tab_changed(self.tabs.currentIndex())
         self.datasets.dataset_loaded.connect(self.set_dataset)
         self.datasets.file_loaded.connect(self._remember_file)
+        self.datasets.open_requested.connect(self.open_dataset_dialog)
         self._build_menus()
         self.statusBar().showMessage("Load a dataset to begin.")
         self.resize(default_size(self))
@@ -214,6 +215,10 @@ class MainWindow(QMainWindow):
         quit_action.setShortcut(QKeySequence.Quit)
 
         view_menu = self.menuBar().addMenu("&View")
+        self.data_view_action = view_menu.addAction("&Data view", self.show_data_view)
+        self.data_view_action.setShortcut(QKeySequence("Ctrl+D"))
+        self.data_view_action.setToolTip("Every record or row of the active dataset, searchable and sortable.")
+        view_menu.addSeparator()
         for dock in (self.datasets_dock, self.params_dock, self.jobs_dock):
             view_menu.addAction(dock.toggleViewAction())
 
@@ -225,7 +230,7 @@ class MainWindow(QMainWindow):
         self.recent_menu.clear()
         paths = self.recent.paths()
         for path in paths:
-            self.recent_menu.addAction(path, lambda p=path: self.open_dataset(p))
+            self.recent_menu.addAction(path, lambda p=path: self.datasets.import_file(p))
         if paths:
             self.recent_menu.addSeparator()
             self.recent_menu.addAction("Clear list", self._clear_recent)
@@ -244,11 +249,16 @@ class MainWindow(QMainWindow):
         start = str(Path(self.recent.paths()[0]).parent) if self.recent.paths() else ""
         path, _ = QFileDialog.getOpenFileName(self, "Open dataset", start, open_filter())
         if path:
-            self.open_dataset(path)
+            self.datasets.import_file(path)
 
     def open_dataset(self, path: str | Path) -> Job:
         """Load a file in the background; on success it becomes the active dataset."""
         return self.datasets.load_file(path)
+
+    def show_data_view(self) -> None:
+        """View > Data view: the data view of the active dataset."""
+        if self.datasets.show_data_view() is None:
+            self.statusBar().showMessage("Load a dataset first: its data view shows every record.", 8000)
 
     def set_dataset(self, dataset: Any) -> None:
         self.dataset = dataset
@@ -320,5 +330,6 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt naming)
         self.save_layout()
+        self.datasets.data_views.close_all()
         self.runner.shutdown(5000)
         super().closeEvent(event)
