@@ -210,10 +210,14 @@ def summary_view(model: ColumnSummaryModel) -> QTableView:
     header.setStretchLastSection(True)
     header.setHighlightSections(False)
     header.setSectionResizeMode(QHeaderView.Interactive)
-    metrics = view.fontMetrics()
-    widths = {0: 14, 1: 15, 2: 7, 3: 8, 4: 7}
-    for column, chars in widths.items():
-        view.setColumnWidth(column, metrics.horizontalAdvance("m" * chars) * 3 // 4 + 12)
+
+    def fit() -> None:
+        # One row per column of the table: sizing to the contents is cheap here.
+        for column in range(ROLE_COLUMN + 4):
+            view.resizeColumnToContents(column)
+            view.setColumnWidth(column, min(view.columnWidth(column), 220))
+
+    model.modelReset.connect(fit)
     if model.editable:
         view.setItemDelegateForColumn(ROLE_COLUMN, RoleDelegate(view))
         view.setEditTriggers(QAbstractItemView.AllEditTriggers)

@@ -160,12 +160,29 @@ class RowsTable(QTableView):
         header = self.horizontalHeader()
         header.setSortIndicator(0, Qt.AscendingOrder)
         self.setSortingEnabled(True)
+        header.sortIndicatorChanged.connect(self._indicator_changed)
 
     def set_source(self, source: RowSource | None) -> None:
         self.rows_model.set_source(source)
         self.horizontalHeader().setSortIndicator(0, Qt.AscendingOrder)
         if source is not None:
             self.fit_columns()
+
+    def _indicator_changed(self, column: int, _order: Qt.SortOrder) -> None:
+        """A column that cannot sort (the items) leaves the indicator where the rows' order comes from."""
+        model = self.rows_model
+        if model.source is not None and column != model.sort_column:
+            self.show_sorted_by(model.sort_column, model.sort_descending)
+
+    def show_sorted_by(self, column: int | None, descending: bool = False) -> None:
+        """Put the header's sort indicator on ``column`` (None: the rows are in an order no column gives)."""
+        self.rows_model.sort_column = -1 if column is None else column
+        self.rows_model.sort_descending = descending
+        header = self.horizontalHeader()
+        header.blockSignals(True)
+        header.setSortIndicator(-1 if column is None else column,
+                                Qt.DescendingOrder if descending else Qt.AscendingOrder)
+        header.blockSignals(False)
 
     def fit_columns(self) -> None:
         """Column widths from the headers and the first rows only (never from every row)."""

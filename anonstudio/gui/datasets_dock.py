@@ -171,7 +171,7 @@ class DatasetsPanel(QWidget):
 
         dialog = ImportDialog(path, options, self.window())
         dialog.setAttribute(Qt.WA_DeleteOnClose)
-        dialog.accepted.connect(lambda: self.load_file(path, dialog.options()))
+        dialog.accepted.connect(lambda: self.load_file(path, dialog.load_options()))
         self.import_dialog = dialog
         dialog.open()
         return dialog

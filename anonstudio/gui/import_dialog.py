@@ -6,7 +6,8 @@ runs on the start of the file, :func:`anonstudio.data.preview.preview_file`),
 plus the file's first lines as text. Every guess can be overridden, and the
 preview follows at once; a file that cannot be read so says why in one line
 (file, line, reason) and Load stays disabled. Loading itself is the datasets
-dock's background job, with the chosen :class:`~anonstudio.data.datasets.ReadOptions`.
+dock's background job, with the chosen :class:`~anonstudio.data.datasets.ReadOptions` and
+the preview's guesses (:meth:`ImportDialog.load_options`).
 """
 from __future__ import annotations
 
@@ -169,6 +170,20 @@ class ImportDialog(QDialog):
         return ReadOptions(format=self.format_combo.currentData(), encoding=self.encoding_combo.currentData(),
                            header=self.header_combo.currentData(), sep=self.sep_combo.currentData(), names=names)
 
+    def load_options(self) -> ReadOptions:
+        """The options to load with: the choices, and the preview's guesses where the user left one open.
+
+        Pinning the guesses makes the load read the file exactly as the
+        preview showed it, even where a guess on the whole file could differ.
+        """
+        options = self.options()
+        preview = self.preview
+        if preview is None or not preview.ok:
+            return options
+        return options.replace(format=options.format or preview.format,
+                               sep=options.sep if options.sep is not None else preview.separator,
+                               header=options.header if options.header is not None else preview.header)
+
     def set_options(self, options: ReadOptions) -> None:
         """Show ``options`` and read the preview with them."""
         self._filling = True
@@ -195,7 +210,8 @@ class ImportDialog(QDialog):
         self._show_facts(preview)
         self._enable_choices(preview)
         if preview.error:
-            self.status.show_text(f"<b>Cannot be read this way:</b> {html.escape(preview.error)}", "failed")
+            self.status.show_text(f"<b>Cannot be read this way:</b> {html.escape(preview.error)}<br>"
+                                  "Change the choices above: the preview follows them.", "failed")
             self.table.set_source(None)
         else:
             more = " — a problem further down would show when the whole file loads" if preview.truncated else ""

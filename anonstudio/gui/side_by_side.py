@@ -187,6 +187,7 @@ class SideBySideView(QWidget):
         order = np.argsort(self._groups, kind="stable") if on else None
         for table in self.tables:
             table.rows_model.set_order(order)
+            table.show_sorted_by(None if on else 0)  # no column holds this order
         row = self.selected_row()
         if row is not None:
             self.original.scrollTo(self.original.currentIndex(), RowsTable.PositionAtCenter)

@@ -61,6 +61,8 @@ def test_changing_a_choice_updates_the_preview(dialog_of, people, qtbot):
     dialog.names_edit.textEdited.emit("age, sex, town")
     qtbot.waitUntil(lambda: dialog.table.rows_model.headerData(3, Qt.Horizontal) == "town", timeout=3000)
     assert dialog.options() == ReadOptions(names=("age", "sex", "town"))
+    # The load reads the file as previewed: the guesses are pinned.
+    assert dialog.load_options() == ReadOptions(format="csv-table", sep=",", header=False, names=("age", "sex", "town"))
 
 
 def test_a_wrong_choice_is_one_line_and_blocks_load(dialog_of, people):
@@ -69,6 +71,7 @@ def test_a_wrong_choice_is_one_line_and_blocks_load(dialog_of, people):
     assert dialog.status.state == "failed"
     assert "people.csv, line 1: " in dialog.status.text() and "Traceback" not in dialog.status.text()
     assert not dialog.load_button.isEnabled()
+    assert dialog.load_options() == dialog.options()  # nothing read, nothing pinned
     assert dialog.table.rows_model.rowCount() == 0
     assert dialog.tabs.currentWidget() is dialog.text  # the text the error is about
     assert fact(dialog, "guessed_format") == "csv-table"

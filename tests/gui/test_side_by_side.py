@@ -76,6 +76,7 @@ def test_only_this_group_and_rows_of_a_group_together(view, group_run):
     order = shown_rows(view.original)
     assert order == shown_rows(view.published) == np.argsort(groups, kind="stable").tolist()
     assert np.all(np.diff(groups[order]) >= 0)
+    assert view.original.horizontalHeader().sortIndicatorSection() == -1  # no column gives this order
     view.select_row(12)
     view.group_only.setChecked(True)
     members = group_run.release.group_rows(int(groups[12])).tolist()

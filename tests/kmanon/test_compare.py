@@ -54,7 +54,7 @@ def test_describe_names_partitions_and_their_size(data):
     assert comparison.describe(u) == (f"Record {u}: 1 tower published as 1 partition: {group} ({count} tower"
                                       f"{'s' if count != 1 else ''}).")
     assert comparison.published.search("south").text == "records with partition south"
-    assert "σ = 0.9" in comparison.title and "5 partitions" in comparison.title
+    assert comparison.title == "σ-k^m release (k = 3, m = 2): 12 towers in 5 partitions"
 
 
 def test_comparison_of_a_run():
