@@ -119,6 +119,7 @@ class ParamSpec:
     deprecated_flags: tuple[str, ...] = ()
     metavar: str | None = None
     per_level: tuple[str, str] | None = None
+    none_means: str = ""
 
     @property
     def cli_flag(self) -> str:
@@ -156,6 +157,7 @@ def param(
     deprecated_flags: Sequence[str] = (),
     metavar: str | None = None,
     per_level: tuple[str, str] | None = None,
+    none_means: str = "",
 ) -> Any:
     """A dataclass field with the metadata the GUI, the CLI and :func:`validate` need.
 
@@ -166,6 +168,8 @@ def param(
     ``deprecated_flags`` are old spellings that still work with a notice.
     ``per_level=("m", "k")`` (levels only) names the field giving the number
     of levels and the scalar that applies to every level when the tuple is empty.
+    ``none_means`` says in plain words what an unset optional field does
+    ("no ℓ-diversity requirement"); the GUI shows it beside the unticked box.
     """
     if isinstance(element, type):
         element = element.__name__
@@ -192,6 +196,7 @@ def param(
         deprecated_flags=tuple(deprecated_flags),
         metavar=metavar,
         per_level=tuple(per_level) if per_level else None,
+        none_means=none_means,
     )
     return dataclasses.field(default=default, metadata={"anonstudio": meta})
 

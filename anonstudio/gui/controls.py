@@ -20,19 +20,21 @@ import math
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QComboBox,
     QFileDialog,
+    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QScrollArea,
     QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
@@ -44,7 +46,7 @@ from PySide6.QtWidgets import (
 __all__ = [
     "STYLE", "Callout", "FileRow", "ColumnCombo", "ColumnPicker", "LevelsTable", "ColumnPathsEditor", "ExportRow",
     "save_file_dialog", "open_file_dialog", "percent", "integer", "number", "note_label", "narrow_combo",
-    "STATE_COLOURS",
+    "STATE_COLOURS", "HistoryBar", "Collapsible", "probability", "BoundedArea",
 ]
 
 #: Background and border of a callout per state.
@@ -65,6 +67,9 @@ STYLE = "\n".join(
         'QLabel[role="problem"] { color: #b00020; }',
         'QLabel[role="empty"] { color: #444; font-size: 13pt; padding: 40px; }',
         'QLabel[role="heading"] { font-weight: bold; }',
+        'QLabel[role="empty-plot"] { color: #555; font-size: 11pt; background: transparent; }',
+        'QLabel[role="guide"] { background: #f6f6f2; border: 1px solid #deded6; border-radius: 4px; '
+        'padding: 6px; }',
         'QWidget[invalid="true"] { border: 1px solid #b00020; }',
     ]
 )
@@ -118,6 +123,19 @@ def number(value: Any, digits: int = 4) -> str:
     return f"{x:.{digits}g}"
 
 
+def probability(p: Any) -> str:
+    """A probability with three decimals, and tiny non-zero ones in scientific notation (never "0.000")."""
+    try:
+        x = float(p)
+    except (TypeError, ValueError):
+        return "n/a"
+    if not math.isfinite(x):
+        return "n/a"
+    if 0 < x < 0.0005:
+        return f"{x:.1e}"
+    return f"{x:.3f}"
+
+
 def percent(share: Any, digits: int = 1) -> str:
     """0.0465 -> "4.7 %"; tiny non-zero shares stay visible as "< 0.1 %"; None/NaN -> "n/a"."""
     if share is None:
@@ -156,6 +174,43 @@ class Callout(QLabel):
     def show_text(self, text: str, state: str = "info") -> None:
         self.setText(text)
         self.set_state(state)
+        area = self.parent().parent() if self.parent() is not None else None
+        if isinstance(area, BoundedArea):
+            area.fit()
+
+
+class BoundedArea(QScrollArea):
+    """Shows a widget at its natural height up to ``maximum`` pixels, and scrolls it beyond.
+
+    Keeps a banner with a long text from pushing the results off a short screen, without leaving
+    empty space under a short text.
+    """
+
+    def __init__(self, widget: QWidget, maximum: int, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.maximum = maximum
+        self.setWidget(widget)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Fixed)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt naming)
+        inner = self.widget()
+        width = max(self.viewport().width(), 100)
+        height = inner.heightForWidth(width) if inner.hasHeightForWidth() else inner.sizeHint().height()
+        return QSize(super().sizeHint().width(), min(max(height, 1) + 2, self.maximum))
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt naming)
+        return QSize(super().minimumSizeHint().width(), min(40, self.maximum))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt naming)
+        super().resizeEvent(event)
+        self.fit()
+
+    def fit(self) -> None:
+        """Re-read the widget's height (call after its text changed)."""
+        self.setFixedHeight(self.sizeHint().height())
 
 
 # ----------------------------------------------------------------- dialogs
@@ -194,16 +249,17 @@ class FileRow(QWidget):
     changed = Signal()
 
     def __init__(self, title: str, file_filter: str = "All files (*)", *, clearable: bool = True,
-                 parent: QWidget | None = None):
+                 empty_text: str = "no file", parent: QWidget | None = None):
         super().__init__(parent)
         self.title = title
+        self.empty_text = empty_text
         self.file_filter = file_filter
         self._path: Path | None = None
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self.button = QPushButton("Choose…")
         self.button.clicked.connect(self._choose)
-        self.label = QLabel("no file")
+        self.label = QLabel(empty_text)
         self.label.setProperty("role", "note")
         # A long file name must not widen the narrow parameters dock.
         self.label.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
@@ -223,7 +279,7 @@ class FileRow(QWidget):
         new = Path(path) if path else None
         changed = new != self._path
         self._path = new
-        self.label.setText(new.name if new else "no file")
+        self.label.setText(new.name if new else self.empty_text)
         self.label.setToolTip(str(new) if new else "")
         self.clear_button.setEnabled(new is not None)
         if changed:
@@ -284,13 +340,20 @@ class ColumnPicker(QListWidget):
 
     changed = Signal()
 
-    def __init__(self, parent: QWidget | None = None):
+    def __init__(self, parent: QWidget | None = None, *, empty_text: str = ""):
         super().__init__(parent)
         self.setSelectionMode(QAbstractItemView.NoSelection)
         self.setMinimumHeight(80)
         self.setMaximumHeight(170)
         self._filling = False
         self.itemChanged.connect(self._item_changed)
+        #: Shown under the list while nothing is ticked (what an empty choice means).
+        self.hint = note_label(f"Nothing ticked: {empty_text}." if empty_text else "")
+        self.hint.setVisible(False)
+        self.changed.connect(self._update_hint)
+
+    def _update_hint(self) -> None:
+        self.hint.setVisible(bool(self.hint.text()) and not self.value())
 
     def set_columns(self, columns: Iterable[str], counts: dict[str, int] | None = None) -> None:
         ticked = set(self.value())
@@ -303,6 +366,7 @@ class ColumnPicker(QListWidget):
             item.setCheckState(Qt.Checked if str(c) in ticked else Qt.Unchecked)
             self.addItem(item)
         self._filling = False
+        self._update_hint()
 
     def value(self) -> tuple[str, ...]:
         return tuple(self.item(i).data(Qt.UserRole) for i in range(self.count())
@@ -572,3 +636,87 @@ class ExportRow(QWidget):
         base = button.property("base_tip") or button.toolTip()
         button.setProperty("base_tip", base)
         button.setToolTip(f"{base}\n\nNot available: {reason}" if reason else base)
+
+
+# ----------------------------------------------------------------- history
+class HistoryBar(QWidget):
+    """The runs of a workbench: which one is shown, and which one is drawn beside it for comparison.
+
+    Signals
+    -------
+    shown(int)
+        Index of the run to show.
+    compared(int)
+        Index of the run to draw beside it, or -1 for none.
+    """
+
+    shown = Signal(int)
+    compared = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.run_combo = QComboBox()
+        self.run_combo.setObjectName("history_run")
+        self.run_combo.setToolTip("Every run of this tab, newest first: pick one to show its results again.")
+        self.compare_combo = QComboBox()
+        self.compare_combo.setObjectName("history_compare")
+        self.compare_combo.setToolTip("Draw another run's curves beside the shown one (dashed), to compare "
+                                      "parameters.")
+        for combo in (self.run_combo, self.compare_combo):
+            narrow_combo(combo, 24)
+        layout.addWidget(QLabel("Run:"))
+        layout.addWidget(self.run_combo, 2)
+        layout.addWidget(QLabel("compare with:"))
+        layout.addWidget(self.compare_combo, 2)
+        self._filling = False
+        self.run_combo.currentIndexChanged.connect(self._run_changed)
+        self.compare_combo.currentIndexChanged.connect(self._compare_changed)
+        self.set_runs([])
+
+    def set_runs(self, labels: Sequence[str], shown: int | None = None) -> None:
+        """Show the run labels (oldest first in ``labels``; listed newest first); select ``shown``."""
+        self._filling = True
+        self.run_combo.clear()
+        self.compare_combo.clear()
+        self.compare_combo.addItem("none", -1)
+        for i in reversed(range(len(labels))):
+            self.run_combo.addItem(labels[i], i)
+            self.compare_combo.addItem(labels[i], i)
+        if shown is not None:
+            self.run_combo.setCurrentIndex(max(self.run_combo.findData(shown), 0))
+        self._filling = False
+        self.setEnabled(bool(labels))
+
+    def _run_changed(self) -> None:
+        if not self._filling and self.run_combo.currentData() is not None:
+            self.shown.emit(int(self.run_combo.currentData()))
+
+    def _compare_changed(self) -> None:
+        if not self._filling and self.compare_combo.currentData() is not None:
+            self.compared.emit(int(self.compare_combo.currentData()))
+
+
+class Collapsible(QWidget):
+    """A toggle button that shows or hides a text panel (the in-app guide of a workbench)."""
+
+    def __init__(self, title: str, text: str, parent: QWidget | None = None):
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.toggle = QToolButton()
+        self.toggle.setText(title)
+        self.toggle.setCheckable(True)
+        self.toggle.setArrowType(Qt.RightArrow)
+        self.toggle.setToolButtonStyle(Qt.ToolButtonTextBesideIcon)
+        self.toggle.setAutoRaise(True)
+        self.body = note_label(text, "guide")
+        self.body.setVisible(False)
+        self.toggle.toggled.connect(self._toggled)
+        layout.addWidget(self.toggle)
+        layout.addWidget(self.body)
+
+    def _toggled(self, on: bool) -> None:
+        self.toggle.setArrowType(Qt.DownArrow if on else Qt.RightArrow)
+        self.body.setVisible(on)

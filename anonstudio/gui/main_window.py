@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 from .. import __version__
 from .controls import STYLE
 from .datasets_dock import DatasetsPanel, available_samples
-from .jobs_dock import JobsPanel
+from .jobs_dock import JobsPanel, JobStatus
 from .plots import EXPORT_FORMATS, ExportablePlot
 from .settings import RecentFiles, open_settings
 from .workbench import Workbench
@@ -127,9 +127,14 @@ class MainWindow(QMainWindow):
         self.params_dock = self._dock("Parameters", self.param_stack, Qt.RightDockWidgetArea)
         self.jobs_dock = self._dock("Jobs and log", self.jobs, Qt.BottomDockWidgetArea)
 
-        # Give the workbench most of the room: narrow side docks, short jobs dock.
-        self.resizeDocks([self.datasets_dock, self.params_dock], [300, 290], Qt.Horizontal)
-        self.resizeDocks([self.jobs_dock], [130], Qt.Vertical)
+        # Give the workbench most of the room: narrow side docks; the jobs dock starts closed, the newest
+        # job's progress, time left and Cancel sit in the status bar (its "Jobs…" button opens the dock).
+        self.resizeDocks([self.datasets_dock, self.params_dock], [250, 300], Qt.Horizontal)
+        self.resizeDocks([self.jobs_dock], [150], Qt.Vertical)
+        self.jobs_dock.hide()
+        self.job_status = JobStatus(self.runner)
+        self.job_status.show_jobs.connect(self.show_jobs)
+        self.statusBar().addPermanentWidget(self.job_status)
 
         self._load_workbenches()
         self.tabs.currentChanged.connect(self._tab_changed)
@@ -165,17 +170,9 @@ class MainWindow(QMainWindow):
             self.workbenches.append(bench)
             self.tabs.addTab(bench, cls.TITLE)
             if bench.param_panel is not None:
-                page = QScrollArea()
-                page.setWidget(bench.param_panel)
-                page.setWidgetResizable(True)
-                page.setFrameShape(QScrollArea.NoFrame)
-                # Forms scroll vertically but never get narrower than their
-                # own minimum: a squeezed dock elided "Measure uniqueness" to "Meas".
-                page.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
-                page.setMinimumWidth(bench.param_panel.minimumSizeHint().width()
-                                     + page.verticalScrollBar().sizeHint().width())
-                self._param_pages[bench.param_panel] = page
-                self.param_stack.addWidget(page)
+                # The panel scrolls its own fields and keeps Run and Cancel in view.
+                self._param_pages[bench.param_panel] = bench.param_panel
+                self.param_stack.addWidget(bench.param_panel)
             bench.status.connect(lambda text: self.statusBar().showMessage(text, 8000))
 
     def workbench(self, title_or_cls: str | type) -> Workbench:
@@ -193,7 +190,7 @@ class MainWindow(QMainWindow):
     def current_param_panel(self) -> QWidget | None:
         """The parameter panel shown in the right dock (None: the active tab has none)."""
         page = self.param_stack.currentWidget()
-        return page.widget() if isinstance(page, QScrollArea) else None
+        return page if page is not self._no_params else None
 
     # ---------------------------------------------------------------- menus
     def _build_menus(self) -> None:
@@ -223,6 +220,8 @@ class MainWindow(QMainWindow):
             view_menu.addAction(dock.toggleViewAction())
 
         help_menu = self.menuBar().addMenu("&Help")
+        self.glossary_action = help_menu.addAction("&Glossary", self.show_glossary)
+        self.glossary_action.setShortcut(QKeySequence.HelpContents)
         help_menu.addAction("&Method references", self.show_references)
         help_menu.addAction("&About anonstudio", self.show_about)
 
@@ -301,8 +300,19 @@ class MainWindow(QMainWindow):
 
         return self.runner.submit("Compile numerical kernels", warm_up_all, key="warm-up", on_done=done)
 
+    def show_jobs(self) -> None:
+        """Open the jobs dock (every job with its progress, plus the log)."""
+        self.jobs_dock.show()
+        self.jobs_dock.raise_()
+
     def show_error(self, title: str, message: str) -> None:
         QMessageBox.critical(self, f"{title} failed", message)
+
+    def show_glossary(self) -> None:
+        """Help > Glossary (F1): every measure and parameter with its one-line meaning."""
+        from .glossary_dialog import show_glossary
+
+        show_glossary(self)
 
     def show_references(self) -> None:
         QMessageBox.about(self, "Method references", method_references())

@@ -43,14 +43,23 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QMessageBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QMessageBox, QVBoxLayout, QWidget
 
 from ..methods.contract import MethodRun, MethodSpec, get_method, run_and_verify, write_outputs
 from ..params import ParameterError, from_dict, to_dict
-from .controls import Callout, ExportRow, note_label, save_file_dialog
+from .controls import BoundedArea, Callout, Collapsible, ExportRow, HistoryBar, note_label, save_file_dialog
 from .workbench import Workbench
 
 __all__ = ["MethodWorkbench", "STATE_SCHEMA"]
+
+
+def _short(value: Any) -> str:
+    """A parameter value for a one-line run label: lists by their length, paths by their file name."""
+    if isinstance(value, list):
+        return f"{len(value)} chosen" if len(value) > 2 else ",".join(map(str, value))
+    if isinstance(value, str) and ("/" in value or "\\" in value):
+        return Path(value).name
+    return f"{value:g}" if isinstance(value, float) else str(value)
 
 #: Version of :meth:`MethodWorkbench.state`; bump it with a migration in :meth:`MethodWorkbench.migrate`.
 STATE_SCHEMA = 1
@@ -59,6 +68,8 @@ READY_TEXT = "Set the parameters on the right and press “{run}”."
 RUNNING_TEXT = ("Running… results appear as they are computed. Progress and time left: Jobs panel below. "
                 "Cancel keeps what is done.")
 JSON_KEY = "json"
+#: Height (pixels) above which the callout scrolls instead of pushing the results down.
+CALLOUT_MAX_HEIGHT = 110
 
 
 class MethodWorkbench(Workbench):
@@ -81,6 +92,8 @@ class MethodWorkbench(Workbench):
 
     SPEC = ""
     INTRO = ""
+    #: The in-app guide (rich text): what this tab answers, what to set first, how to read the results.
+    GUIDE = ""
     ABSTRACT = True
 
     run_finished = Signal(object, bool)
@@ -90,6 +103,10 @@ class MethodWorkbench(Workbench):
         self.PARAMS = self.spec.params
         self.DATASET_TYPES = self.spec.data_kinds
         self.last_run: MethodRun | None = None
+        #: Every finished run of the current dataset, oldest first (the history bar lists them).
+        self.history: list[MethodRun] = []
+        #: The run drawn beside the shown one for comparison, or None.
+        self.compared_run: MethodRun | None = None
         #: The newest result drawn (partial while a run goes on), None after a clear.
         self.shown_result: Any = None
         super().__init__(runner, parent)
@@ -107,6 +124,9 @@ class MethodWorkbench(Workbench):
     def show_verification(self, run: MethodRun) -> None:
         """Draw the independent check of a finished run (default: the callout says it)."""
 
+    def show_comparison(self, run: MethodRun | None) -> None:
+        """Draw ``run``'s result beside the shown one (dashed curves, an extra column); None removes it."""
+
     def clear_results(self) -> None:
         """Forget every drawn result (new dataset, new run)."""
 
@@ -117,17 +137,30 @@ class MethodWorkbench(Workbench):
     def build(self) -> QWidget:
         page = QWidget()
         layout = QVBoxLayout(page)
+        layout.setContentsMargins(6, 4, 6, 4)
         self.intro_label = note_label(self.INTRO, "body")
+        self.guide = Collapsible("How to use this tab", self.GUIDE or self.INTRO)
+        self.guide.setObjectName("guide")
         self.callout = Callout(READY_TEXT.format(run=self.RUN_TEXT))
         self.callout.setObjectName("callout")
+        # A long promise and check scroll inside the banner instead of pushing the results off screen.
+        callout_area = BoundedArea(self.callout, CALLOUT_MAX_HEIGHT)
+        self.callout_area = callout_area
+        self.history_bar = HistoryBar()
+        self.history_bar.shown.connect(self.show_history_run)
+        self.history_bar.compared.connect(self._compare_history_run)
         self.results = self.build_results()
         exports = [(e.key, f"{e.label}…", e.help) for e in self.spec.exports]
         exports.append((JSON_KEY, "Run report (JSON)…",
                         "The run as JSON: result, independent check, status, parameters (seed included), input "
                         "name and SHA-256, anonstudio version."))
         self.export_row = ExportRow(exports, self.export_dialog)
-        layout.addWidget(self.intro_label)
-        layout.addWidget(self.callout)
+        top = QHBoxLayout()
+        top.addWidget(self.intro_label, 1)
+        layout.addLayout(top)
+        layout.addWidget(self.guide)
+        layout.addWidget(callout_area)
+        layout.addWidget(self.history_bar)
         layout.addWidget(self.results, 1)
         layout.addWidget(self.export_row)
         return page
@@ -138,7 +171,11 @@ class MethodWorkbench(Workbench):
         # or plot of the previous dataset may survive a switch.
         self.last_run = None
         self.shown_result = None
+        self.history = []
+        self.compared_run = None
+        self.history_bar.set_runs([])
         self.clear_results()
+        self.show_comparison(None)
         self.callout.show_text(READY_TEXT.format(run=self.RUN_TEXT))
         self._update_exports()
         super().set_dataset(dataset)
@@ -168,6 +205,17 @@ class MethodWorkbench(Workbench):
         self.show_result(result, True)
 
     def _on_done(self, run: MethodRun, complete: bool) -> None:
+        if run.result is not None:
+            self.history.append(run)
+            self.history_bar.set_runs([self.run_label(r, i) for i, r in enumerate(self.history)],
+                                      shown=len(self.history) - 1)
+        self._show_run(run)
+        self.status.emit(f"{self.spec.title}: " + {"done": "finished.", "not-met": "the promise is NOT met.",
+                                                   "cancelled": "stopped; partial result shown.",
+                                                   "unverified": "finished, unverified."}[run.status])
+        self.run_finished.emit(run, complete)
+
+    def _show_run(self, run: MethodRun) -> None:
         self.last_run = run
         if run.result is not None:
             self.shown_result = run.result
@@ -175,10 +223,24 @@ class MethodWorkbench(Workbench):
         self.show_verification(run)
         self.callout.show_text(self.run_text(run), run.state)
         self._update_exports()
-        self.status.emit(f"{self.spec.title}: " + {"done": "finished.", "not-met": "the promise is NOT met.",
-                                                   "cancelled": "stopped; partial result shown.",
-                                                   "unverified": "finished, unverified."}[run.status])
-        self.run_finished.emit(run, complete)
+
+    def run_label(self, run: MethodRun, index: int) -> str:
+        """"#2 14:03:10 k = 10, m = 3 — done": the parameters that differ from the defaults, and the status."""
+        defaults = to_dict(self.spec.params())
+        changed = [f"{k} = {_short(v)}" for k, v in to_dict(run.params).items() if defaults.get(k) != v]
+        when = run.started[11:19] if len(run.started) >= 19 else run.started
+        return f"#{index + 1} {when} {', '.join(changed) or 'defaults'} — {run.status}"
+
+    def show_history_run(self, index: int) -> None:
+        """Show an earlier run of this dataset again (results, check, callout, exports)."""
+        if 0 <= index < len(self.history) and self.history[index] is not self.last_run:
+            self.clear_results()
+            self._show_run(self.history[index])
+            self.show_comparison(self.compared_run)
+
+    def _compare_history_run(self, index: int) -> None:
+        self.compared_run = self.history[index] if 0 <= index < len(self.history) else None
+        self.show_comparison(self.compared_run)
 
     def _on_error(self, exc: BaseException) -> None:
         self.callout.show_text(f"<b>The run could not start or failed:</b> {html.escape(str(exc))}", "failed")
@@ -186,24 +248,28 @@ class MethodWorkbench(Workbench):
     def run_text(self, run: MethodRun) -> str:
         """The callout after a run: status, promise (bold only when confirmed), check and notes."""
         d = self.spec.describe(run)
-        promise = html.escape(d.promise)
         parts = []
         if run.status == "not-met":
             parts.append(f"<b>The independent check found the promise broken: do not publish this release.</b> "
                          f"{html.escape(run.status_reason())}.")
-            parts.append(f"Intended promise: {promise}")
+            parts.append(f"Intended promise: {self.promise_html(run, d, emphasize=False)}")
         elif run.status == "cancelled":
             parts.append(f"<b>Stopped early:</b> {html.escape(run.status_reason())}. What is shown is partial and "
                          "not a guarantee.")
-            parts.append(f"So far: {promise}")
+            parts.append(f"So far: {self.promise_html(run, d, emphasize=False)}")
         elif run.status == "unverified":
-            parts.append(f"{promise} <i>(not independently checked)</i>")
+            parts.append(f"{self.promise_html(run, d, emphasize=False)} <i>(not independently checked)</i>")
         else:
-            parts.append(f"<b>{promise}</b>")
+            parts.append(self.promise_html(run, d, emphasize=True))
         if d.check:
             parts.append(html.escape(d.check))
         parts.extend(html.escape(n) for n in d.notes)
         return "<br>".join(parts)
+
+    def promise_html(self, run: MethodRun, description, emphasize: bool) -> str:
+        """The promise as rich text (bold when ``emphasize``); a family may say more, with links."""
+        text = html.escape(description.promise)
+        return f"<b>{text}</b>" if emphasize else text
 
     # -------------------------------------------------------------- export
     def _update_exports(self) -> None:

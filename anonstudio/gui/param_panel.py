@@ -33,11 +33,13 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
     QFormLayout,
+    QFrame,
     QGroupBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QToolButton,
     QVBoxLayout,
@@ -68,7 +70,8 @@ class _Field:
         if spec.optional and spec.kind in ("int", "float", "str"):
             self.enable_box = QCheckBox()
             self.enable_box.setObjectName(f"param_{spec.name}_set")
-            self.enable_box.setToolTip(f"Unchecked: {spec.label} is not set.\n\n{spec.tooltip}")
+            self.enable_box.setToolTip(f"Unchecked: {spec.none_means or spec.label + ' is not set'}.\n\n"
+                                       f"{spec.tooltip}")
             self.enable_box.toggled.connect(self.editor.setEnabled)
             self.enable_box.toggled.connect(lambda _=None: on_change())
         self.set_value(spec.default)
@@ -111,11 +114,11 @@ class _Field:
             box.setAccelerated(True)
             return box
         if kind == "path":
-            return FileRow(spec.label, spec.file_filter)
+            return FileRow(spec.label, spec.file_filter, empty_text=spec.none_means or "no file")
         if kind == "column":
-            return ColumnCombo("(none)" if spec.optional else "(as marked in the table)")
+            return ColumnCombo(f"({spec.none_means})" if spec.none_means else "(none)")
         if kind == "columns":
-            return ColumnPicker()
+            return ColumnPicker(empty_text=spec.none_means)
         if kind == "column_paths":
             return ColumnPathsEditor(spec.label, spec.file_filter)
         return QLineEdit()
@@ -260,10 +263,32 @@ class ParamPanel(QWidget):
         self._can_run = True  # e.g. False while no dataset is loaded
         self._extra_problem: str = ""
 
-        layout = QVBoxLayout(self)
+        # Title, Run/Cancel and the problem line stay put; the fields scroll below them, so Run is
+        # reachable whatever the dock's height and however many advanced settings are open.
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(4, 4, 4, 4)
         if title:
-            heading = note_label(title, "heading")
-            layout.addWidget(heading)
+            outer.addWidget(note_label(title, "heading"))
+        buttons = QHBoxLayout()
+        self.run_button = QPushButton(run_text)
+        self.run_button.setDefault(True)
+        self.run_button.clicked.connect(self._on_run)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.setToolTip("Stop the running analysis and keep what it computed so far.")
+        self.cancel_button.clicked.connect(self.cancel_requested)
+        buttons.addWidget(self.run_button, 1)
+        buttons.addWidget(self.cancel_button)
+        self.button_row = buttons
+        outer.addLayout(buttons)
+        self.error_label = note_label("", "problem")
+        self.error_label.setObjectName("param_error")
+        self.error_label.setVisible(False)
+        outer.addWidget(self.error_label)
+
+        self.form_widget = QWidget()
+        layout = QVBoxLayout(self.form_widget)
+        layout.setContentsMargins(0, 0, 0, 0)
         self.forms: dict[tuple[str, bool], QFormLayout] = {}
         self.advanced_toggle = QToolButton()
         self.advanced_toggle.setText("Advanced settings")
@@ -289,27 +314,14 @@ class ParamPanel(QWidget):
             layout.addWidget(self.advanced_box)
         else:
             self.advanced_toggle.hide()
-
-        self.error_label = note_label("", "problem")
-        self.error_label.setObjectName("param_error")
-        self.error_label.setVisible(False)
-        layout.addWidget(self.error_label)
-
-        buttons = QHBoxLayout()
-        self.run_button = QPushButton(run_text)
-        self.run_button.setDefault(True)
-        self.run_button.clicked.connect(self._on_run)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setEnabled(False)
-        self.cancel_button.setToolTip("Stop the running analysis and keep what it computed so far.")
-        self.cancel_button.clicked.connect(self.cancel_requested)
-        buttons.addWidget(self.run_button, 1)
-        buttons.addWidget(self.cancel_button)
-        self.button_row = buttons
-        # Run and Cancel sit right under the basic fields, so they are reachable
-        # without scrolling past the advanced ones.
-        layout.insertLayout(layout.indexOf(self.basic_box) + 1, buttons)
         layout.addStretch(1)
+        self.scroll = QScrollArea()
+        self.scroll.setWidget(self.form_widget)
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.NoFrame)
+        # Forms scroll vertically but never get narrower than their own minimum.
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        outer.addWidget(self.scroll, 1)
         self._ready = True
         self._on_edit()
 
@@ -360,9 +372,12 @@ class ParamPanel(QWidget):
         label.setWordWrap(True)
         label.setBuddy(field.editor)
         self.labels[spec.name] = label
-        if spec.kind in ("columns", "column_paths"):
+        if spec.kind in ("columns", "column_paths", "path"):
+            # Lists and file choosers take the panel's full width, under their label.
             form.addRow(label)
             form.addRow(field.row_widget())
+            if isinstance(field.editor, ColumnPicker):
+                form.addRow(field.editor.hint)
         else:
             form.addRow(label, field.row_widget())
 
@@ -439,6 +454,16 @@ class ParamPanel(QWidget):
     def _show_advanced(self, on: bool) -> None:
         self.advanced_toggle.setArrowType(Qt.DownArrow if on else Qt.RightArrow)
         self.advanced_box.setVisible(on)
+        self._fit_width()
+
+    def _fit_width(self) -> None:
+        """Keep the form's minimum width (plus a scroll bar) so no field is cut at the dock's edge."""
+        self.setMinimumWidth(self.form_widget.minimumSizeHint().width()
+                             + self.scroll.verticalScrollBar().sizeHint().width() + 12)
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt naming)
+        super().showEvent(event)
+        self._fit_width()
 
     def _refresh_levels(self, values: dict[str, Any]) -> None:
         for table in self.levels_tables.values():

@@ -95,7 +95,7 @@ def test_run_fills_both_scatters_histograms_and_measures(adult_run):
     result = run.result.result
     assert run.complete and result.complete and result.n_rows == 300
     assert "PASS" in bench.callout.text() and "4-anonymous: yes" in bench.callout.text()
-    assert "Mondrian, k = 4" in bench.release_label.text()
+    assert "Mondrian, k = 4" in bench.callout.text()
     pa, pl, thr_a, thr_l = true_value_probs(result)
     for scatter, hist, flags in ((bench.scatter_A, bench.hist_A, thr_a), (bench.scatter_L, bench.hist_L, thr_l)):
         x, y = scatter.series["rows"].item.getData()
@@ -124,8 +124,8 @@ def test_run_fills_both_scatters_histograms_and_measures(adult_run):
     assert all(n.startswith("pi_S[") for n in traced)
     # The summary links the row with the largest Ti; following it inspects that person.
     worst = int(np.argmax(np.where(thr_a, pa / pl, -np.inf)))
-    assert f"row:{worst}" in bench.summary_label.text()
-    bench.summary_label.linkActivated.emit(f"row:{worst}")
+    assert f"row:{worst}" in bench.callout.text()
+    bench.callout.linkActivated.emit(f"row:{worst}")
     assert bench.inspector.row == worst and bench.rows_table.rowCount() == 1
     assert (pa / pl)[worst] == pytest.approx(result.measures["max_Ti"])
 
@@ -235,7 +235,7 @@ def test_cancel_keeps_partial_estimates(window, bench, adult300, qtbot, wait_job
     # Estimates arrive while the sampler runs ...
     qtbot.waitUntil(lambda: bench.scatter_A.has_data(), timeout=30000)
     assert not job.state.finished
-    assert "still sampling" in bench.summary_label.text()
+    assert "still sampling" in bench.callout.text()
     bench.param_panel.cancel_button.click()
     wait_job(job)
     # ... and stay after the cancel, marked incomplete.
@@ -245,7 +245,7 @@ def test_cancel_keeps_partial_estimates(window, bench, adult300, qtbot, wait_job
     assert not run.result.result.complete and run.status == "cancelled"
     assert 0 < run.result.result.sweeps < 1_000_000 and run.result.result.kept > 0
     assert bench.scatter_A.has_data() and bench.measures_table.rowCount() > 0
-    assert "stopped early" in bench.summary_label.text()
+    assert "stopped early" in bench.callout.text()
     assert bench.callout.state == "incomplete" and not bench.export_row.buttons["release"].isEnabled()
 
 
@@ -258,7 +258,7 @@ def test_cancel_during_burn_in_shows_no_estimates(window, bench, adult300, qtbot
     run = bench.last_run
     assert run.result.result is not None and run.result.result.kept == 0 and not run.complete
     assert not bench.scatter_A.has_data()
-    assert "no estimates" in bench.summary_label.text()
+    assert "no estimates" in bench.callout.text()
 
 
 def test_exports_write_valid_files(adult_run, tmp_path):
@@ -314,7 +314,7 @@ def test_imported_csv_reproduces_table_iii(window, bench, wait_job, data_dir):
     assert panel.error == ""
     run_fast(bench, wait_job, rows=None, iterations=20_000, burn_in=1000, seed=7)
     assert bench.last_run.complete
-    assert "imported example1_anonymized.csv" in bench.release_label.text()
+    assert "imported example1_anonymized.csv" in bench.callout.text()
     assert "PASS" in bench.callout.text()
     bench.inspect_row(0)
     names = bench.inspector.bars.names
@@ -338,6 +338,6 @@ def test_anatomy_on_a_slice_and_setup_problems(window, bench, adult300, wait_job
     run_fast(bench, wait_job, scheme="anatomy", l=3)
     run = bench.shown
     assert run.release.release.scheme == "vertical" and run.result.known_qi == ["age", "sex"]
-    assert "Anatomy, ℓ = 3" in bench.release_label.text() and "3-diverse: yes" in bench.callout.text()
+    assert "Anatomy, ℓ = 3" in bench.callout.text() and "3-diverse: yes" in bench.callout.text()
     bench.inspect_row(5)
     assert "unordered bag" in bench.inspector.group_label.text()

@@ -11,6 +11,7 @@ from .atomic import OutputPathError, OutputSet, atomic_write, check_output_path
 from .coordinates import Coordinates, attach_coordinates, load_coordinates, save_coordinates
 from .hierarchies import load_hierarchy, save_hierarchy
 from .jsonfile import strict_json, write_json
+from .rt import load_rt_csv, load_rt_long, load_rt_pair  # RT-data: demographics plus a set of items
 from .registry import Format, dialog_filters, formats, get_format, sniff_format
 from .report import LoadReport, load_report
 from .text import MissingFileError

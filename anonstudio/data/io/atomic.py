@@ -53,6 +53,14 @@ def file_kind(path: str | Path) -> str:
     return "file" if stat.S_ISREG(mode) else "special"
 
 
+def _same_file(a: str | Path, b: str | Path) -> bool:
+    """Whether two paths name one file (False when either cannot be inspected)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
 def resolve_output(path: str | Path) -> Path:
     """The file a write to ``path`` really replaces: a symlink's target, else ``path`` itself."""
     path = Path(path).expanduser()
@@ -87,9 +95,8 @@ def check_output_path(path: str | Path, *, inputs: tuple[Path, ...] = ()) -> Pat
             raise OutputPathError(path, "is not a regular file (a device, pipe or socket); anonstudio only "
                                         "replaces regular files")
         for source in inputs:
-            with contextlib.suppress(OSError):
-                if source is not None and os.path.samefile(source, target):
-                    raise OutputPathError(path, "is an input of this run; choose another output file")
+            if source is not None and _same_file(source, target):
+                raise OutputPathError(path, "is an input of this run; choose another output file")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise OutputPathError(path, f"the folder {folder} is not writable")
     return target

@@ -49,15 +49,17 @@ class GroupAnonParams:
                 "Anatomy uses groups of max(k, ℓ) people.")
     l: int | None = param(
         None, label="ℓ (distinct sensitive values)", minimum=1, maximum=10_000, optional=True,
+        none_means="no ℓ-diversity requirement (Anatomy: ℓ = k)",
         tooltip="Every group contains at least ℓ different sensitive values, so knowing someone's group "
                 "never pins down their sensitive value. Anatomy needs it (unset: ℓ = k); leave unset for plain "
                 "k-anonymity.")
     qi: tuple[str, ...] = param(
         (), label="Quasi-identifiers", kind="columns", section=SECTION_COLUMNS,
+        none_means="the columns the table marks as quasi-identifiers",
         tooltip="Columns an attacker may know from elsewhere (age, sex, ...). "
                 "Empty: the columns marked quasi-identifier in the table.")
     sensitive: str = param(
-        "", label="Sensitive column", kind="column", section=SECTION_COLUMNS,
+        "", label="Sensitive column", kind="column", section=SECTION_COLUMNS, none_means="as marked in the table",
         tooltip="The column that must not be inferred, e.g. occupation or disease. "
                 "Empty: the column marked sensitive in the table.")
     hierarchies: tuple = param(
@@ -77,17 +79,18 @@ class GroupAnonParams:
         "gid", label="Group column", advanced=True, deprecated_flags=("--gid-column",),
         tooltip="Name of the published CSV's column holding each line's group number.")
     id_column: str | None = param(
-        None, label="Row id column", kind="column", optional=True, advanced=True,
+        None, label="Row id column", kind="column", optional=True, advanced=True, none_means="no id column",
         tooltip="A column of row identifiers written first on every published line (or read back from a "
                 "published CSV) to name each line's cleartext row. Never a quasi-identifier or the sensitive "
                 "column: that would publish those values in the clear.")
     published: Path | None = param(
-        None, label="Published CSV", kind="path", optional=True, section=SECTION_PUBLISHED,
+        None, label="Published CSV", kind="path", optional=True, section=SECTION_PUBLISHED, none_means="no file chosen",
         enabled_when={"scheme": (PUBLISHED,)}, file_filter="CSV files (*.csv);;All files (*)",
         tooltip="The anonymized CSV to check (scheme 'published'): one line per row of the table, in the same "
                 "order (or an id column naming the row).")
     domains: Path | None = param(
         None, label="Domain file", kind="path", optional=True, section=SECTION_PUBLISHED,
+        none_means="the values the table shows",
         enabled_when={"scheme": (PUBLISHED,)}, file_filter="CSV files (*.csv);;All files (*)",
         tooltip="CSV 'column,value' listing every value a '*' or a mask such as 4550* stands for, when the table "
                 "does not show them all.")

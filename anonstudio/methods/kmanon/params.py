@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...params import ParameterError, param, seed_param
-from .gamma import BOUND_EXPLANATION, BOUND_LABELS, BOUNDS
+from .gamma import BOUND_EXPLANATION, BOUND_LABELS, BOUND_TIPS, BOUNDS
 
 __all__ = ["KmAnonParams", "SAMPLERS", "CONSTRAINTS", "expand_levels"]
 
@@ -57,16 +57,18 @@ class KmAnonParams:
                                             tooltip="Optional σ for sizes ℓ = 1, 2, ... (e.g. 1,1,1,1,0.99: exact "
                                                     "for up to 4 items, probabilistic above). Empty: σ for all.")
     bound: str = param("conservative", label="Sample bound", choices=BOUNDS, choice_labels=BOUND_LABELS,
-                       tooltip=BOUND_EXPLANATION)
+                       choice_tooltips=BOUND_TIPS, tooltip=BOUND_EXPLANATION)
     constraint: str = param("auto", label="Merge", choices=CONSTRAINTS, choice_labels=CONSTRAINT_LABELS,
                             choice_tooltips=CONSTRAINT_TIPS, section=SECTION_MERGE,
                             tooltip="Which items may be published together as one partition.")
     coords: Path | None = param(None, label="Item coordinates", kind="path", optional=True, section=SECTION_MERGE,
+                                none_means="the dataset's own (if it has any)",
                                 file_filter="Coordinates (*.csv *.tsv *.txt);;All files (*)",
                                 tooltip="CSV item,x,y (metres) or item,lat,lon giving each item a place, for "
                                         "touching-towers merging and the map. Not needed when the dataset "
                                         "already has coordinates (the bundled city).")
     boundary: Path | None = param(None, label="Study area", kind="path", optional=True, section=SECTION_MERGE,
+                                  none_means="the towers' buffered hull",
                                   file_filter="Polygons (*.geojson *.json *.wkt *.txt);;All files (*)",
                                   enabled_when={"constraint": ("auto", "contiguity")},
                                   tooltip="The polygon the Voronoi cells are cut to: GeoJSON (longitude/latitude) "
@@ -75,6 +77,7 @@ class KmAnonParams:
     drop_missing: bool = param(False, label="Drop items without coordinates", section=SECTION_MERGE, advanced=True,
                                tooltip="Remove items that have no coordinates instead of refusing the data.")
     item_hierarchy: Path | None = param(None, label="Item hierarchy", kind="path", optional=True,
+                                        none_means="no hierarchy",
                                         section=SECTION_MERGE, deprecated_flags=("--hierarchy",),
                                         file_filter="Hierarchy CSV (*.csv *.txt);;All files (*)",
                                         enabled_when={"constraint": ("auto", "hierarchy")},

@@ -8,8 +8,6 @@ from ...data.transactions import TransactionData
 from ...jobs import PartialRelay
 from ..contract import Description, MethodRun, MethodSpec, Stage
 from .uniqueness import (
-    EXPLANATION,
-    PERSON_EXPLANATION,
     RiskResult,
     UniquenessParams,
     person_unicity_curve,
@@ -116,10 +114,8 @@ class RiskSpec(MethodSpec):
                 worst = max(finite, key=lambda p: p.uniqueness)
                 parts.append(f"{worst.uniqueness:.1%} of {word} unique at m = {worst.m}")
         promise = "Measured: " + "; ".join(parts) + "." if parts else "No point finished."
-        notes = [EXPLANATION] if result.itemset is not None else []
-        if result.person is not None:
-            notes.append(PERSON_EXPLANATION)
         missed = [p for c in result.curves for p in c.points if not p.precision_met]
+        notes = [f"m = {', '.join(str(p.m) for p in missed)}: precision not reached (see the table)."] if missed else []
         state = "incomplete" if not run.complete else ("warning" if missed else "ok")
         return Description(promise=promise, state=state, notes=tuple(notes))
 

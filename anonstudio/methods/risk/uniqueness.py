@@ -151,6 +151,7 @@ class UniquenessParams:
                                       "combinations in total (counting takes about 1 second per 15 million).")
     max_memory_gib: float | None = param(None, label="Exact memory limit (GiB)", minimum=0.001, maximum=4096.0,
                                          step=0.5, decimals=3, optional=True, advanced=True,
+                                         none_means="a quarter of this computer's memory",
                                          flag="--max-memory", metavar="GIB",
                                          tooltip="Exact counting sorts every combination in memory; refuse it (and "
                                                  "let Automatic sample instead) when it would need more than this. "

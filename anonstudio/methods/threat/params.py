@@ -35,7 +35,7 @@ class ThreatParams:
         tooltip="Dirichlet prior on each quasi-identifier value given the sensitive value, as pseudo-counts. "
                 "1 = uniform over the column's whole domain.")
     known_qi: tuple[str, ...] = param(
-        (), label="Attacker knows", kind="columns", flag="--known",
+        (), label="Attacker knows", kind="columns", flag="--known", none_means="every quasi-identifier",
         tooltip="Quasi-identifiers the attacker knows about the victim. Empty: all of them. "
                 "The learner is compared on the same knowledge.")
     learner: str = param(

@@ -46,6 +46,7 @@ class ThreatRunParams:
     known: tuple[str, ...] = reuse_param(ThreatParams, "known_qi", section="Columns")
     rows: int | None = param(
         None, label="Rows analysed", minimum=10, maximum=100_000_000, step=500, optional=True,
+        none_means="every complete row",
         enabled_when={"scheme": ("mondrian", "global", "anatomy")},
         tooltip="Only the first this many rows with no missing value in the chosen columns are anonymized and "
                 "analysed (the paper used 5,692 rows of Adult). Not set: every complete row.")

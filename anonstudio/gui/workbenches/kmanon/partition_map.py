@@ -46,6 +46,8 @@ __all__ = ["PartitionMap", "partition_color", "LevelLayer", "HOVER_TOWERS_SHOWN"
 
 #: Smallest height of the map drawing (pixels).
 MIN_MAP_HEIGHT = 240
+#: Width of the column beside the map (level slider, level text, legend, hover text).
+SIDE_WIDTH = 230
 #: Tower labels listed in a hover text before "… and N more".
 HOVER_TOWERS_SHOWN = 12
 _GOLDEN = 0.6180339887498949
@@ -203,14 +205,14 @@ class PartitionMap(QWidget):
         self.info_label.setObjectName("hover_info")
         self.info_label.setWordWrap(True)
         self.info_label.setTextFormat(Qt.PlainText)
-        self.info_label.setStyleSheet("color: #333;")
+        self.info_label.setProperty("role", "note")
         # Room for the three lines of a hover text, so the layout does not jump.
         self.info_label.setMinimumHeight(3 * self.info_label.fontMetrics().lineSpacing())
         self.legend_label = QLabel(
             f"Colour = one partition ({item_word}s published under one name; it keeps its colour from level to "
             f"level) · dots = {item_word}s · hover for details · drag to pan, wheel to zoom.")
         self.legend_label.setWordWrap(True)
-        self.legend_label.setStyleSheet("color: #444;")
+        self.legend_label.setProperty("role", "note")
 
         self.save_button = QToolButton()
         self.save_button.setText("Save map…")
@@ -219,24 +221,34 @@ class PartitionMap(QWidget):
         self.save_button.clicked.connect(self._save_dialog)
         self.slider_end_label = QLabel("ℓ = 0")
         slider_row = QHBoxLayout()
-        slider_row.addWidget(QLabel("Level: original (ℓ = 0)"))
+        slider_row.addWidget(QLabel("ℓ = 0"))
         slider_row.addWidget(self.slider, 1)
         slider_row.addWidget(self.slider_end_label)
-        slider_row.addWidget(self.save_button)
+        # The map takes the tab's height; the level slider and the texts stand in a column beside it,
+        # so a short window shrinks the map instead of drawing texts over its axes.
+        side = QWidget()
+        side.setMinimumWidth(SIDE_WIDTH)
+        side.setMaximumWidth(SIDE_WIDTH + 80)
+        side_layout = QVBoxLayout(side)
+        side_layout.setContentsMargins(6, 0, 0, 0)
+        side_layout.addWidget(QLabel("<b>Level</b> (0 = the original cells)"))
+        side_layout.addLayout(slider_row)
+        side_layout.addWidget(self.level_label)
+        side_layout.addWidget(self.legend_label)
+        side_layout.addWidget(self.info_label)
+        side_layout.addStretch(1)
+        side_layout.addWidget(self.save_button, 0, Qt.AlignLeft)
         map_page = QWidget()
-        layout = QVBoxLayout(map_page)
+        layout = QHBoxLayout(map_page)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot, 1)
-        layout.addLayout(slider_row)
-        layout.addWidget(self.level_label)
-        layout.addWidget(self.legend_label)
-        layout.addWidget(self.info_label)
+        layout.addWidget(side)
 
         self.unavailable_label = QLabel()
         self.unavailable_label.setObjectName("map_unavailable")
         self.unavailable_label.setWordWrap(True)
         self.unavailable_label.setAlignment(Qt.AlignCenter)
-        self.unavailable_label.setStyleSheet("color: #444; font-size: 12pt; padding: 30px;")
+        self.unavailable_label.setProperty("role", "empty")
         self.unavailable_button = QPushButton()
         self.unavailable_button.setObjectName("map_unavailable_action")
         self.unavailable_button.setVisible(False)

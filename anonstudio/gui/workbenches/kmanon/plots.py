@@ -10,15 +10,19 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
+from PySide6.QtCore import Qt
 from ....methods.kmanon import KmAnonResult, LevelResult
 from ...plots import ExportablePlot, axis_text
 
-__all__ = ["KmCurvePlot", "make_curve_plots", "X_LABEL"]
+__all__ = ["KmCurvePlot", "make_curve_plots", "X_LABEL", "COMPARED"]
 
 X_LABEL = "m (items an attacker knows about a person)"
 TRIALS = "each trial"
-BEST = "published (best of the trials)"
+#: The release (with several trials: the least-error trial per level, whose points the faint ones surround).
+BEST = "published release"
 RUNNING = "level still running"
+#: Another run of the history, dashed, for comparison.
+COMPARED = "compared run"
 
 
 class KmCurvePlot(ExportablePlot):
@@ -26,27 +30,21 @@ class KmCurvePlot(ExportablePlot):
 
     def __init__(self, title: str, y_label: str, value: Callable[[LevelResult], float | None], *,
                  y_units: str | None = None, empty_text: str = "Press “Anonymize” (right) to fill this plot."):
-        super().__init__(title, x_label=X_LABEL, y_label=y_label, y_units=y_units, empty_text=empty_text)
+        super().__init__(title, x_label=X_LABEL, y_label=y_label, y_units=y_units, empty_text=empty_text,
+                         auto_legend=True)
         self.value = value
         self.add_series(TRIALS, kind="scatter", color="#9db7d3", symbol="o", symbol_size=7)
         self.add_series(BEST, kind="line", color="#0072B2", symbol="o", symbol_size=9, width=2.5)
         running = self.add_series(RUNNING, kind="scatter", color="#D55E00", symbol="t1", symbol_size=11)
         running.item.setSymbolBrush(None)
         running.item.setSymbolPen(dict(color="#D55E00", width=2))
+        self.add_series(COMPARED, kind="line", color="#7a7a7a", symbol="x", symbol_size=8, width=1.5,
+                        style=Qt.DashLine)
         self.plot_item.getAxis("bottom").setTickSpacing(1, 1)
         # "(x0.001)" scale factors on an axis are lost on most readers.
         for axis in ("left", "bottom"):
             self.plot_item.getAxis(axis).enableAutoSIPrefix(False)
         self.plot_item.setTitle(title, size="10pt")
-
-    def place_legend(self, corner: str) -> None:
-        """Put the legend in a corner the curve leaves free ("top-left", "bottom-left", ...)."""
-        if self.legend is None:
-            return
-        vertical, horizontal = corner.split("-")
-        # pyqtgraph reads the offset's signs: positive x = from the left,
-        # positive y = from the top.
-        self.legend.setOffset((10 if horizontal == "left" else -10, 10 if vertical == "top" else -10))
 
     def set_y_label(self, label: str, units: str | None = None) -> None:
         """Relabel the y axis (the error's unit depends on the merge rule)."""
@@ -72,7 +70,13 @@ class KmCurvePlot(ExportablePlot):
         self.set_series(RUNNING, *self._points(running))
         top = max(result.m, max((lv.level for lv in running), default=1))
         self.plot_item.setXRange(0.5, top + 0.5, padding=0)
-        self.plot_item.enableAutoRange(y=True)
+        self.fit_y_below_legend()
+
+    def show_compared(self, result: KmAnonResult | None) -> None:
+        """Another run's published curve, dashed (None removes it)."""
+        levels = [lv for lv in result.levels if lv.complete] if result is not None else []
+        self.set_series(COMPARED, *self._points(levels))
+        self.fit_y_below_legend()
 
 
 def make_curve_plots() -> dict[str, KmCurvePlot]:
@@ -81,11 +85,9 @@ def make_curve_plots() -> dict[str, KmCurvePlot]:
     error = KmCurvePlot("Average error vs m (smaller is better)", "error", lambda lv: lv.error, y_units="m")
     area = KmCurvePlot("Area per person vs m (smaller is better)", "area", lambda lv: lv.avg_area_km2,
                        y_units="km²", empty_text="Areas need tower cells (merge rule: touching towers).")
-    partitions.place_legend("bottom-left")
-    error.place_legend("top-left")
-    area.place_legend("top-left")
-    for plot in (partitions, error, area):
+    for plot, key in ((partitions, "partitions"), (error, "error"), (area, "area")):
         plot.plot_widget.setMinimumHeight(110)
+        plot.add_glossary(key)
     partitions.setToolTip("Partitions in the published data after each level; the original data has one per "
                           "item (paper Figure 4).")
     error.setToolTip("How far, on average over all visits, a tower is moved when its partition's centre is "

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QSizePolicy, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from ....data.errors import DataFormatError
 from ....methods.contract import MethodRun
@@ -34,12 +34,20 @@ from .verify_table import VerifyTable
 
 __all__ = ["KmAnonWorkbench", "NO_COORDINATES_TEXT"]
 
-INTRO = (
-    "<b>Publish the data so that any m items a stranger knows about a person match at least k people.</b> "
-    "Items (e.g. cell towers) are merged into partitions until random combinations of up to m items are "
-    "shared by at least k people, with probability σ. Set k, m and σ on the right and press "
-    "<i>Anonymize</i>; the map and the plots fill in level by level (ℓ = number of known items)."
-)
+INTRO = ("<b>Publish the data so that any m items a stranger knows about a person match at least k "
+         "people.</b>")
+GUIDE = (
+    "<b>What it answers.</b> Items (e.g. cell towers) are merged into partitions until random combinations of up "
+    "to m items of a person are shared by at least k people, with probability σ (Ács et al. 2015). "
+    "<b>What to set first.</b> k (the crowd size), m (how many of a person's items a stranger may know) and σ "
+    "(1 checks every combination; 0.99 checks random samples, Theorem 1). Merging follows the items' "
+    "coordinates (touching towers), an item hierarchy, or any two partitions. "
+    "<b>How to read it.</b> The map shows the published partitions level by level (ℓ = number of known items; "
+    "slide back to ℓ = 0 for the original cells). The curves vs m are the paper's Figures 4-6: more partitions "
+    "and less error are better. The independent check re-draws itemsets with separate code: a row 'below "
+    "target' means the release must not be published.")
+CHECK_TEXT = ("<b>Independent check</b> per number of known items ℓ: separate code draws itemsets of the original "
+              "data at random (or enumerates them) and counts how many match at least k published records.")
 NO_COORDINATES_TEXT = (
     "No map: this dataset has no coordinates for its items, so their places cannot be drawn and "
     "“touching towers only” cannot be used. You can still anonymize it with a hierarchy of the items or by "
@@ -47,9 +55,21 @@ NO_COORDINATES_TEXT = (
     "(CSV item,x,y in metres or item,lat,lon)."
 )
 ATTACH_TEXT = "Choose item coordinates…"
-#: Height of map, check and plots below which the page scrolls (pixels).
-MIN_CONTENT_HEIGHT = 520
 ERROR_LABELS = {"m": ("error", "m"), "": ("information loss (NCP)", None)}
+
+
+def running_text(result) -> str:
+    """What a partial run has finished, without claiming more (trials run side by side)."""
+    r = max(len(result.trials), 1)
+    finished = sum(t.complete for t in result.trials)
+    if r == 1:
+        done = sum(lv.complete for lv in result.levels)
+        head = f"Running… {done} of {result.m} levels finished (ℓ = number of known items)."
+    else:
+        head = (f"Running {r} trials… {finished} of {r} finished; the map and the plots show, per level, the best "
+                "trial that finished it so far.")
+    return (f"{head} Each level is drawn as it finishes. Progress and time left: in the status bar; Cancel keeps "
+            "what is done (partial, not a guarantee).")
 
 
 class KmAnonWorkbench(MethodWorkbench):
@@ -60,6 +80,7 @@ class KmAnonWorkbench(MethodWorkbench):
     ORDER = 30
     RUN_TEXT = "Anonymize"
     INTRO = INTRO
+    GUIDE = GUIDE
 
     def __init__(self, runner, parent: QWidget | None = None):
         super().__init__(runner, parent)
@@ -86,32 +107,20 @@ class KmAnonWorkbench(MethodWorkbench):
         self._cells_key: Any = None
         self.map = PartitionMap(item_word="tower")
         self.plots = make_curve_plots()
-        plot_column = QSplitter(Qt.Vertical)
+        # The paper's three curves vs m side by side, each with the tab's full height.
+        curves = QSplitter(Qt.Horizontal)
         for plot in self.plots.values():
-            plot_column.addWidget(plot)
+            curves.addWidget(plot)
         self.verify_table = VerifyTable()
         check = QWidget()
         check_layout = QVBoxLayout(check)
-        check_layout.setContentsMargins(0, 0, 0, 0)
-        check_layout.addWidget(note_label("<b>Independent check</b> per number of known items ℓ"))
+        check_layout.addWidget(note_label(CHECK_TEXT, "body"))
         check_layout.addWidget(self.verify_table, 1)
-        # Map and check on the left, the three curves over the full height on the right.
-        left = QSplitter(Qt.Vertical)
-        left.addWidget(self.map)
-        left.addWidget(check)
-        left.setStretchFactor(0, 3)
-        left.setStretchFactor(1, 2)
-        left.setSizes([420, 230])
-        split = QSplitter(Qt.Horizontal)
-        split.addWidget(left)
-        split.addWidget(plot_column)
-        split.setStretchFactor(0, 1)
-        split.setStretchFactor(1, 1)
-        split.setSizes([600, 480])
-        split.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Ignored)
-        split.setMinimumHeight(MIN_CONTENT_HEIGHT)
-        self.split = split
-        return split
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.map, "Map of the partitions")
+        self.tabs.addTab(curves, "Partitions, error and area vs m")
+        self.tabs.addTab(check, "Independent check")
+        return self.tabs
 
     # ------------------------------------------------------------ dataset
     def dataset_changed(self, dataset: Any) -> None:
@@ -190,14 +199,15 @@ class KmAnonWorkbench(MethodWorkbench):
         if self.map.available:
             self.map.set_levels([lv.labels for lv in inner.levels], notes)
         if partial:
-            done = sum(lv.complete for lv in inner.levels)
-            self.callout.show_text(
-                f"Running… {done} of {inner.m} levels finished (ℓ = number of known items); the map and the plots "
-                f"show each level as it finishes. Progress and time left: Jobs panel below. Cancel keeps what is "
-                f"done.", "info")
+            self.callout.show_text(running_text(inner), "info")
+
+    def show_comparison(self, run: MethodRun | None) -> None:
+        result = run.result.result if run is not None and run.result is not None else None
+        for plot in self.plots.values():
+            plot.show_compared(result)
 
     def show_verification(self, run: MethodRun) -> None:
-        self.verify_table.show_check(run.verification)
+        self.verify_table.show_check(run.verification, run.params.sigma_vector())
 
     def clear_results(self) -> None:
         for plot in self.plots.values():

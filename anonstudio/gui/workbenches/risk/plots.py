@@ -14,11 +14,14 @@ from ....methods.risk.uniqueness import UniquenessResult
 from ...controls import percent
 from ...plots import ExportablePlot, integer_ticks
 
-__all__ = ["UniquenessPlot", "ResultsTable", "ITEMSET_Y", "PERSON_Y", "X_LABEL", "ci_caption", "point_tip",
+#: The series of a run drawn for comparison (the history bar's "compare with").
+COMPARED = "compared run"
+
+__all__ = ["UniquenessPlot", "COMPARED", "ResultsTable", "ITEMSET_Y", "PERSON_Y", "X_LABEL", "ci_caption", "point_tip",
            "precision_warning", "samples_text"]
 
-ITEMSET_Y = "share of m-itemsets that single out one person"
-PERSON_Y = "chance that a person is unique given m of their items"
+ITEMSET_Y = "unique m-itemsets (share)"
+PERSON_Y = "people unique given m items (chance)"
 X_LABEL = "m (items the attacker knows)"
 
 METHOD_TEXT = {"exact": "exact count", "mcmc": "estimated (MCMC sample)", "sampling": "estimated (random people)"}
@@ -39,6 +42,8 @@ class UniquenessPlot(ExportablePlot):
         self.add_series("trend", kind="line", color="#999999", width=1.5, in_legend=False, in_csv=False)
         self.add_series("exact count", kind="scatter", symbol="o", color="#0072B2", error_bars=True)
         self.add_series(estimated, kind="scatter", symbol="t1", color="#D55E00", error_bars=True)
+        self.add_series(COMPARED, kind="line", color="#7a7a7a", symbol="x", symbol_size=8, width=1.5,
+                        style=Qt.DashLine)
         # Percent labels next to the points: on the fixed 0-1 scale small
         # values are hard to read off the axis. Reused, never recreated.
         self._labels: list[pg.TextItem] = []
@@ -50,6 +55,12 @@ class UniquenessPlot(ExportablePlot):
             "Zoom y", "Fit the y axis to the points. Off: the full 0–1 scale, which shows how large the "
                       "risk is in absolute terms.", checkable=True)
         self.zoom_button.toggled.connect(lambda _=None: self._apply_y_range())
+
+    def show_compared(self, result: UniquenessResult | None) -> None:
+        """Another run's curve, dashed, beside the shown one (None removes it)."""
+        points = [p for p in (result.points if result is not None else ()) if np.isfinite(p.uniqueness)]
+        self.set_series(COMPARED, [p.m for p in points], [p.uniqueness for p in points])
+        self._apply_y_range()
 
     def set_m_range(self, lowest: int, highest: int) -> None:
         """Fix the x axis to the m values of the run, so live points do not rescale it."""

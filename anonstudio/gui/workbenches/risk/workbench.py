@@ -26,12 +26,16 @@ from .plots import ITEMSET_Y, PERSON_Y, ResultsTable, UniquenessPlot, ci_caption
 
 __all__ = ["RiskWorkbench"]
 
-INTRO = (
-    "<b>How many items does an attacker need to single someone out?</b> "
-    "Press <i>Measure uniqueness</i>: points appear as each m finishes. "
-    "Error bars are confidence intervals; ● counted exactly, ▲ estimated from a random sample. "
-    "The <i>Linkage attack demo</i> tab shows the attack step by step for one person."
-)
+INTRO = "<b>How many items does an attacker need to single someone out?</b>"
+GUIDE = (
+    "<b>What it answers.</b> How identifying the raw data is: of the combinations of m items a stranger could "
+    "know, how many single out one person (itemset uniqueness, Ács et al. 2015), and how likely a person is to be "
+    "unique given m of their items (person unicity, de Montjoye et al. 2013). "
+    "<b>What to set first.</b> The largest m (how many items an attacker may know); ε and δ set the precision "
+    "of sampled estimates (±ε with confidence 1-δ). Automatic counts exactly when that is cheap. "
+    "<b>How to read it.</b> Points appear as each m finishes: ● counted exactly, ▲ estimated from a random "
+    "sample, with error bars for the confidence interval. The table lists every point; the linkage attack demo "
+    "reveals one person's items one by one, for training sessions.")
 ITEMSET_NOTE = (
     "Of all combinations of m items that occur in the data, the share that belongs to exactly one "
     "person. A high value means knowing m items often identifies someone."
@@ -51,6 +55,7 @@ class RiskWorkbench(MethodWorkbench):
     ORDER = 10
     RUN_TEXT = "Measure uniqueness"
     INTRO = INTRO
+    GUIDE = GUIDE
 
     def build_results(self) -> QWidget:
         self._shown: RiskResult | None = None
@@ -61,6 +66,8 @@ class RiskWorkbench(MethodWorkbench):
         self.person_plot = UniquenessPlot("Person-level unicity", PERSON_Y,
                                           "Computed after the itemset curve.",
                                           estimated="estimated (random people)")
+        self.itemset_plot.add_glossary("uniqueness")
+        self.person_plot.add_glossary("unicity")
         plots = QSplitter(Qt.Horizontal)
         for plot, note in ((self.itemset_plot, ITEMSET_NOTE), (self.person_plot, PERSON_NOTE)):
             holder = QWidget()
@@ -70,19 +77,14 @@ class RiskWorkbench(MethodWorkbench):
             layout.addWidget(note_label(note))
             plots.addWidget(holder)
         self.table = ResultsTable()
-        split = QSplitter(Qt.Vertical)
-        split.addWidget(plots)
-        split.addWidget(self.table)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 1)
-        split.setSizes([460, 190])
         layout = QVBoxLayout(uniqueness_page)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(split, 1)
+        layout.addWidget(plots, 1)
 
         self.attack_demo = AttackDemo()
         self.tabs = QTabWidget()
         self.tabs.addTab(uniqueness_page, "Uniqueness vs m")
+        self.tabs.addTab(self.table, "Every point (table)")
         self.tabs.addTab(self.attack_demo, "Linkage attack demo")
         return self.tabs
 
@@ -127,6 +129,11 @@ class RiskWorkbench(MethodWorkbench):
             plot.show_result(None)
             plot.set_caption("")
         self.table.show_results([])
+
+    def show_comparison(self, run: MethodRun | None) -> None:
+        result = run.result if run is not None else None
+        self.itemset_plot.show_compared(result.itemset if result is not None else None)
+        self.person_plot.show_compared(result.person if result is not None else None)
 
     def show_verification(self, run: MethodRun) -> None:
         # A measurement, not a release: nothing to check independently.

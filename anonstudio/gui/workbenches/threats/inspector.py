@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 
+from ...controls import number, probability
 from ...plots import ExportablePlot
 from .tables import ThreatRowsTable
 
@@ -140,7 +141,8 @@ class VictimInspector(QWidget):
         values = ", ".join(f"{c} = {view.frame[c].iloc[row]}" for c in result.known_qi)
         self.heading.setText(
             f"<b>Victim: row {row}</b>, true {view.sensitive} <b>{view.s_names[true_index]}</b> (✔). For it the "
-            f"attacker says {view.p_A[row]:.3f}, the learner {view.p_L[row]:.3f}: Ti = {view.ti[row]:.2f}.<br>"
+            f"attacker says {probability(view.p_A[row])}, the learner {probability(view.p_L[row])}: "
+            f"Ti = {number(view.ti[row], 4)}.<br>"
             + LEGEND_HTML)
         self.heading.setToolTip(f"The attacker knows {known} of this person ({values}) and that the person is "
                                 "in the table; the learner uses the same attributes but not that.")

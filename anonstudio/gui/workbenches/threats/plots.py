@@ -24,7 +24,7 @@ __all__ = ["ThreatScatter", "Log2TiHistogram", "TracePlot", "P_L_LABEL", "P_A_LA
 
 P_L_LABEL = "learner's probability of the true value p_L"
 P_A_LABEL = "attacker's probability p_A"
-LOG2TI_LABEL = "log2 Ti = log2(p_A / p_L)   (1: attacker twice as confident)"
+LOG2TI_LABEL = "log2 Ti = log2(p_A / p_L), 1 = twice as sure"
 ATTACKER_BETTER = QColor(178, 34, 34, 45)
 POINT_COLOR = (0, 114, 178, 110)  # Okabe-Ito blue, translucent: thousands of points overlap
 SELECTED_COLOR = "#D55E00"
@@ -229,7 +229,7 @@ class TracePlot(ExportablePlot):
     def __init__(self):
         super().__init__("Sampler traces: share of each sensitive value (π_S) after burn-in",
                          x_label="kept sample", y_label="value in the sample",
-                         empty_text="Traces appear when sampling finishes.")
+                         empty_text="Traces appear when sampling finishes.", auto_legend=True)
         self.plot_item.setTitle(self.title, size=TITLE_SIZE)
         self.plot_item.getAxis("left").enableAutoSIPrefix(False)  # "(x0.001)" reads as a unit
         self.legend.setBrush(pg.mkBrush(255, 255, 255, 220))  # readable over the lines
@@ -253,4 +253,5 @@ class TracePlot(ExportablePlot):
             if name not in self.series:
                 self.add_series(name, kind="line", width=1.2, color=colour, style=style)
             self.set_series(name, np.arange(1, len(values) + 1), values)
-        self.plot_item.enableAutoRange()
+        self.plot_item.enableAutoRange(x=True)
+        self.fit_y_below_legend()

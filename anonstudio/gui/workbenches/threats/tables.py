@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTab
 
 from ....methods.threat import MEASURE_MEANINGS
 from ....methods.threat.model import text_of
+from ...controls import probability
 
 __all__ = ["ThreatRowsTable", "MeasuresTable", "MEASURE_NAMES", "format_measure", "row_values"]
 
@@ -76,7 +77,7 @@ class _NumberItem(QTableWidgetItem):
 
 
 def _probability(value: float) -> QTableWidgetItem:
-    text = "∞" if math.isinf(value) else f"{value:.3f}" if value < 100 else f"{value:,.0f}"
+    text = "∞" if math.isinf(value) else probability(value) if value < 100 else f"{value:,.0f}"
     item = _NumberItem(value, text)
     item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
     return item
@@ -186,19 +187,31 @@ class MeasuresTable(QTableWidget):
         self.horizontalHeader().setStretchLastSection(True)
         self.setWordWrap(True)
 
-    def show_measures(self, measures: dict[str, float] | None, meanings: dict[str, str] | None = None) -> None:
+    def show_measures(self, measures: dict[str, float] | None, meanings: dict[str, str] | None = None,
+                      compared: dict[str, float] | None = None, compared_label: str = "compared run") -> None:
+        """One row per measure; ``compared`` adds a column with another run's values."""
         meanings = meanings or MEASURE_MEANINGS
         measures = measures or {}
         keys = [k for k in MEASURE_NAMES if k in measures] + [k for k in measures if k not in MEASURE_NAMES]
+        extra = compared is not None
+        self.setColumnCount(4 if extra else 3)
+        self.setHorizontalHeaderLabels(["measure", "value", *([compared_label] if extra else []), "what it means"])
         self.setRowCount(len(keys))
         for r, key in enumerate(keys):
             name = _item(key, MEASURE_NAMES.get(key, key))
             name.setToolTip(key)
             self.setItem(r, 0, name)
             self.setItem(r, 1, _item(key, format_measure(key, measures[key]), right=True))
+            if extra:
+                value = compared.get(key)
+                self.setItem(r, 2, _item(key, "" if value is None else format_measure(key, value), right=True))
             meaning = _item(key, meanings.get(key, ""))
             meaning.setToolTip(meanings.get(key, ""))
-            self.setItem(r, 2, meaning)
+            self.setItem(r, 3 if extra else 2, meaning)
+        header = self.horizontalHeader()
+        for c in range(self.columnCount() - 1):
+            header.setSectionResizeMode(c, QHeaderView.ResizeToContents)
+        header.setStretchLastSection(True)
         self.resizeRowsToContents()
 
     def resizeEvent(self, event) -> None:  # noqa: N802 (Qt naming)

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import QGridLayout, QSplitter, QTabWidget, QVBoxLayout, Q
 
 from ....data.table import Table
 from ....methods.threat.spec import ThreatRun
-from ...controls import Callout, note_label, percent
+from ...controls import note_label, percent
 from ...method_workbench import MethodWorkbench
 from .inspector import VictimInspector
 from .plots import Log2TiHistogram, ThreatScatter, TracePlot
@@ -36,19 +36,30 @@ from .tables import MAX_LISTED, MeasuresTable, ThreatRowsTable, format_measure
 
 __all__ = ["ThreatsWorkbench", "default_columns"]
 
-INTRO = (
-    "<b>Does the release tell an attacker more about the people in it than it teaches about everyone?</b> "
-    "Each point is a person: x = the probability the <i>learner</i> (p_L, learns the population from the release) "
-    "gives their true sensitive value, y = the <i>attacker's</i> (p_A, also knows the person is in the table); "
-    "in the <span style='background:#f2d4d4'>&nbsp;red area&nbsp;</span> the attacker is surer. "
-    "Ti = p_A / p_L; log2 Ti = 1: twice as sure."
-)
+INTRO = ("<b>Does the release tell an attacker more about the people in it than it teaches about "
+         "everyone?</b>")
+GUIDE = (
+    "<b>What it answers.</b> A group-anonymized table (Mondrian, global recoding, Anatomy, or a published CSV) "
+    "teaches a <i>learner</i> about the population (p_L); an <i>attacker</i> who also knows the victim is in the "
+    "table reasons about that person (p_A, Lemma 1 of Boreale et al. 2020). "
+    "<b>What to set first.</b> The sensitive column, the quasi-identifiers and which of them the attacker knows "
+    "(the Adult sample's roles give the paper's choice), the anonymization and its k and ℓ. More sweeps give "
+    "steadier estimates; the convergence diagnostics say whether the sampler settled. "
+    "<b>How to read it.</b> Each point is a person: x = p_L, y = p_A of their true value; in the "
+    "<span style='background:#f2d4d4'>&nbsp;red area&nbsp;</span> the attacker is surer. Ti = p_A / p_L; "
+    "log2 Ti = 1: twice as sure; a long right tail (skewness γ > 0) means a few people are much more exposed. "
+    "Drag over points to list those people; click one to see the paper's Table III for that person.")
+TAB_A = "(a)(b) Attacker right"
+TAB_L = "(c)(d) Learner right"
+TAB_PEOPLE = "Selected people"
+TAB_MEASURES = "Measures"
+TAB_CONVERGENCE = "Convergence"
 EMPTY_TEXT = ("Load a table to begin: pick the bundled “UCI Adult census extract” sample on the left "
               "(or File > Open a CSV table). The Threats tab analyses tables, one row per person.")
-SCATTER_A = "(a) Threatened under p_A (attacker guesses right)"
-SCATTER_L = "(c) Threatened under p_L (learner guesses right)"
-HIST_A = "(b) log2 Ti, threatened under p_A"
-HIST_L = "(d) log2 Ti, threatened under p_L"
+SCATTER_A = "(a) Rows the attacker guesses right"
+SCATTER_L = "(c) Rows the learner guesses right"
+HIST_A = "(b) log2 Ti of the rows in (a)"
+HIST_L = "(d) log2 Ti of the rows in (c)"
 SELECT_HINT = ("<b>Select people</b>: drag a rectangle over points in (a) or (c) (hold Shift for a lasso), or "
                "click a point, to list those rows here; click a row to inspect that person.")
 PLOT_TIP = ("Red area: p_A > p_L, the attacker is more confident than the learner about the person's true value. "
@@ -67,33 +78,22 @@ class ThreatsWorkbench(MethodWorkbench):
     RUN_TEXT = "Analyse threats"
     EMPTY_TEXT = EMPTY_TEXT
     INTRO = INTRO
+    GUIDE = GUIDE
 
     # ------------------------------------------------------------ building
     def build_results(self) -> QWidget:
         self.shown: ThreatRun | None = None
         self.view: RowView | None = None
         self.selected = np.zeros(0, dtype=np.int64)
-
-        self.release_label = note_label("", "body")
-        self.release_label.setObjectName("threat_release")
-        self.summary_label = Callout("", "info")
-        self.summary_label.setObjectName("threat_summary")
-        self.summary_label.setVisible(False)
-        self.summary_label.linkActivated.connect(self._summary_link)
+        self.callout.linkActivated.connect(self._summary_link)
 
         self.scatter_A = ThreatScatter(SCATTER_A, empty_text="Points appear while the sampler runs.")
         self.scatter_L = ThreatScatter(SCATTER_L, empty_text="Points appear while the sampler runs.")
         self.hist_A = Log2TiHistogram(HIST_A, empty_text="", color="#B22222")
         self.hist_L = Log2TiHistogram(HIST_L, empty_text="", color="#0072B2")
-        grid_widget = QWidget()
-        grid = QGridLayout(grid_widget)
-        grid.setContentsMargins(0, 0, 0, 0)
-        for i, plot in enumerate((self.scatter_A, self.hist_A, self.scatter_L, self.hist_L)):
-            grid.addWidget(plot, i // 2, i % 2)
-            plot.setMinimumHeight(170)
+        for plot, key in ((self.scatter_A, "p_A"), (self.scatter_L, "p_L"), (self.hist_A, "Ti"), (self.hist_L, "Ti")):
             plot.plot_widget.setToolTip(PLOT_TIP)
-        grid.setColumnStretch(0, 1)
-        grid.setColumnStretch(1, 1)
+            plot.add_glossary(key)
         for scatter in (self.scatter_A, self.scatter_L):
             scatter.selection_changed.connect(self.select_rows)
 
@@ -107,44 +107,35 @@ class ThreatsWorkbench(MethodWorkbench):
         rows_layout.setContentsMargins(0, 0, 0, 0)
         rows_layout.addWidget(self.selection_label)
         rows_layout.addWidget(self.rows_table, 1)
-        lower = _split(Qt.Horizontal, (rows_box, 1), (self.inspector, 1))
-        plots_page = _split(Qt.Vertical, (grid_widget, 3), (lower, 2))
-        plots_page.setSizes([500, 400])
-        # On a short screen the splitter would squeeze the plots below their
-        # minimum and their axis labels would overlap; keep them whole.
-        plots_page.setCollapsible(0, False)
+        people_page = _split(Qt.Horizontal, (rows_box, 1), (self.inspector, 1))
 
         self.measures_table = MeasuresTable()
         self.diagnostics_label = note_label("Convergence diagnostics appear when sampling finishes.", "body")
         self.diagnostics_label.setObjectName("threat_diagnostics")
-        measures_page = QWidget()
-        measures_layout = QVBoxLayout(measures_page)
-        measures_layout.addWidget(note_label("<b>Threat and faithfulness measures</b> (the paper's Tables IV "
-                                             "and V)", "body"))
-        measures_layout.addWidget(self.measures_table, 3)
         self.trace_plot = TracePlot()
-        self.trace_plot.setMinimumHeight(180)
-        measures_layout.addWidget(self.trace_plot, 2)
-        measures_layout.addWidget(self.diagnostics_label)
+        convergence_page = QWidget()
+        side_layout = QVBoxLayout(convergence_page)
+        side_layout.setContentsMargins(0, 0, 0, 0)
+        side_layout.addWidget(self.trace_plot, 1)
+        side_layout.addWidget(self.diagnostics_label)
 
+        # Each scatter beside its histogram, one tab per side: every plot keeps the tab's full height.
         self.tabs = QTabWidget()
-        self.tabs.addTab(plots_page, "Attacker vs learner (Figures 2-3)")
-        self.tabs.addTab(measures_page, "Measures (Tables IV-V)")
-        page = QWidget()
-        layout = QVBoxLayout(page)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.release_label)
-        layout.addWidget(self.summary_label)
-        layout.addWidget(self.tabs, 1)
-        return page
+        self.tabs.addTab(_split(Qt.Horizontal, (self.scatter_A, 1), (self.hist_A, 1)), TAB_A)
+        self.tabs.addTab(_split(Qt.Horizontal, (self.scatter_L, 1), (self.hist_L, 1)), TAB_L)
+        self.tabs.addTab(people_page, TAB_PEOPLE)
+        self.tabs.addTab(self.measures_table, TAB_MEASURES)
+        self.tabs.addTab(convergence_page, TAB_CONVERGENCE)
+        return self.tabs
 
     # ------------------------------------------------------------ dataset
     def dataset_changed(self, dataset: Any) -> None:
         qi, sensitive = default_columns(dataset)
         self.param_panel.set_value("sensitive", sensitive)
         self.param_panel.set_value("qi", tuple(qi))
-        self.release_label.setText(f"“{dataset.name}”: {dataset.n_rows:,} rows, {len(dataset.frame.columns)} "
-                                   "columns. Choose the columns on the right and press “Analyse threats”.")
+        self.callout.show_text(f"“{html.escape(dataset.name)}”: {dataset.n_rows:,} rows, "
+                               f"{len(dataset.frame.columns)} columns. Choose the columns on the right and press "
+                               "“Analyse threats”.")
 
     # ------------------------------------------------------------ results
     def clear_results(self) -> None:
@@ -155,8 +146,6 @@ class ThreatsWorkbench(MethodWorkbench):
         self.scatter_L.reset_view()
         self.measures_table.show_measures(None)
         self.trace_plot.show_traces(None)
-        self.summary_label.setVisible(False)
-        self.release_label.setText("")
         self.selected = np.zeros(0, dtype=np.int64)
         self._show_selection()
         self.inspector.clear()
@@ -165,18 +154,14 @@ class ThreatsWorkbench(MethodWorkbench):
         self.shown = run
         # A run stopped during burn-in has kept no sample: its "estimates" are placeholders.
         has_result = run.result is not None and run.result.kept > 0
-        if run.release.release is not None:
-            self.release_label.setText(f"<b>Release</b>: {html.escape(run.release.text)}")
         self.view = (RowView.of(run.table.frame, run.release.release.row_group, run.result)
                      if has_result else None)
-        if not has_result:
-            if run.result is not None and not partial:
-                self.summary_label.show_text(
-                    f"Stopped during burn-in after {run.result.sweeps:,} sweeps: no sample was kept, so there are no "
-                    f"estimates. Run again and let it pass the burn-in.", "incomplete")
-                self.summary_label.setVisible(True)
-            return
-        self._show_estimates(run, partial)
+        if has_result:
+            self._show_estimates(run, partial)
+        if partial:
+            release = f"<br>Release: {html.escape(run.release.text)}" if run.release.release is not None else ""
+            text = self._summary_text(run, True) if has_result else "Anonymized; the sampler is burning in…"
+            self.callout.show_text(text + release, "info")
 
     def _show_estimates(self, run: ThreatRun, partial: bool) -> None:
         view, result = self.view, run.result
@@ -188,9 +173,7 @@ class ThreatsWorkbench(MethodWorkbench):
             scatter.highlight(self.selected)
             finite = np.isfinite(log2_ti[rows])
             hist.set_values(log2_ti[rows][finite], result.measures.get(key, float("nan")), int((~finite).sum()))
-        self.measures_table.show_measures(result.measures, result.meanings)
-        self.summary_label.show_text(self._summary_text(run, partial), "info")
-        self.summary_label.setVisible(True)
+        self._show_measures()
         self.diagnostics_label.setText(diagnostics_text(result))
         self.trace_plot.show_traces(result.diagnostics)
         self._show_selection()
@@ -219,6 +202,26 @@ class ThreatsWorkbench(MethodWorkbench):
             f"Faithfulness RF = {format_measure('RF', m.get('RF', float('nan')))} (1 = the release teaches what the "
             f"cleartext would{_rf_caveat(m)}).<br>Attacker knows: {knows}. {sampling}.")
 
+    def _show_measures(self) -> None:
+        run = self.shown
+        if run is None or run.result is None:
+            self.measures_table.show_measures(None)
+            return
+        other = self.compared_run.result.result if self.compared_run is not None else None
+        self.measures_table.show_measures(run.result.measures, run.result.meanings,
+                                          other.measures if other is not None else None,
+                                          self.history_bar.compare_combo.currentText().split(" ")[0] or "compared")
+
+    def show_comparison(self, run) -> None:
+        self._show_measures()
+
+    def promise_html(self, run, description, emphasize: bool) -> str:
+        r: ThreatRun = run.result
+        if r is None or r.result is None or not r.result.kept:
+            return ("Stopped during burn-in: no sample was kept, so there are no estimates. Run again and let it "
+                    "pass the burn-in.")
+        return self._summary_text(r, False)
+
     def _max_ti_row(self) -> int | None:
         """The row the attacker guesses right with the largest Ti (None if the attacker guesses none)."""
         view = self.view
@@ -243,8 +246,11 @@ class ThreatsWorkbench(MethodWorkbench):
         self._show_selection()
         if len(self.selected) == 1:
             self.inspect_row(int(self.selected[0]))
+            self.tabs.setCurrentIndex(2)
 
     def _show_selection(self) -> None:
+        count = len(self.selected) if self.view is not None else 0
+        self.tabs.setTabText(2, f"{TAB_PEOPLE} ({count:,})" if count else TAB_PEOPLE)
         if self.view is None or not len(self.selected):
             self.rows_table.setRowCount(0)
             self.selection_label.setText(SELECT_HINT)
