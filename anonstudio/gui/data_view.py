@@ -37,7 +37,7 @@ from ..data.table import RTData, Table
 from ..data.transactions import TransactionData
 from .chips import GAP, chip_width
 from .column_roles import ColumnSummaryModel, summary_view
-from .controls import STYLE, integer, note_label
+from .controls import STYLE, fitting_size, integer, note_label
 from .rows_model import RowsModel, configure_rows_view
 
 __all__ = ["SearchBar", "RowsTable", "DataView", "DataViewWindow", "DataViews", "rows_of", "headline"]
@@ -352,7 +352,7 @@ class DataViewWindow(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.view)
         self.set_dataset(dataset)
-        self.resize(self.default_size())
+        self.resize(fitting_size(self, QSize(1100, 760)))
 
     @property
     def dataset(self) -> Any:
@@ -362,15 +362,6 @@ class DataViewWindow(QWidget):
         if dataset is not self.view.dataset:
             self.view.set_dataset(dataset)
         self.setWindowTitle(f"Data: {getattr(dataset, 'name', 'dataset')} — anonstudio")
-
-    def default_size(self) -> QSize:
-        screen = self.screen()
-        preferred = QSize(1100, 760)
-        if screen is None:
-            return preferred
-        available = screen.availableGeometry()
-        return QSize(min(preferred.width(), int(available.width() * 0.9)),
-                     min(preferred.height(), int(available.height() * 0.9)))
 
     def closeEvent(self, event) -> None:  # noqa: N802 (Qt naming)
         self.closed.emit(self)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QComboBox,
@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 from ..data.datasets import ReadOptions, applicable_options
 from ..data.io import formats, get_format
 from ..data.preview import ENCODINGS, SEPARATORS, Preview, preview_file, size_text
-from .controls import Callout, narrow_combo, note_label
+from .controls import Callout, fitting_size, narrow_combo, note_label
 from .data_view import RowsTable, rows_of
 
 __all__ = ["ImportDialog"]
@@ -149,19 +149,8 @@ class ImportDialog(QDialog):
         layout.addWidget(self.warnings)
         layout.addWidget(self.tabs, 1)
         layout.addWidget(self.buttons)
-        self.resize(self._default_size())
+        self.resize(fitting_size(self, QSize(980, 680), 0.88))
         self.set_options(options or ReadOptions())
-
-    def _default_size(self):
-        from PySide6.QtCore import QSize
-
-        screen = self.screen()
-        preferred = QSize(980, 680)
-        if screen is None:
-            return preferred
-        available = screen.availableGeometry()
-        return QSize(min(preferred.width(), int(available.width() * 0.9)),
-                     min(preferred.height(), int(available.height() * 0.88)))
 
     # ------------------------------------------------------------- options
     def options(self) -> ReadOptions:

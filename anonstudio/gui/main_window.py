@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from .. import __version__
-from .controls import STYLE
+from .controls import STYLE, fitting_size
 from .datasets_dock import DatasetsPanel, available_samples
 from .jobs_dock import JobsPanel, JobStatus
 from .plots import EXPORT_FORMATS, ExportablePlot
@@ -61,12 +61,7 @@ SCREEN_SHARE = 0.92
 
 def default_size(window: QWidget) -> QSize:
     """The preferred size, shrunk to fit the screen's available area (1280x720 laptops)."""
-    screen = window.screen()
-    if screen is None:
-        return PREFERRED_SIZE
-    available = screen.availableGeometry()
-    return QSize(min(PREFERRED_SIZE.width(), int(available.width() * SCREEN_SHARE)),
-                 min(PREFERRED_SIZE.height(), int(available.height() * SCREEN_SHARE)))
+    return fitting_size(window, PREFERRED_SIZE, SCREEN_SHARE)
 
 
 class CurrentPageStack(QStackedWidget):
