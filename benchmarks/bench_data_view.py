@@ -6,9 +6,11 @@ Prints seconds and resident memory (RSS now and peak, ``resource.getrusage``)
 for: generating the synthetic city (loading), opening the data view
 (constructing it and painting the first screen), sorting by record size,
 finding the records with two items, jumping to a record, and scrolling to the
-end. The baseline is a QStandardItemModel filled with every record's text
-(what a view that formats all rows up front costs), measured on a tenth of
-the records and scaled.
+end; then the side-by-side view of the city with its towers in 100
+partitions (a σ-k^m release), and the data view of a table of a million rows
+(the Adult sample repeated). The baseline is a QStandardItemModel filled with
+every record's text (what a view that formats all rows up front costs),
+measured on a tenth of the records and scaled.
 """
 from __future__ import annotations
 
@@ -38,12 +40,14 @@ def timed(label: str, fn):
     return out
 
 
+from PySide6.QtCore import Qt  # noqa: E402 (after the platform is chosen)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--users", type=int, default=1_000_000)
     args = parser.parse_args()
 
-    from PySide6.QtCore import Qt
     from PySide6.QtGui import QStandardItem, QStandardItemModel
     from PySide6.QtWidgets import QApplication
 
@@ -79,6 +83,9 @@ def main() -> None:
                                                         view.grab()))
     timed("scroll to the end", lambda: (table.scrollToBottom(), view.grab()))
 
+    side_by_side(app, data)
+    table_view(app, args.users)
+
     tenth = max(data.n_records // 10, 1)
 
     def full_model():
@@ -96,6 +103,60 @@ def main() -> None:
     scale = data.n_records / tenth
     print(f"  baseline scaled to {data.n_records:,} records: about {spent * scale:.0f} s and {grown * scale:.0f} MB")
     del model
+
+
+def side_by_side(app, data) -> None:
+    """The city published with its towers in 100 partitions, original and published side by side."""
+    import numpy as np
+
+    from anonstudio.gui.side_by_side import SideBySideView
+    from anonstudio.methods.kmanon import LevelResult
+    from anonstudio.methods.kmanon.compare import PartitionComparison
+
+    labels = (np.arange(data.n_items) * 100 // data.n_items).astype(np.int32)
+    level = LevelResult(level=2, k=10, sigma=1.0, gamma=0, mode="exact", samples=0, violations=0, merges=0,
+                        partitions=100, error=0.0, avg_area_km2=None, seconds=0.0, support_checks=0, unfixable=0,
+                        complete=True, labels=labels)
+
+    def open_view():
+        view = SideBySideView()
+        view.set_comparison(PartitionComparison(data, level, item_word="tower"))
+        view.resize(1280, 720)
+        view.show()
+        view.select_row(0)
+        app.processEvents()
+        view.grab()
+        return view
+
+    view = timed("side by side (100 partitions): open, select", open_view)
+    timed("side by side: sort by published size", lambda: (view.published.sortByColumn(1, Qt.DescendingOrder),
+                                                            view.grab()))
+
+
+def table_view(app, rows: int) -> None:
+    """A table of about ``rows`` rows: the Adult sample repeated."""
+    import pandas as pd
+
+    from anonstudio.data.samples import load_sample
+    from anonstudio.data.table import Table
+    from anonstudio.gui.data_view import DataView
+
+    adult = load_sample("adult")
+    copies = max(rows // adult.n_rows, 1)
+    table = Table(pd.concat([adult.frame] * copies, ignore_index=True), dict(adult.roles), f"adult x{copies}")
+
+    def open_view():
+        view = DataView(table)
+        view.resize(1280, 720)
+        view.show()
+        app.processEvents()
+        view.grab()
+        return view
+
+    view = timed(f"table of {table.n_rows:,} rows: open (column summary included)", open_view)
+    timed("table: find occupation = Sales", lambda: (view.search.find.emit("occupation = Sales"), view.grab()))
+    timed("table: find the text 'Sales' in any column", lambda: (view.search.find.emit("Sales"), view.grab()))
+    timed("table: sort by education", lambda: (view.table.sortByColumn(4, Qt.AscendingOrder), view.grab()))
 
 
 if __name__ == "__main__":

@@ -133,6 +133,8 @@ def test_table_search(people):
     assert rows.search("pisa").rows.tolist() == [0, 3]
     assert rows.search("town = Pisa").rows.tolist() == [0, 3]
     assert rows.search("age=34").rows.tolist() == [0, 3]
+    assert rows.search("income = 2.25").rows.tolist() == [3]
+    assert rows.search("age = old").rows.tolist() == []  # a word never matches a number column
     assert rows.search("34").text == "rows containing “34”"
     assert rows.search("nan").rows.tolist() == []  # a missing value is not the text "nan"
     assert rows.search("#2").rows.tolist() == [2]
@@ -155,7 +157,11 @@ def test_display_value():
         ["3", "4", "2", "0.1", "True", None, None, None, "x"]
 
 
-def test_generalized_records_match_a_brute_force():
+@pytest.mark.parametrize("slice_size", [7, 100_000])
+def test_generalized_records_match_a_brute_force(monkeypatch, slice_size):
+    import anonstudio.data.rows as rows_module
+
+    monkeypatch.setattr(rows_module, "SIZES_SLICE", slice_size)
     rng = np.random.default_rng(3)
     data = TransactionData.from_id_lists([rng.choice(20, size=rng.integers(0, 9), replace=False)
                                           for _ in range(200)], n_items=20)
