@@ -128,8 +128,15 @@ class SearchBar(QWidget):
         layout.setSpacing(2)
         layout.addLayout(top)
         layout.addWidget(self.result)
-        QShortcut(QKeySequence.Find, self, self.field.setFocus, context=Qt.WindowShortcut)
-        QShortcut(QKeySequence("Ctrl+G"), self, self.goto_field.setFocus, context=Qt.WindowShortcut)
+
+    def add_shortcuts(self, owner: QWidget) -> None:
+        """Ctrl+F and Ctrl+G reach the fields while the focus is anywhere in ``owner`` (the view around them).
+
+        Not window-wide: two views in one window (a data view tab and a
+        side-by-side tab) keep their own.
+        """
+        QShortcut(QKeySequence.Find, owner, self.field.setFocus, context=Qt.WidgetWithChildrenShortcut)
+        QShortcut(QKeySequence("Ctrl+G"), owner, self.goto_field.setFocus, context=Qt.WidgetWithChildrenShortcut)
 
     def set_hint(self, hint: str, noun: str = "record") -> None:
         self.field.setPlaceholderText(hint)
@@ -265,6 +272,7 @@ class DataView(QWidget):
         self.warnings = note_label("", "problem")
         self.search = SearchBar()
         self.table = RowsTable()
+        self.search.add_shortcuts(self)
         self.search.find.connect(lambda text: run_search(self.search, [self.table], text))
         self.search.go_to.connect(lambda row: go_to_row(self.search, [self.table], row))
         self.rows_page = rows_page = QWidget()

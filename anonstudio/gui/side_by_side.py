@@ -66,6 +66,7 @@ class SideBySideView(QWidget):
         self.detail = note_label("Select a row to see its group in both tables.")
         self.detail.setObjectName("side_by_side_detail")
 
+        self.search.add_shortcuts(self)
         self.search.find.connect(lambda text: run_search(self.search, self.tables, text))
         self.search.go_to.connect(lambda row: go_to_row(self.search, self.tables, row))
         for table in self.tables:

@@ -88,6 +88,18 @@ def test_search_filters_and_says_what_it_found(view):
     assert model.rowCount() == 1000 and not view.search.result.isVisibleTo(view)
 
 
+def test_keyboard_reaches_find_and_go_to(view, qtbot):
+    view.set_dataset(many_records(100))
+    view.table.setFocus()
+    qtbot.keyClick(view.table, Qt.Key_F, Qt.ControlModifier)
+    assert view.search.field.hasFocus()
+    qtbot.keyClick(view.search.field, Qt.Key_G, Qt.ControlModifier)
+    assert view.search.goto_field.hasFocus()
+    qtbot.keyClicks(view.search.goto_field, "42")
+    qtbot.keyClick(view.search.goto_field, Qt.Key_Return)
+    assert view.table.selected_data_row() == 42
+
+
 def test_go_to_shows_a_record_even_when_a_search_hides_it(view):
     view.set_dataset(many_records(5000))
     view.search.field.setText("3")
