@@ -1,12 +1,86 @@
-"""Open a dataset the way every front end names one: a file path or a bundled sample's name."""
+"""Open a dataset the way every front end names one: a file path or a bundled sample's name.
+
+:class:`ReadOptions` is how a file is read (format, encoding, header row,
+separator, column names); the CLI's ``--format``, ``--encoding`` and
+``--columns`` and the studio's import preview both fill one, and
+:func:`load_with_options` reads a file with it.
+"""
 from __future__ import annotations
 
+import dataclasses
+import inspect
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .errors import DataFormatError
 
-__all__ = ["open_dataset"]
+__all__ = ["open_dataset", "ReadOptions", "load_with_options", "require_regular_file", "applicable_options"]
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """How to read a file; every field left at its default is guessed from the file.
+
+    Parameters
+    ----------
+    format
+        A registered format name (``fimi``, ``csv-table``...); None sniffs the content.
+    encoding
+        A text encoding (``latin-1``...); None reads UTF-8 (a byte-order mark is dropped).
+    header
+        Whether the first row names the columns; None guesses (delimited formats only).
+    sep
+        The field separator; None guesses (delimited formats only).
+    names
+        Column names for a table (they replace a header row, or name a file without one).
+    """
+
+    format: str | None = None
+    encoding: str | None = None
+    header: bool | None = None
+    sep: str | None = None
+    names: tuple[str, ...] = ()
+
+    def replace(self, **changes: Any) -> "ReadOptions":
+        return dataclasses.replace(self, **changes)
+
+    def format_for(self, path: str | Path):
+        """The :class:`~anonstudio.data.io.Format` these options read ``path`` with (column names mean a table)."""
+        from .io import get_format, sniff_format
+
+        if self.format:
+            return get_format(self.format)
+        return sniff_format(path, "table" if self.names else None)
+
+    def loader_options(self, fmt) -> dict[str, Any]:
+        """The options the format's loader takes (the others do not apply to it)."""
+        accepted = applicable_options(fmt)
+        wanted = {"encoding": self.encoding, "sep": self.sep, "header": self.header,
+                  "names": list(self.names) if self.names else None}
+        return {k: v for k, v in wanted.items() if v is not None and k in accepted}
+
+
+def applicable_options(fmt) -> set[str]:
+    """Which of :class:`ReadOptions`' fields (``encoding``, ``sep``, ``header``, ``names``) a format's loader takes."""
+    accepted = inspect.signature(fmt.load).parameters
+    return {name for name in ("encoding", "sep", "header", "names") if name in accepted}
+
+
+def load_with_options(path: str | Path, options: ReadOptions | None = None, *, report=None) -> Any:
+    """Load ``path`` (a TransactionData or a Table) as ``options`` say.
+
+    Raises DataFormatError naming file, line and reason; ValueError for an
+    unknown format name.
+    """
+    from .io import load_table, load_transactions
+
+    options = options or ReadOptions()
+    fmt = options.format_for(path)
+    kwargs = options.loader_options(fmt)
+    if fmt.kind == "table":
+        return load_table(path, format=fmt.name, report=report, **kwargs)
+    return load_transactions(path, format=fmt.name, report=report, **kwargs)
 
 
 def open_dataset(spec: str | Path, *, format: str | None = None, encoding: str | None = None,
@@ -18,23 +92,23 @@ def open_dataset(spec: str | Path, *, format: str | None = None, encoding: str |
     such file or sample, a folder, pipe or device instead of a file, or a bad
     file; ValueError for an unknown format name.
     """
-    from .io import load_file, load_table
     from .samples import list_samples, load_sample
 
     path = Path(spec)
     if path.exists() or path.is_symlink():
-        _require_regular_file(path)
-        if columns:
-            names = [c.strip() for c in columns.split(",") if c.strip()]
-            options = {"encoding": encoding} if encoding else {}
-            return load_table(path, format=format, header=False, names=names, **options)
-        return load_file(path, format, encoding=encoding)
+        require_regular_file(path)
+        names = tuple(c.strip() for c in columns.split(",") if c.strip()) if columns else ()
+        options = ReadOptions(format=format, encoding=encoding, header=False if names else None, names=names)
+        if names and "names" not in options.loader_options(fmt := options.format_for(path)):
+            raise ValueError(f"column names apply to a CSV table; format {fmt.name!r} takes none")
+        return load_with_options(path, options)
     if not path.suffix and str(spec) in {s.name for s in list_samples()}:
         return load_sample(str(spec))
     raise DataFormatError(path, "no such file or bundled sample (anonstudio-cli samples lists the samples)")
 
 
-def _require_regular_file(path: Path) -> None:
+def require_regular_file(path: Path) -> None:
+    """DataFormatError unless ``path`` is a regular file (or a link to one)."""
     from .io.atomic import file_kind
 
     try:

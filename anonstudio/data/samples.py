@@ -124,7 +124,11 @@ def load_sample(name: str | Sample, root: Path | None = None) -> TransactionData
         table = load_table(sample.data_path, format=fmt, **options)
         table.name = sample.name
         roles = {c: r for c, r in sample.meta.get("roles", {}).items() if c in table.frame.columns}
-        return table.with_roles(**roles) if roles else table
+        if not roles:
+            return table
+        marked = table.with_roles(**roles)
+        attach_report(marked, load_report(table))  # keep the loader's warnings (missing values)
+        return marked
     data = load_transactions(sample.data_path, format=fmt, **options)
     coords_file = sample.file("coords") or sample.file("coordinates")
     if coords_file is not None:

@@ -61,15 +61,10 @@ def transactions_info(data, top: int) -> dict[str, Any]:
 
 
 def table_info(table) -> dict[str, Any]:
-    """Rows, and per column its type, distinct values and missing count."""
-    frame = table.frame
-    columns = []
-    for name in frame.columns:
-        col = frame[name]
-        kind = "integer" if col.dtype.kind in "iu" or str(col.dtype) == "Int64" else (
-            "number" if col.dtype.kind == "f" else "text")
-        columns.append({"name": str(name), "type": kind, "distinct": int(col.nunique(dropna=True)),
-                        "missing": int(col.isna().sum()), "role": table.role(name).value})
+    """Rows, and per column its type, distinct values, missing count and role (as the studio shows them)."""
+    from ...data.summary import column_summaries
+
+    columns = [c.to_json() for c in column_summaries(table, top=0)]
     return {"kind": "table", "name": table.name, "rows": int(table.n_rows), "columns": columns}
 
 
@@ -90,9 +85,9 @@ def _print_table(info: dict[str, Any]) -> None:
     print(f"rows: {info['rows']:,}")
     print(f"columns: {len(info['columns'])}")
     width = max((len(c["name"]) for c in info["columns"]), default=4)
-    print(f"  {'column':<{width}}  {'type':<7}  {'distinct':>8}  {'missing':>8}")
+    print(f"  {'column':<{width}}  {'type':<7}  {'distinct':>8}  {'missing':>8}  role")
     for c in info["columns"]:
-        print(f"  {c['name']:<{width}}  {c['type']:<7}  {c['distinct']:>8,}  {c['missing']:>8,}")
+        print(f"  {c['name']:<{width}}  {c['type']:<7}  {c['distinct']:>8,}  {c['missing']:>8,}  {c['role']}")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -84,6 +84,7 @@ def load_csv_sets(path: str | Path, report: LoadReport, *, column: str | int | N
         named = isinstance(column, str) and column in rows.rows[0] and not column.isdigit()
         header = named or _first_row_is_header(rows.rows, index if column is None else None, item_sep, report)
     names = [h.strip() for h in rows.rows[0]] if header else None
+    report.details.update(separator=rows.sep, header=bool(header))
     body = rows.rows[1:] if header else rows.rows
     if column is not None:
         index = column_index(names, column, 0, path, len(rows.rows[0]))

@@ -74,6 +74,7 @@ def load_csv_long(path: str | Path, report: LoadReport, *, header: bool | str = 
     path = Path(path)
     rows = read_rows(path, sep=sep, encoding=encoding, latin1_fallback=latin1_fallback, min_fields=2)
     names, body, body_lines = _split_header(rows, header, path, RECORD_NAMES + ITEM_NAMES + TIME_NAMES)
+    report.details.update(separator=rows.sep, header=names is not None)
     n_fields = len(rows.rows[0])
     r = column_index(names, record, 0, path, n_fields)
     i = column_index(names, item, 1, path, n_fields)
@@ -85,8 +86,8 @@ def load_checkins(path: str | Path, report: LoadReport, *, header: bool | str = 
     """Read ``user<TAB>item[<TAB>time]`` rows into one record per user."""
     path = Path(path)
     rows = read_rows(path, sep=sep, encoding=encoding, latin1_fallback=latin1_fallback, min_fields=2)
-    _, body, body_lines = _split_header(rows, header, path, RECORD_NAMES + ITEM_NAMES + TIME_NAMES)
-    report.details["checkins"] = len(body)
+    names, body, body_lines = _split_header(rows, header, path, RECORD_NAMES + ITEM_NAMES + TIME_NAMES)
+    report.details.update(separator=rows.sep, header=names is not None, checkins=len(body))
     return _long_to_transactions(path, report, body, body_lines, 0, 1)
 
 

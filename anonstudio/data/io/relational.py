@@ -75,6 +75,7 @@ def load_csv_table(path: str | Path, report: LoadReport, *, header: bool | str =
                      encoding=encoding, latin1_fallback=latin1_fallback)
     if header == "auto":
         header = looks_like_header(rows.rows)
+    report.details.update(separator=rows.sep, header=bool(header))
     body = rows.rows[1:] if header else rows.rows
     n_fields = len(rows.rows[0])
     if names is not None:

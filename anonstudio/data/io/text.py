@@ -1,13 +1,17 @@
 """Reading input files as text, with clear errors for files that are not text."""
 from __future__ import annotations
 
+import contextvars
 import gzip
 import zlib
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 from ..errors import DataFormatError
 
-__all__ = ["MissingFileError", "read_bytes", "read_text", "line_of_offset", "SNIFF_BYTES"]
+__all__ = ["MissingFileError", "read_bytes", "read_text", "line_of_offset", "SNIFF_BYTES", "reading_head",
+           "HeadRead"]
 
 #: How much of a file the format sniffers look at.
 SNIFF_BYTES = 64 * 1024
@@ -20,12 +24,60 @@ class MissingFileError(DataFormatError, FileNotFoundError):
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
+class HeadRead:
+    """What :func:`reading_head` read: the limit, and whether a file was longer than it."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.truncated = False
+
+
+_HEAD: contextvars.ContextVar[HeadRead | None] = contextvars.ContextVar("anonstudio_head", default=None)
+
+
+@contextmanager
+def reading_head(limit: int) -> Iterator[HeadRead]:
+    """Within the block, loaders in this thread read only the first ``limit`` bytes of a file.
+
+    The import preview runs the real loader this way, so that the preview
+    shows the records exactly as a full load would read them. The head ends
+    at a line end (outside quotes); ``HeadRead.truncated`` tells whether the
+    file went on.
+    """
+    head = HeadRead(limit)
+    token = _HEAD.set(head)
+    try:
+        yield head
+    finally:
+        _HEAD.reset(token)
+
+
+def _whole_lines(raw: bytes) -> bytes:
+    """``raw`` cut after its last line end that is outside a quoted field."""
+    end = len(raw)
+    while end > 0:
+        end = raw.rfind(b"\n", 0, end)
+        if end < 0:
+            break
+        if raw.count(b'"', 0, end) % 2 == 0:  # "" inside quotes counts twice: the parity holds
+            return raw[:end + 1]
+    return raw
+
+
 def read_bytes(path: str | Path, limit: int | None = None) -> bytes:
     """The file's bytes (at most ``limit``), or a DataFormatError naming it.
 
     Gzip-compressed files (benchmark data is often shipped as ``.dat.gz``)
-    are decompressed transparently.
+    are decompressed transparently. Inside :func:`reading_head` a whole-file
+    read returns the head only.
     """
+    head = _HEAD.get() if limit is None else None
+    if head is not None:
+        raw = read_bytes(path, head.limit + 1)
+        if len(raw) > head.limit:
+            head.truncated = True
+            raw = _whole_lines(raw[:head.limit])
+        return raw
     path = Path(path)
     if not path.exists():
         raise MissingFileError(path, "no such file")

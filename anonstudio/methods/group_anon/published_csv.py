@@ -52,7 +52,7 @@ from .cells import CellError, cell_text, multiset_text, parse_cell, parse_multis
 from .domains import build_domains, column_domain, encode_column, is_numeric_domain, value_text
 from .release import GroupRelease, canonical_group_ids, member_cells
 
-__all__ = ["export_release", "import_release", "load_domain_file", "DEFAULT_GID_COLUMN"]
+__all__ = ["export_release", "import_release", "load_domain_file", "group_multisets", "DEFAULT_GID_COLUMN"]
 
 DEFAULT_GID_COLUMN = "gid"
 
@@ -87,6 +87,17 @@ def _row_ids(table: Table, id_column: str) -> list[str]:
     return [str(i + 1) for i in range(table.n_rows)]
 
 
+def group_multisets(release: GroupRelease, table: Table) -> list[str]:
+    """Each group's sensitive values as published by Anatomy: ``{Flu|Flu|Heart}``, per group."""
+    domain = release.domains[release.sensitive]
+    s_codes = encode_column(table.frame[release.sensitive], domain)
+    # Rows sorted by (group, sensitive code): each group's multiset is one contiguous run.
+    order = np.lexsort((s_codes, release.row_group))
+    bounds = np.searchsorted(release.row_group[order], np.arange(release.n_groups + 1))
+    return [multiset_text([domain[c] for c in s_codes[order[bounds[g]:bounds[g + 1]]]])
+            for g in range(release.n_groups)]
+
+
 def export_release(release: GroupRelease, table: Table, path: str | Path, *,
                    gid_column: str = DEFAULT_GID_COLUMN, id_column: str | None = None) -> None:
     """Write ``release`` (aligned with ``table``) as CSV, atomically. See the module docstring."""
@@ -101,13 +112,7 @@ def export_release(release: GroupRelease, table: Table, path: str | Path, *,
         qi_cell = lambda c, i, g: group_texts[c][g]  # noqa: E731
         qi_columns = {}
     else:
-        domain = release.domains[release.sensitive]
-        s_codes = encode_column(frame[release.sensitive], domain)
-        # Rows sorted by (group, sensitive code): each group's multiset is one contiguous run.
-        order = np.lexsort((s_codes, release.row_group))
-        bounds = np.searchsorted(release.row_group[order], np.arange(release.n_groups + 1))
-        multisets = [multiset_text([domain[c] for c in s_codes[order[bounds[g]:bounds[g + 1]]]])
-                     for g in range(release.n_groups)]
+        multisets = group_multisets(release, table)
         qi_columns = {c: [value_text(v) for v in frame[c]] for c in release.qi}
         qi_cell = lambda c, i, g: qi_columns[c][i]  # noqa: E731
     with atomic_write(path) as fh:
