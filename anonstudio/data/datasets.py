@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .errors import DataFormatError
 
-__all__ = ["open_dataset", "ReadOptions", "load_with_options", "require_regular_file", "applicable_options"]
+__all__ = ["open_dataset", "ReadOptions", "load_with_options", "require_regular_file", "applicable_options",
+           "DatasetOrigin", "attach_origin", "origin_of"]
 
 
 @dataclass(frozen=True)
@@ -79,8 +81,51 @@ def load_with_options(path: str | Path, options: ReadOptions | None = None, *, r
     fmt = options.format_for(path)
     kwargs = options.loader_options(fmt)
     if fmt.kind == "table":
-        return load_table(path, format=fmt.name, report=report, **kwargs)
-    return load_transactions(path, format=fmt.name, report=report, **kwargs)
+        data = load_table(path, format=fmt.name, report=report, **kwargs)
+    else:
+        data = load_transactions(path, format=fmt.name, report=report, **kwargs)
+    attach_origin(data, DatasetOrigin(path=Path(path), options=options))
+    return data
+
+
+@dataclass(frozen=True)
+class DatasetOrigin:
+    """How to open a loaded dataset again: a bundled sample's name, or a file and how it was read.
+
+    Projects store it; :meth:`open` reads the same data again.
+    """
+
+    sample: str | None = None
+    path: Path | None = None
+    options: ReadOptions = ReadOptions()
+
+    def open(self, path: Path | None = None) -> Any:
+        """Load the dataset again (from ``path`` instead when the file moved)."""
+        if self.sample is not None:
+            from .samples import load_sample
+
+            return load_sample(self.sample)
+        target = Path(path or self.path)
+        require_regular_file(target)
+        return load_with_options(target, self.options)
+
+
+# Kept beside the datasets rather than inside them (TransactionData is frozen);
+# the weak keys let a dataset be garbage-collected.
+_ORIGINS: "weakref.WeakKeyDictionary[Any, DatasetOrigin]" = weakref.WeakKeyDictionary()
+
+
+def attach_origin(data: Any, origin: DatasetOrigin) -> None:
+    """Remember how ``data`` was opened (a table with new roles passes its origin on)."""
+    _ORIGINS[data] = origin
+
+
+def origin_of(data: Any) -> DatasetOrigin | None:
+    """How ``data`` was opened; None for data built in memory (a generated city, a test's table)."""
+    try:
+        return _ORIGINS.get(data)
+    except TypeError:
+        return None
 
 
 def open_dataset(spec: str | Path, *, format: str | None = None, encoding: str | None = None,

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..data.datasets import ReadOptions
+from ..data.datasets import ReadOptions, attach_origin, origin_of
 from ..data.io import load_report
 from ..data.io.report import attach_report
 from ..data.table import Role, Table
@@ -267,6 +267,8 @@ class DatasetsPanel(QWidget):
             return
         new = Table(old.frame, {str(c): Role(r) for c, r in roles.items()}, old.name, old.source)
         attach_report(new, load_report(old))
+        if origin_of(old) is not None:
+            attach_origin(new, origin_of(old))
         self.data_views.roles_changed(old, new)
         self.set_dataset(new, loaded=False)
 

@@ -317,6 +317,9 @@ class MethodSpec(abc.ABC):
     cli_options: tuple[tuple[str, dict], ...] = ()
     #: Sweeps the family offers by default (the paper's figures), as ``methods.sweep.SweepPreset`` s.
     sweeps: tuple = ()
+    #: Version of the params' saved form; raise it (and extend :meth:`migrate_params`) when a field is
+    #: renamed, removed or changes meaning, so projects saved by older versions still open.
+    params_schema: int = 1
 
     # ---------------------------------------------------------------- hooks
     def accepts(self, data: Any) -> bool:
@@ -379,6 +382,19 @@ class MethodSpec(abc.ABC):
             lines.append(f"{key} = {_fmt(value)}")
         return lines
 
+    def migrate_params(self, values: dict[str, Any], schema: int) -> dict[str, Any]:
+        """Saved params of ``schema`` brought up to :attr:`params_schema` (override when it grows).
+
+        Raises
+        ------
+        ParameterError
+            For params saved by a newer anonstudio (a schema above ours).
+        """
+        if schema > self.params_schema:
+            raise ParameterError(f"the {self.name} parameters were saved by a newer anonstudio (schema {schema}; "
+                                 f"this version reads up to {self.params_schema})")
+        return values
+
     # ------------------------------------------------------------- helpers
     def params_from(self, values: dict[str, Any] | None = None) -> Any:
         """A validated params object from field values (CLI, project files)."""
@@ -434,6 +450,8 @@ class MethodRun:
     seconds: float = 0.0
     started: str = ""
     inputs: dict[str, dict] = field(default_factory=dict)
+    #: True when the run was read back from the result cache rather than computed now.
+    cached: bool = False
 
     @property
     def complete(self) -> bool:
