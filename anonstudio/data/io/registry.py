@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..errors import DataFormatError
-from .text import SNIFF_BYTES, decode_text, read_bytes
+from .text import SNIFF_BYTES, decode_text, read_bytes, split_lines
 
 __all__ = ["Format", "Head", "register", "get_format", "formats", "sniff_format", "format_for_extension",
            "dialog_filters"]
@@ -35,17 +35,18 @@ class Head:
         return Path(self.path.name.lower().removesuffix(".gz")).suffix
 
     @classmethod
-    def read(cls, path: Path) -> "Head":
+    def read(cls, path: Path, encoding: str | None = None) -> "Head":
         raw = read_bytes(path, SNIFF_BYTES)
         if raw.startswith(b"PAR1"):
             return cls(path, raw, [])
-        if not raw.strip():
+        full = len(raw) == SNIFF_BYTES
+        # Not final when the read was cut: a multi-byte character may be cut too.
+        text = decode_text(raw, path, encoding=encoding, latin1_fallback=True, final=not full)
+        if not text.strip():
             raise DataFormatError(path, "the file is empty")
-        if len(raw) == SNIFF_BYTES:
-            # Drop a possibly cut multi-byte character and the cut last line.
-            raw = raw[: raw.rfind(b"\n") + 1] or raw
-        text = decode_text(raw, path, latin1_fallback=True)
-        lines = [ln for ln in text.splitlines() if ln.strip() and not ln.startswith(COMMENT_PREFIXES)]
+        if full:
+            text = text[: text.rfind("\n") + 1] or text  # drop the cut last line
+        lines = [ln for ln in split_lines(text) if ln.strip() and not ln.startswith(COMMENT_PREFIXES)]
         return cls(path, raw, lines[:500])
 
 
@@ -124,7 +125,7 @@ def format_for_extension(path: Path, kind: str | None) -> Format | None:
 CONFIDENT = 0.1
 
 
-def sniff_format(path: str | Path, kind: str | None = None) -> Format:
+def sniff_format(path: str | Path, kind: str | None = None, *, encoding: str | None = None) -> Format:
     """The most plausible format for ``path`` (optionally among one kind).
 
     The format whose sniffer is most confident wins. When none is confident
@@ -138,7 +139,7 @@ def sniff_format(path: str | Path, kind: str | None = None) -> Format:
     recognises the content.
     """
     path = Path(path)
-    head = Head.read(path)
+    head = Head.read(path, encoding)
     scored = sorted(((fmt.sniff(head), i, fmt) for i, fmt in enumerate(formats(kind))),
                     key=lambda t: (-t[0], t[1]))
     if scored and scored[0][0] >= CONFIDENT:

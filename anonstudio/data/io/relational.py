@@ -14,7 +14,7 @@ from __future__ import annotations
 import csv
 import re
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
@@ -22,40 +22,57 @@ import pandas as pd
 from ..errors import DataFormatError
 from ..table import Table
 from .atomic import atomic_write
-from .delimited import is_number, looks_like_header, read_rows
+from .delimited import is_number, iter_rows, looks_like_header
 from .registry import Format, Head, register
 from .report import LoadReport
 from .shape import RAGGED_SCORE, delimited_shape
+from .text import read_text
 
 __all__ = ["load_csv_table", "save_csv_table", "uci_attribute_names"]
 
-def _column(values: list[str], missing: set[str]) -> tuple[pd.Series, int]:
-    """Typed column and its number of missing values."""
-    raw = pd.Series(values, dtype=object).str.strip()
-    is_missing = (raw.isin(missing) | (raw == "")).to_numpy()
+def _column(values: np.ndarray, missing: set[str]) -> tuple[pd.Series, int]:
+    """Typed column and its number of missing values.
+
+    Works on the distinct values (factorized by pandas in C): stripping,
+    missing markers and the number test run once per distinct value, which
+    keeps a categorical column of a large table cheap.
+    """
+    codes, uniques = pd.factorize(values, sort=False)
+    texts = [u.strip() for u in uniques.tolist()]
+    absent = np.fromiter((t == "" or t in missing for t in texts), dtype=bool, count=len(texts))
+    is_missing = absent[codes] if len(codes) else np.zeros(0, dtype=bool)
     n_missing = int(is_missing.sum())
-    present = raw[~is_missing]
-    # A cheap look at a few values first: parsing a text column as numbers is slow.
-    looks_numeric = len(present) and all(is_number(v) for v in present.iloc[:20])
-    numbers = pd.to_numeric(present, errors="coerce") if looks_numeric else None
-    if numbers is not None and numbers.notna().all():
+    present = [t for t, a in zip(texts, absent) if not a]
+    numbers = None
+    if present and all(is_number(t) for t in present):
+        numbers = pd.to_numeric(pd.Series(present, dtype=object), errors="coerce")
+        if numbers.isna().any():
+            numbers = None
+    if numbers is not None:
+        by_code = np.zeros(len(texts), dtype=numbers.dtype)
+        by_code[~absent] = numbers.to_numpy()
+        column = by_code[codes]
         if numbers.dtype.kind in "iu":
             if not n_missing:
-                return numbers.astype(np.int64).reset_index(drop=True), 0
-            out = pd.Series(pd.array([pd.NA] * len(raw), dtype="Int64"))
-            out[~is_missing] = numbers.to_numpy()
-            return out, n_missing
-        out = np.full(len(raw), np.nan)
-        out[~is_missing] = numbers.to_numpy(dtype=np.float64)
-        return pd.Series(out), n_missing
-    return raw.where(~is_missing, None).astype("str").reset_index(drop=True), n_missing
+                return pd.Series(column.astype(np.int64)), 0
+            out = pd.array(column.astype(np.int64), dtype="Int64")
+            out[is_missing] = pd.NA
+            return pd.Series(out), n_missing
+        column = column.astype(np.float64)
+        column[is_missing] = np.nan
+        return pd.Series(column), n_missing
+    by_code = np.asarray(texts, dtype=object)
+    column = by_code[codes] if len(codes) else np.zeros(0, dtype=object)
+    if n_missing:
+        column[is_missing] = None
+    return pd.Series(column, dtype="str"), n_missing
 
 
 def load_csv_table(path: str | Path, report: LoadReport, *, header: bool | str = "auto",
                    missing: Sequence[str] = ("?",), sep: str | None = None, names: Sequence[str] | None = None,
                    strip_label_dots: bool | str = "auto", encoding: str | None = None,
-                   latin1_fallback: bool = False) -> Table:
-    """Read a relational CSV (see module docstring).
+                   latin1_fallback: bool = False, progress: Any = None) -> Table:
+    """Read a relational CSV (see module docstring), chunk by chunk.
 
     Parameters
     ----------
@@ -69,33 +86,45 @@ def load_csv_table(path: str | Path, report: LoadReport, *, header: bool | str =
     strip_label_dots
         ``"auto"``: drop a trailing ``.`` from the last column when every
         value there ends with one (adult.test); True/False force it.
+    progress
+        Told the share read; a cancel raises
+        :class:`~anonstudio.data.errors.LoadCancelled`.
     """
     path = Path(path)
-    rows = read_rows(path, sep=sep, candidates=(",", "\t", ";", "|"), skipinitialspace=True,
-                     encoding=encoding, latin1_fallback=latin1_fallback)
-    if header == "auto":
-        header = looks_like_header(rows.rows)
-    body = rows.rows[1:] if header else rows.rows
-    n_fields = len(rows.rows[0])
-    if names is not None:
-        names = [str(n) for n in names]
-        if len(names) != n_fields:
-            raise DataFormatError(path, f"{len(names)} column names given but rows have {n_fields} fields")
-    elif header:
-        names = [h.strip() for h in rows.rows[0]]
-    else:
-        names = _names_from_sibling(path, n_fields, report) or [f"c{j + 1}" for j in range(n_fields)]
-    if len(set(names)) != len(names):
-        dup = next(n for n in names if names.count(n) > 1)
-        raise DataFormatError(path, f"column name {dup!r} occurs twice", rows.lines[0])
-    if not body:
+    reader = iter_rows(path, sep=sep, candidates=(",", "\t", ";", "|"), skipinitialspace=True,
+                       encoding=encoding, latin1_fallback=latin1_fallback, progress=progress)
+    parts: list[list[np.ndarray]] = []
+    for n, chunk in enumerate(reader):
+        if n == 0:
+            first_rows = chunk.rows(201)
+            use_header = looks_like_header(first_rows) if header == "auto" else bool(header)
+            n_fields = reader.n_fields
+            if names is not None:
+                names = [str(x) for x in names]
+                if len(names) != n_fields:
+                    raise DataFormatError(path, f"{len(names)} column names given but rows have {n_fields} fields")
+            elif use_header:
+                names = [h.strip() for h in first_rows[0]]
+            else:
+                names = _names_from_sibling(path, n_fields, report) or [f"c{j + 1}" for j in range(n_fields)]
+            if len(set(names)) != len(names):
+                dup = next(x for x in names if names.count(x) > 1)
+                raise DataFormatError(path, f"column name {dup!r} occurs twice", reader.first_line)
+            if use_header:
+                chunk = chunk.drop_first()
+        if chunk.n_rows:
+            parts.append(chunk.columns)
+    if not parts:
         raise DataFormatError(path, "the file has a header but no data rows")
-    columns = list(zip(*body))
+    if progress is not None:
+        progress.set(1.0, f"typing the columns of {path.name}")
     missing_set = set(missing)
     frame = {}
     missing_counts = {}
-    for name, values in zip(names, columns):
-        frame[name], missing_counts[name] = _column(list(values), missing_set)
+    for j, name in enumerate(names):
+        values = parts[0][j] if len(parts) == 1 else np.concatenate([p[j] for p in parts])
+        frame[name], missing_counts[name] = _column(values, missing_set)
+    parts.clear()
     df = pd.DataFrame(frame)
     last = names[-1]
     if strip_label_dots and df[last].dtype == "str":
@@ -131,7 +160,10 @@ def save_csv_table(table: Table, path: str | Path, *, sep: str = ",") -> None:
 def uci_attribute_names(names_file: str | Path) -> list[str]:
     """Attribute names from a UCI ``.names`` file (lines ``name: values.``)."""
     out = []
-    text = Path(names_file).read_text(encoding="utf-8", errors="replace")
+    try:
+        text = read_text(names_file, latin1_fallback=True, allow_empty=True)
+    except DataFormatError:
+        return []
     for line in text.splitlines():
         m = re.match(r"^([A-Za-z][\w-]*):\s", line)
         if m:
