@@ -155,7 +155,7 @@ def run_method(spec: MethodSpec, args: argparse.Namespace) -> int:
     allow = bool(getattr(args, "allow_unverified", False))
     check_outputs(spec, {**paths, "json": args.json}, None, params)
     data = load_dataset_argument(args.dataset, format=args.format, encoding=args.encoding, columns=args.columns,
-                                 kinds=spec.data_kinds, opener=spec.open_dataset)
+                                 kinds=spec.data_kinds, opener=spec.open_dataset, quiet=args.quiet)
     check_outputs(spec, {**paths, "json": args.json}, data, params)
     options = {flag.lstrip("-").replace("-", "_"): getattr(args, f"option_{flag.lstrip('-').replace('-', '_')}")
                for flag, _ in spec.cli_options}

@@ -38,6 +38,22 @@ _BLANK_LINE = re.compile(r"^[^\S\n]*$", re.MULTILINE)
 _COMMENT_LINE = re.compile("^[" + re.escape("".join(COMMENT_PREFIXES)) + "]", re.MULTILINE)
 
 
+def _empty_lines(body: str) -> np.ndarray:
+    """0-based indices of the empty lines of ``body`` (text without its final line end)."""
+    if not (body.startswith("\n") or body.endswith("\n") or "\n\n" in body or body == ""):
+        return np.zeros(0, dtype=np.int64)
+    out = []
+    line = 0
+    pos = 0
+    if body.startswith("\n") or body == "":
+        out.append(0)
+    for match in re.finditer("\n(?=\n|$)", body):
+        line += body.count("\n", pos, match.start() + 1)
+        pos = match.start() + 1
+        out.append(line)
+    return np.asarray(out, dtype=np.int64)
+
+
 def is_number(s: str) -> bool:
     return bool(_NUMBER.match(s))
 
@@ -144,7 +160,8 @@ class RowReader:
     def __iter__(self) -> Iterator[RowChunk]:
         for chunk in self._chunks:
             if self.sep is None:
-                lines, _ = content_lines(chunk.text, chunk.first_line)
+                head = chunk.text[:65536]
+                lines, _ = content_lines(head[: head.rfind("\n") + 1] or head, chunk.first_line)
                 self.sep = sniff_delimiter(lines, self.candidates) or self.candidates[0]
             rows = self._fast(chunk.text, chunk.first_line)
             if rows is None:
@@ -158,26 +175,39 @@ class RowReader:
     def _fast(self, text: str, first_line: int) -> RowChunk | None:
         """pandas' C parser on a plain chunk, or None when the line-by-line reader must look at it."""
         sep = self.sep
-        if '"' in text or _COMMENT_LINE.search(text) or _BLANK_LINE.search(text[:-1] if text.endswith("\n") else text):
+        if '"' in text or text.startswith(COMMENT_PREFIXES) or _COMMENT_LINE.search(text):
             return None
-        n_lines = text.count("\n") + (0 if text.endswith("\n") else 1)
-        first = text[: text.find("\n")] if "\n" in text else text
+        body = text[:-1] if text.endswith("\n") else text
+        if (body.startswith((" ", "\t")) or "\n " in body or "\n\t" in body) and _BLANK_LINE.search(body):
+            return None  # a line of spaces only: the exact reader decides what it is
+        n_lines = body.count("\n") + 1
+        blank = _empty_lines(body)
+        first_content = 0
+        for b in blank.tolist():  # sorted: the first line that is not empty
+            if b != first_content:
+                break
+            first_content += 1
+        if first_content >= n_lines:
+            return None
+        first = body.split("\n", first_content + 1)[first_content]
         fields = first.count(sep) + 1
         expected = self.n_fields if self.n_fields is not None else fields
+        rows = n_lines - len(blank)
         # Without quotes a line has one field more than separators: the first line has the expected number,
         # the parser refuses a line with more than the first, and the total says none has fewer.
-        if fields != expected or fields < self.min_fields or text.count(sep) != n_lines * (fields - 1):
+        if fields != expected or fields < self.min_fields or body.count(sep) != rows * (fields - 1):
             return None
         try:
             frame = pd.read_csv(io.StringIO(text), sep=sep, header=None, dtype=object, na_filter=False,
                                 keep_default_na=False, skipinitialspace=self.skipinitialspace,
-                                quoting=csv.QUOTE_NONE, engine="c", skip_blank_lines=False, index_col=False)
+                                quoting=csv.QUOTE_NONE, engine="c", skip_blank_lines=True, index_col=False)
         except (pd.errors.ParserError, ValueError):
             return None
-        if frame.shape != (n_lines, fields):
+        if frame.shape != (rows, fields):
             return None
-        self._seen(fields, first_line)
-        return RowChunk([frame[c].to_numpy(dtype=object) for c in frame.columns], first_line)
+        lines = first_line if not len(blank) else np.delete(np.arange(n_lines, dtype=np.int64), blank) + first_line
+        self._seen(fields, first_line + first_content)
+        return RowChunk([frame[c].to_numpy(dtype=object) for c in frame.columns], lines)
 
     def _seen(self, fields: int, first_line: int) -> None:
         if self.n_fields is None:

@@ -151,6 +151,9 @@ def sniff_csv_long(head: Head) -> float:
             continue
         if has_header and rows[0][0].strip().lower() in RECORD_NAMES:
             return 0.9
+        known = RECORD_NAMES + ITEM_NAMES + TIME_NAMES
+        if has_header and not any(f.strip().lower() in known for f in rows[0]):
+            return 0.25  # two named columns, neither a record nor an item: more likely a small table
         body = rows[1:] if has_header else rows
         if _records_repeat(body):
             return 0.65 if sep != "\t" else 0.5

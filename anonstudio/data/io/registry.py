@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..errors import DataFormatError
-from .text import SNIFF_BYTES, decode_text, read_bytes, split_lines
+from .text import SNIFF_BYTES, decode_text, read_bytes, split_records
 
 __all__ = ["Format", "Head", "register", "get_format", "formats", "sniff_format", "format_for_extension",
            "dialog_filters"]
@@ -27,7 +27,7 @@ class Head:
 
     path: Path
     raw: bytes
-    lines: list[str]  # first non-blank, non-comment lines (line ends removed)
+    lines: list[str]  # first non-blank, non-comment records (line ends removed; quoted line ends kept)
 
     @property
     def extension(self) -> str:
@@ -46,7 +46,8 @@ class Head:
             raise DataFormatError(path, "the file is empty")
         if full:
             text = text[: text.rfind("\n") + 1] or text  # drop the cut last line
-        lines = [ln for ln in split_lines(text) if ln.strip() and not ln.startswith(COMMENT_PREFIXES)]
+        # Quoted CSV fields may hold line ends: the sniffers see one entry per record.
+        lines = [ln for ln in split_records(text) if ln.strip() and not ln.startswith(COMMENT_PREFIXES)]
         return cls(path, raw, lines[:500])
 
 

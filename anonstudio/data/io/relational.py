@@ -44,9 +44,11 @@ def _column(values: np.ndarray, missing: set[str]) -> tuple[pd.Series, int]:
     n_missing = int(is_missing.sum())
     present = [t for t, a in zip(texts, absent) if not a]
     numbers = None
-    if present and all(is_number(t) for t in present):
+    # A cheap look at a few values first: parsing a text column as numbers is wasted work.
+    if present and all(is_number(t) for t in present[:20]):
         numbers = pd.to_numeric(pd.Series(present, dtype=object), errors="coerce")
-        if numbers.isna().any():
+        # to_numeric takes what is_number takes, and also inf and nan: those make a text column.
+        if numbers.isna().any() or (numbers.dtype.kind == "f" and not np.isfinite(numbers.to_numpy()).all()):
             numbers = None
     if numbers is not None:
         by_code = np.zeros(len(texts), dtype=numbers.dtype)

@@ -41,7 +41,7 @@ from typing import Any, Iterator
 
 from ..errors import DataFormatError, LoadCancelled
 
-__all__ = ["MissingFileError", "read_bytes", "read_text", "decode_text", "line_of_offset", "split_lines",
+__all__ = ["MissingFileError", "read_bytes", "read_text", "decode_text", "line_of_offset", "split_lines", "split_records",
            "iter_text_chunks", "TextChunk", "InputFile", "require_regular_file", "check_cancel", "SNIFF_BYTES",
            "CHUNK_BYTES", "COMPRESSED_CAP_MIN", "COMPRESSED_EXPANSION"]
 
@@ -255,6 +255,30 @@ def split_lines(text: str) -> list[str]:
     if lines[-1] == "":
         lines.pop()
     return lines
+
+
+def split_records(text: str) -> list[str]:
+    """Like :func:`split_lines`, but a line end inside double quotes (a CSV field) does not split."""
+    if '"' not in text:
+        return split_lines(text)
+    out, start, inside = [], 0, False
+    pos = 0
+    while True:
+        q = text.find('"', pos)
+        end = len(text) if q < 0 else q
+        if not inside:
+            nl = text.find("\n", pos, end)
+            while nl >= 0:
+                out.append(text[start:nl])
+                start = nl + 1
+                nl = text.find("\n", start, end)
+        if q < 0:
+            break
+        inside = not inside  # a doubled quote inside a quoted field toggles twice
+        pos = q + 1
+    if start < len(text):
+        out.append(text[start:])
+    return out
 
 
 @dataclass(frozen=True)
