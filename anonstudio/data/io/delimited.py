@@ -219,7 +219,9 @@ class RowReader:
         """Python's csv module, line by line: exact line numbers and reasons."""
         path = self.path
         lines, numbers = content_lines(text, first_line)
-        reader = csv.reader(lines, delimiter=self.sep, skipinitialspace=self.skipinitialspace, strict=True)
+        # With quotes, lines keep their ends so that a line break inside a quoted field stays in the field.
+        source = (ln + "\n" for ln in lines) if '"' in text else lines
+        reader = csv.reader(source, delimiter=self.sep, skipinitialspace=self.skipinitialspace, strict=True)
         rows: list[list[str]] = []
         row_lines: list[int] = []
         try:
