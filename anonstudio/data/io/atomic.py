@@ -87,12 +87,19 @@ def check_output_path(path: str | Path, *, inputs: tuple[Path, ...] = ()) -> Pat
             raise OutputPathError(path, "is not a regular file (a device, pipe or socket); anonstudio only "
                                         "replaces regular files")
         for source in inputs:
-            with contextlib.suppress(OSError):
-                if source is not None and os.path.samefile(source, target):
-                    raise OutputPathError(path, "is an input of this run; choose another output file")
+            if source is not None and _same_file(source, target):
+                raise OutputPathError(path, "is an input of this run; choose another output file")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise OutputPathError(path, f"the folder {folder} is not writable")
     return target
+
+
+def _same_file(a: str | Path, b: str | Path) -> bool:
+    """Whether two paths name the same file (False when either cannot be inspected)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 def _remove_stale_temporaries(target: Path) -> None:

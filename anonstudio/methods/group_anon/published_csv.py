@@ -314,6 +314,8 @@ def import_release(
         raise ValueError(f"unknown scheme {scheme!r}")
     if scheme == "vertical" and not has_sensitive:
         raise DataFormatError(path, f"a vertical (Anatomy) file needs the sensitive column {sensitive!r}", 1)
+    if gid_column != DEFAULT_GID_COLUMN and gid_column not in header:
+        raise DataFormatError(path, f"no group column {gid_column!r} in the header (columns: {', '.join(header)})", 1)
     if scheme == "vertical" and gid_column not in header:
         raise DataFormatError(path, f"a vertical (Anatomy) file needs the group column {gid_column!r}", 1)
 
