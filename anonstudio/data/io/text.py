@@ -257,11 +257,9 @@ def split_lines(text: str) -> list[str]:
     return lines
 
 
-def split_records(text: str) -> list[str]:
-    """Like :func:`split_lines`, but a line end inside double quotes (a CSV field) does not split."""
-    if '"' not in text:
-        return split_lines(text)
-    out, start, inside = [], 0, False
+def _line_ends_outside_quotes(text: str) -> Iterator[int]:
+    """Positions of the line ends of ``text`` that are not inside a double-quoted field."""
+    inside = False
     pos = 0
     while True:
         q = text.find('"', pos)
@@ -269,13 +267,22 @@ def split_records(text: str) -> list[str]:
         if not inside:
             nl = text.find("\n", pos, end)
             while nl >= 0:
-                out.append(text[start:nl])
-                start = nl + 1
-                nl = text.find("\n", start, end)
+                yield nl
+                nl = text.find("\n", nl + 1, end)
         if q < 0:
-            break
+            return
         inside = not inside  # a doubled quote inside a quoted field toggles twice
         pos = q + 1
+
+
+def split_records(text: str) -> list[str]:
+    """Like :func:`split_lines`, but a line end inside double quotes (a CSV field) does not split."""
+    if '"' not in text:
+        return split_lines(text)
+    out, start = [], 0
+    for nl in _line_ends_outside_quotes(text):
+        out.append(text[start:nl])
+        start = nl + 1
     if start < len(text):
         out.append(text[start:])
     return out
@@ -301,20 +308,10 @@ def _quote_safe_cut(text: str) -> int:
     """Index just after the last line end that is outside double quotes (0: none)."""
     if '"' not in text:
         return text.rfind("\n") + 1
-    inside = False
-    pos = 0
-    last = 0
-    while True:
-        q = text.find('"', pos)
-        end = len(text) if q < 0 else q
-        if not inside:
-            nl = text.rfind("\n", pos, end)
-            if nl >= 0:
-                last = nl + 1
-        if q < 0:
-            return last
-        inside = not inside  # a doubled quote inside a quoted field toggles twice
-        pos = q + 1
+    last = -1
+    for last in _line_ends_outside_quotes(text):
+        pass
+    return last + 1
 
 
 def _utf8_valid(path: Path, progress: Any) -> bool:
