@@ -167,7 +167,17 @@ def _open(tmp: Path, mode: str, encoding: str | None, newline: str | None) -> IO
     return open(tmp, "w", encoding=encoding, newline=newline)
 
 
+_TEMPORARY_NAME = re.compile(r"^\.(?P<name>.+)\.anonstudio-\d+-[^/]*\.tmp$")
+
+
+def _user_path(path: Path) -> Path:
+    """The destination a temporary file of an output set stands for (the path the user named)."""
+    match = _TEMPORARY_NAME.match(path.name)
+    return path.with_name(match.group("name")) if match else path
+
+
 def _write_error(path: Path, exc: OSError) -> OutputPathError:
+    path = _user_path(Path(path))
     if exc.errno == errno.ENOSPC:
         return OutputPathError(path, "the disk is full; nothing was replaced")
     if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
