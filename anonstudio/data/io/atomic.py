@@ -169,7 +169,7 @@ def _open(tmp: Path, mode: str, encoding: str | None, newline: str | None) -> IO
     return open(tmp, "w", encoding=encoding, newline=newline)
 
 
-_TEMPORARY_NAME = re.compile(r"^\.(?P<name>.+?)\.anonstudio-\d+-[^/]*\.tmp$")
+_TEMPORARY_NAME = re.compile(r"^\.(?P<name>.+)\.anonstudio-\d+-[^/]*\.tmp$")
 
 
 def _user_path(path: Path) -> Path:
