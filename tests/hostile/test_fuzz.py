@@ -197,3 +197,36 @@ def test_runner_reports_tracebacks_and_hangs(cli, tmp_path):
     result = cli.run(["info", str(tmp_path / "missing.dat")], cwd=tmp_path, timeout=30)
     assert result.code == 2 and len(result.error_lines) == 1 and not result.traceback
     assert math.isfinite(result.seconds)
+
+
+_CELL = st.one_of(st.integers(-10**6, 10**6).map(str), st.floats(-1e6, 1e6, allow_nan=False).map(lambda f: f"{f:.3f}"),
+                  st.sampled_from(["?", "", " ? ", "a", "b c", " d ", "inf", "nan", "1_0", "+5", "007", "1e3",
+                                   "True", "x."]))
+
+
+@LOADER_SETTINGS
+@given(columns=st.lists(st.lists(_CELL, min_size=6, max_size=6), min_size=1, max_size=5),
+       header=st.booleans())
+def test_the_fast_table_reader_agrees_with_the_exact_one(tmp_path, columns, header):
+    """pandas' C parser types plain files; the result must be what the exact reader gives."""
+    from anonstudio.data.io.relational import _text_columns, _typed_columns
+    from anonstudio.data.io.report import LoadReport
+
+    rows = list(zip(*columns))
+    path = tmp_path / "t.csv"
+    names = [f"col{j}" for j in range(len(columns))]
+    path.write_text(("" if not header else ", ".join(names) + "\n") + "".join(", ".join(r) + "\n" for r in rows))
+    options = dict(header=header, missing=("?",), sep=",", names=None if header else names, encoding=None,
+                   latin1_fallback=False, progress=None)
+    try:
+        exact = _text_columns(path, LoadReport(), **options)
+    except DataFormatError:
+        return
+    fast = _typed_columns(path, LoadReport(), **options)
+    if fast is None:
+        return  # not plain: the exact reader is the one used
+    assert fast[0] == exact[0] and fast[2] == exact[2]
+    for name in exact[0]:
+        a, b = fast[1][name], exact[1][name]
+        assert str(a.dtype) == str(b.dtype), (name, a.dtype, b.dtype, list(b))
+        assert a.astype(object).where(a.notna(), None).tolist() == b.astype(object).where(b.notna(), None).tolist()

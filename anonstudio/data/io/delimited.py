@@ -25,7 +25,7 @@ from ..errors import DataFormatError
 from .registry import COMMENT_PREFIXES
 from .text import iter_text_chunks, split_lines
 
-__all__ = ["Rows", "RowChunk", "RowReader", "iter_rows", "read_rows", "sniff_delimiter", "looks_like_header",
+__all__ = ["Rows", "RowChunk", "RowReader", "PlainChunk", "plain_chunk", "iter_rows", "read_rows", "sniff_delimiter", "looks_like_header",
            "numeric_header_evidence", "is_number", "column_index", "content_lines"]
 
 # A record may be longer than the csv module's default field limit (128 KiB): a basket of many items.
@@ -134,6 +134,56 @@ def sniff_delimiter(lines: Sequence[str], candidates: Sequence[str] = (",", "\t"
     return best[1] if best and 2 * best[0] >= len(sample) else None
 
 
+@dataclass(frozen=True)
+class PlainChunk:
+    """What :func:`plain_chunk` found: fields per row, rows, and the empty lines (0-based) among ``n_lines``."""
+
+    fields: int
+    rows: int
+    n_lines: int
+    empty: np.ndarray
+    first_content: int
+
+    def lines(self, first_line: int) -> np.ndarray | int:
+        """File line of every row (an int when the rows are consecutive lines)."""
+        if not len(self.empty):
+            return first_line
+        return np.delete(np.arange(self.n_lines, dtype=np.int64), self.empty) + first_line
+
+
+def plain_chunk(text: str, sep: str, expected: int | None, min_fields: int = 1) -> PlainChunk | None:
+    """The shape of a chunk a C parser may split on its own, or None.
+
+    Plain means: no quotes, no comment lines, no lines of white space only
+    (empty lines are fine), and every other line with ``expected`` fields
+    (the first line's number when None). Without quotes a line has one field
+    more than separators: when the first line has the expected number, a
+    parser refuses a line with more, and the separator total says none has
+    fewer.
+    """
+    if '"' in text or text.startswith(COMMENT_PREFIXES) or _COMMENT_LINE.search(text):
+        return None
+    body = text[:-1] if text.endswith("\n") else text
+    if (body.startswith((" ", "\t")) or "\n " in body or "\n\t" in body) and _BLANK_LINE.search(body):
+        return None  # a line of spaces only: the exact reader decides what it is
+    n_lines = body.count("\n") + 1
+    empty = _empty_lines(body)
+    first_content = 0
+    for b in empty.tolist():  # sorted: the first line that is not empty
+        if b != first_content:
+            break
+        first_content += 1
+    if first_content >= n_lines:
+        return None
+    first = body.split("\n", first_content + 1)[first_content]
+    fields = first.count(sep) + 1
+    rows = n_lines - len(empty)
+    if (expected is not None and fields != expected) or fields < min_fields \
+            or body.count(sep) != rows * (fields - 1):
+        return None
+    return PlainChunk(fields, rows, n_lines, empty, first_content)
+
+
 class RowReader:
     """Iterate over the row chunks of a delimited file; see :func:`iter_rows`.
 
@@ -174,40 +224,19 @@ class RowReader:
     # ----------------------------------------------------------- fast path
     def _fast(self, text: str, first_line: int) -> RowChunk | None:
         """pandas' C parser on a plain chunk, or None when the line-by-line reader must look at it."""
-        sep = self.sep
-        if '"' in text or text.startswith(COMMENT_PREFIXES) or _COMMENT_LINE.search(text):
-            return None
-        body = text[:-1] if text.endswith("\n") else text
-        if (body.startswith((" ", "\t")) or "\n " in body or "\n\t" in body) and _BLANK_LINE.search(body):
-            return None  # a line of spaces only: the exact reader decides what it is
-        n_lines = body.count("\n") + 1
-        blank = _empty_lines(body)
-        first_content = 0
-        for b in blank.tolist():  # sorted: the first line that is not empty
-            if b != first_content:
-                break
-            first_content += 1
-        if first_content >= n_lines:
-            return None
-        first = body.split("\n", first_content + 1)[first_content]
-        fields = first.count(sep) + 1
-        expected = self.n_fields if self.n_fields is not None else fields
-        rows = n_lines - len(blank)
-        # Without quotes a line has one field more than separators: the first line has the expected number,
-        # the parser refuses a line with more than the first, and the total says none has fewer.
-        if fields != expected or fields < self.min_fields or body.count(sep) != rows * (fields - 1):
+        plain = plain_chunk(text, self.sep, self.n_fields, self.min_fields)
+        if plain is None:
             return None
         try:
-            frame = pd.read_csv(io.StringIO(text), sep=sep, header=None, dtype=object, na_filter=False,
+            frame = pd.read_csv(io.StringIO(text), sep=self.sep, header=None, dtype=object, na_filter=False,
                                 keep_default_na=False, skipinitialspace=self.skipinitialspace,
                                 quoting=csv.QUOTE_NONE, engine="c", skip_blank_lines=True, index_col=False)
         except (pd.errors.ParserError, ValueError):
             return None
-        if frame.shape != (rows, fields):
+        if frame.shape != (plain.rows, plain.fields):
             return None
-        lines = first_line if not len(blank) else np.delete(np.arange(n_lines, dtype=np.int64), blank) + first_line
-        self._seen(fields, first_line + first_content)
-        return RowChunk([frame[c].to_numpy(dtype=object) for c in frame.columns], lines)
+        self._seen(plain.fields, first_line + plain.first_content)
+        return RowChunk([frame[c].to_numpy(dtype=object) for c in frame.columns], plain.lines(first_line))
 
     def _seen(self, fields: int, first_line: int) -> None:
         if self.n_fields is None:
