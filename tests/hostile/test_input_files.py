@@ -32,6 +32,26 @@ def test_only_regular_files_are_read(corpus, name, loader):
     one_line_error(info.value, str(path).rsplit("/", 1)[-1])
 
 
+def _boundary(path):
+    from anonstudio.data.geo.boundary import load_boundary
+
+    return load_boundary(path)
+
+
+def _domains(path):
+    from anonstudio.methods.group_anon.published_csv import load_domain_file
+
+    return load_domain_file(path)
+
+
+@pytest.mark.parametrize("name", NOT_FILES + ["binary.bin", "damaged.dat.gz", "empty.dat"])
+@pytest.mark.parametrize("loader", [_boundary, _domains])
+def test_parameter_files_are_read_by_the_same_rules(corpus, name, loader):
+    with pytest.raises(DataFormatError) as info:
+        loader(corpus / name)
+    one_line_error(info.value, name)
+
+
 @pytest.mark.parametrize("name", ["empty.dat", "binary.bin", "damaged.dat.gz", "fake.parquet"])
 def test_broken_files_give_one_line(corpus, name):
     with pytest.raises(DataFormatError) as info:

@@ -109,3 +109,24 @@ def test_ctrl_c_while_loading_writes_nothing(cli, tmp_path):
                      cwd=folder, timeout=120, signals=[(0.15, "INT")])
     assert result.code == 130, result
     assert (folder / "run.json").read_text() == OLD and _temporaries(folder) == []
+
+
+@pytest.mark.parametrize("command", ["info", "convert"])
+def test_ctrl_c_in_tool_commands(cli, tmp_path, command):
+    big = tmp_path / "big.dat"
+    big.write_text("1 2 3 4 5 6 7 8 9 10\n" * 2_000_000)
+    folder = tmp_path / "out"
+    name = "info.json" if command == "info" else "big.csv"
+    argv = (["info", str(big), "--json", str(folder / name)] if command == "info"
+            else ["convert", str(big), str(folder / name)])
+    (folder).mkdir()
+    full = cli.run(argv, cwd=folder, timeout=300)
+    assert full.code == 0, full
+    rng = random.Random(3)
+    for trial in range(3):
+        (folder / name).write_text(OLD)
+        result = cli.run(argv, cwd=folder, timeout=300, signals=[(rng.uniform(0.05, full.seconds), "INT")])
+        assert not result.traceback and result.code in (0, 130), result
+        content = (folder / name).read_text()
+        assert (content == OLD) == (result.code == 130), result
+        assert _temporaries(folder) == []
