@@ -105,8 +105,8 @@ def _typed_columns(path: Path, report: LoadReport, *, header, missing: Sequence[
                                                progress=progress, quotes=True)):
         text = chunk.text
         if n == 0:
-            head = text[:65536]
-            lines, numbers = content_lines(head[: head.rfind("\n") + 1] or head, chunk.first_line)
+            first_lines = text.split("\n", 300)[:300]  # whatever their length: a header guess needs rows
+            lines, numbers = content_lines("\n".join(first_lines) + "\n", chunk.first_line)
             sep = sep or sniff_delimiter(lines, (",", "\t", ";", "|")) or ","
         plain = plain_chunk(text, sep, n_fields)
         if plain is None:
