@@ -252,6 +252,9 @@ class ThreatSpec(MethodSpec):
             return ["no estimates: stopped before sampling began"]
         if not r.result.complete:
             lines.append("warning: sampling was interrupted; estimates use the samples kept so far")
+        if run.params.tracked_rows > r.table.n_rows:
+            lines.append(f"warning: --tracked-rows {run.params.tracked_rows:,} is more than the {r.table.n_rows:,} "
+                         "rows analysed; all of them were diagnosed")
         for name, value in r.result.measures.items():
             lines.append(f"{name:>30} = {value:.6g}    {r.result.meanings.get(name, '')}")
         victim = (options or {}).get("victim")
