@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 from typing import Any
 
 from .errors import USER_ERRORS, CliError
@@ -26,22 +28,40 @@ def add_dataset_arguments(parser: argparse.ArgumentParser, *, name: str = "datas
 
 
 def load_dataset_argument(spec: str, *, format: str | None = None, encoding: str | None = None,
-                          columns: str | None = None, kinds: tuple[type, ...] = (), opener: Any = None) -> Any:
-    """Load DATASET (``opener(spec, format=, encoding=, columns=)``, by default
+                          columns: str | None = None, kinds: tuple[type, ...] = (), opener: Any = None,
+                          quiet: bool = False) -> Any:
+    """Load DATASET (``opener(spec, format=, encoding=, columns=, progress=)``, by default
     :func:`anonstudio.data.datasets.open_dataset`) and check its kind.
 
-    Raises :class:`CliError` with one line for everything the user must fix.
+    Loading runs under Ctrl-C handling like every other step: the first press
+    stops it between chunks (:class:`~anonstudio.data.errors.LoadCancelled`,
+    which the CLI turns into exit status 130 with nothing written), a second
+    aborts. Raises :class:`CliError` with one line for everything the user
+    must fix.
     """
     from ..data.datasets import open_dataset
     from ..data.kinds import kind_words
+    from .progress import TqdmProgress
 
     opener = opener or open_dataset
-    try:
-        data = opener(spec, format=format, encoding=encoding, columns=columns)
-    except (ValueError, *USER_ERRORS) as exc:  # DataFormatError, an unknown --format or encoding
-        raise CliError(str(exc)) from None
+    if columns is not None and not [c for c in columns.split(",") if c.strip()]:
+        raise CliError("--columns needs at least one column name")
+    name = Path(spec).name or str(spec)
+    # A bar only on a terminal: loading is usually quick, and logs need no bar.
+    with TqdmProgress(f"loading {name}", disable=quiet or not _stderr_is_terminal()) as progress:
+        try:
+            data = opener(spec, format=format, encoding=encoding, columns=columns, progress=progress)
+        except (ValueError, *USER_ERRORS) as exc:  # DataFormatError, an unknown --format or encoding
+            raise CliError(str(exc)) from None
     if kinds and not isinstance(data, kinds):
         wanted = " or ".join(kind_words(k) for k in kinds)
         raise CliError(f"{spec}: this command works on {wanted}, and {getattr(data, 'name', spec)} is "
                        f"{kind_words(type(data))}")
     return data
+
+
+def _stderr_is_terminal() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False

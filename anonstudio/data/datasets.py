@@ -69,11 +69,13 @@ def applicable_options(fmt) -> set[str]:
     return {name for name in ("encoding", "sep", "header", "names") if name in accepted}
 
 
-def load_with_options(path: str | Path, options: ReadOptions | None = None, *, report=None) -> Any:
+def load_with_options(path: str | Path, options: ReadOptions | None = None, *, report=None,
+                      progress: Any = None) -> Any:
     """Load ``path`` (a TransactionData or a Table) as ``options`` say.
 
     Raises DataFormatError naming file, line and reason; ValueError for an
-    unknown format name.
+    unknown format name; :class:`~anonstudio.data.errors.LoadCancelled` when
+    ``progress`` is cancelled (nothing is returned).
     """
     from .io import load_table, load_transactions
 
@@ -81,9 +83,9 @@ def load_with_options(path: str | Path, options: ReadOptions | None = None, *, r
     fmt = options.format_for(path)
     kwargs = options.loader_options(fmt)
     if fmt.kind == "table":
-        data = load_table(path, format=fmt.name, report=report, **kwargs)
+        data = load_table(path, format=fmt.name, report=report, progress=progress, **kwargs)
     else:
-        data = load_transactions(path, format=fmt.name, report=report, **kwargs)
+        data = load_transactions(path, format=fmt.name, report=report, progress=progress, **kwargs)
     attach_origin(data, DatasetOrigin(path=Path(path), options=options))
     return data
 
@@ -99,7 +101,7 @@ class DatasetOrigin:
     path: Path | None = None
     options: ReadOptions = ReadOptions()
 
-    def open(self, path: Path | None = None) -> Any:
+    def open(self, path: Path | None = None, progress: Any = None) -> Any:
         """Load the dataset again (from ``path`` instead when the file moved)."""
         if self.sample is not None:
             from .samples import load_sample
@@ -107,7 +109,7 @@ class DatasetOrigin:
             return load_sample(self.sample)
         target = Path(path or self.path)
         require_regular_file(target)
-        return load_with_options(target, self.options)
+        return load_with_options(target, self.options, progress=progress)
 
 
 # Kept beside the datasets rather than inside them (TransactionData is frozen);
@@ -129,13 +131,16 @@ def origin_of(data: Any) -> DatasetOrigin | None:
 
 
 def open_dataset(spec: str | Path, *, format: str | None = None, encoding: str | None = None,
-                 columns: str | None = None) -> Any:
+                 columns: str | None = None, progress: Any = None) -> Any:
     """Load a regular file (sniffed or in ``format``) or, when no such file exists, a bundled sample.
 
     ``columns`` (comma-separated names) reads a table file without a header
     row. Raises :class:`DataFormatError` naming the file and the reason: no
     such file or sample, a folder, pipe or device instead of a file, or a bad
-    file; ValueError for an unknown format name.
+    file; ValueError for an unknown format name. With a ``progress``, loading
+    reports the share read and a cancel raises
+    :class:`~anonstudio.data.errors.LoadCancelled` between chunks (nothing is
+    returned: the caller keeps what it had).
     """
     from .samples import list_samples, load_sample
 
@@ -146,7 +151,7 @@ def open_dataset(spec: str | Path, *, format: str | None = None, encoding: str |
         options = ReadOptions(format=format, encoding=encoding, header=False if names else None, names=names)
         if names and "names" not in options.loader_options(fmt := options.format_for(path)):
             raise ValueError(f"column names apply to a CSV table; format {fmt.name!r} takes none")
-        return load_with_options(path, options)
+        return load_with_options(path, options, progress=progress)
     if not path.suffix and str(spec) in {s.name for s in list_samples()}:
         return load_sample(str(spec))
     raise DataFormatError(path, "no such file or bundled sample (anonstudio-cli samples lists the samples)")
@@ -154,16 +159,6 @@ def open_dataset(spec: str | Path, *, format: str | None = None, encoding: str |
 
 def require_regular_file(path: Path) -> None:
     """DataFormatError unless ``path`` is a regular file (or a link to one)."""
-    from .io.atomic import file_kind
+    from .io.text import require_regular_file as check
 
-    try:
-        kind = file_kind(path)
-    except OSError as exc:
-        raise DataFormatError(path, f"cannot be read ({exc.strerror or exc})") from None
-    if kind == "folder":
-        raise DataFormatError(path, "is a folder, not a data file")
-    if kind == "special":
-        raise DataFormatError(path, "is not a regular file (a pipe, device or socket); anonstudio reads data "
-                                    "files only")
-    if kind == "missing":
-        raise DataFormatError(path, "is a broken link: its target does not exist")
+    check(path)

@@ -42,7 +42,7 @@ import html
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QMessageBox, QTabWidget, QVBoxLayout, QWidget
 
 from ..methods.contract import MethodRun, MethodSpec, get_method, run_and_verify, write_outputs

@@ -326,11 +326,14 @@ class MethodSpec(abc.ABC):
         return isinstance(data, self.data_kinds)
 
     def open_dataset(self, spec: str | Path, *, format: str | None = None, encoding: str | None = None,
-                     columns: str | None = None) -> Any:
-        """Load the dataset a user names (a file or a bundled sample); override for kinds such as RT data."""
+                     columns: str | None = None, progress: Progress | None = None) -> Any:
+        """Load the dataset a user names (a file or a bundled sample); override for kinds such as RT data.
+
+        A cancelled ``progress`` raises :class:`~anonstudio.data.errors.LoadCancelled`.
+        """
         from ..data.datasets import open_dataset
 
-        return open_dataset(spec, format=format, encoding=encoding, columns=columns)
+        return open_dataset(spec, format=format, encoding=encoding, columns=columns, progress=progress)
 
     def check_data(self, data: Any, params: Any) -> None:
         """Raise :class:`ParameterError` for limits that depend on the data (k above the records...)."""
