@@ -158,7 +158,7 @@ def ignored_flags(spec: MethodSpec, args: argparse.Namespace, params: Any) -> li
 def run_method(spec: MethodSpec, args: argparse.Namespace) -> int:
     """Parse, check outputs, load, run and verify, print, write: the body of every method command."""
     from ..methods.contract import check_outputs, prepare, run_and_verify, write_outputs
-    from .datasets import load_dataset_argument
+    from .datasets import dataset_options, load_dataset_argument
     from .progress import TqdmProgress
 
     try:
@@ -170,8 +170,8 @@ def run_method(spec: MethodSpec, args: argparse.Namespace) -> int:
     paths = {e.key: getattr(args, f"export_{e.key}") for e in spec.exports}
     allow = bool(getattr(args, "allow_unverified", False))
     check_outputs(spec, {**paths, "json": args.json}, None, params)
-    data = load_dataset_argument(args.dataset, format=args.format, encoding=args.encoding, columns=args.columns,
-                                 kinds=spec.data_kinds, opener=spec.open_dataset, quiet=args.quiet)
+    data = load_dataset_argument(args.dataset, **dataset_options(args), kinds=spec.data_kinds,
+                                 opener=spec.open_dataset, quiet=args.quiet)
     check_outputs(spec, {**paths, "json": args.json}, data, params)
     options = {flag.lstrip("-").replace("-", "_"): getattr(args, f"option_{flag.lstrip('-').replace('-', '_')}")
                for flag, _ in spec.cli_options}

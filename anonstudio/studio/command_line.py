@@ -50,7 +50,7 @@ def dataset_arguments(data: Any, origin: DatasetOrigin | None = None) -> list[st
         if options.encoding:
             args += ["--encoding", options.encoding]
         if options.sep is not None:
-            args += ["--sep", options.sep]
+            args += ["--sep", "tab" if options.sep == "\t" else options.sep]
         if options.names:
             args += ["--columns", ",".join(options.names)]
             if options.header:

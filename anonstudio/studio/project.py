@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from .. import __version__
-from ..data.datasets import DatasetOrigin, ReadOptions, attach_origin, origin_of
+from ..data.datasets import DatasetOrigin, ReadOptions, origin_of, table_with_roles
 from ..data.io.atomic import atomic_write
 from ..data.table import Role, Table
 from ..methods.contract import MethodSpec, file_sha256, get_method
@@ -127,24 +127,18 @@ class DatasetEntry:
                                  f"data, so it is not opened in its place", self)
         return file
 
-    def open(self, path: Path | None = None) -> Any:
+    def open(self, path: Path | None = None, progress: Any = None) -> Any:
         """Load the dataset after :meth:`check_file`, with the project's roles for a table."""
-        file = self.check_file(path)
+        self.check_file(path)
         origin = self.origin
         if path is not None and origin.sample is None:
             origin = DatasetOrigin(path=Path(path), options=origin.options)
-        data = origin.open()
+        data = origin.open(progress=progress)
         if self.roles is not None and isinstance(data, Table):
-            unknown = sorted(set(self.roles) - {str(c) for c in data.frame.columns})
-            if unknown:
-                raise ProjectError(f"dataset {self.key!r}: {file} has no column {unknown[0]!r}, which the "
-                                   "project gives a role")
-            marked = Table(data.frame, {c: Role(r) for c, r in self.roles.items()}, data.name, data.source)
-            from ..data.io.report import attach_report, load_report
-
-            attach_report(marked, load_report(data))
-            attach_origin(marked, origin)
-            data = marked
+            try:
+                data = table_with_roles(data, self.roles)
+            except ValueError as exc:
+                raise ProjectError(f"dataset {self.key!r}: {exc}") from None
         return data
 
     def relocated(self, path: Path) -> "DatasetEntry":

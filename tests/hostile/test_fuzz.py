@@ -128,6 +128,7 @@ def _method_flags():
 
 
 FLAGS = _method_flags()
+RT_EXAMPLE = Path(__file__).parents[1] / "data" / "rt" / "example.csv"
 
 
 def _base(method: str, city: Path, corpus: Path) -> list[str]:
@@ -137,6 +138,8 @@ def _base(method: str, city: Path, corpus: Path) -> list[str]:
         "group-anonymize": ["group-anonymize", "adult", "--qi", "age,sex", "--sensitive", "occupation"],
         "threat": ["threat", "adult", "--qi", "age,sex", "--sensitive", "occupation", "--rows", "200",
                    "--iterations", "60", "--burn-in", "20", "--thinning", "1", "--etv-samples", "200"],
+        "nonreciprocal": ["nonreciprocal", str(corpus / "small.dat"), "--k", "3"],
+        "rt": ["rt", str(RT_EXAMPLE), "--qi", "age,gender", "--items-column", "items", "--k", "2", "--m", "1"],
     }[method]
 
 

@@ -5,7 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..datasets import add_dataset_arguments
+from ..datasets import add_dataset_arguments, dataset_options
 
 NAME = "attack"
 HELP = "linkage attack on one person: records still matching after each revealed item"
@@ -52,8 +52,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--record must be a record number from 0 (got {args.record})")
     if args.json is not None:
         check_output_path(args.json, inputs=(Path(args.dataset),))
-    data = load_dataset_argument(args.dataset, format=args.format, encoding=args.encoding,
-                                 kinds=(TransactionData,))
+    data = load_dataset_argument(args.dataset, **dataset_options(args), kinds=(TransactionData,))
     if args.record is not None and args.record >= data.n_records:
         raise CliError(f"--record {args.record} is beyond the {data.n_records:,} records (0..{data.n_records - 1:,})")
     try:

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..datasets import add_dataset_arguments, load_dataset_argument
+from ..datasets import add_dataset_arguments, dataset_options, load_dataset_argument
 
 NAME = "info"
 HELP = "summarise a dataset: records, distinct items, record lengths, top items (or a table's columns)"
@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--top must be in 0..{MAX_TOP:,} (got {args.top})")
     if args.json is not None:
         check_output_path(args.json, inputs=(Path(args.dataset),))
-    data = load_dataset_argument(args.dataset, format=args.format, encoding=args.encoding, columns=args.columns)
+    data = load_dataset_argument(args.dataset, **dataset_options(args))
     report = load_report(data)
     info = table_info(data) if isinstance(data, Table) else transactions_info(data, args.top)
     info["warnings"] = list(report.warnings)

@@ -21,11 +21,13 @@ __all__ = ["rt_data_for", "open_rt_table", "check_columns"]
 
 
 def open_rt_table(path: str | Path, *, encoding: str | None = None, columns: str | None = None,
-                  progress: Any = None) -> Table:
+                  sep: str | None = None, header: bool | None = None, progress: Any = None) -> Table:
     """A people table from a delimited file (codes such as ``001`` stay text; the set column stays ``a;b``)."""
     path = require_regular_file(path)
     names = [c.strip() for c in columns.split(",") if c.strip()] if columns else None
-    return load_rt_table(path, names=names, header=False if names else "auto", encoding=encoding, progress=progress)
+    if header is None:
+        header = False if names else "auto"
+    return load_rt_table(path, names=names, header=header, sep=sep, encoding=encoding, progress=progress)
 
 
 def check_columns(data: Table | RTData, params: RTParams) -> None:
