@@ -129,7 +129,7 @@ class RhoParams:
     verify_confidence: float = param(0.95, label="check: confidence", minimum=0.5, maximum=0.999999,
                                      decimals=4, advanced=True,
                                      tooltip="Confidence of the interval the sampled check reports.")
-    exhaustive_limit: int = param(20_000_000, label="check: exhaustive up to", minimum=0,
+    exhaustive_limit: int = param(5_000_000, label="check: exhaustive up to", minimum=0,
                                   maximum=2_000_000_000, advanced=True, log_scale=True,
                                   tooltip="The independent check tests every attacker when there are at most "
                                           "this many (person, itemset) pairs, and samples otherwise.")
