@@ -33,7 +33,7 @@ import numpy as np
 from ...data.transactions import TransactionData
 from ...jobs import ChunkSizer, NullProgress, Progress, derive_seed
 from ...kernels.rho_suppressor import (
-    LOG_COLUMNS, NEED_LOG, NEED_RULES, active_users, draw_and_check, exact_chunk, repair_rules,
+    LOG_COLUMNS, NEED_LOG, NEED_RULES, active_users, draw_and_check, exact_chunk, record_bits, repair_rules,
 )
 from ...kernels.rng import make_state
 from .sensitive import SensitiveConstraint
@@ -168,35 +168,42 @@ def published_from_alive(data: TransactionData, alive: np.ndarray) -> Transactio
                            name=f"{data.name} (ρ-suppressed)", source=None)
 
 
+#: Largest record bitset index (bytes) kept for intersections; above it only posting lists are used.
+_BITS_BUDGET = 256 * 2**20
+#: Largest item count for the per-item candidate cache at ℓ = 1 (n_items² int32).
+_CACHE_ITEMS = 4096
+
+
 class _State:
-    """The kernels' arrays for D' (see :mod:`anonstudio.kernels.rho_suppressor`) plus the repair log."""
+    """The kernels' tuples for D' (see :mod:`anonstudio.kernels.rho_suppressor`) plus the repair log."""
 
     def __init__(self, data: TransactionData, constraint: SensitiveConstraint, width: int):
         self.data = data
         n, ni = data.n_records, data.n_items
-        self.indptr = data.indptr
-        self.indices = data.indices
-        self.alive = np.ones(len(data.indices), dtype=np.uint8)
-        self.c0 = data.item_frequencies.astype(np.int64)
+        c0 = data.item_frequencies.astype(np.int64)
         post_start, post_rec = data.inverted()
-        self.post_start = np.ascontiguousarray(post_start, dtype=np.int64)
-        self.post_len = self.c0.copy()
-        self.post_rec = np.array(post_rec, dtype=np.int32)
+        words = (n + 63) >> 6
+        if ni * words * 8 <= _BITS_BUDGET:
+            bits = record_bits(data.indptr, data.indices, ni)
+        else:
+            bits = np.zeros((0, 0), dtype=np.uint64)
+        self.alive = np.ones(len(data.indices), dtype=np.uint8)
         self.tot = np.array([len(data.indices), len(data.indices)], dtype=np.int64)
-        (self.gmask, self.add_ptr, self.add_items, self.del_ptr, self.del_items) = constraint.kernel_arrays()
-        self.recs = np.empty(max(n, 1), dtype=np.int32)
-        self.recs2 = np.empty(max(n, 1), dtype=np.int32)
-        self.tally = np.zeros(max(ni, 1), dtype=np.int64)
-        self.touched = np.empty(max(ni, 1), dtype=np.int32)
-        self.viol = np.empty(max(ni, 1), dtype=np.int32)
+        self.dp = (data.indptr, data.indices, self.alive, np.ascontiguousarray(post_start, dtype=np.int64),
+                   c0.copy(), np.array(post_rec, dtype=np.int32), c0, self.tot, bits,
+                   np.zeros(max(ni, 1), dtype=np.int64), np.zeros(1, dtype=np.int64))
+        self.ep = constraint.kernel_arrays()
+        cache_width = ni if ni <= _CACHE_ITEMS else 0
+        self.cache = (np.full(max(ni, 1), -1, dtype=np.int64), np.zeros(max(ni, 1), dtype=np.int64),
+                      np.zeros(max(ni, 1), dtype=np.int64), np.zeros((max(ni, 1), cache_width), dtype=np.int32))
         self.width = max(width, 1)
-        self.q = np.empty(self.width, dtype=np.int32)
-        self.pos = np.empty(self.width, dtype=np.int64)
-        self.draw = np.empty(self.width, dtype=np.int32)
-        self.log_meta = np.empty((1024, len(LOG_COLUMNS)), dtype=np.int64)
-        self.log_q = np.empty((1024, self.width), dtype=np.int32)
-        self.log_recs = np.empty(max(len(data.indices), 1), dtype=np.int32)
-        self.ctr = np.zeros(2, dtype=np.int64)
+        self.work = (np.empty(max(n, 1), dtype=np.int32), np.empty(max(n, 1), dtype=np.int32),
+                     np.zeros(max(ni, 1), dtype=np.int64), np.empty(max(ni, 1), dtype=np.int32),
+                     np.empty(max(ni, 1), dtype=np.int32), np.empty(max(bits.shape[1], 1), dtype=np.uint64),
+                     np.empty(self.width, dtype=np.int32), np.empty(self.width, dtype=np.int64),
+                     np.empty(self.width, dtype=np.int32))
+        self.log = (np.empty((1024, len(LOG_COLUMNS)), dtype=np.int64), np.empty((1024, self.width), dtype=np.int32),
+                    np.empty(max(len(data.indices), 1), dtype=np.int32), np.zeros(2, dtype=np.int64))
         self.rule_u = np.empty(1024, dtype=np.int32)
         self.rule_q = np.empty((1024, self.width), dtype=np.int32)
         self.rule_e = np.empty(1024, dtype=np.int32)
@@ -217,19 +224,21 @@ class _State:
         self.rule_q = rule_q
 
     def ensure_log(self, extra: int) -> None:
-        need = int(self.ctr[0]) + extra
-        if need <= len(self.log_meta):
+        log_meta, log_q, log_recs, ctr = self.log
+        need = int(ctr[0]) + extra
+        if need <= len(log_meta):
             return
-        cap = max(2 * len(self.log_meta), need)
+        cap = max(2 * len(log_meta), need)
         meta = np.empty((cap, len(LOG_COLUMNS)), dtype=np.int64)
-        meta[:len(self.log_meta)] = self.log_meta
+        meta[:len(log_meta)] = log_meta
         q = np.empty((cap, self.width), dtype=np.int32)
-        q[:len(self.log_q)] = self.log_q
-        self.log_meta, self.log_q = meta, q
+        q[:len(log_q)] = log_q
+        self.log = (meta, q, log_recs, ctr)
 
     def repair_log(self) -> RepairLog:
-        k = int(self.ctr[0])
-        return RepairLog(self.log_meta[:k].copy(), self.log_q[:k].copy(), self.log_recs[:int(self.ctr[1])].copy())
+        log_meta, log_q, log_recs, ctr = self.log
+        k = int(ctr[0])
+        return RepairLog(log_meta[:k].copy(), log_q[:k].copy(), log_recs[:int(ctr[1])].copy())
 
 
 def _overall(passes_done: int, within: float) -> float:
@@ -260,8 +269,7 @@ def suppress_exact(data: TransactionData, constraint: SensitiveConstraint, rho: 
     state = _State(data, constraint, top)
     p, qd = rho.numerator, rho.denominator
     rng = make_state(derive_seed(seed, "suppress"))
-    active = active_users(data.indptr, data.indices, data.n_items, state.gmask, state.add_ptr, state.add_items,
-                          state.del_ptr, state.del_items)
+    active = active_users(data.indptr, data.indices, data.n_items, state.ep)
     n_active = int(active.sum())
     sizer = ChunkSizer(initial=4096, target=0.1)
     passes: list[PassRecord] = []
@@ -279,13 +287,9 @@ def suppress_exact(data: TransactionData, constraint: SensitiveConstraint, rho: 
                     passes.append(_pass(pass_no, level_stats, state, t0, complete=False))
                     return _finish("exact", state, passes, top, None, False, t0, n_active)
                 u1 = min(n, u + sizer.next_size())
-                nxt, code, _ = exact_chunk(level, u, u1, pass_no, True, p, qd, state.indptr, state.indices,
-                                           state.alive, state.post_start, state.post_len, state.post_rec, state.c0,
-                                           state.tot, state.gmask, state.add_ptr, state.add_items, state.del_ptr,
-                                           state.del_items, active, rng, state.rule_u, state.rule_q, state.rule_e,
-                                           0, state.recs, state.recs2, state.tally, state.touched, state.viol,
-                                           state.q, state.pos, state.log_meta, state.log_q, state.log_recs,
-                                           state.ctr, stats)
+                nxt, code, _ = exact_chunk(level, u, u1, pass_no, True, p, qd, state.dp, state.ep, active,
+                                           state.cache, rng, state.rule_u, state.rule_q, state.rule_e, 0,
+                                           state.work, state.log, stats)
                 sizer.done(max(nxt - u, 1))
                 if code == NEED_RULES:
                     state.grow_rules(2 * len(state.rule_e))
@@ -368,22 +372,17 @@ def suppress_sampled(data: TransactionData, constraint: SensitiveConstraint, rho
             stats = np.zeros(2, dtype=np.int64)
             while True:
                 table = np.zeros(_pow2(2 * len(state.rule_e)), dtype=np.int64)
-                n_rules, code = draw_and_check(level, n_s, pool, cum, make_state(level_seed), p, qd, state.indptr,
-                                               state.indices, state.alive, state.post_start, state.post_len,
-                                               state.post_rec, state.gmask, state.add_ptr, state.add_items,
-                                               state.del_ptr, state.del_items, state.recs, state.tally,
-                                               state.touched, state.viol, state.q, state.draw, state.rule_q,
-                                               state.rule_e, table, stats)
+                n_rules, code = draw_and_check(level, n_s, pool, cum, make_state(level_seed), p, qd, state.dp,
+                                               state.ep, state.cache, state.work, state.rule_q, state.rule_e,
+                                               table, stats)
                 if code != NEED_RULES:
                     break
                 stats[:] = 0
                 state.grow_rules(4 * len(state.rule_e))
             state.ensure_log(n_rules)
             fixed = np.zeros(2, dtype=np.int64)
-            repair_rules(pass_no, level, n_rules, state.rule_q, state.rule_e, p, qd, state.indptr, state.indices,
-                         state.alive, state.post_start, state.post_len, state.post_rec, state.c0, state.tot, rng,
-                         state.recs, state.recs2, state.q, state.log_meta, state.log_q, state.log_recs, state.ctr,
-                         fixed)
+            repair_rules(pass_no, level, n_rules, state.rule_q, state.rule_e, p, qd, state.dp, rng, state.work,
+                         state.log, fixed)
             level_stats.append(LevelStats(level, n_s, int(stats[0]), int(n_rules), int(fixed[0]), int(fixed[1])))
             now = time.perf_counter()
             if now - last_report > 0.1:
