@@ -48,7 +48,7 @@ from .rng import first_above, make_state, randbelow, sample_without_replacement,
 
 __all__ = [
     "LOG_COLUMNS", "OK", "NEED_RULES", "NEED_LOG",
-    "violated_items", "repair_one", "exact_chunk", "draw_and_check", "repair_rules", "active_users", "record_bits",
+    "suppression_numbers", "violated_items", "repair_one", "exact_chunk", "draw_and_check", "repair_rules", "active_users", "record_bits",
     "warm_up",
 ]
 
@@ -230,8 +230,13 @@ def violated_items(u, q, ell, p, qd, dp, ep, cache, work, out):
 
 
 @njit(nogil=True, cache=True)
-def _ceil_div(a, b):
-    return -((-a) // b)
+def suppression_numbers(p, qd, s_q, s_qe):
+    """N_s of eq. (7) for ρ = p/qd, exactly: (N_s(e), N_s(d ∈ Q)) = (⌈s_Qe − ρ·s_Q⌉, ⌈(s_Qe − ρ·s_Q)/(1 − ρ)⌉).
+
+    In floating point ρ = 0.3, s_Q = s_Qe = 3 gives ⌈2.1/0.7⌉ = 4 instead of 3.
+    """
+    num = qd * s_qe - p * s_q
+    return -((-num) // qd), -((-num) // (qd - p))
 
 
 @njit(nogil=True, cache=True)
@@ -293,11 +298,9 @@ def repair_one(pass_no, level, u, q, ell, e, p, qd, dp, rng, work, log):
         if k >= 0 and alive[k] != 0:
             recs2[m] = r
             m += 1
-    num = qd * m - p * s_q  # q·(s_Qe − ρ·s_Q)
-    if m == 0 or num <= 0:
+    if m == 0 or qd * m <= p * s_q:
         return 0
-    n_e = _ceil_div(num, qd)
-    n_q = _ceil_div(num, qd - p)
+    n_e, n_q = suppression_numbers(p, qd, s_q, m)
     t1 = tot[1]
     log_t = math.log(tot[0])
     log_t1 = math.log(t1)

@@ -119,15 +119,12 @@ class RhoVerification:
     mismatches: tuple[str, ...]
     complete: bool
     seconds: float
+    exhaustive: bool = True
     extra: dict = field(default_factory=dict)
 
     @property
     def unsafe(self) -> int:
         return sum(lv.unsafe for lv in self.levels)
-
-    @property
-    def exhaustive(self) -> bool:
-        return bool(self.levels) and all(lv.method == "exhaustive" for lv in self.levels)
 
     @property
     def privacy_holds(self) -> bool:
@@ -441,7 +438,7 @@ def verify_rho(original: TransactionData, published: TransactionData, sensitive_
     mismatches: tuple[str, ...] = ()
     if problems:
         return RhoVerification(rho, m, epsilon, confidence, (), (), n, problems, {}, (), True,
-                               time.perf_counter() - t0)
+                               time.perf_counter() - t0, exhaustive=False)
     e = _e_arrays(*sensitive_pairs, n, original.n_items)
     post = _postings(published)
     lengths = np.diff(original.indptr)
@@ -511,4 +508,4 @@ def verify_rho(original: TransactionData, published: TransactionData, sensitive_
     progress.set(1.0, "check done" if complete else "check stopped")
     extra = {"adversaries_total": total, "sampler": sampler}
     return RhoVerification(rho, m, epsilon, confidence, tuple(levels), tuple(worst), n, problems, utilities,
-                           mismatches, complete, time.perf_counter() - t0, extra)
+                           mismatches, complete, time.perf_counter() - t0, exhaustive, extra)
