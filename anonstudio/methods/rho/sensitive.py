@@ -141,6 +141,13 @@ class SensitiveConstraint:
     def labels_of(self, u: int) -> list[str]:
         return [self.labels[i] for i in self.items_of(u)]
 
+    def protects(self, users: np.ndarray, item: int) -> np.ndarray:
+        """Boolean per user in ``users``: whether ``item`` is in their E_u (vectorized)."""
+        users = np.asarray(users, dtype=np.int64)
+        if item in set(self.global_items.tolist()):
+            return ~_in_rows(self.del_indptr, self.del_items, users, item)
+        return _in_rows(self.add_indptr, self.add_items, users, item)
+
     def sizes(self) -> np.ndarray:
         """|E_u| per record (int64)."""
         return (len(self.global_items) - np.diff(self.del_indptr) + np.diff(self.add_indptr)).astype(np.int64)
@@ -192,6 +199,19 @@ class SensitiveConstraint:
         mean = float(sizes.mean()) if len(sizes) else 0.0
         what = self.setting if self.setting != "file" else f"from {self.source.name if self.source else 'a file'}"
         return f"sensitive items {what}: {mean:.1f} per person on average, {len(self.global_items)} shared"
+
+
+def _in_rows(indptr: np.ndarray, items: np.ndarray, users: np.ndarray, item: int) -> np.ndarray:
+    """Whether ``item`` is in row u of a CSR of sorted rows, for each u in ``users``."""
+    out = np.zeros(len(users), dtype=bool)
+    if not len(items):
+        return out
+    lo, hi = indptr[users], indptr[users + 1]
+    for k, (a, b) in enumerate(zip(lo.tolist(), hi.tolist())):
+        if a < b:
+            j = a + int(np.searchsorted(items[a:b], item))
+            out[k] = j < b and items[j] == item
+    return out
 
 
 def _csr(n: int, rec: np.ndarray, itm: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
