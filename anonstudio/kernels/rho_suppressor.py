@@ -45,6 +45,7 @@ import numpy as np
 from numba import njit
 
 from .rng import first_above, make_state, randbelow, sample_without_replacement, uniform
+from .support import _in_record, _trailing_zeros
 
 __all__ = [
     "LOG_COLUMNS", "OK", "NEED_RULES", "NEED_LOG",
@@ -57,42 +58,14 @@ LOG_COLUMNS = ("pass", "level", "user", "e", "d", "n", "s_q", "s_qe", "rec_start
 #: Return codes of the chunked kernels.
 OK, NEED_RULES, NEED_LOG = 0, 1, 2
 
-# Index of a word's lowest set bit: (bit · constant) >> 58 is unique per bit (a de Bruijn sequence).
-_DEBRUIJN_MUL = np.uint64(0x03F79D71B4CB0A89)
-_DEBRUIJN = np.zeros(64, dtype=np.int64)
-for _k in range(64):
-    _DEBRUIJN[((1 << _k) * 0x03F79D71B4CB0A89 & 0xFFFFFFFFFFFFFFFF) >> 58] = _k
-
 
 @njit(nogil=True, cache=True)
 def _row_find(indptr, indices, r, item):
-    """Position of ``item`` in original record ``r`` (binary search), or -1."""
+    """Position of ``item`` in original record ``r``, or -1 (the alive flag lives at that position)."""
     lo = indptr[r]
     hi = indptr[r + 1]
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        v = indices[mid]
-        if v < item:
-            lo = mid + 1
-        elif v > item:
-            hi = mid
-        else:
-            return mid
-    return -1
-
-
-@njit(nogil=True, cache=True)
-def _sorted_contains(arr, lo, hi, item):
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        v = arr[mid]
-        if v < item:
-            lo = mid + 1
-        elif v > item:
-            hi = mid
-        else:
-            return True
-    return False
+    k = lo + np.searchsorted(indices[lo:hi], item)
+    return k if k < hi and indices[k] == item else -1
 
 
 @njit(nogil=True, cache=True)
@@ -100,8 +73,8 @@ def _in_e(u, i, ep):
     """Whether data item ``i`` is in E_u."""
     gmask, add_ptr, add_items, del_ptr, del_items = ep
     if gmask[i]:
-        return not _sorted_contains(del_items, del_ptr[u], del_ptr[u + 1], i)
-    return _sorted_contains(add_items, add_ptr[u], add_ptr[u + 1], i)
+        return not _in_record(del_items, del_ptr[u], del_ptr[u + 1], i)
+    return _in_record(add_items, add_ptr[u], add_ptr[u + 1], i)
 
 
 @njit(nogil=True, cache=True)
@@ -129,10 +102,9 @@ def _collect(q, ell, dp, words, out):
         for w in range(n_words):
             x = words[w]
             while x:
-                low = x & (~x + np.uint64(1))
-                out[s] = w * 64 + _DEBRUIJN[(low * _DEBRUIJN_MUL) >> np.uint64(58)]
+                out[s] = w * 64 + _trailing_zeros(x)
                 s += 1
-                x ^= low
+                x &= x - np.uint64(1)
         return s
     s = 0
     for j in range(post_len[b]):

@@ -15,6 +15,28 @@ __all__ = ["holders", "check_groups", "distinct_positions", "warm_up"]
 
 
 @njit(nogil=True, cache=True)
+def _merge(a, n, post_rec, lo, hi, out, write):
+    """|a[:n] ∩ post_rec[lo:hi]| (both ascending); the common records go to ``out`` when ``write``."""
+    i = 0
+    j = lo
+    k = 0
+    while i < n and j < hi:
+        x = a[i]
+        y = post_rec[j]
+        if x < y:
+            i += 1
+        elif x > y:
+            j += 1
+        else:
+            if write:
+                out[k] = x
+            k += 1
+            i += 1
+            j += 1
+    return k
+
+
+@njit(nogil=True, cache=True)
 def holders(q, ell, post_ptr, post_rec, out, tmp):
     """Records of D' holding every item of ``q[:ell]`` (merge intersection of posting lists) into ``out``."""
     first = q[0]
@@ -23,49 +45,12 @@ def holders(q, ell, post_ptr, post_rec, out, tmp):
         out[j] = post_rec[post_ptr[first] + j]
     for t in range(1, ell):
         item = q[t]
-        a = 0
-        b = post_ptr[item]
-        b_end = post_ptr[item + 1]
-        k = 0
-        while a < n and b < b_end:
-            x = out[a]
-            y = post_rec[b]
-            if x < y:
-                a += 1
-            elif x > y:
-                b += 1
-            else:
-                tmp[k] = x
-                k += 1
-                a += 1
-                b += 1
-        for j in range(k):
+        n = _merge(out, n, post_rec, post_ptr[item], post_ptr[item + 1], tmp, True)
+        for j in range(n):
             out[j] = tmp[j]
-        n = k
         if n == 0:
             break
     return n
-
-
-@njit(nogil=True, cache=True)
-def _count_with(recs, n, item, post_ptr, post_rec):
-    """|recs[:n] ∩ records of D' holding item| (both ascending)."""
-    a = 0
-    b = post_ptr[item]
-    b_end = post_ptr[item + 1]
-    c = 0
-    while a < n and b < b_end:
-        x = recs[a]
-        y = post_rec[b]
-        if x < y:
-            a += 1
-        elif x > y:
-            b += 1
-        else:
-            c += 1
-            a += 1
-            b += 1
-    return c
 
 
 @njit(nogil=True, cache=True)
@@ -106,7 +91,7 @@ def check_groups(rows, users, starts, post_ptr, post_rec, e_global, e_ptr, e_ite
                         in_q = True
                 if in_q:
                     continue
-                c = _count_with(recs, s_q, e, post_ptr, post_rec)
+                c = _merge(recs, s_q, post_rec, post_ptr[e], post_ptr[e + 1], tmp, False)
                 if qd * c > p * s_q:
                     unsafe[j] = 1
                     if c > s_qe_out[j]:

@@ -241,6 +241,11 @@ class _State:
         return RepairLog(log_meta[:k].copy(), log_q[:k].copy(), log_recs[:int(ctr[1])].copy())
 
 
+def _start(data: TransactionData, constraint: SensitiveConstraint, rho: Fraction, seed: int | None, width: int):
+    """The state, ρ = p/qd and the record-choice stream every run starts from."""
+    return _State(data, constraint, width), rho.numerator, rho.denominator, make_state(derive_seed(seed, "suppress"))
+
+
 def _overall(passes_done: int, within: float) -> float:
     """A progress fraction for a loop of unknown length: x/(x+1) over passes done, monotone."""
     x = passes_done + within
@@ -266,9 +271,7 @@ def suppress_exact(data: TransactionData, constraint: SensitiveConstraint, rho: 
     n = data.n_records
     max_len = int(data.lengths.max()) if n else 0
     top = max_len if m is None else min(int(m), max_len)
-    state = _State(data, constraint, top)
-    p, qd = rho.numerator, rho.denominator
-    rng = make_state(derive_seed(seed, "suppress"))
+    state, p, qd, rng = _start(data, constraint, rho, seed, top)
     active = active_users(data.indptr, data.indices, data.n_items, state.ep)
     n_active = int(active.sum())
     sizer = ChunkSizer(initial=4096, target=0.1)
@@ -350,9 +353,7 @@ def suppress_sampled(data: TransactionData, constraint: SensitiveConstraint, rho
     progress = progress or NullProgress()
     t0 = time.perf_counter()
     m = int(m)
-    state = _State(data, constraint, m)
-    p, qd = rho.numerator, rho.denominator
-    rng = make_state(derive_seed(seed, "suppress"))
+    state, p, qd, rng = _start(data, constraint, rho, seed, m)
     pools = _pools(data, m, sampler)
     passes: list[PassRecord] = []
     last_report = 0.0
