@@ -226,3 +226,16 @@ def test_progress_and_partials_per_pass():
     first = res.passes[0]
     assert [lv.level for lv in first.levels] == [1, 2] and first.levels[0].rules > 0
     assert res.passes[-1].clean
+
+
+def test_exact_refuses_data_beyond_its_budget():
+    from anonstudio.methods.rho import adversary_count, check_data
+
+    data = TransactionData.from_id_lists([list(range(30)), [0, 1]], n_items=30)
+    assert adversary_count(data.lengths, 30) == 2**30 - 1 + 3
+    assert adversary_count(data.lengths, 2) == 30 + 435 + 3
+    with pytest.raises(ParameterError, match="set a smaller m") as info:
+        check_data(data, RhoParams())
+    assert info.value.name == "m"
+    check_data(data, RhoParams(m=2))
+    check_data(data, RhoParams(m=8, epsilon=0.1, delta=0.1))
