@@ -67,14 +67,12 @@ class Published:
         self.total = self.total0
 
     def holders(self, items) -> set[int]:
-        items = list(items)
-        out = set(self.post.get(items[0], set()))
-        for i in items[1:]:
-            out &= self.post.get(i, set())
-        return out
+        sets = sorted((self.post.get(i, set()) for i in items), key=len)
+        return sets[0].intersection(*sets[1:])
 
     def supp(self, items) -> int:
-        return len(self.holders(items))
+        items = tuple(items)
+        return len(self.post.get(items[0], ())) if len(items) == 1 else len(self.holders(items))
 
     def remove(self, u: int, d: int) -> None:
         self.records[u].remove(d)
