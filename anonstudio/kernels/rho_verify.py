@@ -55,14 +55,16 @@ def holders(q, ell, post_ptr, post_rec, out, tmp):
 
 @njit(nogil=True, cache=True)
 def check_groups(rows, users, starts, post_ptr, post_rec, e_global, e_ptr, e_items, p, qd,
-                 unsafe, worst_e, s_q_out, s_qe_out, recs, tmp):
+                 unsafe, worst_e, s_q_out, s_qe_out, recs, tmp, memo, memo_items):
     """Check adversaries (users[j], rows[j]) whose rows are sorted so equal Q are adjacent.
 
     ``starts`` delimits the groups of equal Q. For each adversary, every
     e ∈ E_u \\ Q (``e_global`` items for everyone, plus the user's own
     ``e_items``) is tested: unsafe iff q·supp(Q∪{e}) > p·supp(Q) with
-    supp(Q) > 0. Writes per adversary ``unsafe`` (0/1) and its worst rule
-    (``worst_e``, ``s_q_out``, ``s_qe_out``, highest supp(Q∪{e})).
+    supp(Q) > 0. supp(Q∪{e}) is computed once per group and e (``memo``,
+    −1 = not yet; ``memo_items`` lists the entries to reset). Writes per
+    adversary ``unsafe`` (0/1) and its worst rule (``worst_e``, ``s_q_out``,
+    ``s_qe_out``, highest supp(Q∪{e})).
     """
     ell = rows.shape[1]
     n_groups = starts.shape[0] - 1
@@ -74,6 +76,7 @@ def check_groups(rows, users, starts, post_ptr, post_rec, e_global, e_ptr, e_ite
         for t in range(ell):
             q[t] = rows[a, t]
         s_q = holders(q, ell, post_ptr, post_rec, recs, tmp)
+        n_memo = 0
         for j in range(a, b):
             unsafe[j] = 0
             worst_e[j] = -1
@@ -91,12 +94,19 @@ def check_groups(rows, users, starts, post_ptr, post_rec, e_global, e_ptr, e_ite
                         in_q = True
                 if in_q:
                     continue
-                c = _merge(recs, s_q, post_rec, post_ptr[e], post_ptr[e + 1], tmp, False)
+                c = memo[e]
+                if c < 0:
+                    c = _merge(recs, s_q, post_rec, post_ptr[e], post_ptr[e + 1], tmp, False)
+                    memo[e] = c
+                    memo_items[n_memo] = e
+                    n_memo += 1
                 if qd * c > p * s_q:
                     unsafe[j] = 1
                     if c > s_qe_out[j]:
                         s_qe_out[j] = c
                         worst_e[j] = e
+        for k in range(n_memo):
+            memo[memo_items[k]] = -1
 
 
 @njit(nogil=True, cache=True)
@@ -146,6 +156,6 @@ def warm_up() -> None:
     recs = np.empty(2, dtype=np.int32)
     tmp = np.empty(2, dtype=np.int32)
     check_groups(rows, users, starts, post_ptr, post_rec, e_global, e_ptr, e_items, 1, 2, out, worst, sq, sqe,
-                 recs, tmp)
+                 recs, tmp, np.full(2, -1, dtype=np.int64), np.empty(2, dtype=np.int32))
     pos = np.empty((2, 2), dtype=np.int64)
     distinct_positions(np.array([3, 2], dtype=np.int64), np.array([[0.5, 0.9], [0.1, 0.2]]), pos)

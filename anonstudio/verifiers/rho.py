@@ -168,8 +168,9 @@ class RhoVerification:
         for lv in self.levels:
             if lv.method == "exhaustive":
                 out.append(f"knowing {lv.level} item{'s' if lv.level > 1 else ''}: {lv.unsafe:,} of "
-                           f"{lv.adversaries:,} attackers can infer a sensitive item above ρ "
-                           f"(share {lv.share:.4g}, checked exhaustively)")
+                           f"{lv.adversaries:,} attackers can infer a sensitive item above ρ (checked "
+                           f"exhaustively; unsafe share {lv.share_user:.4g} for a random person, "
+                           f"{lv.share_pair:.4g} over all person-itemset pairs)")
             else:
                 out.append(f"knowing {lv.level} item{'s' if lv.level > 1 else ''}: {lv.unsafe:,} of "
                            f"{lv.adversaries:,} sampled attackers ({lv.sampler} sampler) succeed; unsafe share "
@@ -250,15 +251,18 @@ def check_subsets(original: TransactionData, published: TransactionData, limit: 
         return tuple(problems)
     index = {label: i for i, label in enumerate(original.vocab)}
     mapped = np.array([index.get(label, -1) for label in published.vocab], dtype=np.int64)
-    for u in range(original.n_records):
-        mine = mapped[published.indices[published.indptr[u]:published.indptr[u + 1]]]
-        theirs = original.indices[original.indptr[u]:original.indptr[u + 1]]
-        extra = np.setdiff1d(mine, theirs)
-        if len(extra):
-            labels = [original.vocab[i] if i >= 0 else "an item the original data does not have" for i in extra[:3]]
-            problems.append(f"record {u} (line {u + 1}) has {', '.join(labels)}, which the original record does not")
-            if len(problems) >= limit:
-                break
+    # one key per (record, item): every published key must be an original key
+    width = original.n_items + 1
+    orig_keys = np.repeat(np.arange(original.n_records, dtype=np.int64), np.diff(original.indptr)) * width \
+        + original.indices
+    pub_rows = np.repeat(np.arange(published.n_records, dtype=np.int64), np.diff(published.indptr))
+    pub_items = mapped[published.indices]
+    pub_keys = pub_rows * width + np.where(pub_items >= 0, pub_items, original.n_items)
+    bad = np.flatnonzero(~np.isin(pub_keys, orig_keys))
+    for u in np.unique(pub_rows[bad])[:limit].tolist():
+        extra = pub_items[bad[pub_rows[bad] == u]]
+        labels = [original.vocab[i] if i >= 0 else "an item the original data does not have" for i in extra[:3]]
+        problems.append(f"record {u} (line {u + 1}) has {', '.join(labels)}, which the original record does not")
     return tuple(problems)
 
 
@@ -398,8 +402,10 @@ def _check(rows, owners, post, e, rho: Fraction, n_records: int):
     s_qe = np.zeros(n, dtype=np.int64)
     recs = np.empty(max(n_records, 1), dtype=np.int32)
     tmp = np.empty(max(n_records, 1), dtype=np.int32)
+    n_items = len(post[0]) - 1
     check_groups(rows_s, owners_s, starts, post[0], post[1], e[0], e[1], e[2], rho.numerator, rho.denominator,
-                 unsafe, worst, s_q, s_qe, recs, tmp)
+                 unsafe, worst, s_q, s_qe, recs, tmp, np.full(max(n_items, 1), -1, dtype=np.int64),
+                 np.empty(max(n_items, 1), dtype=np.int32))
     return unsafe, worst, s_q, s_qe, order
 
 
