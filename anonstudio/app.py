@@ -50,7 +50,8 @@ def window_size(text: str) -> tuple[int, int]:
 
 
 class DemoDriver:
-    """Loads the dataset, runs the Risk analysis, screenshots and quits.
+    """Loads the dataset, runs the first workbench that fits it (Risk for set-valued data, Threats for a table),
+    screenshots and quits.
 
     Exit status: 0 after the screenshot was written, 1 if loading or the
     analysis failed, 2 on timeout.
@@ -59,26 +60,32 @@ class DemoDriver:
     def __init__(self, app, window, *, screenshot: Path | None, max_m: int):
         from PySide6.QtCore import QTimer
 
-        from .gui.workbenches.risk import RiskWorkbench
-
         self.app = app
         self.window = window
         self.screenshot = screenshot
         self.max_m = max_m
-        self.risk = window.workbench(RiskWorkbench)
-        window.tabs.setCurrentWidget(self.risk)
-        self.risk.analysis_finished.connect(self._finished)
+        self.bench = None
         window.datasets.dataset_loaded.connect(self._loaded)
         if screenshot is not None:
             window.runner.error_handler = self._failed
             QTimer.singleShot(DEMO_TIMEOUT_S * 1000, self._timeout)
 
     def _loaded(self, dataset) -> None:
-        panel = self.risk.param_panel
-        panel.set_value("max_m", self.max_m)
-        self.risk.run(panel.params())
+        from .gui.method_workbench import MethodWorkbench
 
-    def _finished(self, result, complete: bool) -> None:
+        fitting = [b for b in self.window.workbenches if isinstance(b, MethodWorkbench) and b.accepts(dataset)]
+        if not fitting:
+            self._failed("Demo", f"no workbench works on {getattr(dataset, 'name', 'this dataset')}")
+            return
+        self.bench = fitting[0]
+        self.window.tabs.setCurrentWidget(self.bench)
+        self.bench.run_finished.connect(self._finished)
+        panel = self.bench.param_panel
+        if "max_m" in panel.fields:
+            panel.set_value("max_m", self.max_m)
+        panel.run_button.click()
+
+    def _finished(self, run, complete: bool) -> None:
         if self.screenshot is None:
             return
         from PySide6.QtCore import QTimer
@@ -147,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _set_max_m(window, max_m: int) -> None:
-    from .gui.workbenches.risk import RiskWorkbench
+    from .gui.workbenches.risk.workbench import RiskWorkbench
 
     try:
         window.workbench(RiskWorkbench).param_panel.set_value("max_m", max_m)

@@ -22,6 +22,7 @@ __all__ = [
     "NullProgress",
     "RecordingProgress",
     "SubProgress",
+    "PartialRelay",
     "ChunkSizer",
     "derive_seed",
     "kernel_seeds",
@@ -111,6 +112,27 @@ class SubProgress:
 
     def partial(self, result: Any) -> None:
         self.parent.partial(result)
+
+    def cancelled(self) -> bool:
+        return self.parent.cancelled()
+
+
+class PartialRelay:
+    """Passes progress and cancel through; turns each partial result into ``wrap(partial)`` first.
+
+    Lets a step of a larger run publish partial results of the whole run
+    (e.g. one curve's points as a partial result holding every curve so far).
+    """
+
+    def __init__(self, parent: Progress, wrap: Any):
+        self.parent = parent
+        self.wrap = wrap
+
+    def set(self, fraction: float, status: str = "") -> None:
+        self.parent.set(fraction, status)
+
+    def partial(self, result: Any) -> None:
+        self.parent.partial(self.wrap(result))
 
     def cancelled(self) -> bool:
         return self.parent.cancelled()

@@ -17,3 +17,11 @@ DATA = TESTS / "data"
 def data_dir() -> Path:
     """Small test files shipped with the repository (tests/data)."""
     return DATA
+
+
+@pytest.fixture(scope="session", autouse=True)
+def compiled_kernels():
+    """Compile (or load from the cache) every numba kernel once, so test durations measure tests."""
+    from anonstudio.kernels.warmup import warm_up_all
+
+    return warm_up_all()

@@ -1,7 +1,15 @@
 """Headless entry point: ``anonstudio-cli <command> ...``.
 
-Subcommands live in :mod:`anonstudio.cli.commands`, one module each, and are
-found at start-up so that adding a command never edits a shared list.
+Two kinds of subcommand, both found at start-up so that adding one never
+edits a shared list:
+
+* one per method family, generated from its :class:`~anonstudio.methods.contract.MethodSpec`
+  (:mod:`anonstudio.cli.method_command`);
+* tools that are not methods (``info``, ``convert``, ``attack``, ``samples``,
+  ``synth-city``), one module each in :mod:`anonstudio.cli.commands`.
+
+User errors become one line ``anonstudio-cli COMMAND: error: ...`` with exit
+status 2 here, in one place; Ctrl-C exits 130.
 """
 from __future__ import annotations
 
@@ -13,9 +21,9 @@ import sys
 
 from .. import __version__
 from . import commands as _commands_pkg
-from .errors import CliError
+from .errors import USER_ERRORS, CliError
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "rewrite_deprecated"]
 
 
 def _command_modules():
@@ -26,6 +34,9 @@ def _command_modules():
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from ..methods.contract import discover_methods
+    from .method_command import add_method_command
+
     parser = argparse.ArgumentParser(
         prog="anonstudio-cli",
         description="Measure re-identification risk in set-valued data, anonymize it and attack the result.",
@@ -33,17 +44,73 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"anonstudio {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for module in _command_modules():
-        p = sub.add_parser(module.NAME, help=module.HELP, description=getattr(module, "DESCRIPTION", module.HELP))
-        module.add_arguments(p)
-        p.set_defaults(_run=module.run)
+    entries = [(spec.name, spec) for spec in discover_methods().values()]
+    entries += [(module.NAME, module) for module in _command_modules()]
+    for name, entry in sorted(entries, key=lambda e: e[0]):
+        if hasattr(entry, "add_arguments"):
+            p = sub.add_parser(name, help=entry.HELP, description=getattr(entry, "DESCRIPTION", entry.HELP))
+            entry.add_arguments(p)
+            p.set_defaults(_run=entry.run)
+        else:
+            add_method_command(sub, entry)
     return parser
+
+
+def rewrite_deprecated(argv: list[str]) -> tuple[list[str], list[str]]:
+    """Old flag spellings rewritten to the current ones, and one notice per rewrite.
+
+    The aliases come from the method specs (``cli_aliases``) and their params'
+    ``deprecated_flags``; users' scripts keep working for now.
+    """
+    from ..methods.contract import discover_methods
+    from ..params import specs
+
+    if not argv:
+        return argv, []
+    spec = discover_methods().get(argv[0])
+    if spec is None:
+        return argv, []
+    aliases = {}
+    for param_spec in specs(spec.params):
+        for old in param_spec.deprecated_flags:
+            new = param_spec.cli_flag
+            takes_value = param_spec.kind != "bool"
+            aliases[old] = ((lambda v, new=new: [new] + ([v] if v is not None else [])), takes_value,
+                            f"{old} is now {new}")
+    aliases.update(spec.cli_aliases)  # a spec's own rewrite wins over a field's plain rename
+    out, notices = [argv[0]], []
+    i = 1
+    while i < len(argv):
+        token = argv[i]
+        if token == "--":
+            out.extend(argv[i:])
+            break
+        name, eq, inline = token.partition("=")
+        if name in aliases:
+            rewrite, takes_value, notice = aliases[name]
+            value = inline if eq else None
+            consumed = 1
+            if takes_value and not eq and i + 1 < len(argv):
+                value, consumed = argv[i + 1], 2
+            new = rewrite(value)
+            if new is not None:
+                out.extend(new)
+                notices.append(f"note: {notice} (the old spelling still works for now)")
+                i += consumed
+                continue
+        out.append(token)
+        i += 1
+    return out, notices
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run one subcommand; errors in the input print one line and exit 2."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    argv, notices = rewrite_deprecated(argv)
     parser = build_parser()
     args = parser.parse_args(argv)
+    for notice in notices:
+        print(f"anonstudio-cli {args.command}: {notice}", file=sys.stderr)
     try:
         code = int(args._run(args) or 0)
         sys.stdout.flush()  # a reader gone early (| head) then fails here, not at interpreter exit
@@ -53,12 +120,21 @@ def main(argv: list[str] | None = None) -> int:
         # choice, not an error, and nothing more can be written to it.
         _discard_stdout()
         return 0
-    except CliError as exc:
-        print(f"anonstudio-cli {args.command}: error: {exc}", file=sys.stderr)
+    except (CliError, *USER_ERRORS) as exc:
+        print(f"anonstudio-cli {args.command}: error: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # a full disk or a vanished folder while writing
+        print(f"anonstudio-cli {args.command}: error: {_one_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        print(f"anonstudio-cli {args.command}: aborted; earlier output files were left as they were",
+              file=sys.stderr)
         return 130
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    return " ".join(text.split())
 
 
 def _discard_stdout() -> None:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..data.errors import DataFormatError
+from ..data.io.atomic import OutputPathError
 from ..params import ParameterError
 
 __all__ = ["CliError", "USER_ERRORS"]
@@ -12,4 +13,5 @@ class CliError(Exception):
 
 
 #: Exceptions that mean "the user gave bad input", not "anonstudio has a bug".
-USER_ERRORS = (DataFormatError, ParameterError, FileNotFoundError, IsADirectoryError, PermissionError)
+USER_ERRORS = (DataFormatError, ParameterError, OutputPathError, FileNotFoundError, IsADirectoryError,
+               PermissionError)

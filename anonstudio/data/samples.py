@@ -5,7 +5,8 @@ Each sample folder holds its data file(s), a ``sample.json`` and a
 (``"transactions"``, ``"table"`` or ``"location"``), ``files`` (role ->
 file name), ``description``, ``records``, ``license``; optional ``format``
 (loader format name), ``options`` (loader options) and, for UCI tables,
-``class_column``. File roles understood by :func:`load_sample`:
+``class_column``; optional ``roles`` (column -> identifier, quasi-identifier,
+sensitive or insensitive) are applied to a table sample. File roles understood by :func:`load_sample`:
 
 * ``transactions`` (or ``data``): set-valued data;
 * ``table``: a relational CSV, with ``names`` a UCI ``.names`` file giving the
@@ -122,7 +123,8 @@ def load_sample(name: str | Sample, root: Path | None = None) -> TransactionData
             options["names"] = [*uci_attribute_names(names_file), sample.meta.get("class_column", "class")]
         table = load_table(sample.data_path, format=fmt, **options)
         table.name = sample.name
-        return table
+        roles = {c: r for c, r in sample.meta.get("roles", {}).items() if c in table.frame.columns}
+        return table.with_roles(**roles) if roles else table
     data = load_transactions(sample.data_path, format=fmt, **options)
     coords_file = sample.file("coords") or sample.file("coordinates")
     if coords_file is not None:

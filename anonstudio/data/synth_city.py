@@ -34,7 +34,7 @@ from scipy.spatial import cKDTree
 
 from ..jobs import ChunkSizer, NullProgress, Progress, kernel_seeds
 from ..kernels.synth_city import draw_record_sizes, fill_records
-from ..params import param, validate
+from ..params import ParameterError, param, seed_param, validate
 from .transactions import TransactionData
 
 __all__ = [
@@ -69,17 +69,16 @@ class SynthCityParams:
                           tooltip="Chance that a visit is near home.")
     p_work: float = param(0.35, label="Visits near work", minimum=0.0, maximum=1.0, decimals=2, advanced=True,
                           tooltip="Chance that a visit is near work; the rest are anywhere in the city.")
-    seed: int | None = param(1, label="Seed", minimum=0, maximum=2**63 - 1, optional=True,
-                             tooltip="Same seed, same city. Leave unset for a fresh random city.")
+    seed: int = seed_param(tooltip="Same seed, same city.")
 
-    def __post_init__(self) -> None:
-        validate(self)
+    def check(self) -> None:
         if self.p_home + self.p_work > 1.0:
-            raise ValueError("visits near home and near work cannot exceed 1 together")
+            raise ParameterError("Visits near home and near work cannot exceed 1 together", name="p_work")
         largest = min(self.max_record_size, self.towers)
         if self.mean_record_size > largest:
-            raise ValueError(f"mean record size {self.mean_record_size:g} exceeds the largest possible record "
-                             f"({largest}: the smaller of the largest record and the number of towers)")
+            raise ParameterError(f"Mean record size {self.mean_record_size:g} exceeds the largest possible record "
+                                 f"({largest}: the smaller of the largest record and the number of towers)",
+                                 name="mean_record_size")
 
     @property
     def side_m(self) -> float:

@@ -1,25 +1,28 @@
-"""The jobs dock: one row per job (progress, ETA, cancel) and a log pane."""
+"""The jobs dock (one row per job: progress, ETA, cancel; a log pane) and the job indicator of the status bar."""
 from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QHBoxLayout,
     QHeaderView,
+    QLabel,
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from .workers import Job, JobRunner, JobState
 
-__all__ = ["JobsPanel", "format_duration"]
+__all__ = ["JobStatus", "JobsPanel", "format_duration"]
 
 COLUMNS = ("Job", "Progress", "Status", "Elapsed", "Time left", "")
 #: Finished rows kept before the oldest are dropped (the log keeps everything).
@@ -155,3 +158,82 @@ class JobsPanel(QWidget):
     # ----------------------------------------------------------------- log
     def append_log(self, line: str) -> None:
         self.log_view.appendPlainText(f"{time.strftime('%H:%M:%S')}  {line}")
+
+
+class JobStatus(QWidget):
+    """The newest running job in the status bar: title, progress, time left and Cancel.
+
+    Lets the jobs dock stay closed (View > Jobs and log, or the "Jobs…" button)
+    without hiding a run's progress, its ETA or its Cancel button.
+
+    Signals
+    -------
+    show_jobs()
+        The "Jobs…" button was pressed.
+    """
+
+    show_jobs = Signal()
+
+    def __init__(self, runner: JobRunner, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.runner = runner
+        self.job: Job | None = None
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.label = QLabel("")
+        self.label.setObjectName("job_status_text")
+        self.label.setMinimumWidth(120)
+        self.bar = QProgressBar()
+        self.bar.setRange(0, 1000)
+        self.bar.setFixedWidth(160)
+        self.bar.setTextVisible(True)
+        self.cancel = QPushButton("Cancel")
+        self.cancel.setToolTip("Stop this job; whatever it computed so far is kept and shown.")
+        self.cancel.clicked.connect(self._cancel)
+        self.jobs_button = QToolButton()
+        self.jobs_button.setText("Jobs…")
+        self.jobs_button.setToolTip("Show every job and the log (View > Jobs and log).")
+        self.jobs_button.clicked.connect(self.show_jobs)
+        for w in (self.label, self.bar, self.cancel, self.jobs_button):
+            layout.addWidget(w)
+        runner.job_added.connect(self._added)
+        self._clock = QTimer(self)
+        self._clock.setInterval(500)
+        self._clock.timeout.connect(self._tick)
+        self._clock.start()
+        self._refresh()
+
+    def _tick(self) -> None:
+        # The runner delivers progress with job.changed, which calls _refresh; sync here only, or the two
+        # would call each other.
+        if self.job is not None and not self.job.state.finished:
+            self.runner.sync(self.job)
+        self._refresh()
+
+    def _added(self, job: Job) -> None:
+        self.job = job
+        job.changed.connect(self._refresh)
+        self._refresh()
+
+    def _cancel(self) -> None:
+        if self.job is not None:
+            self.job.cancel()
+
+    def _refresh(self) -> None:
+        job = self.job
+        running = job is not None and not job.state.finished
+        for w in (self.bar, self.cancel):
+            w.setVisible(running)
+        if job is None:
+            self.label.setText("")
+            return
+        if running:
+            eta = job.eta()
+            left = f", {format_duration(eta)} left" if eta is not None else ""
+            self.bar.setValue(int(round(job.fraction * 1000)))
+            self.bar.setFormat(f"{job.fraction * 100:.0f} %")
+            self.label.setText(f"{job.title}: {job.status}{left}")
+            self.cancel.setEnabled(not job.cancel_requested)
+        else:
+            self.label.setText(f"{job.title}: {job.state_text()}")
+        self.label.setToolTip(self.label.text())

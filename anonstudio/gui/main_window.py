@@ -2,6 +2,7 @@
 (right), jobs and log (bottom), and the menus."""
 from __future__ import annotations
 
+import html
 import traceback
 from pathlib import Path
 from typing import Any
@@ -22,15 +23,16 @@ from PySide6.QtWidgets import (
 )
 
 from .. import __version__
+from .controls import STYLE
 from .datasets_dock import DatasetsPanel, available_samples
-from .jobs_dock import JobsPanel
+from .jobs_dock import JobsPanel, JobStatus
 from .plots import EXPORT_FORMATS, ExportablePlot
 from .settings import RecentFiles, open_settings
 from .workbench import Workbench
 from .workbenches import discover_workbenches
 from .workers import Job, JobRunner
 
-__all__ = ["MainWindow", "METHOD_REFERENCES"]
+__all__ = ["MainWindow", "method_references"]
 
 
 
@@ -42,29 +44,13 @@ def open_filter() -> str:
     return ";;".join([f"All datasets ({' '.join(patterns)})", *dialog_filters(), "All files (*)"])
 
 
-METHOD_REFERENCES = """
-<h3>Methods and the papers they come from</h3>
-<ul>
-<li><b>Uniqueness vs m, MCMC itemset sampling, probabilistic k<sup>m</sup>-anonymity (σ-k<sup>m</sup>)</b><br>
-G. Ács, J. P. Achara, C. Castelluccia. <i>Probabilistic k<sup>m</sup>-anonymity: efficient anonymization
-of large set-valued datasets.</i> IEEE International Conference on Big Data, 2015.</li>
-<li><b>Person-level unicity</b> (chance a person is unique given m of their items)<br>
-Y.-A. de Montjoye, C. A. Hidalgo, M. Verleysen, V. D. Blondel. <i>Unique in the Crowd: the privacy bounds
-of human mobility.</i> Scientific Reports 3, 2013.</li>
-<li><b>Nonreciprocal recoding</b> (k-anonymity and ℓ-diversity without shared groups)<br>
-M. Xue, P. Karras, C. Raïssi, J. Vaidya, K.-L. Tan. <i>Anonymizing set-valued data by nonreciprocal
-recoding.</i> ACM SIGKDD, 2012.</li>
-<li><b>Personalized ρ-uncertainty by partial suppression</b><br>
-T. Nakagawa, H. Arai, H. Nakagawa. <i>Personalized anonymization for set-valued data by partial
-suppression.</i> Transactions on Data Privacy, 2018.</li>
-<li><b>(k, k<sup>m</sup>)-anonymity of relational-transaction data</b><br>
-G. Poulis, G. Loukides, A. Gkoulalas-Divanis, S. Skiadopoulos. <i>Anonymizing data with relational and
-transaction attributes.</i> ECML/PKDD, 2013.</li>
-<li><b>Relative privacy threats: Bayesian attacker vs learner</b><br>
-M. Boreale, F. Corradi, C. Viscardi. <i>Relative privacy threats and learning from anonymized data.</i>
-IEEE Transactions on Information Forensics and Security, 2020.</li>
-</ul>
-"""
+def method_references() -> str:
+    """The Help menu's references: one entry per discovered method family, from its spec."""
+    from ..methods.contract import discover_methods
+
+    items = "".join(f"<li><b>{html.escape(spec.title)}</b><br>{spec.reference}</li>"
+                    for spec in sorted(discover_methods().values(), key=lambda s: s.title))
+    return f"<h3>Methods and the papers they come from</h3><ul>{items}</ul>"
 
 
 #: Preferred window size on a large screen; smaller screens get what fits.
@@ -118,6 +104,7 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.setWindowTitle("anonstudio")
         self.setObjectName("anonstudio-main")
+        self.setStyleSheet(STYLE)
         self.settings = open_settings()
         self.recent = RecentFiles(self.settings)
         self.runner = JobRunner(self, error_handler=self.show_error)
@@ -140,9 +127,14 @@ class MainWindow(QMainWindow):
         self.params_dock = self._dock("Parameters", self.param_stack, Qt.RightDockWidgetArea)
         self.jobs_dock = self._dock("Jobs and log", self.jobs, Qt.BottomDockWidgetArea)
 
-        # Give the workbench most of the room: narrow side docks, short jobs dock.
-        self.resizeDocks([self.datasets_dock, self.params_dock], [300, 290], Qt.Horizontal)
-        self.resizeDocks([self.jobs_dock], [130], Qt.Vertical)
+        # Give the workbench most of the room: narrow side docks; the jobs dock starts closed, the newest
+        # job's progress, time left and Cancel sit in the status bar (its "Jobs…" button opens the dock).
+        self.resizeDocks([self.datasets_dock, self.params_dock], [250, 300], Qt.Horizontal)
+        self.resizeDocks([self.jobs_dock], [150], Qt.Vertical)
+        self.jobs_dock.hide()
+        self.job_status = JobStatus(self.runner)
+        self.job_status.show_jobs.connect(self.show_jobs)
+        self.statusBar().addPermanentWidget(self.job_status)
 
         self._load_workbenches()
         self.tabs.currentChanged.connect(self._tab_changed)
@@ -177,17 +169,9 @@ class MainWindow(QMainWindow):
             self.workbenches.append(bench)
             self.tabs.addTab(bench, cls.TITLE)
             if bench.param_panel is not None:
-                page = QScrollArea()
-                page.setWidget(bench.param_panel)
-                page.setWidgetResizable(True)
-                page.setFrameShape(QScrollArea.NoFrame)
-                # Forms scroll vertically but never get narrower than their
-                # own minimum: a squeezed dock elided "Measure uniqueness" to "Meas".
-                page.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
-                page.setMinimumWidth(bench.param_panel.minimumSizeHint().width()
-                                     + page.verticalScrollBar().sizeHint().width())
-                self._param_pages[bench.param_panel] = page
-                self.param_stack.addWidget(page)
+                # The panel scrolls its own fields and keeps Run and Cancel in view.
+                self._param_pages[bench.param_panel] = bench.param_panel
+                self.param_stack.addWidget(bench.param_panel)
             bench.status.connect(lambda text: self.statusBar().showMessage(text, 8000))
 
     def workbench(self, title_or_cls: str | type) -> Workbench:
@@ -205,7 +189,7 @@ class MainWindow(QMainWindow):
     def current_param_panel(self) -> QWidget | None:
         """The parameter panel shown in the right dock (None: the active tab has none)."""
         page = self.param_stack.currentWidget()
-        return page.widget() if isinstance(page, QScrollArea) else None
+        return page if page is not self._no_params else None
 
     # ---------------------------------------------------------------- menus
     def _build_menus(self) -> None:
@@ -231,6 +215,8 @@ class MainWindow(QMainWindow):
             view_menu.addAction(dock.toggleViewAction())
 
         help_menu = self.menuBar().addMenu("&Help")
+        self.glossary_action = help_menu.addAction("&Glossary", self.show_glossary)
+        self.glossary_action.setShortcut(QKeySequence.HelpContents)
         help_menu.addAction("&Method references", self.show_references)
         help_menu.addAction("&About anonstudio", self.show_about)
 
@@ -304,11 +290,22 @@ class MainWindow(QMainWindow):
 
         return self.runner.submit("Compile numerical kernels", warm_up_all, key="warm-up", on_done=done)
 
+    def show_jobs(self) -> None:
+        """Open the jobs dock (every job with its progress, plus the log)."""
+        self.jobs_dock.show()
+        self.jobs_dock.raise_()
+
     def show_error(self, title: str, message: str) -> None:
         QMessageBox.critical(self, f"{title} failed", message)
 
+    def show_glossary(self) -> None:
+        """Help > Glossary (F1): every measure and parameter with its one-line meaning."""
+        from .glossary_dialog import show_glossary
+
+        show_glossary(self)
+
     def show_references(self) -> None:
-        QMessageBox.about(self, "Method references", METHOD_REFERENCES)
+        QMessageBox.about(self, "Method references", method_references())
 
     def show_about(self) -> None:
         QMessageBox.about(

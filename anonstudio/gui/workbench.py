@@ -20,9 +20,13 @@ What the base class does for you
   a workbench never draws one dataset's results next to another's name;
 * :meth:`Workbench.plots` lists the :class:`~anonstudio.gui.plots.ExportablePlot`
   children so *File > Export plot...* can offer them;
-* override :meth:`Workbench.check_params` for rules across fields (shown
-  inline under the form, Run disabled) and ``DATASET_TYPES`` for the kinds of
-  data the tab works on (others get a plain explanation instead of the page).
+* ``DATASET_TYPES`` names the kinds of data the tab works on (others get a
+  plain explanation instead of the page); rules across fields belong in the
+  params class's ``check()`` (shown inline under the form, Run disabled).
+
+Method families do not subclass this directly: they subclass
+:class:`~anonstudio.gui.method_workbench.MethodWorkbench`, which builds
+everything from the family's MethodSpec.
 
 Plots: create each :class:`~anonstudio.gui.plots.ExportablePlot` once in
 ``build``, declare its series with ``add_series`` and feed them with
@@ -93,6 +97,7 @@ from typing import Any, Callable
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QStackedLayout, QWidget
 
+from ..data.kinds import kind_words
 from ..data.transactions import TransactionData
 from .param_panel import ParamPanel
 from .plots import ExportablePlot
@@ -104,10 +109,6 @@ EMPTY_TEXT = "Load a dataset to begin: File > Open dataset…, or pick a bundled
 WRONG_KIND_TEXT = ("{title} works on {wanted}; the loaded dataset “{name}” is {actual}. "
                    "Open another dataset, or use a workbench for this kind of data.")
 
-#: Plain words for dataset classes in messages.
-KIND_WORDS = {"TransactionData": "set-valued data (one set of items per person)",
-              "Table": "a table (one row of attribute values per person)",
-              "RTData": "a table with a set of items per row"}
 
 
 class PageScroll(QScrollArea):
@@ -192,8 +193,7 @@ class Workbench(QWidget):
         self._jobs: list[Job] = []
         self.param_panel: ParamPanel | None = None
         if self.PARAMS is not None:
-            self.param_panel = ParamPanel(self.PARAMS, run_text=self.RUN_TEXT, title=self.TITLE,
-                                          check=self.check_params)
+            self.param_panel = ParamPanel(self.PARAMS, run_text=self.RUN_TEXT, title=self.TITLE)
             self.param_panel.run_requested.connect(self._on_run_requested)
             self.param_panel.cancel_requested.connect(self.cancel)
             self.param_panel.set_can_run(False)
@@ -202,7 +202,7 @@ class Workbench(QWidget):
         self.empty_label = QLabel(self.EMPTY_TEXT)
         self.empty_label.setAlignment(Qt.AlignCenter)
         self.empty_label.setWordWrap(True)
-        self.empty_label.setStyleSheet("color: #444; font-size: 13pt; padding: 40px;")
+        self.empty_label.setProperty("role", "empty")
         self._stack.addWidget(self.empty_label)
         self.page = self.build()
         # The page scrolls instead of imposing its minimum size on the
@@ -225,15 +225,6 @@ class Workbench(QWidget):
 
     def run(self, params: Any) -> None:
         """Hook: the user pressed Run with valid ``params``."""
-
-    def check_params(self, params: Any) -> str | None:
-        """Hook: a message for a combination of values that cannot run, else None.
-
-        Ranges are checked already (``anonstudio.params.validate``); use this
-        for rules across fields. The message is shown under the form and the
-        Run button stays disabled.
-        """
-        return None
 
     # ------------------------------------------------------------- helpers
     @property
@@ -313,8 +304,8 @@ class Workbench(QWidget):
 
     # ----------------------------------------------------------- internals
     def _wrong_kind_text(self, dataset: Any) -> str:
-        wanted = " or ".join(KIND_WORDS.get(t.__name__, t.__name__) for t in self.DATASET_TYPES)
-        actual = KIND_WORDS.get(type(dataset).__name__, type(dataset).__name__)
+        wanted = " or ".join(kind_words(t) for t in self.DATASET_TYPES)
+        actual = kind_words(type(dataset))
         return WRONG_KIND_TEXT.format(title=self.TITLE, wanted=wanted, name=getattr(dataset, "name", "dataset"),
                                       actual=actual)
 

@@ -65,6 +65,21 @@ class GroupPrivacyReport:
         return (not self.problems and self.n_misfits == 0 and self.k_anonymous is not False
                 and self.l_diverse is not False)
 
+    #: The contract's names: the check always runs to the end.
+    complete = True
+
+    @property
+    def passed(self) -> bool:
+        return self.ok
+
+    def lines(self) -> list[str]:
+        return [line.strip() for line in self.format().splitlines()[1:]]
+
+    def summary(self) -> dict[str, float]:
+        return {"passed": float(self.ok), "groups": float(self.n_groups), "min_group_size": float(self.min_group_size),
+                "min_distinct_sensitive": float(self.min_distinct_sensitive),
+                "max_sensitive_share": self.max_sensitive_share, "misfits": float(self.n_misfits), "ncp": self.ncp}
+
     def to_json(self) -> dict:
         out = asdict(self)
         out["size_histogram"] = {str(s): n for s, n in self.size_histogram.items()}
@@ -124,8 +139,22 @@ def _cell_ncp(domain: list, cells: np.ndarray) -> np.ndarray:
     return (counts - 1).clip(min=0) / (len(domain) - 1)
 
 
+def _clear_text_leaks(frame: pd.DataFrame, release, name: str, values) -> list[str]:
+    """Problems of one extra published column that repeats protected values in the clear."""
+    protected = [*release.qi, release.sensitive]
+    if name in protected:
+        return [f"column {name!r} is published in the clear next to the generalized cells, but it is "
+                f"{'the sensitive attribute' if name == release.sensitive else 'a quasi-identifier'}"]
+    texts = pd.Series([str(v) for v in values])
+    out = []
+    for column in protected:
+        if len(texts) == len(frame) and texts.equals(frame[column].astype(str).reset_index(drop=True)):
+            out.append(f"column {name!r} repeats the cleartext values of {column!r}")
+    return out
+
+
 def verify_group_release(table: Table, release, k: int | None = None, l: int | None = None,
-                         *, max_misfits: int = 20) -> GroupPrivacyReport:
+                         *, max_misfits: int = 20, extra_columns: dict | None = None) -> GroupPrivacyReport:
     """Check ``release`` against ``table``; see the module docstring.
 
     Parameters
@@ -134,10 +163,17 @@ def verify_group_release(table: Table, release, k: int | None = None, l: int | N
         Requirements to check; None skips that check (its field is None).
     max_misfits
         How many offending rows to list (all are counted).
+    extra_columns
+        Columns published beside the cells (name -> values per row, e.g. a
+        row id column). A release fails when one of them is a quasi-identifier
+        or the sensitive attribute, or carries its cleartext values under
+        another name: those values would be published in the clear.
     """
     frame = table.frame
     row_group = np.asarray(release.row_group, dtype=np.int64)
     problems = []
+    for name, values in (extra_columns or {}).items():
+        problems.extend(_clear_text_leaks(frame, release, name, values))
     n = len(frame)
     if len(row_group) != n:
         problems.append(f"the release has {len(row_group)} rows, the table {n}")

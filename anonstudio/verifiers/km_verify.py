@@ -11,6 +11,7 @@ its own posting lists and intersections (:mod:`anonstudio.kernels.km_verify`).
 from __future__ import annotations
 
 import csv
+import dataclasses
 import itertools
 import time
 from dataclasses import dataclass, field
@@ -43,12 +44,38 @@ class KmVerifyPoint:
     ci_high: float
     seconds: float
     proposals: int = 0
+    #: The promised share of k-anonymous itemsets at this size.
+    sigma: float = 1.0
+
+    @property
+    def verdict(self) -> str:
+        """``confirmed``, ``no violation found``, ``consistent`` or ``below target``.
+
+        An exact count confirms or breaks σ outright. A sample can never
+        confirm σ = 1 (its interval always reaches below 1), so a sample
+        without a single violation gets its own, reassuring verdict; the
+        promise counts as broken only when the whole interval lies below σ.
+        """
+        if self.method == "exact":
+            return "confirmed" if self.fraction >= self.sigma else "below target"
+        if self.ci_low >= self.sigma:
+            return "confirmed"
+        if self.ci_high < self.sigma:
+            return "below target"
+        if self.k_anonymous == self.itemsets:
+            return "no violation found"
+        return "consistent"
+
+    @property
+    def passed(self) -> bool:
+        return self.verdict != "below target"
 
     def to_json(self) -> dict:
         return {
-            "ell": self.ell, "k": self.k, "method": self.method, "itemsets": self.itemsets,
+            "ell": self.ell, "k": self.k, "sigma": self.sigma, "method": self.method, "itemsets": self.itemsets,
             "k_anonymous": self.k_anonymous, "fraction": self.fraction,
-            "ci_low": self.ci_low, "ci_high": self.ci_high, "seconds": round(self.seconds, 4),
+            "ci_low": self.ci_low, "ci_high": self.ci_high, "verdict": self.verdict, "passed": self.passed,
+            "seconds": round(self.seconds, 4),
         }
 
 
@@ -63,10 +90,31 @@ class KmVerifyResult:
     def min_fraction(self) -> float:
         return min((p.fraction for p in self.points), default=1.0)
 
+    @property
+    def passed(self) -> bool:
+        """No itemset size is statistically below its promised σ (exact sizes: none below σ)."""
+        return all(p.passed for p in self.points)
+
+    def lines(self) -> list[str]:
+        """One line per itemset size, e.g. "ℓ = 2: 100.00 % of 20,000 sampled itemsets k-anonymous ..."."""
+        out = []
+        for p in self.points:
+            how = "all" if p.method == "exact" else "sampled"
+            interval = "" if p.method == "exact" else f", {self.confidence:.0%} interval {p.ci_low:.4f}–{p.ci_high:.4f}"
+            out.append(f"ℓ = {p.ell}: {p.fraction:.2%} of {p.itemsets:,} {how} itemsets shared by ≥ {p.k} people"
+                       f"{interval}, target σ = {p.sigma:g}: {p.verdict}")
+        return out
+
+    def summary(self) -> dict[str, float]:
+        out: dict[str, float] = {"passed": float(self.passed)}
+        for p in self.points:
+            out[f"k_anonymous_share_l{p.ell}"] = p.fraction
+        return out
+
     def to_json(self) -> dict:
         return {
-            "confidence": self.confidence, "complete": self.complete, "partitions": self.partitions,
-            "levels": [p.to_json() for p in self.points],
+            "confidence": self.confidence, "complete": self.complete, "passed": self.passed,
+            "partitions": self.partitions, "levels": [p.to_json() for p in self.points],
         }
 
 
@@ -139,6 +187,7 @@ def verify_km(
     confidence: float = 0.95,
     exact_budget: int = 20_000,
     progress: Progress | None = None,
+    sigma: float | Sequence[float] = 1.0,
 ) -> KmVerifyResult:
     """Estimate, for each ``ell <= m``, the share of ell-itemsets whose generalization is k-anonymous.
 
@@ -150,6 +199,9 @@ def verify_km(
         Item id -> partition (any integers; equal means same partition).
     k
         One k, or one per level.
+    sigma
+        The promised share of k-anonymous itemsets, one or one per level; a
+        level fails when its share is (statistically) below it.
     samples
         Uniform itemsets per level when not enumerating.
     exact_budget
@@ -164,6 +216,7 @@ def verify_km(
     part = part.reshape(-1).astype(np.int64)
     n_parts = int(part.max()) + 1 if len(part) else 0
     ks = [int(k)] * m if np.isscalar(k) else [int(v) for v in k][:m]
+    sigmas = [float(sigma)] * m if np.isscalar(sigma) else [float(v) for v in sigma][:m]
     lengths = np.diff(data.indptr)
     # Own posting lists: records of each item, records of each partition. Built
     # in kernels that release the GIL, since the GUI runs this check on a worker
@@ -179,7 +232,7 @@ def verify_km(
         weights = comb(lengths, ell)  # ell-subsets per record, vectorized (0 where shorter)
         total = float(weights.sum())
         if total == 0:
-            points.append(KmVerifyPoint(ell, ks[ell - 1], "exact", 0, 0, 1.0, 1.0, 1.0, 0.0))
+            points.append(KmVerifyPoint(ell, ks[ell - 1], "exact", 0, 0, 1.0, 1.0, 1.0, 0.0, sigma=sigmas[ell - 1]))
             continue
         if ell == 1:
             # Omega^1 is the set of occurring items; a partition's support is its record count.
@@ -188,12 +241,13 @@ def verify_km(
             ok = int((supp >= ks[0]).sum())
             frac = ok / len(occurring) if len(occurring) else 1.0
             points.append(KmVerifyPoint(1, ks[0], "exact", len(occurring), ok, frac, frac, frac,
-                                        time.perf_counter() - t0))
+                                        time.perf_counter() - t0, sigma=sigmas[0]))
             continue
         if total <= exact_budget:
             if gen_sets is None:
                 gen_sets = {"part": part, "records": [set(part[data.record(u)].tolist()) for u in range(data.n_records)]}
-            points.append(_exact_point(data, gen_sets, ell, ks[ell - 1], t0))
+            points.append(dataclasses.replace(_exact_point(data, gen_sets, ell, ks[ell - 1], t0),
+                                              sigma=sigmas[ell - 1]))
             continue
         rng = np.random.default_rng(derive_seed(seed, "km-verify", ell))
         cum = np.cumsum(weights)
@@ -216,7 +270,7 @@ def verify_km(
         ok = int((supports >= ks[ell - 1]).sum())
         lo, hi = clopper_pearson(ok, got, confidence)
         points.append(KmVerifyPoint(ell, ks[ell - 1], "sampling", got, ok, ok / got if got else 1.0, lo, hi,
-                                    time.perf_counter() - t0, used))
+                                    time.perf_counter() - t0, used, sigmas[ell - 1]))
         if not complete:
             break
     progress.set(1.0, "verified")

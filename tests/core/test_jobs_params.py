@@ -18,7 +18,7 @@ class _P:
 def test_specs_carry_metadata_in_order():
     s = specs(_P)
     assert [x.name for x in s] == ["k", "sigma", "method", "seed"]
-    assert s[0].kind is int and s[1].kind is float and s[2].choices == ("auto", "exact")
+    assert s[0].kind == "int" and s[1].kind == "float" and s[2].choices == ("auto", "exact")
     assert s[3].optional
 
 

@@ -1,4 +1,5 @@
 """The Qt-free core must import without PySide6 or pyqtgraph."""
+import pytest
 import ast
 import subprocess
 import sys
@@ -31,6 +32,7 @@ def test_core_sources_do_not_import_qt():
     assert offenders == []
 
 
+@pytest.mark.slow
 def test_core_modules_import_in_a_process_without_qt():
     modules = sorted(
         "anonstudio." + ".".join(p.relative_to(PACKAGE).with_suffix("").parts).removesuffix(".__init__")
@@ -44,3 +46,26 @@ def test_core_modules_import_in_a_process_without_qt():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_import_linter_layer_contracts_are_kept():
+    """Front ends > methods > verifiers, samplers > metrics > data > kernels > jobs, params (pyproject.toml)."""
+    from importlinter.cli import lint_imports
+
+    config = PACKAGE.parent / "pyproject.toml"
+    assert lint_imports(config_filename=str(config), no_cache=True, no_logo=True) == 0
+
+
+def test_verifiers_use_no_kernel_of_a_method():
+    """A verifier shares no code with what it checks: the only kernels it may use are verifier kernels."""
+    offenders = []
+    for path in sorted((PACKAGE / "verifiers").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                module = node.module
+                if "kernels" in module.split(".") and "verify" not in module.split(".")[-1]:
+                    offenders.append(f"{path.name}: {module}")
+                if module.split(".")[0] in ("methods", "samplers") or ".methods" in f".{module}":
+                    offenders.append(f"{path.name}: {module}")
+    assert offenders == []

@@ -94,12 +94,16 @@ def test_kernel_warm_up_runs():
 
 
 def test_invalid_parameters_are_refused():
+    from anonstudio.params import validate
+
     with pytest.raises(ValueError):
-        SynthCityParams(towers=1)
+        validate(SynthCityParams(towers=1))
     with pytest.raises(ValueError):
-        SynthCityParams(p_home=0.8, p_work=0.5)
+        validate(SynthCityParams(p_home=0.8, p_work=0.5))
     with pytest.raises(ValueError, match="number of towers"):
-        SynthCityParams(towers=5)
+        validate(SynthCityParams(towers=5))
+    with pytest.raises(ValueError, match="finite"):
+        validate(SynthCityParams(area_km2=float("nan")))
 
 
 def test_cli_end_to_end(tmp_path, capsys):

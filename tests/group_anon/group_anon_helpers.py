@@ -6,7 +6,7 @@ import pandas as pd
 
 from anonstudio.data.table import Role, Table
 
-ADULT_QI = "age,workclass,education,marital-status,race,sex,native-country,salary"
+ADULT_QI = ("age", "workclass", "education", "marital-status", "race", "sex", "native-country", "salary")
 
 
 def random_table(seed: int, n: int | None = None) -> Table:

@@ -17,21 +17,23 @@ from tests.group_anon.group_anon_helpers import ADULT_QI
 def test_cli_anonymizes_and_verifies(tmp_path, ga_data, capsys, scheme):
     out, summary = tmp_path / "anon.csv", tmp_path / "summary.json"
     code = main(["group-anonymize", str(ga_data / "adult_2000.csv"), "--scheme", scheme, "--k", "4", "--l", "4",
-                 "--qi", ADULT_QI, "--sensitive", "occupation", "--seed", "1", "--out", str(out),
-                 "--json", str(summary), "--quiet"])
+                 "--qi", ",".join(ADULT_QI), "--sensitive", "occupation", "--seed", "1", "--out", str(out),
+                 "--json", str(summary)])
     assert code == 0
     printed = capsys.readouterr().out
     assert "verifier: PASS" in printed and "4-diverse: yes" in printed
     doc = json.loads(summary.read_text())
-    assert doc["verifier"]["ok"] and doc["rows"] == 2000 and doc["groups"] == doc["verifier"]["n_groups"]
+    assert doc["verification"]["ok"] and doc["rows"] == 2000 and doc["groups"] == doc["verification"]["n_groups"]
+    assert doc["status"] == "done" and doc["run"]["params"]["qi"] == list(ADULT_QI)
     # The written CSV reads back against the cleartext and passes the verifier again.
     table = Table(pd.read_csv(ga_data / "adult_2000.csv"), {"occupation": Role.SENSITIVE})
     release = import_release(out, table, qi=ADULT_QI, sensitive="occupation")
     assert release.scheme == ("vertical" if scheme == "anatomy" else "horizontal")
     assert verify_group_release(table, release, k=4, l=4).ok
-    # --published verifies an existing file.
-    assert main(["group-anonymize", str(ga_data / "adult_2000.csv"), "--published", str(out), "--k", "4",
-                 "--l", "4", "--qi", ADULT_QI, "--sensitive", "occupation", "--quiet"]) == 0
+    # --scheme published verifies an existing file.
+    assert main(["group-anonymize", str(ga_data / "adult_2000.csv"), "--scheme", "published", "--published",
+                 str(out), "--k", "4", "--l", "4", "--qi", ",".join(ADULT_QI), "--sensitive", "occupation",
+                 "--quiet"]) == 0
 
 
 def test_cli_headerless_csv_with_columns_and_hierarchy(tmp_path, ga_data, capsys):
@@ -41,7 +43,7 @@ def test_cli_headerless_csv_with_columns_and_hierarchy(tmp_path, ga_data, capsys
     code = main(["group-anonymize", str(raw), "--columns", ",".join(frame.columns), "--scheme", "global",
                  "--k", "5", "--qi", "age,education,sex", "--sensitive", "occupation",
                  "--hierarchy", f"education={ga_data / 'education_hierarchy.csv'}", "--max-suppression", "0.05",
-                 "--json", str(tmp_path / "s.json"), "--quiet"])
+                 "--json", str(tmp_path / "s.json")])
     assert code == 0
     assert "5-anonymous: yes" in capsys.readouterr().out
     doc = json.loads((tmp_path / "s.json").read_text())
@@ -49,9 +51,9 @@ def test_cli_headerless_csv_with_columns_and_hierarchy(tmp_path, ga_data, capsys
 
 
 def test_cli_reports_published_table1(ga_data, capsys):
-    code = main(["group-anonymize", str(ga_data / "table1a_original.csv"), "--published",
+    code = main(["group-anonymize", str(ga_data / "table1a_original.csv"), "--scheme", "published", "--published",
                  str(ga_data / "table1b_local_recoding.csv"), "--id-column", "ID", "--k", "2", "--l", "2",
-                 "--qi", "Nat,ZIP", "--sensitive", "Dis", "--quiet"])
+                 "--qi", "Nat,ZIP", "--sensitive", "Dis"])
     assert code == 0
     assert "8 rows in 4 groups" in capsys.readouterr().out
 
@@ -60,17 +62,19 @@ def test_cli_user_errors_exit_2(tmp_path, ga_data, capsys):
     base = ["group-anonymize", str(ga_data / "table1a_original.csv"), "--qi", "Nat,ZIP", "--sensitive", "Dis",
             "--quiet"]
     assert main([*base, "--k", "20"]) == 2
-    assert "fewer than k = 20" in capsys.readouterr().err
+    assert "--k: k = 20 is larger than the 8 complete rows" in capsys.readouterr().err
     assert main([*base, "--k", "0"]) == 2
-    assert "k must be at least 1" in capsys.readouterr().err
+    assert "--k must be at least 1" in capsys.readouterr().err
     assert main([*base[:3], "Nat,Age", *base[4:]]) == 2
     assert "unknown column(s) Age" in capsys.readouterr().err
     bad = tmp_path / "bad.csv"
     bad.write_text((ga_data / "table1b_local_recoding.csv").read_text().replace("2,3,Japan,5550*", "2,3,Japan,4550*"))
-    assert main([*base, "--published", str(bad), "--id-column", "ID"]) == 2
+    assert main([*base, "--scheme", "published", "--published", str(bad), "--id-column", "ID"]) == 2
     assert "bad.csv, line 4: cleartext row 3 has ZIP" in capsys.readouterr().err
     assert main([*base, "--scheme", "global", "--hierarchy", "education"]) == 2
-    assert "COL=FILE" in capsys.readouterr().err
-    assert main([*base, "--scheme", "anatomy", "--hierarchy", "Nat=x.csv"]) == 2
-    assert "--scheme global or mondrian only" in capsys.readouterr().err
+    assert "as COLUMN=FILE pairs" in capsys.readouterr().err
+    assert main([*base, "--scheme", "anatomy", "--hierarchy", f"Nat={ga_data / 'education_hierarchy.csv'}"]) == 2
+    assert "--hierarchy: Hierarchies are used by global recoding and Mondrian only" in capsys.readouterr().err
+    assert main([*base, "--published", str(bad)]) == 2
+    assert "only read with the scheme 'published'" in capsys.readouterr().err
     assert main(["group-anonymize", "no-such-file", "--qi", "a", "--sensitive", "b"]) == 2

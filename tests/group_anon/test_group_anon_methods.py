@@ -14,7 +14,7 @@ from tests.reference import group_anon_reference as ref
 
 from tests.group_anon.group_anon_helpers import ADULT_QI, random_table
 
-QI = "age,zip,sex,job"
+QI = ("age", "zip", "sex", "job")
 CASES = [(seed, k, l) for seed in range(8) for k, l in [(2, None), (3, 2), (4, 3), (5, None)]]
 
 
@@ -119,7 +119,7 @@ def test_adult_slice_passes_verifier(adult2000, scheme, kl):
 
 def test_global_recoding_uses_a_hierarchy(adult2000, ga_data):
     hierarchy = load_hierarchy(ga_data / "education_hierarchy.csv")
-    params = GroupAnonParams(scheme="global", k=4, l=4, qi="age,education,sex", sensitive="occupation")
+    params = GroupAnonParams(scheme="global", k=4, l=4, qi=("age", "education", "sex"), sensitive="occupation")
     flat = anonymize(adult2000, params)
     tree = anonymize(adult2000, params, hierarchies={"education": hierarchy})
     assert verify_group_release(adult2000, tree.release, k=4, l=4).ok
@@ -170,16 +170,16 @@ def test_cancelled_anatomy_returns_no_release(adult2000):
 
 def test_infeasible_requests_are_explained(adult2000, table1):
     with pytest.raises(ValueError, match="fewer than k"):
-        anonymize(table1, GroupAnonParams(scheme="mondrian", k=9, qi="Nat,ZIP", sensitive="Dis"))
+        anonymize(table1, GroupAnonParams(scheme="mondrian", k=9, qi=("Nat", "ZIP"), sensitive="Dis"))
     with pytest.raises(ValueError, match="fewer than l"):
-        anonymize(table1, GroupAnonParams(scheme="global", k=2, l=6, qi="Nat,ZIP", sensitive="Dis"))
+        anonymize(table1, GroupAnonParams(scheme="global", k=2, l=6, qi=("Nat", "ZIP"), sensitive="Dis"))
     with pytest.raises(ValueError, match="unknown column"):
-        anonymize(table1, GroupAnonParams(scheme="mondrian", k=2, qi="Nat,Zip", sensitive="Dis"))
+        anonymize(table1, GroupAnonParams(scheme="mondrian", k=2, qi=("Nat", "Zip"), sensitive="Dis"))
     frame = table1.frame.copy()
     frame.loc[3, "Nat"] = None
     from anonstudio.data.table import Table
     with pytest.raises(ValueError, match="row 4"):
-        anonymize(Table(frame), GroupAnonParams(scheme="mondrian", k=2, qi="Nat,ZIP", sensitive="Dis"))
+        anonymize(Table(frame), GroupAnonParams(scheme="mondrian", k=2, qi=("Nat", "ZIP"), sensitive="Dis"))
 
 
 def test_progress_is_reported(adult2000):
@@ -230,7 +230,7 @@ def test_suppression_publishes_one_all_star_group():
 
 def test_mondrian_cuts_categories_in_hierarchy_order(adult2000, ga_data):
     tree = load_hierarchy(ga_data / "adult_hierarchies" / "native-country.csv")
-    params = GroupAnonParams(scheme="mondrian", k=4, l=4, qi="age,native-country,race", sensitive="occupation")
+    params = GroupAnonParams(scheme="mondrian", k=4, l=4, qi=("age", "native-country", "race"), sensitive="occupation")
     plain = anonymize(adult2000, params).release
     ordered = anonymize(adult2000, params, hierarchies={"native-country": tree}).release
     assert verify_group_release(adult2000, ordered, k=4, l=4).ok

@@ -41,6 +41,7 @@ def run_demo(tmp_path, *extra):
     return proc, shot
 
 
+@pytest.mark.slow
 def test_demo_on_the_chess_sample(tmp_path):
     proc, shot = run_demo(tmp_path, "--sample", "chess", "--max-m", "2", "--window-size", "1280x720")
     assert proc.returncode == 0, proc.stderr
@@ -51,6 +52,7 @@ def test_demo_on_the_chess_sample(tmp_path):
     assert (width, height) == (1280, 720)
 
 
+@pytest.mark.slow
 def test_demo_fails_with_status_1_on_a_bad_file(tmp_path, data_dir):
     proc, shot = run_demo(tmp_path, str(data_dir / "gui" / "bad.dat"))
     assert proc.returncode == 1

@@ -70,7 +70,8 @@ def test_layout_is_saved_on_close(qtbot, dialogs):
     w = MainWindow(warm_up=False, restore_layout=False)
     qtbot.addWidget(w)
     w.show()
-    w.jobs_dock.hide()
+    w.show_jobs()  # the jobs dock starts closed; the user opened it
+    w.datasets_dock.hide()
     geometry = w.saveGeometry()
     w.close()
     settings = open_settings()
@@ -79,11 +80,13 @@ def test_layout_is_saved_on_close(qtbot, dialogs):
     again = MainWindow(warm_up=False)
     qtbot.addWidget(again)
     again.show()
-    assert again.jobs_dock.isHidden() and not again.datasets_dock.isHidden()
+    assert not again.jobs_dock.isHidden() and again.datasets_dock.isHidden()
     fresh = MainWindow(warm_up=False, restore_layout=False)
     qtbot.addWidget(fresh)
     fresh.show()
-    assert not fresh.jobs_dock.isHidden()
+    assert fresh.jobs_dock.isHidden() and not fresh.datasets_dock.isHidden()
+    # Closed, the dock's work is in the status bar: the newest job, its progress and Cancel.
+    assert fresh.job_status.jobs_button.isVisible()
 
 
 def test_warm_up_runs_as_a_job_behind_a_status_message(qtbot, dialogs, wait_job, monkeypatch):

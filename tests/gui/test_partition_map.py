@@ -7,7 +7,7 @@ import shapely
 from PySide6.QtCore import QPointF
 
 from anonstudio.data.geo import build_voronoi
-from anonstudio.gui.partition_map import HOVER_TOWERS_SHOWN, PartitionMap, partition_color
+from anonstudio.gui.workbenches.kmanon.partition_map import HOVER_TOWERS_SHOWN, PartitionMap, partition_color
 
 # 3 x 3 towers 1 km apart, cut to the square 0..3 km: every cell is a 1 km² square.
 GRID = np.array([[500.0 + 1000 * c, 500.0 + 1000 * r] for r in range(3) for c in range(3)])

@@ -23,6 +23,7 @@ print(sys.getrefcount(None) - before)
 
 
 @pytest.mark.skipif(sys.version_info >= (3, 12), reason="None is immortal from Python 3.12 on")
+@pytest.mark.slow
 def test_void_qt_calls_keep_the_reference_count_of_none():
     out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-500:]

@@ -6,8 +6,9 @@ import threading
 import numpy as np
 import pytest
 
-from anonstudio.gui.workbenches import risk as risk_module
 from anonstudio.gui.workbenches.risk import RiskWorkbench
+from anonstudio.gui.workbenches.risk import plots as risk_plots
+from anonstudio.methods.risk import spec as risk_spec
 
 
 @pytest.fixture
@@ -45,14 +46,14 @@ def test_run_puts_points_on_both_plots_and_the_table(tiny_window, wait_job):
     assert bench.table.item(0, 0).text() == "m-itemsets" and bench.table.item(3, 0).text() == "people"
     assert bench.table.item(1, 2).text() == f"{y[1] * 100:.2f} %"
     assert tiny_window.jobs.state_text(bench.job) == "done"
-    assert bench.itemset_plot.plot_item.getAxis("left").labelText == risk_module.ITEMSET_Y
+    assert bench.itemset_plot.plot_item.getAxis("left").labelText == risk_plots.ITEMSET_Y
     assert bench.itemset_plot.plot_item.getAxis("bottom").labelText == "m (items the attacker knows)"
 
 
 def test_points_arrive_live_and_cancel_keeps_them(tiny_window, wait_job, monkeypatch, qtbot):
     bench = tiny_window.workbench(RiskWorkbench)
     gate = threading.Event()
-    real_curve = risk_module.uniqueness_curve
+    real_curve = risk_spec.uniqueness_curve
 
     class HoldAfterFirstPartial:
         """Lets the test act between the first and second m."""
@@ -70,7 +71,7 @@ def test_points_arrive_live_and_cancel_keeps_them(tiny_window, wait_job, monkeyp
         def cancelled(self):
             return self.inner.cancelled()
 
-    monkeypatch.setattr(risk_module, "uniqueness_curve",
+    monkeypatch.setattr(risk_spec, "uniqueness_curve",
                         lambda data, params, progress: real_curve(data, params, HoldAfterFirstPartial(progress)))
     bench.param_panel.set_value("max_m", 4)
     bench.param_panel.set_value("method", "exact")
@@ -93,16 +94,16 @@ def test_points_arrive_live_and_cancel_keeps_them(tiny_window, wait_job, monkeyp
 def test_newer_run_replaces_older(tiny_window, wait_job, monkeypatch):
     bench = tiny_window.workbench(RiskWorkbench)
     gate = threading.Event()
-    real = risk_module.run_risk_analysis
+    real = risk_spec.RiskSpec.run
     calls = []
 
-    def slow_first(data, params, progress):
+    def slow_first(self, data, params, progress):
         calls.append(params.max_m)
         if len(calls) == 1:
             gate.wait(10)
-        return real(data, params, progress)
+        return real(self, data, params, progress)
 
-    monkeypatch.setattr(risk_module, "run_risk_analysis", slow_first)
+    monkeypatch.setattr(risk_spec.RiskSpec, "run", slow_first)
     bench.param_panel.set_value("max_m", 2)
     bench.param_panel.run_button.click()
     first = bench.job
@@ -181,7 +182,7 @@ def test_smallest_m_above_largest_m_is_refused_inline(tiny_window):
     panel = tiny_window.workbench(RiskWorkbench).param_panel
     panel.set_value("max_m", 3)
     panel.set_value("min_m", 4)
-    assert panel.error == "Smallest m (4) must not exceed largest m (3)."
+    assert panel.error == "Smallest m (4) is larger than largest m (3)"
     assert not panel.run_button.isEnabled()
     panel.set_value("min_m", 2)
     assert panel.error == "" and panel.run_button.isEnabled()
@@ -226,8 +227,8 @@ def test_switching_dataset_mid_run_shows_no_points_of_the_old_dataset(tiny_windo
 
     bench = tiny_window.workbench(RiskWorkbench)
     gate = threading.Event()
-    real_curve = risk_module.uniqueness_curve
-    monkeypatch.setattr(risk_module, "uniqueness_curve",
+    real_curve = risk_spec.uniqueness_curve
+    monkeypatch.setattr(risk_spec, "uniqueness_curve",
                         lambda data, params, progress: real_curve(data, params, HoldAfterFirstPartial(progress, gate)))
     bench.param_panel.set_value("max_m", 4)
     bench.param_panel.set_value("method", "exact")
@@ -273,7 +274,7 @@ def test_plots_state_dataset_and_confidence_level(tiny_window, wait_job):
     for plot in (bench.itemset_plot, bench.person_plot):
         assert plot.caption == "tiny.dat\nerror bars: 95 % confidence interval (δ = 0.05)"
         assert "95 % confidence interval" in plot.plot_item.titleLabel.text
-    assert risk_module.ci_caption(0.01) == "error bars: 99 % confidence interval (δ = 0.01)"
+    assert risk_plots.ci_caption(0.01) == "error bars: 99 % confidence interval (δ = 0.01)"
 
 
 def test_points_have_hover_tips_and_the_csv_one_row_per_point(tiny_window, wait_job):
@@ -291,7 +292,7 @@ def test_points_have_hover_tips_and_the_csv_one_row_per_point(tiny_window, wait_
     assert f"{point.ci_low * 100:.2f} – {point.ci_high * 100:.2f} %" in tip
     assert "exact count" in tip and "samples: all" in tip
     rows = plot.csv_text().splitlines()
-    assert rows[0].split(",") == ["m", risk_module.ITEMSET_Y, "ci_low", "ci_high", "method", "samples",
+    assert rows[0].split(",") == ["m", risk_plots.ITEMSET_Y, "ci_low", "ci_high", "method", "samples",
                                   "itemsets_counted", "seconds", "precision_note"]
     assert len(rows) == 1 + 3  # no repeated "trend" rows
     first = rows[1].split(",")
@@ -306,8 +307,8 @@ def test_precision_warning_is_shown_when_the_point_carries_one(qtbot):
         return SimpleNamespace(m=m, uniqueness=0.02, ci_low=0.0, ci_high=0.048, method="mcmc", samples=26492,
                                seconds=1.0, precision_met=met, warning=warning)
 
-    plot = risk_module.UniquenessPlot("u", "share", "empty", estimated="estimated (MCMC sample)")
-    table = risk_module.ResultsTable()
+    plot = risk_plots.UniquenessPlot("u", "share", "empty", estimated="estimated (MCMC sample)")
+    table = risk_plots.ResultsTable()
     qtbot.addWidget(plot)
     qtbot.addWidget(table)
     note = "precision not reached: ±0.0240 instead of ±0.01"
@@ -320,7 +321,7 @@ def test_precision_warning_is_shown_when_the_point_carries_one(qtbot):
     assert plot.csv_text().splitlines()[1].endswith(note)
     # Points from before the precision check existed carry no such fields.
     old = SimpleNamespace(m=1, uniqueness=0.1, ci_low=0.05, ci_high=0.15, method="exact", samples=5, seconds=0.1)
-    assert risk_module.precision_warning(old) == ""
+    assert risk_plots.precision_warning(old) == ""
 
 
 def test_zoomed_legend_covers_no_point_and_the_axis_has_no_si_prefix(qtbot):
@@ -328,7 +329,7 @@ def test_zoomed_legend_covers_no_point_and_the_axis_has_no_si_prefix(qtbot):
 
     from PySide6.QtCore import QPointF
 
-    plot = risk_module.UniquenessPlot("u", "share", "empty", estimated="estimated (MCMC sample)")
+    plot = risk_plots.UniquenessPlot("u", "share", "empty", estimated="estimated (MCMC sample)")
     qtbot.addWidget(plot)
     plot.resize(520, 360)
     plot.show()

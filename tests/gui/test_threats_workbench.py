@@ -14,12 +14,12 @@ import pytest
 from PySide6.QtCore import QPointF, QRectF, Qt
 
 from anonstudio.data.table import Table
-from anonstudio.gui.threat_export import ROW_COLUMNS
-from anonstudio.gui.threat_inspector import DISTRIBUTIONS
-from anonstudio.gui.threat_setup import PAPER_ADULT_QI
-from anonstudio.gui.threat_tables import MEASURE_NAMES
 from anonstudio.gui.workbenches.threats import ThreatsWorkbench
+from anonstudio.gui.workbenches.threats.inspector import DISTRIBUTIONS
+from anonstudio.gui.workbenches.threats.tables import MEASURE_NAMES
+from anonstudio.gui.workbenches.threats.workbench import PAPER_ADULT_QI
 from anonstudio.methods.threat import MEASURE_MEANINGS
+from anonstudio.methods.threat.export import ROW_COLUMNS
 
 FAST = {"rows": 300, "iterations": 400, "burn_in": 100, "thinning": 1, "chains": 2, "seed": 3}
 
@@ -82,20 +82,20 @@ def test_transaction_data_gets_a_plain_message(window, bench, wait_job, data_dir
 
 def test_adult_defaults_are_the_papers_columns(window, bench, adult300):
     window.set_dataset(adult300)
-    setup = bench.setup_panel
-    assert setup.sensitive == "occupation"
-    assert set(setup.qi) == set(PAPER_ADULT_QI)
-    assert set(setup.known) == set(PAPER_ADULT_QI)
-    assert setup.setup().known == ()  # all known -> the analysis' default
-    assert setup.problem() == ""
+    values = bench.param_panel.values()
+    assert values["sensitive"] == "occupation"
+    assert set(values["qi"]) == set(PAPER_ADULT_QI)
+    assert values["known"] == ()  # none ticked: the attacker knows every quasi-identifier
+    assert bench.param_panel.error == ""
 
 
 def test_run_fills_both_scatters_histograms_and_measures(adult_run):
     bench = adult_run
-    run = bench.run_state
-    result = run.result
+    run = bench.last_run
+    result = run.result.result
     assert run.complete and result.complete and result.n_rows == 300
-    assert "PASS" in bench.release_label.text() and "4-anonymous: yes" in bench.release_label.text()
+    assert "PASS" in bench.callout.text() and "4-anonymous: yes" in bench.callout.text()
+    assert "Mondrian, k = 4" in bench.callout.text()
     pa, pl, thr_a, thr_l = true_value_probs(result)
     for scatter, hist, flags in ((bench.scatter_A, bench.hist_A, thr_a), (bench.scatter_L, bench.hist_L, thr_l)):
         x, y = scatter.series["rows"].item.getData()
@@ -116,7 +116,7 @@ def test_run_fills_both_scatters_histograms_and_measures(adult_run):
     assert table.item(0, 2).text() == MEASURE_MEANINGS["GT_A"]
     gt_a = np.mean(thr_a)  # no ties expected with continuous estimates
     assert result.measures["GT_A"] == pytest.approx(gt_a, abs=0.01)
-    assert bench.export_buttons["rows"].isEnabled()
+    assert bench.export_row.buttons["rows"].isEnabled()
     assert "Did the sampler settle?" in bench.diagnostics_label.text()
     traced = {n: s for n, s in bench.trace_plot.series.items() if len(s.y)}
     kept_per_chain = result.diagnostics.traces.shape[1]
@@ -124,8 +124,8 @@ def test_run_fills_both_scatters_histograms_and_measures(adult_run):
     assert all(n.startswith("pi_S[") for n in traced)
     # The summary links the row with the largest Ti; following it inspects that person.
     worst = int(np.argmax(np.where(thr_a, pa / pl, -np.inf)))
-    assert f"row:{worst}" in bench.summary_label.text()
-    bench.summary_label.linkActivated.emit(f"row:{worst}")
+    assert f"row:{worst}" in bench.callout.text()
+    bench.callout.linkActivated.emit(f"row:{worst}")
     assert bench.inspector.row == worst and bench.rows_table.rowCount() == 1
     assert (pa / pl)[worst] == pytest.approx(result.measures["max_Ti"])
 
@@ -152,12 +152,12 @@ def test_selecting_points_lists_rows_and_opens_the_victim(adult_run):
     row = table.row_at(line)
     table.cellClicked.emit(line, 0)
     assert bench.inspector.row == row
-    result = bench.run_state.result
+    result = bench.shown.result
     for key, (label, _) in DISTRIBUTIONS.items():
         shown = bench.inspector.bars.series[label].y
         assert shown.sum() == pytest.approx(1.0, abs=1e-9)
         assert np.allclose(shown, getattr(result, key)[row])
-    group_rows = bench.run_state.release.group_rows(int(view.group[row]))
+    group_rows = bench.shown.release.release.group_rows(int(view.group[row]))
     assert bench.inspector.group_table.rowCount() == len(group_rows)
     assert f"row {row}" in bench.inspector.heading.text()
 
@@ -183,7 +183,7 @@ def test_dragging_a_rectangle_selects_like_select_rect(adult_run):
 
 
 def test_negative_sampled_rf_is_explained():
-    from anonstudio.gui.workbenches.threats import _rf_caveat
+    from anonstudio.gui.workbenches.threats.workbench import _rf_caveat
 
     assert "far from the cleartext" in _rf_caveat({"RF": -0.13, "RF_exact": 0.0})
     assert _rf_caveat({"RF": 0.7, "RF_exact": 0.0}) == "" and _rf_caveat({"RF": -0.1, "RF_exact": 1.0}) == ""
@@ -217,7 +217,7 @@ def drag(scatter, scene_points, modifiers=Qt.NoModifier) -> None:
 def test_points_in_polygon_matches_qt(qtbot):
     from PySide6.QtGui import QPolygonF
 
-    from anonstudio.gui.threat_plots import points_in_polygon
+    from anonstudio.gui.workbenches.threats.plots import points_in_polygon
 
     rng = np.random.default_rng(5)
     for _ in range(20):
@@ -235,16 +235,18 @@ def test_cancel_keeps_partial_estimates(window, bench, adult300, qtbot, wait_job
     # Estimates arrive while the sampler runs ...
     qtbot.waitUntil(lambda: bench.scatter_A.has_data(), timeout=30000)
     assert not job.state.finished
-    assert "still sampling" in bench.summary_label.text()
+    assert "still sampling" in bench.callout.text()
     bench.param_panel.cancel_button.click()
     wait_job(job)
     # ... and stay after the cancel, marked incomplete.
     assert job.state.value == "cancelled"
-    run = bench.run_state
-    assert run is not None and run.result is not None and not run.complete and not run.result.complete
-    assert 0 < run.result.sweeps < 1_000_000 and run.result.kept > 0
+    run = bench.last_run
+    assert run is not None and run.result.result is not None and not run.complete
+    assert not run.result.result.complete and run.status == "cancelled"
+    assert 0 < run.result.result.sweeps < 1_000_000 and run.result.result.kept > 0
     assert bench.scatter_A.has_data() and bench.measures_table.rowCount() > 0
-    assert "stopped early" in bench.summary_label.text()
+    assert "stopped early" in bench.callout.text()
+    assert bench.callout.state == "incomplete" and not bench.export_row.buttons["release"].isEnabled()
 
 
 def test_cancel_during_burn_in_shows_no_estimates(window, bench, adult300, qtbot, wait_job):
@@ -253,16 +255,16 @@ def test_cancel_during_burn_in_shows_no_estimates(window, bench, adult300, qtbot
     qtbot.waitUntil(lambda: "burn-in" in job.status, timeout=30000)
     bench.param_panel.cancel_button.click()
     wait_job(job)
-    run = bench.run_state
-    assert run.result is not None and run.result.kept == 0 and not run.complete
-    assert not bench.scatter_A.has_data() and not bench.export_buttons["rows"].isEnabled()
-    assert "no estimates" in bench.summary_label.text()
+    run = bench.last_run
+    assert run.result.result is not None and run.result.result.kept == 0 and not run.complete
+    assert not bench.scatter_A.has_data()
+    assert "no estimates" in bench.callout.text()
 
 
 def test_exports_write_valid_files(adult_run, tmp_path):
     bench = adult_run
-    result = bench.run_state.result
-    rows_path = bench.export_rows(tmp_path / "rows.csv")
+    result = bench.shown.result
+    rows_path = bench.export_to("rows", tmp_path / "rows.csv")
     with open(rows_path, newline="") as fh:
         lines = list(csv.reader(fh))
     assert tuple(lines[0]) == ROW_COLUMNS
@@ -275,12 +277,13 @@ def test_exports_write_valid_files(adult_run, tmp_path):
         assert float(line[4]) == pytest.approx(pl[i], rel=1e-5, abs=1e-9)
         assert int(line[8]) == int(thr_a[i]) and int(line[9]) == int(thr_l[i])
 
-    doc = json.loads((bench.export_measures(tmp_path / "measures.json")).read_text())
+    doc = json.loads((bench.export_to("json", tmp_path / "measures.json")).read_text())
     assert doc["complete"] is True
     assert doc["measures"]["GT_A"] == pytest.approx(result.measures["GT_A"])
     assert set(MEASURE_MEANINGS) <= set(doc["measure_meanings"])
-    assert doc["release"]["verifier"]["ok"] is True and doc["release"]["groups"] == bench.run_state.release.n_groups
-    assert "rows" not in doc
+    assert doc["verification"]["ok"] is True
+    assert doc["release"]["groups"] == bench.shown.release.release.n_groups
+    assert "rows" not in doc  # per-row posteriors are an audit file of their own
 
     for fmt in ("png", "svg", "csv"):
         path = bench.scatter_A.export(tmp_path / f"scatter.{fmt}")
@@ -300,17 +303,19 @@ def test_imported_csv_reproduces_table_iii(window, bench, wait_job, data_dir):
     """Example 1 of the paper: the victim (Malaysia, 45501) of Table I(b)."""
     folder = data_dir / "threat"
     wait_job(window.open_dataset(folder / "example1_original.csv"))
-    setup = bench.setup_panel
-    assert setup.sensitive == "disease" and setup.qi == ["nationality", "zip"]
-    bench.param_panel.set_value("scheme", "csv")
-    assert "Choose the anonymized CSV" in setup.problem()
-    assert not bench.param_panel.editor("rows").isEnabled() and not bench.param_panel.editor("k").isEnabled()
-    setup.set_csv(folder / "example1_anonymized.csv", folder / "example1_domains.csv")
-    assert setup.problem() == "" and setup.setup().id_column == "id"
-    run_fast(bench, wait_job, iterations=20_000, burn_in=1000, seed=7)
-    assert bench.run_state.complete
-    assert "imported example1_anonymized.csv" in bench.release_label.text()
-    assert "PASS" in bench.release_label.text()
+    panel = bench.param_panel
+    assert panel.values()["sensitive"] == "disease" and panel.values()["qi"] == ("nationality", "zip")
+    panel.set_value("scheme", "published")
+    assert "needs the published CSV file" in panel.error and not panel.run_button.isEnabled()
+    assert not panel.editor("rows").isEnabled() and not panel.editor("k").isEnabled()
+    panel.set_value("published", folder / "example1_anonymized.csv")
+    panel.set_value("domains", folder / "example1_domains.csv")
+    panel.set_value("id_column", "id")
+    assert panel.error == ""
+    run_fast(bench, wait_job, rows=None, iterations=20_000, burn_in=1000, seed=7)
+    assert bench.last_run.complete
+    assert "imported example1_anonymized.csv" in bench.callout.text()
+    assert "PASS" in bench.callout.text()
     bench.inspect_row(0)
     names = bench.inspector.bars.names
     p_a = dict(zip(names, bench.inspector.distributions["p_A"]))
@@ -323,16 +328,16 @@ def test_imported_csv_reproduces_table_iii(window, bench, wait_job, data_dir):
 
 def test_anatomy_on_a_slice_and_setup_problems(window, bench, adult300, wait_job):
     window.set_dataset(adult300)
-    setup = bench.setup_panel
-    setup.set_columns(["age", "sex", "race"], "occupation", known=[])
-    assert "attacker knows" in setup.problem()
-    bench.param_panel.run_button.click()
+    panel = bench.param_panel
+    panel.set_value("qi", ("age", "sex", "race"))
+    panel.set_value("known", ("age", "education"))
+    assert "can only know quasi-identifiers" in panel.error
+    panel.run_button.click()
     assert bench.job is None  # nothing started
-    setup.set_columns(["age", "sex", "race"], "occupation", known=["age", "sex"])
-    assert setup.setup().known == ("age", "sex")
+    panel.set_value("known", ("age", "sex"))
     run_fast(bench, wait_job, scheme="anatomy", l=3)
-    run = bench.run_state
-    assert run.release.scheme == "vertical" and run.result.known_qi == ["age", "sex"]
-    assert "Anatomy, ℓ = 3" in bench.release_label.text() and "3-diverse: yes" in bench.release_label.text()
+    run = bench.shown
+    assert run.release.release.scheme == "vertical" and run.result.known_qi == ["age", "sex"]
+    assert "Anatomy, ℓ = 3" in bench.callout.text() and "3-diverse: yes" in bench.callout.text()
     bench.inspect_row(5)
     assert "unordered bag" in bench.inspector.group_label.text()

@@ -50,3 +50,26 @@ def test_a_writer_failing_midway_keeps_the_old_file(tmp_path, monkeypatch):
         save_transactions(TransactionData.from_records([["1", "2"], ["3"]]), target)
     assert target.read_text() == "old contents\n"
     assert os.listdir(tmp_path) == ["out.dat"]
+
+
+def test_an_output_that_is_an_input_is_refused(tmp_path):
+    from anonstudio.data.io.atomic import OutputPathError, check_output_path
+
+    data = tmp_path / "in.dat"
+    data.write_text("1 2\n")
+    link = tmp_path / "link.dat"
+    link.symlink_to(data)
+    for out in (data, link):
+        with pytest.raises(OutputPathError, match="is an input of this run"):
+            check_output_path(out, inputs=(data,))
+    assert data.read_text() == "1 2\n"
+
+
+def test_cli_never_overwrites_its_input(tmp_path):
+    from anonstudio.cli import main
+
+    data = tmp_path / "in.dat"
+    data.write_text("1 2\n2 3\n1 3\n1 2 3\n")
+    before = data.read_bytes()
+    assert main(["kmanon", str(data), "--constraint", "free", "--k", "2", "--m", "1", "--out", str(data)]) == 2
+    assert data.read_bytes() == before

@@ -52,6 +52,7 @@ def test_encoding_is_ignored_for_parquet(tmp_path):
     assert main(["info", str(path), "--encoding", "latin-1"]) == 0  # Parquet stores its own text encoding
 
 
+@pytest.mark.slow
 def test_output_closed_early_is_not_an_error(tmp_path):
     path = tmp_path / "big.dat"
     path.write_text("".join(f"{i} {i + 1} {i + 2}\n" for i in range(0, 3000, 3)))
@@ -63,6 +64,7 @@ def test_output_closed_early_is_not_an_error(tmp_path):
     assert "Traceback" not in err and "BrokenPipe" not in err, err
 
 
+@pytest.mark.slow
 def test_json_is_written_even_if_the_output_is_closed_early(tmp_path):
     path = tmp_path / "small.dat"
     path.write_text("1 2\n3\n")

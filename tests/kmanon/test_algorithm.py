@@ -159,7 +159,7 @@ def test_cancel_returns_a_valid_partial_generalization():
 
 def test_per_level_k_and_sigma_vectors():
     data = random_data(9, 250, 30, 6)
-    params = KmAnonParams(k=8, m=3, k_levels="8,4", sigma_levels="1,1,0.99", trials=1, seed=1, exact_when_cheaper=False)
+    params = KmAnonParams(k=8, m=3, k_levels=(8, 4), sigma_levels=(1.0, 1.0, 0.99), trials=1, seed=1, exact_when_cheaper=False)
     res = kmanonymize(data, FreeMerge(), params, sampler_factory=brute_force_factory)
     assert [lv.k for lv in res.levels] == [8, 4, 4]
     assert [lv.mode for lv in res.levels] == ["exact", "exact", "sampling"]

@@ -29,7 +29,9 @@ def test_example_1_with_hierarchy(data_dir, tmp_path):
     assert [lv["partitions"] for lv in doc["levels"]] == [4, 3]
     for key in ("samples", "violations", "merges", "error", "seconds", "gamma"):
         assert key in doc["levels"][0]
-    assert [p["fraction"] for p in doc["verify"]["levels"]] == [1.0, 1.0]
+    assert [p["fraction"] for p in doc["verification"]["levels"]] == [1.0, 1.0]
+    assert doc["status"] == "done" and doc["verification"]["passed"] is True
+    assert doc["run"]["params"]["k"] == 2 and len(doc["run"]["input"]["sha256"]) == 64
 
 
 def test_coords_contiguity_and_published_map_check(tmp_path):
@@ -69,7 +71,7 @@ def test_sampler_choice_is_used_and_reported(tmp_path, sampler, capsys):
 def test_bad_arguments_exit_2(tmp_path, data_dir, capsys):
     d = data_dir / "kmanon"
     assert main(["kmanon", str(d / "table1.sets.csv"), "--free", "--k", "1", "--quiet"]) == 2
-    assert main(["kmanon", str(d / "table1.sets.csv"), "--free", "--geojson-out", str(tmp_path / "x.geojson"),
-                 "--quiet"]) == 2
+    assert main(["kmanon", str(d / "table1.sets.csv"), "--free", "--k", "2", "--geojson-out",
+                 str(tmp_path / "x.geojson"), "--quiet"]) == 2
     err = capsys.readouterr().err
     assert "k must be at least 2" in err and "--coords" in err

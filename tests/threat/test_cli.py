@@ -12,14 +12,16 @@ BASE = ["threat", "--original", DATA + "example1_original.csv", "--sensitive", "
 
 
 def test_horizontal_release_json_rows_and_victim(tmp_path, capsys):
-    out, rows = tmp_path / "out.json", tmp_path / "rows.csv"
-    code = main(BASE + ["--anonymized", DATA + "example1_anonymized.csv", "--domains", DATA + "example1_domains.csv",
-                        "--json", str(out), "--rows-out", str(rows), "--victim", "0"])
+    out, rows, dist = tmp_path / "out.json", tmp_path / "rows.csv", tmp_path / "dist.json"
+    code = main(BASE[:-1] + ["--anonymized", DATA + "example1_anonymized.csv", "--domains",
+                             DATA + "example1_domains.csv", "--json", str(out), "--rows-out", str(rows),
+                             "--distributions-out", str(dist), "--victim", "0"])
     assert code == 0
     doc = json.loads(out.read_text())
-    assert doc["complete"] is True
+    assert doc["complete"] is True and "rows" not in doc  # per-row posteriors only in the audit files
     assert doc["sensitive_values"] == ["Diabetes", "Flu", "HIV", "Heart", "Stomach"]
     assert set(doc["measures"]) >= {"GT_A", "GT_L", "GT_RW", "RGT_A", "RF", "ABS_A", "ABS_RW", "max_Ti"}
+    doc = json.loads(dist.read_text())
     assert len(doc["rows"]) == 8
     first = doc["rows"][0]
     heart = doc["sensitive_values"].index("Heart")
@@ -38,16 +40,19 @@ def test_horizontal_release_json_rows_and_victim(tmp_path, capsys):
 
 
 def test_anatomy_release(tmp_path):
-    out = tmp_path / "out.json"
-    assert main(BASE + ["--anonymized", DATA + "example1_anatomy.csv", "--json", str(out)]) == 0
+    out, dist = tmp_path / "out.json", tmp_path / "dist.json"
+    assert main(BASE + ["--anonymized", DATA + "example1_anatomy.csv", "--json", str(out), "--distributions-out",
+                        str(dist)]) == 0
     doc = json.loads(out.read_text())
     assert doc["scheme"] == "vertical"
+    diagnostics = doc["diagnostics"]
+    doc = json.loads(dist.read_text())
     heart = doc["sensitive_values"].index("Heart")
     flu = doc["sensitive_values"].index("Flu")
     # Lines were permuted within groups; --id-column restores the cleartext order.
     assert doc["rows"][0]["s"] == "Heart"
     assert doc["rows"][0]["p_RW"][heart] == pytest.approx(0.5) and doc["rows"][0]["p_RW"][flu] == pytest.approx(0.5)
-    assert doc["diagnostics"]["acceptance"][0] > 0
+    assert diagnostics["acceptance"][0] > 0
 
 
 def test_bad_input_is_one_line_error(tmp_path, capsys):
@@ -66,16 +71,18 @@ def test_burn_in_must_be_below_iterations(capsys):
     assert "Burn-in" in capsys.readouterr().err
 
 
-def test_incomplete_cleartext_rows_are_dropped_on_request(tmp_path, capsys):
-    args = ["threat", "--original", DATA + "example1_original_missing.csv", "--anonymized",
+def test_incomplete_cleartext_rows_are_dropped(tmp_path, capsys):
+    # Rows with a missing value are dropped before the published lines are aligned, as group-anonymize does;
+    # the old --drop-incomplete flag still works and says it is always on.
+    args = ["threat", DATA + "example1_original_missing.csv", "--scheme", "published", "--published",
             DATA + "example1_anonymized_noid.csv", "--sensitive", "disease", "--domains", DATA + "example1_domains.csv",
             "--iterations", "3000", "--burn-in", "500", "--quiet"]
-    assert main(args) == 2
-    err = capsys.readouterr().err
-    assert "8 rows: the 9 cleartext rows less the 1 with a missing value" in err and "--drop-incomplete" in err
     out = tmp_path / "out.json"
-    assert main(args + ["--drop-incomplete", "--json", str(out)]) == 0
-    assert len(json.loads(out.read_text())["rows"]) == 8
+    assert main(args + ["--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["release"]["rows"] == 8 and doc["release"]["dropped_incomplete_rows"] == 1
+    assert main(args + ["--drop-incomplete"]) == 0
+    assert "--drop-incomplete is always on" in capsys.readouterr().err
 
 
 def test_original_may_be_a_bundled_sample_name(monkeypatch, tmp_path, capsys):

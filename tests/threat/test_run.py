@@ -71,7 +71,7 @@ def test_parameters_are_validated_and_described():
     with pytest.raises(ParameterError):
         analyze_threat(frame, release, ThreatParams(chains=0))
     with pytest.raises(ValueError, match="not quasi-identifiers"):
-        analyze_threat(frame, release, ThreatParams(known_qi="age", **SMALL))
+        analyze_threat(frame, release, ThreatParams(known_qi=("age",), **SMALL))
     assert all(spec.tooltip for spec in specs(ThreatParams))
 
 

@@ -1,6 +1,8 @@
 """``anonstudio-cli uniqueness`` and ``attack``."""
 from __future__ import annotations
 
+import pytest
+
 import json
 from pathlib import Path
 
@@ -11,8 +13,8 @@ KEYS = ("m", "uniqueness", "ci_low", "ci_high", "method", "samples", "seconds")
 
 def test_uniqueness_json_and_table(data_dir, tmp_path, capsys):
     out = tmp_path / "u.json"
-    code = main(["uniqueness", str(data_dir / "uniqueness" / "baskets.dat"), "--m", "2-4", "--method", "exact",
-                 "--json", str(out), "--quiet"])
+    code = main(["uniqueness", str(data_dir / "uniqueness" / "baskets.dat"), "--min-m", "2", "--m", "4",
+                 "--measure", "itemset", "--method", "exact", "--json", str(out), "--quiet"])
     assert code == 0
     doc = json.loads(out.read_text())
     assert all(len(doc[k]) == 3 for k in KEYS)
@@ -32,6 +34,9 @@ def test_uniqueness_mcmc_and_person(data_dir, tmp_path):
     assert all(lo <= u <= hi for lo, u, hi in zip(doc["ci_low"], doc["uniqueness"], doc["ci_high"]))
     assert main(["uniqueness", path, "--m", "2", "--person", "--json", str(out), "--quiet"]) == 0
     assert json.loads(out.read_text())["kind"] == "person"
+    assert main(["uniqueness", path, "--m", "2", "--json", str(out), "--quiet"]) == 0
+    both = json.loads(out.read_text())
+    assert both["kind"] == "itemset" and both["person"]["kind"] == "person" and both["measure"] == "both"
 
 
 def test_uniqueness_user_errors(data_dir, tmp_path, capsys):
@@ -53,14 +58,16 @@ def test_attack_prints_trace(data_dir, tmp_path, capsys):
     doc = json.loads(out.read_text())
     assert len(doc["matches"]) == len(lines) - 2
     assert doc["singled_out"] == (doc["matches"][-1] == 1)
-    assert main(["attack", path, "--person", "99999"]) == 2
+    assert main(["attack", path, "--record", "99999"]) == 2
+    assert main(["attack", path, "--person", "99999"]) == 2  # the old spelling still works
 
 
 def test_cli_errors_name_the_flag_not_the_gui_label(data_dir, capsys):
     path = str(data_dir / "uniqueness" / "baskets.dat")
     assert main(["uniqueness", path, "--epsilon", "0", "--quiet"]) == 2
     assert main(["uniqueness", path, "--delta", "0.9", "--quiet"]) == 2
-    assert main(["uniqueness", path, "--m", "5-5", "--method", "exact", "--max-memory", "0.001", "--quiet"]) == 2
+    assert main(["uniqueness", path, "--min-m", "5", "--m", "5", "--method", "exact", "--max-memory", "0.001",
+                 "--quiet"]) == 2
     err = capsys.readouterr().err.splitlines()
     assert err[0].endswith("error: --epsilon must be at least 0.001 (got 0)")
     assert err[1].endswith("error: --delta must be at most 0.5 (got 0.9)")
@@ -70,9 +77,9 @@ def test_cli_errors_name_the_flag_not_the_gui_label(data_dir, capsys):
 
 def test_table_marks_missed_precision_with_a_footnote(data_dir, tmp_path, capsys):
     out = tmp_path / "u.json"
-    assert main(["uniqueness", str(data_dir / "uniqueness" / "baskets.dat"), "--m", "2-4", "--method", "mcmc",
-                 "--epsilon", "0.05", "--delta", "0.05", "--max-sample-factor", "1", "--json", str(out),
-                 "--quiet"]) == 0
+    assert main(["uniqueness", str(data_dir / "uniqueness" / "baskets.dat"), "--min-m", "2", "--m", "4",
+                 "--measure", "itemset", "--method", "mcmc", "--epsilon", "0.05", "--delta", "0.05",
+                 "--max-sample-factor", "1", "--json", str(out), "--quiet"]) == 0
     lines = capsys.readouterr().out.splitlines()
     doc = json.loads(out.read_text())
     missed = [m for m, ok in zip(doc["m"], doc["precision_met"]) if not ok]
@@ -86,8 +93,8 @@ def test_table_marks_missed_precision_with_a_footnote(data_dir, tmp_path, capsys
 
 
 def test_exact_rows_show_itemsets_and_no_samples(data_dir, capsys):
-    assert main(["uniqueness", str(data_dir / "uniqueness" / "baskets.dat"), "--m", "3-3", "--method", "exact",
-                 "--quiet"]) == 0
+    assert main(["uniqueness", str(data_dir / "uniqueness" / "baskets.dat"), "--min-m", "3", "--m", "3",
+                 "--method", "exact", "--quiet"]) == 0
     header, row = capsys.readouterr().out.splitlines()[1:3]
     cells = dict(zip(header.split(), row.split()))
     assert cells["samples"] == "-" and cells["itemsets"] == "9,491"
@@ -103,13 +110,13 @@ def test_ctrl_c_keeps_finished_rows_and_json(data_dir, tmp_path, capsys, monkeyp
 
     def interrupt_after_first_m(self, result):
         real_partial(self, result)
-        if len(result.points) == 1:
+        if result.itemset is not None and len(result.itemset.points) == 1:
             os.kill(os.getpid(), signal.SIGINT)  # a real Ctrl-C, delivered to the installed handler
 
     monkeypatch.setattr(TqdmProgress, "partial", interrupt_after_first_m)
     before = signal.getsignal(signal.SIGINT)
     out = tmp_path / "u.json"
-    code = main(["uniqueness", str(data_dir / "uniqueness" / "baskets.dat"), "--m", "1-4", "--method", "exact",
+    code = main(["uniqueness", str(data_dir / "uniqueness" / "baskets.dat"), "--m", "4", "--method", "exact",
                  "--json", str(out), "--quiet"])
     assert code == 130
     assert signal.getsignal(signal.SIGINT) is before
@@ -139,6 +146,7 @@ def test_second_ctrl_c_aborts_and_handler_is_restored():
     assert signal.getsignal(signal.SIGINT) is before
 
 
+@pytest.mark.slow
 def test_ctrl_c_in_a_subprocess_exits_130_with_partial_json(tmp_path):
     import os
     import signal
@@ -160,7 +168,7 @@ def test_ctrl_c_in_a_subprocess_exits_130_with_partial_json(tmp_path):
         "            time.sleep(0.02)\n"
         "    return p\n"
         "u._itemset_point = slow\n"
-        f"sys.exit(main(['uniqueness', {str(data)!r}, '--m', '1-3', '--method', 'exact', '--quiet',"
+        f"sys.exit(main(['uniqueness', {str(data)!r}, '--m', '3', '--method', 'exact', '--quiet',"
         f" '--json', {str(out)!r}]))\n"
     )
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -1,6 +1,8 @@
 """Kernel warm-up: every module's hook runs, and afterwards the entry points are compiled."""
 from __future__ import annotations
 
+import pytest
+
 import importlib
 import json
 import pkgutil
@@ -36,6 +38,7 @@ def test_warm_up_all_runs_every_modules_hook_once(monkeypatch):
     assert progress.fractions[-1] == 1.0
 
 
+@pytest.mark.slow
 def test_warm_up_compiles_the_entry_points_in_a_fresh_interpreter():
     # A fresh process, so kernels compiled by other tests cannot make this pass.
     code = (

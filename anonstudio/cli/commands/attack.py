@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import argparse
-import json
+import sys
 from pathlib import Path
+
+from ..datasets import add_dataset_arguments
 
 NAME = "attack"
 HELP = "linkage attack on one person: records still matching after each revealed item"
@@ -15,36 +17,44 @@ DESCRIPTION = (
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("dataset", metavar="DATASET", help="transactions file, or the name of a bundled sample")
-    parser.add_argument("--format", default=None, help="input format if it cannot be sniffed (e.g. fimi)")
+    add_dataset_arguments(parser, columns=False)
     who = parser.add_mutually_exclusive_group(required=True)
-    who.add_argument("--person", type=int, metavar="N", help="record number of the target (0-based)")
+    who.add_argument("--record", type=int, metavar="N", help="record number of the target (0-based)")
+    # The old spelling; --person now means "person-level" in other commands.
+    who.add_argument("--person", dest="old_person", type=int, metavar="N", help=argparse.SUPPRESS)
     who.add_argument("--random", action="store_true", help="pick the target at random")
     parser.add_argument("--min-items", type=int, default=1, help="with --random: target has at least this many items")
     parser.add_argument("--order", choices=("random", "rarest"), default="random",
                         help="order in which the attacker learns the items (default random)")
-    parser.add_argument("--seed", type=int, default=7, help="random seed (default 7)")
+    parser.add_argument("--seed", type=int, default=1, help="random seed, 0..2147483647 (default 1)")
     parser.add_argument("--json", type=Path, metavar="OUT", help="write the trace as JSON")
 
 
 def run(args: argparse.Namespace) -> int:
-    from ...data.io import atomic_write
+    from ...data.io import check_output_path, write_json
+    from ...data.transactions import TransactionData
     from ...methods.risk.linkage_attack import linkage_attack, random_person
+    from ...params import SEED_MAX
+    from ..datasets import load_dataset_argument
     from ..errors import CliError
-    from .uniqueness import load_dataset
 
-    if args.json is not None and not args.json.parent.exists():
-        raise CliError(f"folder {args.json.parent} does not exist")
-    data = load_dataset(args.dataset, args.format)
+    if args.old_person is not None:
+        print("anonstudio-cli attack: note: --person N is now --record N (the old spelling still works for now)",
+              file=sys.stderr)
+        args.record = args.old_person
+    if not 0 <= args.seed <= SEED_MAX:
+        raise CliError(f"--seed must be in 0..{SEED_MAX} (got {args.seed})")
+    if args.json is not None:
+        check_output_path(args.json)
+    data = load_dataset_argument(args.dataset, format=args.format, encoding=args.encoding,
+                                 kinds=(TransactionData,))
     try:
-        person = random_person(data, args.seed, args.min_items) if args.random else args.person
+        person = random_person(data, args.seed, args.min_items) if args.random else args.record
         trace = linkage_attack(data, person, args.order, args.seed)
     except ValueError as exc:
         raise CliError(str(exc)) from None
     for line in trace.lines():
         print(line)
     if args.json is not None:
-        with atomic_write(args.json) as fh:
-            json.dump(trace.to_json(), fh, indent=2)
-            fh.write("\n")
+        write_json(args.json, trace.to_json())
     return 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .info import add_encoding_argument, load_input
+from ..datasets import add_dataset_arguments, load_dataset_argument
 
 NAME = "convert"
 HELP = "convert a dataset between formats (FIMI, SPMF, CSV long/sets, check-ins, Parquet, CSV tables)"
@@ -18,24 +18,23 @@ DESCRIPTION = (
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("input", metavar="IN", help="data file, or the name of a bundled sample")
+    add_dataset_arguments(parser, name="input", metavar="IN")
     parser.add_argument("output", metavar="OUT", type=Path, help="file to write")
     parser.add_argument("--from", dest="from_format", default=None, metavar="FMT",
-                        help="input format (default: sniffed)")
+                        help="input format (default: sniffed; the same as --format)")
     parser.add_argument("--to", dest="to_format", default=None, metavar="FMT",
                         help="output format (default: from OUT's extension)")
-    add_encoding_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ...data.io import formats, get_format, load_report, save_table, save_transactions
+    from ...data.io import check_output_path, formats, get_format, load_report, save_table, save_transactions
     from ...data.io.registry import format_for_extension
     from ...data.table import Table
     from ..errors import USER_ERRORS, CliError
 
-    if not args.output.parent.exists():
-        raise CliError(f"folder {args.output.parent} does not exist")
-    data = load_input(args.input, args.from_format, args.encoding)
+    check_output_path(args.output, inputs=(Path(args.input),))
+    data = load_dataset_argument(args.input, format=args.from_format or args.format, encoding=args.encoding,
+                                 columns=args.columns)
     kind = "table" if isinstance(data, Table) else "transactions"
     if args.to_format is not None:
         try:

@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from ..datasets import add_dataset_arguments, load_dataset_argument
+
 NAME = "info"
 HELP = "summarise a dataset: records, distinct items, record lengths, top items (or a table's columns)"
 DESCRIPTION = (
@@ -21,36 +23,9 @@ QUANTILES = (0.0, 0.25, 0.5, 0.75, 0.9, 0.99, 1.0)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("dataset", metavar="DATASET", help="data file, or the name of a bundled sample")
-    parser.add_argument("--format", default=None, help="input format if it cannot be sniffed (e.g. fimi, csv-table)")
-    add_encoding_argument(parser)
+    add_dataset_arguments(parser)
     parser.add_argument("--top", type=int, default=10, metavar="N", help="how many frequent items to list (default 10)")
     parser.add_argument("--json", type=Path, metavar="OUT", help="also write the summary as JSON")
-
-
-def add_encoding_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--encoding", default=None, metavar="NAME",
-                        help="text encoding of the input file if it is not UTF-8 (e.g. latin-1, cp1252)")
-
-
-def load_input(spec: str, format: str | None, encoding: str | None) -> Any:
-    """The DATASET/IN argument: a file (in ``format``, or sniffed) or a bundled sample.
-
-    Raises CliError for anything the user has to fix (no such file, bad file,
-    unknown format or encoding).
-    """
-    from ...data.io import load_file
-    from ...data.samples import load_path_or_sample
-    from ..errors import USER_ERRORS, CliError
-
-    try:
-        if encoding is not None and Path(spec).exists():
-            return load_file(spec, format, encoding=encoding)
-        return load_path_or_sample(spec, format)  # bundled samples are UTF-8
-    except KeyError as exc:
-        raise CliError(exc.args[0]) from None
-    except (ValueError, *USER_ERRORS) as exc:  # DataFormatError, or an unknown --format
-        raise CliError(str(exc)) from None
 
 
 def transactions_info(data, top: int) -> dict[str, Any]:
@@ -127,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.json is not None and not args.json.parent.exists():
         raise CliError(f"folder {args.json.parent} does not exist")
-    data = load_input(args.dataset, args.format, args.encoding)
+    data = load_dataset_argument(args.dataset, format=args.format, encoding=args.encoding, columns=args.columns)
     report = load_report(data)
     info = table_info(data) if isinstance(data, Table) else transactions_info(data, args.top)
     info["warnings"] = list(report.warnings)

@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 import argparse
-import json
+import sys
 from pathlib import Path
 
-from ...params import ParameterError
+from ...params import ParameterError, validate
 from ..errors import CliError
 from ..progress import TqdmProgress
 
@@ -27,7 +27,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-size", type=int, default=422, help="largest record (default 422)")
     parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     parser.add_argument("--out", type=Path, required=True, help="records file (.dat: FIMI, one user per line)")
-    parser.add_argument("--format", default=None, help="records format if not given by the extension")
+    parser.add_argument("--to", dest="to_format", default=None, metavar="FMT",
+                        help="format of the written records if not given by the extension")
+    # The old spelling: --format names an input format in every other command.
+    parser.add_argument("--format", dest="old_format", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--coords-out", type=Path, help="tower coordinates CSV (item,x,y in metres)")
     parser.add_argument("--boundary-out", type=Path, help="city outline as WKT (metres)")
     parser.add_argument("--cells-out", type=Path, help="Voronoi cells of the towers as GeoJSON (metres), with visitor counts")
@@ -36,16 +39,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ...data.io import atomic_write, save_transactions
+    from ...data.io import OutputSet, check_output_path, save_transactions, write_json
+    from ...params import to_dict
     from ...data.synth_city import PAPER_RECORD_SIZES, SynthCityParams, generate_city, write_coordinates_csv
 
+    if args.old_format is not None:
+        print("anonstudio-cli synth-city: note: --format is now --to (the old spelling still works for now)",
+              file=sys.stderr)
+        args.to_format = args.to_format or args.old_format
     for path in (args.out, args.coords_out, args.boundary_out, args.cells_out, args.json):
-        if path is not None and not path.parent.exists():
-            raise CliError(f"folder {path.parent} does not exist")
+        if path is not None:
+            check_output_path(path)
+    if args.to_format is None:
+        _format_of(args.out)
     try:
-        params = SynthCityParams(towers=args.towers, area_km2=args.area_km2, users=args.users,
-                                 mean_record_size=args.mean_size, std_record_size=args.std_size,
-                                 max_record_size=args.max_size, seed=args.seed)
+        params = validate(SynthCityParams(towers=args.towers, area_km2=args.area_km2, users=args.users,
+                                          mean_record_size=args.mean_size, std_record_size=args.std_size,
+                                          max_record_size=args.max_size, seed=args.seed))
     except (ParameterError, ValueError) as exc:
         raise CliError(str(exc)) from None
     with TqdmProgress("synth-city", disable=args.quiet) as progress:
@@ -53,35 +63,49 @@ def run(args: argparse.Namespace) -> int:
             city = generate_city(params, progress)
         except ValueError as exc:
             raise CliError(str(exc)) from None
-    if not city.complete:
-        raise CliError("cancelled before all users were generated; nothing written")
-    try:
-        save_transactions(city.data, args.out, args.format)
-    except ValueError as exc:
-        raise CliError(str(exc)) from None
-    if args.coords_out:
-        write_coordinates_csv(args.coords_out, city.data)
-    if args.boundary_out:
-        with atomic_write(args.boundary_out) as fh:
-            fh.write(city.boundary.wkt + "\n")
-    if args.cells_out:
-        _write_cells(args.cells_out, city)
     stats = city.record_sizes
-    if args.json:
-        doc = {
-            "towers": city.data.n_items, "area_km2": params.area_km2, "users": stats.records, "seed": params.seed,
-            "record_size": {"mean": stats.mean, "std": stats.std, "min": stats.min, "max": stats.max},
-            "paper_record_size": {"mean": PAPER_RECORD_SIZES.mean, "std": PAPER_RECORD_SIZES.std,
-                                  "min": PAPER_RECORD_SIZES.min, "max": PAPER_RECORD_SIZES.max},
-            "seconds": city.seconds,
-        }
-        with atomic_write(args.json) as fh:
-            json.dump(doc, fh, indent=2)
-            fh.write("\n")
-    if not args.quiet:
-        for line in city.report_lines():
-            print(line)
+    doc = {
+        "complete": city.complete, "params": to_dict(params),
+        "towers": city.data.n_items, "area_km2": params.area_km2, "users": stats.records, "seed": params.seed,
+        "record_size": {"mean": stats.mean, "std": stats.std, "min": stats.min, "max": stats.max},
+        "paper_record_size": {"mean": PAPER_RECORD_SIZES.mean, "std": PAPER_RECORD_SIZES.std,
+                              "min": PAPER_RECORD_SIZES.min, "max": PAPER_RECORD_SIZES.max},
+        "seconds": city.seconds,
+    }
+    if not city.complete:
+        # A partial city is not the city the seed describes: only its statistics are written, marked incomplete.
+        if args.json:
+            write_json(args.json, doc)
+        print(f"synth-city: cancelled after {stats.records:,} of {params.users:,} users; no city written",
+              file=sys.stderr)
+        return 130
+    with OutputSet() as outputs:
+        try:
+            save_transactions(city.data, outputs.path_for(args.out), args.to_format or _format_of(args.out))
+        except ValueError as exc:
+            raise CliError(str(exc)) from None
+        if args.coords_out:
+            write_coordinates_csv(outputs.path_for(args.coords_out), city.data)
+        if args.boundary_out:
+            with outputs.open(args.boundary_out) as fh:
+                fh.write(city.boundary.wkt + "\n")
+        if args.cells_out:
+            _write_cells(outputs.path_for(args.cells_out), city)
+        if args.json:
+            write_json(args.json, doc, outputs=outputs)
+    for line in city.report_lines():
+        print(line)
     return 0
+
+
+def _format_of(path: Path) -> str:
+    """The records format named by the file name (checked before the city is generated)."""
+    from ...data.io.registry import format_for_extension
+
+    fmt = format_for_extension(path, "transactions")
+    if fmt is None:
+        raise CliError(f"{path.name}: cannot tell the records format from the name; use .dat, .csv or --to FMT")
+    return fmt.name
 
 
 def _write_cells(path: Path, city) -> None:

@@ -7,15 +7,18 @@ Importing this package registers every format module (see
 """
 from . import csvsets, fimi, longform, parquet, relational, spmf  # noqa: F401  (register formats)
 from .api import load_any, load_file, load_table, load_transactions, save_table, save_transactions
-from .atomic import atomic_write
+from .atomic import OutputPathError, OutputSet, atomic_write, check_output_path
 from .coordinates import Coordinates, attach_coordinates, load_coordinates, save_coordinates
 from .hierarchies import load_hierarchy, save_hierarchy
+from .jsonfile import strict_json, write_json
+from .rt import load_rt_csv, load_rt_long, load_rt_pair  # RT-data: demographics plus a set of items
 from .registry import Format, dialog_filters, formats, get_format, sniff_format
 from .report import LoadReport, load_report
 from .text import MissingFileError
 
 __all__ = [
-    "Coordinates", "Format", "LoadReport", "MissingFileError", "atomic_write", "attach_coordinates", "dialog_filters",
+    "Coordinates", "Format", "LoadReport", "MissingFileError", "OutputPathError", "OutputSet", "atomic_write",
+    "check_output_path", "strict_json", "write_json", "attach_coordinates", "dialog_filters",
     "formats",
     "get_format", "load_any", "load_coordinates", "load_file", "load_hierarchy", "load_report", "load_table",
     "load_transactions", "save_coordinates", "save_hierarchy", "save_table", "save_transactions", "sniff_format",

@@ -161,7 +161,7 @@ class ExportablePlot(QWidget):
         self.empty_label.setAlignment(Qt.AlignCenter)
         self.empty_label.setWordWrap(True)
         self.empty_label.setAttribute(Qt.WA_TransparentForMouseEvents)
-        self.empty_label.setStyleSheet("color: #555; font-size: 11pt; background: transparent;")
+        self.empty_label.setProperty("role", "empty-plot")
 
         toolbar = QHBoxLayout()
         toolbar.setContentsMargins(0, 0, 0, 0)
@@ -293,7 +293,11 @@ class ExportablePlot(QWidget):
         self._update_empty()
 
     def _update_empty(self) -> None:
-        self.empty_label.setVisible(not self.has_data() and bool(self.empty_label.text()))
+        has_data = self.has_data()
+        self.empty_label.setVisible(not has_data and bool(self.empty_label.text()))
+        # Nothing to save from an empty plot.
+        for button in self.export_buttons.values():
+            button.setEnabled(has_data)
         self._update_legend()
 
     def _update_legend(self) -> None:
@@ -377,6 +381,26 @@ class ExportablePlot(QWidget):
         if height <= 0:
             return 0.0
         return min(0.6, (self.legend.boundingRect().height() + LEGEND_MARGIN + pad) / height)
+
+    def fit_y_below_legend(self, pad: float = 12.0) -> None:
+        """The data's y range plus a free band at the top for the legend, so it never covers a point."""
+        ys = np.concatenate([s.y for s in self.series.values() if len(s.y)] or [np.zeros(0)])
+        ys = ys[np.isfinite(ys)]
+        if not len(ys):
+            self.plot_item.enableAutoRange(y=True)
+            return
+        lo, hi = float(ys.min()), float(ys.max())
+        span = hi - lo if hi > lo else max(abs(hi), 1.0)
+        room = min(self.legend_headroom(pad=pad), 0.6)
+        self.plot_item.setYRange(lo - 0.05 * span, hi + span * (0.05 + room / max(1.0 - room, 0.4)), padding=0)
+
+    def add_glossary(self, key: str) -> QToolButton:
+        """A "?" button in the toolbar opening the glossary at the measure this plot shows."""
+        from ..glossary_dialog import glossary_button
+
+        button = glossary_button(key, self)
+        self._toolbar.insertWidget(0, button)
+        return button
 
     def add_tool_button(self, text: str, tooltip: str, *, checkable: bool = False) -> QToolButton:
         """An extra button in the plot's toolbar, left of the export buttons."""

@@ -1,7 +1,9 @@
-"""Centre-tab workbenches, one module each, found by :func:`discover_workbenches`.
+"""Centre-tab workbenches, one package per method family, found by :func:`discover_workbenches`.
 
-To add a tab, drop a module here defining a :class:`anonstudio.gui.workbench.Workbench`
-subclass; see that module's docstring for a complete example.
+To add a tab, add a package ``<family>/`` here whose ``workbench.py`` defines a
+:class:`~anonstudio.gui.method_workbench.MethodWorkbench` subclass (plots,
+tables and inspectors of the family live beside it in the package); see that
+module's docstring for a complete example.
 """
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ def discover_workbenches() -> tuple[list[type], list[tuple[str, str]]]:
     classes: list[type] = []
     problems: list[tuple[str, str]] = []
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        name = f"{__name__}.{info.name}"
+        name = f"{__name__}.{info.name}.workbench" if info.ispkg else f"{__name__}.{info.name}"
         try:
             module = importlib.import_module(name)
         except Exception:  # noqa: BLE001 - report, keep the other tabs
@@ -37,7 +39,7 @@ def discover_workbenches() -> tuple[list[type], list[tuple[str, str]]]:
             continue
         for obj in vars(module).values():
             if (isinstance(obj, type) and issubclass(obj, Workbench) and obj is not Workbench
-                    and obj.__module__ == module.__name__ and not getattr(obj, "ABSTRACT", False)):
+                    and obj.__module__ == module.__name__ and not obj.__dict__.get("ABSTRACT", False)):
                 classes.append(obj)
     classes.sort(key=lambda cls: (cls.ORDER, cls.TITLE))
     return classes, problems

@@ -34,6 +34,7 @@ import numpy as np
 
 from ...data.table import Table
 from ...jobs import Progress
+from ...metrics.ncp import categorical_ncp, numeric_ncp
 from .domains import EncodedTable
 from .levels import AttributeLevels, default_levels
 from .release import GroupRelease, canonical_group_ids
@@ -61,11 +62,10 @@ def level_loss(levels: AttributeLevels, domain: Sequence, numeric: bool) -> np.n
             hi = np.full(n_nodes, -np.inf)
             np.minimum.at(lo, node_of, values)
             np.maximum.at(hi, node_of, values)
-            span = max(values[-1] - values[0], 1e-12)
-            out[h] = (hi - lo)[node_of] / span
+            out[h] = numeric_ncp(lo, hi, values[-1] - values[0])[node_of]
         else:
             size = np.bincount(node_of, minlength=n_nodes)
-            out[h] = (size[node_of] - 1) / max(len(domain) - 1, 1)
+            out[h] = categorical_ncp(size[node_of], len(domain))
     return out
 
 

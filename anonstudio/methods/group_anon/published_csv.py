@@ -247,6 +247,15 @@ class _CellParser:
         return mask
 
 
+def published_columns(path: str | Path, table: Table, *, sensitive: str, gid_column: str = DEFAULT_GID_COLUMN,
+                      id_column: str | None = None) -> list[str]:
+    """The quasi-identifiers a published CSV shares with ``table``: its header's columns of the table, less the
+    sensitive, group and id columns (what :func:`import_release` reads when not told)."""
+    header, _ = _read_csv(Path(path))
+    skip = {gid_column, id_column, sensitive}
+    return [c for c in header if c not in skip and c in table.frame.columns]
+
+
 def import_release(
     path: str | Path,
     table: Table,

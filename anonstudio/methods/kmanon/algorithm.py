@@ -50,6 +50,7 @@ import numpy as np
 
 from ...data.transactions import TransactionData
 from ...jobs import ChunkSizer, NullProgress, Progress, derive_seed
+from ...params import validate
 from ...kernels.generalized_support import (
     binomial_table,
     check_batch,
@@ -580,13 +581,15 @@ def kmanonymize(
         Uniform sampler over Omega^ell of the original data (default: the one
         ``params.sampler`` names).
     """
-    params = params.checked()
+    validate(params)
     progress = progress or NullProgress()
     error = error or constraint.default_error()
     factory = sampler_factory or SAMPLER_FACTORIES[params.sampler]
     r = params.trials
     workers = max(1, min(params.threads, r))
-    chains = 1 if workers > 1 else 2
+    # Sampler streams per trial depend on the trials only, never on the
+    # threads: a performance knob must not change the data.
+    chains = 2 if r == 1 else 1
     hub = _Hub(progress, r, params.m)
     t0 = time.perf_counter()
 

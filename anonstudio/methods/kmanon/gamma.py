@@ -31,13 +31,14 @@ from dataclasses import dataclass
 
 from scipy.optimize import brentq
 
-__all__ = ["BOUNDS", "BOUND_LABELS", "BOUND_EXPLANATION", "SampleBound", "sample_bound", "gamma"]
+__all__ = ["BOUNDS", "BOUND_LABELS", "BOUND_TIPS", "BOUND_EXPLANATION", "SampleBound", "sample_bound", "gamma"]
 
 BOUNDS = ("conservative", "theorem", "two-sided")
-BOUND_LABELS = (
-    "conservative (larger of both)",
-    "Theorem 1 closed form (one-sided)",
-    "two-sided Hoeffding (paper's experiments)",
+BOUND_LABELS = ("larger of both", "Theorem 1 formula", "two-sided")
+BOUND_TIPS = (
+    "The larger of the two readings below, so the guarantee holds under either (default).",
+    "The closed formula printed in Theorem 1 (41,917 samples at σ = 0.99).",
+    "The two-sided Hoeffding bound the paper's experiments used (45,845 at σ = 0.99, 5,866,617 at σ = 0.999).",
 )
 BOUND_EXPLANATION = (
     "How many k-anonymous random itemsets in a row are needed before a level is accepted. "

@@ -57,13 +57,15 @@ from ...kernels.enumerate import (
     subsets_by_smallest_item,
 )
 from ...kernels.mcmc_sampler import record_first_supports
-from ...params import ParameterError, param, validate
+from ...params import ParameterError, param, seed_param, validate
 from ...samplers.mcmc_sampler import PROPOSALS, ItemsetSampler
 
 __all__ = [
     "UniquenessParams",
     "UniquenessPoint",
     "UniquenessResult",
+    "RiskResult",
+    "MEASURES",
     "uniqueness_curve",
     "person_unicity_curve",
     "hoeffding_samples",
@@ -109,30 +111,48 @@ def default_memory_limit() -> int:
         return 1 << 30
 
 
+MEASURES = ("both", "itemset", "person")
+
+
 @dataclass(frozen=True)
 class UniquenessParams:
-    """Settings of a uniqueness curve."""
+    """Settings of the uniqueness curves (itemset uniqueness and person unicity vs m)."""
 
-    max_m: int = param(5, label="Largest m", minimum=1, maximum=30,
-                       tooltip="Compute uniqueness for itemsets of 1 up to this many items.")
+    measure: str = param("both", label="Measure", choices=MEASURES,
+                         choice_labels=("Both curves", "Itemset uniqueness", "Person unicity"),
+                         choice_tooltips=(EXPLANATION + " Then: " + PERSON_EXPLANATION, EXPLANATION,
+                                          PERSON_EXPLANATION),
+                         tooltip="Itemset uniqueness: the share of m-item combinations in the data held by one "
+                                 "person. Person unicity: the chance that a person is unique given m of their "
+                                 "items. They answer different questions; both are shown side by side.")
+    max_m: int = param(5, label="Largest m", minimum=1, maximum=30, flag="--m", metavar="M",
+                       tooltip="Compute uniqueness for itemsets of up to this many items (m = items the "
+                               "attacker knows).")
     min_m: int = param(1, label="Smallest m", minimum=1, maximum=30, advanced=True,
-                       tooltip="Start the curve at itemsets of this many items.")
+                       tooltip="Start the curves at itemsets of this many items.")
     epsilon: float = param(0.01, label="Error ε", minimum=0.001, maximum=0.5, step=0.005, decimals=3,
                            tooltip="Sampled estimates are within ±ε of the true value (with confidence 1-δ). "
                                    "Halving ε needs four times as many samples.")
     delta: float = param(0.01, label="Failure chance δ", minimum=1e-6, maximum=0.5, step=0.005, decimals=4,
                          tooltip="Chance that a sampled estimate misses the ±ε band.")
-    seed: int = param(7, label="Seed", minimum=0, maximum=2**62,
-                      tooltip="Same seed, same samples: runs can be repeated exactly.")
+    seed: int = seed_param(tooltip="Same seed, same samples: runs can be repeated exactly.")
     method: str = param("auto", label="Method", choices=("auto", "exact", "mcmc"),
                         choice_labels=("Automatic", "Exact (enumerate all)", "Sampling (MCMC)"),
+                        choice_tooltips=("Count exactly when the records hold at most 'exact budget' "
+                                         "combinations and the counting fits in memory; sample otherwise.",
+                                         "Enumerate and count every m-item combination (exact, can be slow).",
+                                         "Estimate from a uniform sample of itemsets (Algorithm 1's Markov "
+                                         "chain), within ±ε with confidence 1-δ."),
                         tooltip="Exact counts every combination; sampling estimates from a uniform sample. "
                                 "Automatic counts exactly when that is cheap enough (see exact budget).")
-    exact_budget: float = param(1e8, label="Exact budget", minimum=1.0, maximum=1e12, log_scale=True, advanced=True,
-                                tooltip="Count exactly only if the records hold at most this many m-item "
-                                        "combinations in total (counting takes about 1 second per 15 million).")
+    exact_budget: int = param(100_000_000, label="Exact budget (combinations)", minimum=1,
+                              maximum=1_000_000_000_000, log_scale=True, advanced=True,
+                              tooltip="Count exactly only if the records hold at most this many m-item "
+                                      "combinations in total (counting takes about 1 second per 15 million).")
     max_memory_gib: float | None = param(None, label="Exact memory limit (GiB)", minimum=0.001, maximum=4096.0,
                                          step=0.5, decimals=3, optional=True, advanced=True,
+                                         none_means="a quarter of this computer's memory",
+                                         flag="--max-memory", metavar="GIB",
                                          tooltip="Exact counting sorts every combination in memory; refuse it (and "
                                                  "let Automatic sample instead) when it would need more than this. "
                                                  "Unset: a quarter of this computer's memory.")
@@ -144,6 +164,11 @@ class UniquenessParams:
                           choice_labels=("Records weighted by size (faster mixing)", "Records uniform (paper)"),
                           tooltip="How the sampler proposes itemsets. Both give uniform samples; weighting "
                                   "records by their number of combinations rejects fewer proposals.")
+
+    def check(self) -> None:
+        if self.min_m > self.max_m:
+            raise ParameterError(f"Smallest m ({self.min_m}) is larger than largest m ({self.max_m})",
+                                 name="min_m")
 
 
 @dataclass(frozen=True)
@@ -381,13 +406,50 @@ def person_unicity_curve(data: TransactionData, params: UniquenessParams, progre
 
 
 uniqueness_curve.EXPLANATION = EXPLANATION
+
+
+@dataclass(frozen=True)
+class RiskResult:
+    """The curves one Risk run computed (``measure`` says which); ``None`` for a curve not (yet) computed."""
+
+    measure: str
+    itemset: UniquenessResult | None = None
+    person: UniquenessResult | None = None
+
+    @property
+    def curves(self) -> tuple[UniquenessResult, ...]:
+        return tuple(c for c in (self.itemset, self.person) if c is not None)
+
+    @property
+    def complete(self) -> bool:
+        wanted = {"both": ("itemset", "person"), "itemset": ("itemset",), "person": ("person",)}[self.measure]
+        return all(getattr(self, k) is not None and getattr(self, k).complete for k in wanted)
+
+    def to_json(self) -> dict[str, Any]:
+        """The first curve's columns at the top level (as ``uniqueness --json`` always wrote); with both
+        measures the person curve under ``"person"``."""
+        first = self.itemset if self.measure != "person" else self.person
+        doc = first.to_json() if first is not None else {"m": [], "kind": self.measure, "complete": False}
+        if self.measure == "both":
+            doc["person"] = self.person.to_json() if self.person is not None else None
+        doc["complete"] = self.complete
+        doc["measure"] = self.measure
+        return doc
+
+    def summary(self) -> dict[str, float]:
+        """``uniqueness_m<m>`` and ``unicity_m<m>`` for every finished m."""
+        out: dict[str, float] = {}
+        for curve, prefix in ((self.itemset, "uniqueness"), (self.person, "unicity")):
+            for p in curve.points if curve is not None else ():
+                out[f"{prefix}_m{p.m}"] = p.uniqueness
+        return out
+
+
+
 person_unicity_curve.EXPLANATION = PERSON_EXPLANATION
 
 
 def _curve(data, params, progress, point_fn, kind) -> UniquenessResult:
-    if params.min_m > params.max_m:
-        raise ParameterError(f"smallest m ({params.min_m}) is larger than largest m ({params.max_m})",
-                             name="min_m")
     ms = list(range(params.min_m, params.max_m + 1))
     points: list[UniquenessPoint] = []
 

@@ -23,7 +23,8 @@ from .diagnostics import geweke_from_batches, weiss_test
 from .layout import HorizontalLayout, horizontal_layout, vertical_layout
 from .measures import MEASURE_MEANINGS, faithfulness, row_measures, table_measures
 from .model import EncodedRelease, Priors, encode_release, text_of
-from .params import ThreatParams, check_params
+from ...params import to_dict, validate
+from .params import ThreatParams
 from .sampler import ChainSet, SamplerPlan
 
 __all__ = ["ThreatResult", "Diagnostics", "analyze_threat", "prepare"]
@@ -106,7 +107,7 @@ class ThreatResult:
         return {
             "scheme": self.scheme, "qi": self.qi, "known_qi": self.known_qi, "sensitive": self.sensitive,
             "complete": self.complete, "sweeps_per_chain": self.sweeps, "kept_samples": self.kept,
-            "seconds": self.seconds, "params": {k: getattr(self.params, k) for k in self.params.__dataclass_fields__},
+            "seconds": self.seconds, "params": to_dict(self.params),
             "measures": {k: _finite(v) for k, v in self.measures.items()},
             "measure_meanings": self.meanings,
             "diagnostics": self.diagnostics.summary() if self.diagnostics else None,
@@ -130,10 +131,6 @@ class _Prepared:
     rf_exact: bool
     trace_names: list[str]
     component_names: list[str]
-
-
-def _known_list(params: ThreatParams) -> list[str]:
-    return [c.strip() for c in params.known_qi.split(",") if c.strip()]
 
 
 def _component_names(enc: EncodedRelease) -> list[str]:
@@ -180,12 +177,12 @@ def prepare(frame: pd.DataFrame, release: GroupRelease, params: ThreatParams,
     ``"pi[zip=45501 | Heart]"``); default: ``pi_S`` and, per sensitive value, the
     most frequent value of each attribute.
     """
-    check_params(params)
+    validate(params)
     if priors is None:
         priors = Priors.symmetric(release, params.prior_alpha, params.prior_beta)
     enc = encode_release(frame, release, priors)
     layout = horizontal_layout(enc) if release.scheme == "horizontal" else vertical_layout(enc)
-    mask = est.known_mask(enc, _known_list(params))
+    mask = est.known_mask(enc, list(params.known_qi))
     tuples, tuple_of_row = est.victim_tuples(enc, mask)
     rng = np.random.default_rng(derive_seed(params.seed, "threat-etv"))
     pts_s, pts_d, exact = est.faithfulness_points(enc, params.exact_tv_limit, params.etv_samples, rng)

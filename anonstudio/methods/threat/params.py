@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...params import ParameterError, param, validate
+from ...params import ParameterError, param, seed_param
 
-__all__ = ["ThreatParams", "check_params"]
+__all__ = ["ThreatParams"]
 
 
 @dataclass(frozen=True)
@@ -25,9 +25,7 @@ class ThreatParams:
         2, label="Chains", minimum=1, maximum=64,
         tooltip="Independent chains run side by side (one per core) and pooled. Different chains "
                 "agreeing is evidence that the sampler has converged.")
-    seed: int | None = param(
-        1, label="Seed", minimum=0, maximum=2**62, optional=True,
-        tooltip="Same seed, same results. Leave unset for a fresh random run.")
+    seed: int = seed_param()
     prior_alpha: float = param(
         1.0, label="Prior weight of sensitive values", minimum=1e-6, maximum=1e6, decimals=3,
         tooltip="Dirichlet prior on how common each sensitive value is, as pseudo-counts added to each value. "
@@ -36,9 +34,9 @@ class ThreatParams:
         1.0, label="Prior weight of attribute values", minimum=1e-6, maximum=1e6, decimals=3,
         tooltip="Dirichlet prior on each quasi-identifier value given the sensitive value, as pseudo-counts. "
                 "1 = uniform over the column's whole domain.")
-    known_qi: str = param(
-        "", label="Attacker knows",
-        tooltip="Comma-separated quasi-identifiers the attacker knows about the victim. Empty: all of them. "
+    known_qi: tuple[str, ...] = param(
+        (), label="Attacker knows", kind="columns", flag="--known", none_means="every quasi-identifier",
+        tooltip="Quasi-identifiers the attacker knows about the victim. Empty: all of them. "
                 "The learner is compared on the same knowledge.")
     learner: str = param(
         "predictive", label="Learner estimate", choices=("predictive", "average"),
@@ -66,10 +64,10 @@ class ThreatParams:
         10, label="Rows to diagnose", minimum=0, maximum=1000, advanced=True,
         tooltip="Rows whose hidden values are recorded at every kept sample for the chi-square convergence test.")
 
+    def check(self) -> None:
+        if self.burn_in >= self.iterations:
+            raise ParameterError(f"Burn-in must be smaller than Iterations (got {self.burn_in:,} ≥ "
+                                 f"{self.iterations:,})", name="burn_in")
 
-def check_params(params: ThreatParams) -> ThreatParams:
-    """Range checks plus the relations between fields."""
-    validate(params)
-    if params.burn_in >= params.iterations:
-        raise ParameterError(f"Burn-in must be smaller than Iterations (got {params.burn_in} >= {params.iterations})")
-    return params
+
+

@@ -14,6 +14,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ....metrics.ncp import categorical_ncp
 from ..partition_state import PartitionState
 from .base import Constraint, ConstraintRun, ErrorFunction, ErrorRun, Move
 
@@ -57,17 +58,21 @@ class FreeMerge(Constraint):
 class _FlatNcpRun(ErrorRun):
     def __init__(self, state: PartitionState, occ: np.ndarray):
         super().__init__(state, occ.sum())
-        self.n = max(state.n_items - 1, 1)
+        self.n_items = state.n_items
         self.occ = occ.astype(np.float64).copy()  # occurrences per partition
         self.size = np.ones(state.n_items, dtype=np.float64)  # items per partition
 
     def cost(self, move: Move) -> float:
         occ = self.occ[list(move)]
         size = self.size[list(move)]
-        return float((occ.sum() * (size.sum() - 1) - (occ * (size - 1)).sum()) / self.n)
+        merged = categorical_ncp(size.sum(), self.n_items)
+        return float(occ.sum() * merged - (occ * categorical_ncp(size, self.n_items)).sum())
 
     def pair_costs(self, p: int, others: np.ndarray) -> np.ndarray:
-        return (self.occ[p] * self.size[others] + self.occ[others] * self.size[p]) / self.n
+        # cost() of every pair in one pass: the "normalized" NCP is linear in the size, so merging p and o
+        # adds occ_p * size_o + occ_o * size_p over (n_items - 1).
+        unit = categorical_ncp(2.0, self.n_items)  # 1 / (n_items - 1)
+        return (self.occ[p] * self.size[others] + self.occ[others] * self.size[p]) * unit
 
     def merged(self, move: Move, keep: int) -> None:
         self.total += self.cost(move)

@@ -18,6 +18,7 @@ from typing import Sequence
 import numpy as np
 
 from ....data.hierarchy import Hierarchy
+from ....metrics.ncp import categorical_ncp
 from ..partition_state import PartitionState
 from .base import Constraint, ConstraintRun, ConstraintStateError, ErrorFunction, ErrorRun, Move
 
@@ -110,10 +111,9 @@ class _NcpRun(ErrorRun):
         super().__init__(state, occ.sum())
         self.cut = cut
         self.occ = occ
-        self.norm = max(cut.h.n_leaves - 1, 1)
 
     def _loss(self, node: int) -> float:
-        return (self.cut.h.leaf_count(node) - 1) / self.norm
+        return float(categorical_ncp(self.cut.h.leaf_count(node), self.cut.h.n_leaves))
 
     def cost(self, move: Move) -> float:
         v = self.cut.target[move]

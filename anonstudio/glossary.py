@@ -1,0 +1,122 @@
+"""One-line meanings of every measure and parameter the studio shows: the glossary of the GUI and the CLI.
+
+Qt-free, so the CLI prints the same sentences the window shows (Help > Glossary,
+F1, and the "?" buttons beside plots and tables). One notation everywhere:
+k, m, σ, ρ, ℓ, δ, ε are written as symbols in texts; the ASCII spelling in
+parentheses is the CLI flag or JSON key.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["Term", "TERMS", "term", "meaning", "search"]
+
+
+@dataclass(frozen=True)
+class Term:
+    """One glossary entry."""
+
+    key: str
+    name: str
+    meaning: str
+    family: str = ""
+    ascii: str = ""
+
+    @property
+    def title(self) -> str:
+        return f"{self.name} ({self.ascii})" if self.ascii and self.ascii != self.name else self.name
+
+
+_ENTRIES = (
+    # ---------------------------------------------------------------- parameters
+    Term("k", "k", "The crowd size: every published record (or itemset, or group) is shared by at least k people."),
+    Term("m", "m", "How many of a person's items an attacker is assumed to know."),
+    Term("sigma", "σ", "Probability that a random itemset an attacker may know is k-anonymous (1 = every itemset "
+                       "is checked).", "kmanon", "sigma"),
+    Term("l", "ℓ", "Diversity: every group (or every record's possible matches) shows at least ℓ different "
+                   "sensitive values, so knowing a person's group never pins down their value.", "", "l"),
+    Term("rho", "ρ", "The most confidence anyone may have that a person holds one of their sensitive items, given "
+                     "items they know the person has (ρ = 0.5: at most 50 %).", "rho", "rho"),
+    Term("delta", "δ", "The chance an estimate misses its ±ε band (Risk, ρ sampling), or the loss bound an RT "
+                       "release may not exceed (RT-datasets).", "", "delta"),
+    Term("epsilon", "ε", "The error an estimate may have: sampled results are within ±ε of the truth with "
+                         "confidence 1 - δ.", "", "epsilon"),
+    Term("gamma", "γ", "How many uniformly drawn itemsets in a row must be k-anonymous before a σ-k^m level is "
+                       "accepted (Theorem 1). Also the skewness of a log2 Ti histogram in the Threats tab.",
+         "kmanon", "gamma"),
+    Term("seed", "seed", "The random seed: the same seed gives the same result, whatever the number of threads."),
+    # ---------------------------------------------------------------- risk
+    Term("uniqueness", "Uniqueness(m)", "Of all combinations of m items that occur in the data, the share that "
+         "belongs to exactly one person.", "uniqueness"),
+    Term("unicity", "Unicity(m)", "The chance that a person is unique given m of their items: pick a person and m "
+         "of their items at random; how often does no one else have all m.", "uniqueness"),
+    # ---------------------------------------------------------------- σ-k^m
+    Term("partitions", "partitions", "How many published items (merged groups of original items) remain; more "
+         "is more detail for the data's users.", "kmanon"),
+    Term("error", "error", "How far, on average over all visits, a tower is moved when its partition's centre is "
+         "published instead (metres); with a hierarchy or free merging, the NCP of the published partitions.",
+         "kmanon"),
+    Term("area", "area per person", "Area of the partition a person's visit is published as, averaged over "
+         "people (km²).", "kmanon"),
+    # ---------------------------------------------------------------- threats
+    Term("p_A", "p_A", "The attacker's probability of a person's sensitive value: learns from the release and "
+         "knows the person is in the table (Lemma 1).", "threat"),
+    Term("p_L", "p_L", "The learner's probability: what the release teaches about everyone with the same known "
+         "attributes.", "threat"),
+    Term("p_RW", "p_RW", "Random worlds: every cleartext table compatible with the release equally likely.",
+         "threat"),
+    Term("p_I", "p_I", "The ideal learner's probability, computed from the cleartext table itself.", "threat"),
+    Term("Ti", "Ti", "p_A / p_L of the true value: how many times surer the attacker is than the learner "
+         "(log2 Ti = 1: twice as sure).", "threat"),
+    Term("GT_A", "GT_A", "Share of rows whose sensitive value the attacker's best guess gets right.", "threat"),
+    Term("GT_L", "GT_L", "Share of rows whose sensitive value the learner's best guess gets right.", "threat"),
+    Term("RGT", "RGT_A", "Relative gain of the attacker: GT_A measured against what the learner already "
+         "guesses right.", "threat"),
+    Term("RF", "RF", "Relative faithfulness: 1 when the release teaches the population what the cleartext would; "
+         "lower when anonymization distorts it.", "threat"),
+    Term("ABS", "ABS", "Mean absolute difference between a distribution's probability of the true value and the "
+         "ideal one.", "threat"),
+    # ---------------------------------------------------------------- loss measures
+    Term("NCP", "NCP", "Normalized certainty penalty: how much of a value's precision is lost when it is "
+         "published as a range or a group (0 = none, 1 = everything merged)."),
+    Term("UL", "UL", "Utility loss of generalized items: how many original items a published item stands for, "
+         "on a log scale (0 = items as they are)."),
+    Term("ER", "ER", "Error rate of nonreciprocal recoding: the share of a record's items that its published "
+         "version gets wrong, averaged over records.", "nonreciprocal"),
+    Term("QE", "QE", "Query error: how far counts of records containing (Type I) or avoiding (Type II) some items "
+         "move between the original and the published data.", "nonreciprocal"),
+    Term("ARE", "ARE", "Average relative error of counting queries on the published data.", "rt"),
+    Term("util_info", "util_info", "Share of item occurrences suppressed: the information lost.", "rho"),
+    Term("util_dist", "util_dist", "KL divergence of the published item distribution from the original one "
+         "(0 = same distribution).", "rho"),
+    Term("util_mining", "util_mining", "Jaccard distance between the association rules mined from the original "
+         "and from the published data (0 = same rules).", "rho"),
+)
+
+#: Every entry by key.
+TERMS: dict[str, Term] = {t.key: t for t in _ENTRIES}
+
+
+def term(key: str) -> Term:
+    """The entry for ``key`` (case-insensitive; also found by its symbol or ASCII spelling)."""
+    if key in TERMS:
+        return TERMS[key]
+    low = key.lower()
+    for t in _ENTRIES:
+        if low in (t.key.lower(), t.name.lower(), t.ascii.lower()):
+            return t
+    raise KeyError(f"no glossary entry for {key!r}")
+
+
+def meaning(key: str) -> str:
+    """The one-line meaning of ``key`` ("" when the glossary has no entry)."""
+    try:
+        return term(key).meaning
+    except KeyError:
+        return ""
+
+
+def search(text: str) -> list[Term]:
+    """Entries whose name, spelling or meaning contains ``text`` (all of them for "")."""
+    low = text.strip().lower()
+    return [t for t in _ENTRIES if not low or low in f"{t.key} {t.name} {t.ascii} {t.meaning}".lower()]

@@ -1,0 +1,654 @@
+"""The method contract: what every method family declares, and the one pipeline that runs it.
+
+A family is a package ``anonstudio/methods/<family>/`` whose ``spec.py``
+defines ``SPEC``, an instance of a :class:`MethodSpec` subclass. From it
+
+* the CLI generates the command ``anonstudio-cli <name>`` (flags from the
+  params field specs, the exports' flags, ``--json``);
+* the GUI builds the workbench's parameter panel, run/cancel, stage-weighted
+  progress, status texts and export buttons;
+* sweeps, project files and reports run it through :func:`run_and_verify`
+  and read :meth:`MethodRun.to_json` / :meth:`MethodRun.summary`.
+
+Families are found by :func:`discover_methods`, like CLI commands: adding a
+family adds a folder, it edits no list. ``docs/adding-a-method.md`` walks
+through a new family.
+
+Protocols
+---------
+A result has ``complete: bool``, ``to_json() -> dict`` and
+``summary() -> dict[str, float]``. A verification has in addition
+``passed: bool`` (the promise holds, as far as it was checked) and
+``lines() -> list[str]`` (one plain-language line per check).
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import hashlib
+import abc
+import importlib
+import importlib.util
+import pkgutil
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Protocol, Sequence, runtime_checkable
+
+from .. import __version__
+from ..data.io.atomic import OutputSet, check_output_path
+from ..data.io.jsonfile import strict_json, write_json
+from ..jobs import NullProgress, Progress, SubProgress
+from ..params import ParameterError, to_dict, validate
+
+__all__ = [
+    "Result",
+    "Verification",
+    "Stage",
+    "StagedProgress",
+    "Export",
+    "Description",
+    "DatasetRef",
+    "MethodSpec",
+    "MethodRun",
+    "run_and_verify",
+    "write_outputs",
+    "discover_methods",
+    "get_method",
+    "dataset_ref",
+    "file_sha256",
+    "STATUS_EXIT",
+]
+
+
+@runtime_checkable
+class Result(Protocol):
+    """What a method's ``run`` returns."""
+
+    complete: bool
+
+    def to_json(self) -> dict: ...
+
+    def summary(self) -> dict[str, float]: ...
+
+
+@runtime_checkable
+class Verification(Protocol):
+    """What a method's ``verify`` returns: an independent re-check of the promise."""
+
+    complete: bool
+    passed: bool
+
+    def to_json(self) -> dict: ...
+
+    def summary(self) -> dict[str, float]: ...
+
+    def lines(self) -> list[str]: ...
+
+
+# ---------------------------------------------------------------- progress
+@dataclass(frozen=True)
+class Stage:
+    """One step of a run and its share of the progress bar.
+
+    ``weight`` is a relative cost (a number, or a function of the params for
+    steps whose cost depends on them, such as the sweeps of a sampler).
+    """
+
+    key: str
+    label: str
+    weight: float | Callable[[Any], float] = 1.0
+
+    def cost(self, params: Any) -> float:
+        w = self.weight(params) if callable(self.weight) else self.weight
+        return max(float(w), 0.0)
+
+
+class StagedProgress:
+    """A Progress split into the weighted :class:`Stage` slices of a spec.
+
+    ``stage(key)`` returns the sub-progress of one stage (its status lines
+    prefixed with the stage's label); the object itself forwards ``partial``
+    and ``cancelled`` to the parent.
+    """
+
+    def __init__(self, parent: Progress, stages: Sequence[Stage], params: Any):
+        self.parent = parent
+        costs = [s.cost(params) for s in stages]
+        total = sum(costs) or 1.0
+        self._slices: dict[str, tuple[float, float, str]] = {}
+        start = 0.0
+        for stage, cost in zip(stages, costs):
+            stop = start + cost / total
+            self._slices[stage.key] = (start, stop, stage.label)
+            start = stop
+
+    def stage(self, key: str) -> Progress:
+        """The sub-progress of stage ``key`` (a stage not declared gets no share of the bar)."""
+        start, stop, label = self._slices.get(key, (None, None, key))
+        if start is None:
+            return _Silent(self.parent)
+        return SubProgress(self.parent, start, stop, f"{label}: ")
+
+    def set(self, fraction: float, status: str = "") -> None:
+        self.parent.set(fraction, status)
+
+    def partial(self, result: Any) -> None:
+        self.parent.partial(result)
+
+    def cancelled(self) -> bool:
+        return self.parent.cancelled()
+
+
+class _Silent:
+    """Forwards cancel and partial results, but not progress (an undeclared stage)."""
+
+    def __init__(self, parent: Progress):
+        self.parent = parent
+
+    def set(self, fraction: float, status: str = "") -> None:
+        pass
+
+    def partial(self, result: Any) -> None:
+        self.parent.partial(result)
+
+    def cancelled(self) -> bool:
+        return self.parent.cancelled()
+
+
+# ------------------------------------------------------------------ exports
+@dataclass(frozen=True)
+class Export:
+    """One file a run can write.
+
+    Attributes
+    ----------
+    key
+        Short name (``release``, ``map``...), also the GUI button's object name.
+    label
+        Button and dialog text ("Anonymized data").
+    flag
+        CLI flag (``--out``).
+    help
+        One line for ``--help`` and the button's tooltip.
+    extensions
+        File name endings offered by the save dialog (first = default).
+    write
+        ``write(path, run, outputs)``: writes the file through ``outputs``
+        (an :class:`~anonstudio.data.io.atomic.OutputSet`, so a run's files
+        are committed together).
+    kind
+        ``"release"`` (anonymized data: written only when the independent check
+        passed, or with ``allow_unverified``), ``"report"`` (a run's figures:
+        always written, partial runs included) or ``"audit"`` (files that
+        de-anonymize people, such as a generalization graph: written only on
+        explicit request, with a warning).
+    available
+        ``available(run) -> bool``; e.g. polygons only exist for located items.
+    """
+
+    key: str
+    label: str
+    flag: str
+    help: str
+    extensions: tuple[str, ...]
+    write: Callable[[Path, "MethodRun", OutputSet], None]
+    kind: str = "release"
+    available: Callable[["MethodRun"], bool] | None = None
+    warning: str = ""
+    #: ``check_path(path)`` raises ParameterError for a path this export cannot write (e.g. an unknown extension).
+    check_path: Callable[[Path], Any] | None = None
+    #: ``requires(data, params) -> reason`` ("" when possible): checked before the run, so a file that could
+    #: never be written (polygons without coordinates) is refused at once.
+    requires: Callable[[Any, Any], str] | None = None
+
+    def offered(self, run: "MethodRun") -> bool:
+        return run.result is not None and (self.available is None or bool(self.available(run)))
+
+
+@dataclass(frozen=True)
+class Description:
+    """Plain-language texts of a run, for the GUI banner, the CLI and reports.
+
+    ``promise`` says what the release guarantees in words a privacy officer
+    reads ("anyone who knows up to 3 of a person's towers matches at least 10
+    people"); ``check`` says what the independent verifier found; ``notes``
+    add caveats. ``state`` is ``ok``, ``warning``, ``failed`` or ``incomplete``.
+    """
+
+    promise: str
+    check: str = ""
+    state: str = "ok"
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class DatasetRef:
+    """Which input a run read: enough to find it again and prove it is the same file."""
+
+    name: str
+    kind: str
+    path: str | None
+    sha256: str | None
+    size: int | None
+
+    def to_json(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+_HASH_CACHE: dict[tuple[str, int, int], str] = {}
+_HASH_LOCK = threading.Lock()
+
+
+def file_sha256(path: str | Path) -> str:
+    """SHA-256 of a file's bytes (cached per path, size and modification time)."""
+    path = Path(path)
+    st = path.stat()
+    key = (str(path.resolve()), st.st_size, st.st_mtime_ns)
+    with _HASH_LOCK:
+        if key in _HASH_CACHE:
+            return _HASH_CACHE[key]
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    value = digest.hexdigest()
+    with _HASH_LOCK:
+        _HASH_CACHE[key] = value
+    return value
+
+
+def dataset_ref(data: Any) -> DatasetRef:
+    """The :class:`DatasetRef` of a loaded dataset (path and hash when it came from a file)."""
+    source = getattr(data, "source", None)
+    path = sha = size = None
+    if source is not None and Path(source).is_file():
+        path = str(Path(source))
+        size = Path(source).stat().st_size
+        sha = file_sha256(source)
+    return DatasetRef(name=str(getattr(data, "name", "dataset")), kind=type(data).__name__, path=path,
+                      sha256=sha, size=size)
+
+
+# --------------------------------------------------------------------- spec
+class MethodSpec(abc.ABC):
+    """Base class of a method family's declaration; subclass it in ``methods/<family>/spec.py``.
+
+    Class attributes
+    ----------------
+    name
+        The CLI command, the project-file key and the workbench id.
+    title
+        Human title ("σ-k^m anonymity").
+    summary
+        One line for ``anonstudio-cli --help``.
+    description
+        A paragraph: what the method does and how (CLI ``--help``).
+    reference
+        The paper(s), as plain text with ``<i>`` for titles (Help menu, reports).
+    params
+        The params dataclass (:func:`anonstudio.params.param` fields).
+    data_kinds
+        Dataset classes ``run`` accepts.
+    stages
+        Weighted progress stages; ``verify`` runs in the stage keyed
+        ``"verify"`` when there is one.
+    exports
+        The files a run can write.
+    guarantee
+        True when the method promises a privacy property its ``verify``
+        checks (anonymizers); False for measurements (Risk).
+    """
+
+    name: str = ""
+    title: str = ""
+    summary: str = ""
+    description: str = ""
+    reference: str = ""
+    params: type = type(None)
+    data_kinds: tuple[type, ...] = ()
+    stages: tuple[Stage, ...] = (Stage("run", "running"),)
+    exports: tuple[Export, ...] = ()
+    guarantee: bool = False
+    #: Deprecated CLI spellings: old flag -> (rewrite(value) -> new argv tokens, takes_value, notice).
+    cli_aliases: dict[str, tuple[Callable[[str | None], list[str]], bool, str]] = {}
+    #: CLI flags that shape the printed report but are not parameters: (flag, argparse keywords).
+    cli_options: tuple[tuple[str, dict], ...] = ()
+
+    # ---------------------------------------------------------------- hooks
+    def accepts(self, data: Any) -> bool:
+        return isinstance(data, self.data_kinds)
+
+    def open_dataset(self, spec: str | Path, *, format: str | None = None, encoding: str | None = None,
+                     columns: str | None = None) -> Any:
+        """Load the dataset a user names (a file or a bundled sample); override for kinds such as RT data."""
+        from ..data.datasets import open_dataset
+
+        return open_dataset(spec, format=format, encoding=encoding, columns=columns)
+
+    def check_data(self, data: Any, params: Any) -> None:
+        """Raise :class:`ParameterError` for limits that depend on the data (k above the records...)."""
+
+    def input_files(self, params: Any) -> dict[str, Path]:
+        """Every input file the params name (for the run's JSON and output-path checks)."""
+        out = {}
+        for name, value in to_dict(params).items():
+            spec_value = getattr(params, name)
+            if isinstance(spec_value, Path):
+                out[name] = spec_value
+            elif isinstance(spec_value, tuple) and spec_value and all(
+                    isinstance(p, tuple) and len(p) == 2 and isinstance(p[1], Path) for p in spec_value):
+                for column, path in spec_value:
+                    out[f"{name}[{column}]"] = path
+        return out
+
+    @abc.abstractmethod
+    def run(self, data: Any, params: Any, progress: StagedProgress) -> Any:
+        """Compute the result (chunked, cancellable, partial results through ``progress``)."""
+
+    @abc.abstractmethod
+    def example(self) -> tuple[Any, Any]:
+        """A tiny dataset and quick params: what the contract tests run, and small enough that the default
+        params finish in seconds on it too. Built in memory or from a bundled sample."""
+
+    def verify(self, data: Any, result: Any, params: Any, progress: Progress) -> Any | None:
+        """An independent check of ``result``'s promise, sharing no code with ``run`` (None: nothing to check)."""
+        return None
+
+    def describe(self, run: "MethodRun") -> Description:
+        """The plain-language promise and check texts of a run."""
+        return Description(promise=self.title, check=_verification_text(run))
+
+    def check_cli_options(self, data: Any, params: Any, options: dict) -> None:
+        """Raise :class:`ParameterError` for a :attr:`cli_options` value that cannot apply to ``data``."""
+
+    def report_lines(self, run: "MethodRun", options: dict | None = None) -> list[str]:
+        """Lines the CLI prints on stdout after a run (default: the description and the summary).
+
+        ``options`` holds the values of :attr:`cli_options` by flag name (``victim`` for ``--victim``).
+        """
+        d = self.describe(run)
+        lines = [d.promise]
+        if d.check:
+            lines.append(d.check)
+        lines.extend(d.notes)
+        for key, value in run.summary().items():
+            lines.append(f"{key} = {_fmt(value)}")
+        return lines
+
+    # ------------------------------------------------------------- helpers
+    def params_from(self, values: dict[str, Any] | None = None) -> Any:
+        """A validated params object from field values (CLI, project files)."""
+        from ..params import from_dict
+
+        return from_dict(self.params, values or {})
+
+    @property
+    def verify_stage(self) -> str | None:
+        return "verify" if any(s.key == "verify" for s in self.stages) else None
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    return str(value)
+
+
+def _verification_text(run: "MethodRun") -> str:
+    v = run.verification
+    if v is None:
+        return "Independent check: not run." if run.spec.guarantee else ""
+    head = "Independent check passed" if v.passed and v.complete else (
+        "Independent check stopped before it finished" if not v.complete else "Independent check FAILED")
+    return head + (": " + "; ".join(v.lines()) if v.lines() else ".")
+
+
+# ---------------------------------------------------------------------- run
+#: Exit status of the CLI per run status.
+STATUS_EXIT = {"done": 0, "unverified": 0, "not-met": 3, "cancelled": 130}
+
+
+@dataclass(eq=False)
+class MethodRun:
+    """One run of a method: its recipe, its result, its independent check and its status.
+
+    ``status`` is ``done`` (complete, and the promise checked where there is
+    one), ``not-met`` (the independent check found the promise broken),
+    ``cancelled`` (stopped before the run or its check finished: the result
+    is partial) or ``unverified`` (complete, but the check was skipped on
+    request).
+    """
+
+    spec: MethodSpec
+    params: Any
+    data: Any
+    dataset: DatasetRef
+    result: Any | None = None
+    verification: Any | None = None
+    cancelled: bool = False
+    seconds: float = 0.0
+    started: str = ""
+    inputs: dict[str, dict] = field(default_factory=dict)
+
+    @property
+    def complete(self) -> bool:
+        if self.cancelled or self.result is None or not self.result.complete:
+            return False
+        return self.verification is None or bool(self.verification.complete)
+
+    @property
+    def status(self) -> str:
+        if not self.complete:
+            return "cancelled"
+        if self.verification is not None and not self.verification.passed:
+            return "not-met"
+        if self.spec.guarantee and self.verification is None:
+            return "unverified"
+        return "done"
+
+    @property
+    def state(self) -> str:
+        """How the run's texts are coloured: ``ok``, ``failed``, ``incomplete`` or ``warning``."""
+        return {"done": "ok", "not-met": "failed", "cancelled": "incomplete", "unverified": "warning"}[self.status]
+
+    @property
+    def guarantee_met(self) -> bool:
+        """True when the release may be published: complete and independently confirmed."""
+        if not self.spec.guarantee:
+            return self.complete
+        return self.status == "done"
+
+    @property
+    def exit_code(self) -> int:
+        return STATUS_EXIT[self.status]
+
+    def status_reason(self) -> str:
+        """Why a run is not ``done``, in one sentence ("" when it is)."""
+        status = self.status
+        if status == "cancelled":
+            if self.result is None or not self.result.complete:
+                return "the run was cancelled before it finished; the result is partial"
+            return "the run was cancelled during its independent check; the promise is unchecked"
+        if status == "not-met":
+            failed = [line for line in self.verification.lines()] if self.verification is not None else []
+            return "the independent check found the promise broken" + (f" ({failed[0]})" if failed else "")
+        if status == "unverified":
+            return "the independent check was skipped; the promise is unchecked"
+        return ""
+
+    def summary(self) -> dict[str, float]:
+        """The run's scalars for comparison tables: the result's, then the verification's (``check_``)."""
+        out = dict(self.result.summary()) if self.result is not None else {}
+        if self.verification is not None:
+            out.update({f"check_{k}": v for k, v in self.verification.summary().items()})
+        out["seconds"] = round(self.seconds, 4)
+        return out
+
+    def to_json(self) -> dict:
+        """Everything needed to repeat and audit the run: version, params, input hash, result, check, status."""
+        doc = dict(strict_json(self.result.to_json())) if self.result is not None else {}
+        # The run's own facts sit under one key so they never collide with a
+        # result's columns (a uniqueness curve has its own "method" and "seconds").
+        doc.update({
+            "complete": self.complete,
+            "status": self.status,
+            "verification": strict_json(self.verification.to_json()) if self.verification is not None else None,
+            "run": {
+                "anonstudio": __version__,
+                "method": self.spec.name,
+                "status_reason": self.status_reason(),
+                "params": to_dict(self.params),
+                "input": self.dataset.to_json(),
+                "input_files": self.inputs,
+                "seconds": round(self.seconds, 4),
+                "started": self.started,
+            },
+        })
+        return strict_json(doc)
+
+    def description(self) -> Description:
+        return self.spec.describe(self)
+
+
+def _file_refs(spec: MethodSpec, params: Any) -> dict[str, dict]:
+    out = {}
+    for key, path in spec.input_files(params).items():
+        ref = {"path": str(path), "sha256": None}
+        if Path(path).is_file():
+            ref["sha256"] = file_sha256(path)
+        out[key] = ref
+    return out
+
+
+def prepare(spec: MethodSpec, data: Any, params: Any) -> Any:
+    """Validate ``params`` for ``spec`` on ``data`` before any work (raises ParameterError)."""
+    if not isinstance(params, spec.params):
+        raise ParameterError(f"{spec.name} needs {spec.params.__name__}, got {type(params).__name__}")
+    validate(params)
+    if not spec.accepts(data):
+        from ..data.kinds import kind_words
+
+        wanted = " or ".join(kind_words(k) for k in spec.data_kinds)
+        raise ParameterError(f"{spec.title} works on {wanted}; {getattr(data, 'name', 'the dataset')} is "
+                             f"{kind_words(type(data))}")
+    spec.check_data(data, params)
+    return params
+
+
+def run_and_verify(spec: MethodSpec, data: Any, params: Any, progress: Progress | None = None, *,
+                   verify: bool = True) -> MethodRun:
+    """Run ``spec`` on ``data`` and check its promise independently: the one pipeline of every front end.
+
+    Parameters are validated first (:class:`ParameterError`). A cancel during
+    the run skips the check; a cancel during the check leaves it incomplete;
+    either way the run's status is ``cancelled`` and nothing claims more than
+    was checked.
+    """
+    progress = progress or NullProgress()
+    prepare(spec, data, params)
+    staged = StagedProgress(progress, spec.stages, params)
+    started = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
+    run = MethodRun(spec, params, data, dataset_ref(data), started=started, inputs=_file_refs(spec, params))
+    t0 = time.perf_counter()
+    run.result = spec.run(data, params, staged)
+    run.cancelled = progress.cancelled() or run.result is None or not run.result.complete
+    if verify and not run.cancelled and spec.verify_stage is not None:
+        run.verification = spec.verify(data, run.result, params, staged.stage("verify"))
+        if run.verification is not None and not run.verification.complete:
+            run.cancelled = True
+    run.seconds = time.perf_counter() - t0
+    progress.set(1.0, "done" if run.complete else "stopped")
+    return run
+
+
+def check_outputs(spec: MethodSpec, paths: dict[str, Path | None], data: Any = None, params: Any = None) -> None:
+    """Check every requested output path before the work starts (raises OutputPathError)."""
+    inputs = []
+    if data is not None and getattr(data, "source", None) is not None:
+        inputs.append(Path(data.source))
+    if params is not None:
+        inputs.extend(spec.input_files(params).values())
+    by_key = {e.key: e for e in spec.exports}
+    for key, path in paths.items():
+        if path is None:
+            continue
+        check_output_path(path, inputs=tuple(inputs))
+        export = by_key.get(key)
+        if export is not None and export.check_path is not None:
+            export.check_path(Path(path))
+        if export is not None and export.requires is not None and data is not None and params is not None:
+            reason = export.requires(data, params)
+            if reason:
+                raise ParameterError(f"{export.flag}: {reason}")
+
+
+def write_outputs(run: MethodRun, paths: dict[str, Path | None], json_path: Path | None = None, *,
+                  allow_unverified: bool = False) -> list[str]:
+    """Write the requested exports (``{export key: path}``) and the run's JSON, committed together.
+
+    Release files are written only when the run is complete and its promise
+    was independently confirmed, unless ``allow_unverified``; audit files only
+    when asked for. Returns one line per file not written, saying why.
+    """
+    skipped = []
+    by_key = {e.key: e for e in run.spec.exports}
+    with OutputSet() as outputs:
+        for key, path in paths.items():
+            if path is None:
+                continue
+            export = by_key[key]
+            if not export.offered(run):
+                skipped.append(f"{export.flag} {path}: not written, {export.label.lower()} is not available for "
+                               "this run")
+                continue
+            if export.kind == "release" and not run.guarantee_met and not allow_unverified:
+                skipped.append(f"{export.flag} {path}: not written, {run.status_reason() or 'unverified'} "
+                               "(--allow-unverified writes it anyway)")
+                continue
+            export.write(Path(path), run, outputs)
+        if json_path is not None:
+            write_json(json_path, run.to_json(), outputs=outputs)
+    return skipped
+
+
+# ---------------------------------------------------------------- discovery
+_SPECS: dict[str, MethodSpec] | None = None
+_SPECS_LOCK = threading.Lock()
+
+
+def discover_methods() -> dict[str, MethodSpec]:
+    """Every family's ``SPEC``, by name, found in ``anonstudio.methods.<family>.spec`` modules."""
+    global _SPECS
+    with _SPECS_LOCK:
+        if _SPECS is None:
+            from .. import methods
+
+            found: dict[str, MethodSpec] = {}
+            for info in sorted(pkgutil.iter_modules(methods.__path__), key=lambda m: m.name):
+                if not info.ispkg:
+                    continue
+                module_name = f"{methods.__name__}.{info.name}.spec"
+                if importlib.util.find_spec(module_name) is None:
+                    continue
+                spec = getattr(importlib.import_module(module_name), "SPEC", None)
+                if isinstance(spec, MethodSpec):
+                    if spec.name in found:
+                        raise RuntimeError(f"two method families are named {spec.name!r}")
+                    found[spec.name] = spec
+            _SPECS = found
+        return dict(_SPECS)
+
+
+def get_method(name: str) -> MethodSpec:
+    """The spec named ``name`` (KeyError listing the known names)."""
+    specs = discover_methods()
+    if name not in specs:
+        raise KeyError(f"no method named {name!r}; known: {', '.join(sorted(specs))}")
+    return specs[name]
+
+
+def iter_methods() -> Iterable[MethodSpec]:
+    return discover_methods().values()

@@ -1,0 +1,184 @@
+"""The RT family's declaration: (k, k^m)-anonymity of people with demographics and item sets."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ...data.io.atomic import OutputPathError, OutputSet
+from ...data.table import RTData, Table
+from ...params import ParameterError
+from ..contract import Description, Export, MethodRun, MethodSpec, Stage
+from .algorithm import run_rt
+from .export import write_anon_csv, write_item_hierarchy
+from .inputs import check_columns, open_rt_table, rt_data_for
+from .params import RTParams
+from .result import RTResult
+from .verify import verify_result
+
+__all__ = ["RTSpec", "SPEC", "NotPublished"]
+
+
+@dataclass
+class NotPublished:
+    """The verification of an infeasible run: nothing may be published, so the promise is not met."""
+
+    reason: str
+    complete: bool = True
+    passed: bool = False
+    details: dict = field(default_factory=dict)
+
+    def lines(self) -> list[str]:
+        return [f"FAILED: nothing can be published: {self.reason}"]
+
+    def to_json(self) -> dict:
+        return {"passed": False, "complete": True, "published": False, "reason": self.reason, **self.details}
+
+    def summary(self) -> dict[str, float]:
+        return {"passed": 0.0}
+
+
+def _not_an_input(path: Path, run: MethodRun) -> None:
+    """Refuse to replace a file the run read (a last guard; outputs are also checked before the run)."""
+    inputs = [getattr(run.data, "source", None), *run.spec.input_files(run.params).values()]
+    for source in inputs:
+        if source is not None and Path(path).exists() and Path(source).exists() and \
+                os.path.samefile(source, path):
+            raise OutputPathError(path, "is an input of this run; choose another output file")
+
+
+def _write_release(path: Path, run: MethodRun, outputs: OutputSet) -> None:
+    _not_an_input(path, run)
+    write_anon_csv(outputs.path_for(path), run.result)
+
+
+def _write_hierarchy(path: Path, run: MethodRun, outputs: OutputSet) -> None:
+    _not_an_input(path, run)
+    write_item_hierarchy(outputs.path_for(path), run.result)
+
+
+def _publishable(run: MethodRun) -> bool:
+    return run.result is not None and run.result.publishable
+
+
+def _has_hierarchy(run: MethodRun) -> bool:
+    return run.result is not None and run.result.problem.item_hierarchy is not None
+
+
+def _example_table(rows: int = 400) -> Table:
+    from ...data.samples import load_sample
+
+    table = load_sample("adult")
+    frame = table.frame.iloc[:rows].reset_index(drop=True)
+    return Table(frame, {}, f"adult ({rows} rows)", None)
+
+
+class RTSpec(MethodSpec):
+    name = "rt"
+    title = "RT-data: demographics with item sets"
+    summary = "anonymize people's demographics together with their item sets (diagnoses, baskets) under a loss bound"
+    description = (
+        "Publishes people who have both demographics (age, sex, race...) and a set of items (diagnosis "
+        "codes, purchased products) so that anyone who knows a person's demographics and up to m of their "
+        "items matches at least k people ((k, k^m)-anonymity), optionally with no sensitive item linked to "
+        "more than 1/ℓ of them. People are clustered on their demographics, clusters are merged while the "
+        "bounded side's loss stays within δ (Rum: demographics, Tum: items), and each cluster's items are "
+        "generalized along an item hierarchy (Apriori Anonymization) or into sets. The input is a table "
+        "whose items column holds each person's items separated by ';', or a table plus a person,item file "
+        "(--items-file, joined on --person-column). Infeasible bounds exit with status 3 and write no table."
+    )
+    reference = ("G. Poulis, G. Loukides, A. Gkoulalas-Divanis, S. Skiadopoulos. <i>Anonymizing Data with "
+                 "Relational and Transaction Attributes.</i> ECML PKDD 2013.")
+    params = RTParams
+    data_kinds = (Table, RTData)
+    guarantee = True
+    stages = (Stage("run", "anonymizing", 6.0), Stage("verify", "independent check", 1.0))
+    exports = (
+        Export("release", "Anonymized table", "--out",
+               "ANON.csv: cluster, generalized demographics ([19-22], {a|b}, a group label or *) and "
+               "generalized items, one row per person in input order", (".csv",), _write_release,
+               available=_publishable),
+        Export("hierarchy", "Item hierarchy", "--hierarchy-out",
+               "the item hierarchy the items were generalized along (item;group;...;*), e.g. the built one, "
+               "for checking the table", (".csv",), _write_hierarchy, kind="report", available=_has_hierarchy),
+    )
+
+    def open_dataset(self, spec: str | Path, *, format: str | None = None, encoding: str | None = None,
+                     columns: str | None = None) -> Any:
+        """A delimited file is read as a people table keeping codes such as 001 as text; others as usual."""
+        path = Path(spec)
+        if (path.exists() or path.is_symlink()) and format in (None, "csv-table") and \
+                path.suffix.lower() != ".parquet":
+            return open_rt_table(path, encoding=encoding, columns=columns)
+        return super().open_dataset(spec, format=format, encoding=encoding, columns=columns)
+
+    def example(self) -> tuple[Any, RTParams]:
+        # Adult with each person's occupation as their one item: demographics and a set column in one table.
+        return _example_table(), RTParams(qi=("age", "sex", "race", "education"), items_column="occupation",
+                                          k=20, m=1, delta=0.8, merge="r", item_fanout=4)
+
+    def check_data(self, data: Any, params: RTParams) -> None:
+        check_columns(data, params)
+        rows = data.table.n_rows if isinstance(data, RTData) else data.n_rows
+        if params.k > rows:
+            raise ParameterError(f"k = {params.k} is larger than the {rows:,} people", name="k")
+
+    def run(self, data: Any, params: RTParams, progress) -> RTResult:
+        return run_rt(rt_data_for(data, params), params, progress.stage("run"))
+
+    def verify(self, data: Any, result: RTResult, params: RTParams, progress) -> Any:
+        if result.feasible is False:
+            return NotPublished(result.reason, details={"rum": result.rum, "tum": result.tum})
+        return verify_result(result.data, result, progress)
+
+    def describe(self, run: MethodRun) -> Description:
+        result: RTResult | None = run.result
+        p: RTParams = run.params
+        knows = ", ".join(p.qi)
+        promise = (f"Anyone who knows a person's {knows} and up to {p.m} of their items matches at least "
+                   f"{p.k} people")
+        promise += (f", and no sensitive item is linked to more than 1/{p.l} of them." if p.l else ".")
+        notes = []
+        if result is not None and result.rum is not None:
+            side = "demographics (Rum)" if p.bound == "rum" else "items (Tum)"
+            notes.append(f"Loss bound δ = {p.delta:g} on the {side}.")
+        if run.status == "cancelled":
+            return Description(promise=promise, check="Stopped before the end: the clusters so far are kept.",
+                               state="incomplete", notes=tuple(notes))
+        if result is not None and result.feasible is False:
+            return Description(promise=f"Nothing published: {result.reason}.", check="", state="failed",
+                               notes=tuple(notes))
+        v = run.verification
+        if v is None:
+            check, state = "Independent check: not run.", "warning"
+        elif v.passed:
+            check, state = "Independent check passed: " + "; ".join(v.lines()), "ok"
+        else:
+            check, state = "Independent check FAILED: " + "; ".join(v.lines()), "failed"
+        return Description(promise=promise, check=check, state=state, notes=tuple(notes))
+
+    def report_lines(self, run: MethodRun, options: dict | None = None) -> list[str]:
+        d = self.describe(run)
+        lines = [d.promise, *d.notes]
+        v = run.verification
+        if v is not None and not isinstance(v, NotPublished):
+            lines.append("Independent check " + ("passed:" if v.passed else "FAILED:"))
+            lines.extend(f"  {line}" for line in v.lines())
+        elif d.check:
+            lines.append(d.check)
+        r: RTResult | None = run.result
+        if r is not None:
+            tum = "n/a" if r.tum is None else f"{r.tum:.4f}"
+            lines.append(f"Rum (demographics loss) {r.rum:.4f}, Tum (items loss) {tum}; after Cluster: Rum "
+                         f"{r.initial_rum:.4f}" + ("" if r.initial_tum is None else f", Tum {r.initial_tum:.4f}"))
+            sizes = r.cluster_sizes
+            if len(sizes):
+                lines.append(f"{r.n_clusters:,} clusters (largest {int(sizes.max()):,} people), {r.merges:,} merges")
+            if r.are:
+                lines.append("average relative error of count queries: "
+                             + ", ".join(f"{name} {value:.3f}" for name, value in r.are.items()))
+        return lines
+
+
+SPEC = RTSpec()

@@ -1,0 +1,110 @@
+"""Every workbench, after a run, fits 1280×720 and 1920×1080: nothing clipped, nothing drawn over another.
+
+The screenshots are saved (to ``$ANONSTUDIO_SCREENSHOTS`` when set, else the
+test's temporary folder) so that a person can look at them too.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QAbstractButton, QAbstractScrollArea, QLabel, QTabWidget, QWidget
+
+from anonstudio.gui.method_workbench import MethodWorkbench
+
+SIZES = [(1280, 720), (1920, 1080)]
+
+
+def _inside_scroll_area(widget: QWidget, stop: QWidget) -> bool:
+    parent = widget.parentWidget()
+    while parent is not None and parent is not stop:
+        if isinstance(parent, QAbstractScrollArea):
+            return True
+        parent = parent.parentWidget()
+    return False
+
+
+def layout_problems(root: QWidget) -> list[str]:
+    """Visible widgets outside their parent, laid-out siblings that overlap, buttons too small for their text."""
+    problems = []
+    for widget in root.findChildren(QWidget):
+        if not widget.isVisibleTo(root) or _inside_scroll_area(widget, root):
+            continue
+        parent = widget.parentWidget()
+        name = f"{type(widget).__name__}({widget.objectName() or getattr(widget, 'text', lambda: '')()!s:.30})"
+        if parent is not None and parent.layout() is not None and parent.layout().indexOf(widget) >= 0:
+            inner = parent.rect().adjusted(-1, -1, 1, 1)
+            if not inner.contains(widget.geometry()):
+                problems.append(f"{name} sticks out of {type(parent).__name__}: {widget.geometry()} vs {parent.rect()}")
+        if isinstance(widget, QAbstractButton) and widget.text() and widget.width() + 2 < widget.minimumSizeHint().width():
+            problems.append(f"{name} is narrower than its text")
+        if isinstance(widget, QLabel) and not widget.wordWrap() and widget.text() and \
+                widget.width() + 2 < widget.minimumSizeHint().width() and widget.sizePolicy().horizontalPolicy() != 4:
+            problems.append(f"{name} cuts its text")
+    for parent in [root, *root.findChildren(QWidget)]:
+        layout = parent.layout()
+        if layout is None or not parent.isVisibleTo(root) or _inside_scroll_area(parent, root):
+            continue
+        kids = [layout.itemAt(i).widget() for i in range(layout.count())]
+        kids = [k for k in kids if k is not None and k.isVisibleTo(root)]
+        for i, a in enumerate(kids):
+            for b in kids[i + 1:]:
+                overlap = a.geometry().intersected(b.geometry())
+                if overlap.width() > 2 and overlap.height() > 2:
+                    problems.append(f"{type(a).__name__} and {type(b).__name__} overlap in {type(parent).__name__}")
+    return problems
+
+
+@pytest.fixture(scope="module")
+def screenshots(tmp_path_factory) -> Path:
+    folder = os.environ.get("ANONSTUDIO_SCREENSHOTS")
+    path = Path(folder) if folder else tmp_path_factory.mktemp("screens")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@pytest.mark.slow
+def test_every_workbench_fits_after_a_run(window, wait_job, qtbot, screenshots):
+    for bench in [b for b in window.workbenches if isinstance(b, MethodWorkbench)]:
+        data, params = bench.spec.example()
+        window.set_dataset(data)
+        window.tabs.setCurrentWidget(bench)
+        bench.param_panel.set_params(params)
+        bench.param_panel.run_button.click()
+        wait_job(bench.job, timeout=120000)
+        assert bench.last_run is not None and bench.last_run.status == "done"
+        tabs = bench.results if isinstance(bench.results, QTabWidget) else None
+        for width, height in SIZES:
+            window.resize(width, height)
+            for index in range(tabs.count() if tabs is not None else 1):
+                if tabs is not None:
+                    tabs.setCurrentIndex(index)
+                qtbot.wait(60)
+                # The page itself never scrolls: the results fit the window.
+                assert not bench.page_scroll.verticalScrollBar().isVisible(), (bench.spec.name, width, height)
+                assert bench.param_panel.run_button.visibleRegion().isEmpty() is False
+                problems = layout_problems(window)
+                assert problems == [], (bench.spec.name, width, height, index, problems[:5])
+                window.grab().save(str(screenshots / f"{bench.spec.name}-{width}x{height}-{index}.png"))
+        if tabs is not None:
+            tabs.setCurrentIndex(0)
+
+
+def test_the_checker_sees_clipping_and_overlap(qtbot):
+    """A layout squeezed below its children's minimum sizes is reported (the checker can fail)."""
+    from PySide6.QtWidgets import QPushButton, QVBoxLayout
+
+    root = QWidget()
+    qtbot.addWidget(root)
+    layout = QVBoxLayout(root)
+    for i in range(6):
+        button = QPushButton(f"a button with a long caption number {i}")
+        button.setMinimumHeight(80)
+        layout.addWidget(button)
+    root.setFixedSize(120, 200)  # far below six 80-px buttons, and narrower than their text
+    root.show()
+    qtbot.wait(20)
+    problems = layout_problems(root)
+    assert any("narrower than its text" in p for p in problems)
+    assert any("overlap" in p or "sticks out" in p for p in problems)
