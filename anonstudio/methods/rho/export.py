@@ -8,13 +8,13 @@ format registry.
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 
 from ...data.io import atomic_write, save_transactions
 from ...data.io.fimi import content_lines
+from ...data.io.jsonfile import strict_json, write_json
 from ...data.io.report import load_report
 from ...data.io.text import read_text
 from ...data.transactions import TransactionData
@@ -70,29 +70,15 @@ def write_sensitive_used(path: str | Path, result: RhoResult) -> None:
 
 
 def result_json(result: RhoResult, verification: object | None = None) -> dict:
-    """The run's JSON, with the independent check under ``verification`` when given."""
+    """The run's JSON, with the independent check under ``verification`` when given (strict: NaN → null).
+
+    The CLI and GUI write the run through the method contract instead; this is for scripts.
+    """
     doc = result.to_json()
     doc["verification"] = verification.to_json() if verification is not None else None
-    return _strict(doc)
-
-
-def _strict(value):
-    if isinstance(value, float):
-        return value if np.isfinite(value) else None
-    if isinstance(value, dict):
-        return {k: _strict(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_strict(v) for v in value]
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, np.floating):
-        return _strict(float(value))
-    return value
+    return strict_json(doc)
 
 
 def write_result_json(path: str | Path, result: RhoResult, verification: object | None = None) -> None:
-    """Write :func:`result_json` atomically (strict JSON: no NaN or infinity)."""
-    with atomic_write(path) as fh:
-        json.dump(result_json(result, verification), fh, indent=2, allow_nan=False)
-        fh.write("\n")
-
+    """Write :func:`result_json` atomically."""
+    write_json(path, result_json(result, verification))

@@ -67,7 +67,7 @@ def verify_run(data: TransactionData, result: RhoResult, params: RhoParams, prog
 
 
 def _example_data() -> TransactionData:
-    """The implementation note's example B: a, b, c, s = 1, 2, 3, 9."""
+    """A personalized example (a, b, c, s = 1, 2, 3, 9): u0 and u6 protect s, u1 protects a; plus five more records."""
     records = [["1", "9"], ["2", "9"], ["2", "9"], ["2"], ["3", "9"], ["3", "9"], ["3"],
                ["1", "2"], ["2", "3", "9"], ["1", "3"], [], ["9"]]
     return TransactionData.from_records(records, name="example B")

@@ -1,6 +1,6 @@
 """SUPPRESSOR (Alg. 1, exact ρ and ρ^m) and SAMPLESUPPRESSOR (Alg. 2, (ε, δ)-ρ^m) by partial suppression.
 
-Readings (see ``shared/papers/notes/002-rho.md``):
+Readings of the paper where its text is garbled or silent (R-1 … R-8):
 
 * R-1: an adversary (u, Q) knows Q ⊆ D_u of the ORIGINAL record, Q ≠ ∅.
 * R-2/R-6: supports, confidences and the suppression numbers N_s of eq. (7)
