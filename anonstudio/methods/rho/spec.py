@@ -67,7 +67,7 @@ def verify_run(data: TransactionData, result: RhoResult, params: RhoParams, prog
 
 
 def _example_data() -> TransactionData:
-    """A personalized example (a, b, c, s = 1, 2, 3, 9): u0 and u6 protect s, u1 protects a; plus five more records."""
+    """Twelve baskets over items 1, 2, 3, 9 (an empty one included); the example params draw E for them."""
     records = [["1", "9"], ["2", "9"], ["2", "9"], ["2"], ["3", "9"], ["3", "9"], ["3"],
                ["1", "2"], ["2", "3", "9"], ["1", "3"], [], ["9"]]
     return TransactionData.from_records(records, name="example B")
