@@ -81,7 +81,8 @@ def run_one(name: str, data, setting: str, algorithm: str, reference: bool) -> d
     seconds = time.perf_counter() - t0
     cpu = time.process_time() - c0
     row = {"workload": name, "records": data.n_records, "setting": setting, "algorithm": algorithm,
-           "seconds": round(seconds, 3), "cpu_seconds": round(cpu, 3), "sensitive_seconds": round(e_seconds, 3), "passes": out.iterations,
+           "seconds": round(seconds, 3), "cpu_seconds": round(cpu, 3), "sensitive_seconds": round(e_seconds, 3),
+           "passes": out.iterations,
            "suppressed": out.suppressed_items, "util_info": round(util_info(data, out.published), 4),
            "peak_rss_mb": round(peak_rss_mb(), 1)}
     if algorithm == "sampled":

@@ -49,7 +49,8 @@ from .support import _in_record, _trailing_zeros
 
 __all__ = [
     "LOG_COLUMNS", "OK", "NEED_RULES", "NEED_LOG",
-    "suppression_numbers", "violated_items", "repair_one", "exact_chunk", "draw_and_check", "repair_rules", "active_users", "record_bits",
+    "suppression_numbers", "violated_items", "repair_one", "exact_chunk", "draw_and_check", "repair_rules",
+    "active_users", "record_bits",
     "warm_up",
 ]
 
@@ -203,7 +204,9 @@ def violated_items(u, q, ell, p, qd, dp, ep, cache, work, out):
 
 @njit(nogil=True, cache=True)
 def suppression_numbers(p, qd, s_q, s_qe):
-    """N_s of eq. (7) for ρ = p/qd, exactly: (N_s(e), N_s(d ∈ Q)) = (⌈s_Qe − ρ·s_Q⌉, ⌈(s_Qe − ρ·s_Q)/(1 − ρ)⌉).
+    """N_s of eq. (7) for ρ = p/qd, exactly.
+
+    (N_s(e), N_s(d ∈ Q)) = (⌈s_Qe − ρ·s_Q⌉, ⌈(s_Qe − ρ·s_Q)/(1 − ρ)⌉).
 
     In floating point ρ = 0.3, s_Q = s_Qe = 3 gives ⌈2.1/0.7⌉ = 4 instead of 3.
     """

@@ -126,9 +126,9 @@ class RhoSpec(MethodSpec):
         text = (f"Nobody who knows {knows} can infer one of that person's sensitive items with more than {pct} "
                 "confidence")
         if params.sampled:
-            text += (f", except for at most {params.epsilon:g} of such attackers "
-                     f"({'a random person and their items' if params.sampler == 'user' else 'a random person-itemset pair'}),"
-                     f" with probability at least {1 - params.delta:g}")
+            drawn = "a random person and their items" if params.sampler == "user" else "a random person-itemset pair"
+            text += (f", except for at most {params.epsilon:g} of such attackers ({drawn}), with probability at "
+                     f"least {1 - params.delta:g}")
         return text + "."
 
     def describe(self, run: MethodRun) -> Description:

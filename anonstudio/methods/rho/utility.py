@@ -67,7 +67,10 @@ def frequent_itemsets(data: TransactionData, min_count: int) -> dict[tuple[int, 
     return out
 
 
-def association_rules(itemsets: dict[tuple[int, ...], int], minconf: Fraction) -> set[tuple[tuple[int, ...], tuple[int, ...]]]:
+Rule = tuple[tuple[int, ...], tuple[int, ...]]
+
+
+def association_rules(itemsets: dict[tuple[int, ...], int], minconf: Fraction) -> set[Rule]:
     """All rules X→Y (X, Y non-empty, disjoint, X∪Y frequent) with supp(X∪Y) ≥ minconf·supp(X), exactly."""
     a, b = minconf.numerator, minconf.denominator
     rules = set()
