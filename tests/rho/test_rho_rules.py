@@ -44,3 +44,19 @@ def test_browser_lists_every_rule_above_rho_in_the_original():
         assert after == []
         for r in browser.rules:
             assert len(r.repairs) > 0 or r.above(rho)
+
+
+def test_without_a_scan_the_repaired_rules_are_listed_with_their_people(rho_data):
+    data = load_transactions(rho_data / "example_b.dat")
+    res = run_rho(data, RhoParams(rho="0.5", sensitive=rho_data / "example_b_fixed.csv", seed=1))
+    scanned = rule_browser(res)
+    logged = rule_browser(res, scan_limit=0)
+    assert not logged.scanned and len(logged) == len(res.log) == 3
+    by_rule = {(r.antecedent, r.consequent): r for r in scanned.rules}
+    for rule in logged.rules:
+        full = by_rule[(rule.antecedent, rule.consequent)]
+        # fixed E: every holder of Q protects s, and each of these rules was above ρ for all of them
+        assert rule.people.tolist() == full.people.tolist()
+        assert (rule.s_q_before, rule.s_qe_before, rule.s_q_after, rule.s_qe_after) == (
+            full.s_q_before, full.s_qe_before, full.s_q_after, full.s_qe_after)
+        assert rule.repairs == full.repairs
