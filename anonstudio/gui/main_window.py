@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import sys
 import traceback
 from pathlib import Path
 from typing import Any
@@ -347,6 +348,35 @@ class MainWindow(QMainWindow):
 
     def show_error(self, title: str, message: str) -> None:
         QMessageBox.critical(self, f"{title} failed", message)
+
+    def install_exception_hook(self) -> None:
+        """Report an exception escaping a button handler or dialog instead of losing it on stderr.
+
+        Qt keeps running after a slot raises; the user is told once (per
+        distinct error) in a non-blocking message, the traceback goes to the
+        Jobs log, and nothing else changes: data and results stay as they were.
+        """
+        previous = sys.excepthook
+        reported: set[str] = set()
+
+        def hook(kind, value, tb):
+            if issubclass(kind, KeyboardInterrupt):
+                previous(kind, value, tb)
+                return
+            details = "".join(traceback.format_exception(kind, value, tb))
+            self.jobs.append_log(f"unexpected error:\n{details}")
+            summary = f"{kind.__name__}: {value}"
+            if summary in reported:
+                return
+            reported.add(summary)
+            box = QMessageBox(QMessageBox.Warning, "Something went wrong",
+                              f"An action failed: {summary[:300]}\n\nYour data and results are unchanged. The "
+                              "details are in the Jobs log (View › Jobs and log); please report them.",
+                              QMessageBox.Ok, self)
+            box.setAttribute(Qt.WA_DeleteOnClose)
+            box.open()
+
+        sys.excepthook = hook
 
     def show_glossary(self) -> None:
         """Help > Glossary (F1): every measure and parameter with its one-line meaning."""
