@@ -27,6 +27,7 @@ from .. import __version__
 from .controls import STYLE, fitting_size
 from .datasets_dock import DatasetsPanel, available_samples
 from .jobs_dock import JobsPanel, JobStatus
+from .method_workbench import MethodWorkbench
 from .plots import EXPORT_FORMATS, ExportablePlot
 from .project_controller import ProjectController
 from .settings import RecentFiles, open_settings
@@ -239,6 +240,14 @@ class MainWindow(QMainWindow):
         for dock in (self.datasets_dock, self.params_dock, self.jobs_dock):
             view_menu.addAction(dock.toggleViewAction())
 
+        tools_menu = self.menuBar().addMenu("&Tools")
+        self.compare_runs_action = tools_menu.addAction("&Compare runs…", self.show_compare_runs)
+        self.compare_runs_action.setToolTip("The finished runs of every tab on this dataset side by side: a table "
+                                            "of their measures and a trade-off plot.")
+        self.compare_values_action = tools_menu.addAction("Compare parameter &values…", self.show_compare_values)
+        self.compare_values_action.setToolTip("Run the current tab's method over a grid of parameter values and "
+                                              "seeds (its Compare tab).")
+
         help_menu = self.menuBar().addMenu("&Help")
         self.glossary_action = help_menu.addAction("&Glossary", self.show_glossary)
         self.glossary_action.setShortcut(QKeySequence.HelpContents)
@@ -345,6 +354,26 @@ class MainWindow(QMainWindow):
         """Open the jobs dock (every job with its progress, plus the log)."""
         self.jobs_dock.show()
         self.jobs_dock.raise_()
+
+    def show_compare_runs(self) -> None:
+        """Tools › Compare runs: every tab's finished runs on this dataset, compared."""
+        from .compare_runs import CompareRunsWindow
+
+        window = getattr(self, "compare_runs_window", None)
+        if window is None:
+            window = self.compare_runs_window = CompareRunsWindow(self)
+        else:
+            window.refresh()
+        window.show()
+        window.raise_()
+
+    def show_compare_values(self) -> None:
+        """Tools › Compare parameter values: the current tab's Compare tab (a sweep over its parameters)."""
+        bench = self.tabs.currentWidget()
+        if not isinstance(bench, MethodWorkbench):
+            self.statusBar().showMessage("Choose a method tab first.", 8000)
+            return
+        bench.results.setCurrentWidget(bench.sweep_view)
 
     def show_error(self, title: str, message: str) -> None:
         QMessageBox.critical(self, f"{title} failed", message)
