@@ -24,10 +24,12 @@ from PySide6.QtWidgets import QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from ....data.errors import DataFormatError
 from ....methods.contract import MethodRun
+from ....methods.kmanon.compare import comparison_of
 from ....methods.kmanon.gamma import sample_bound
 from ....methods.kmanon.spec import KmRunResult, resolve_constraint
 from ...controls import note_label
 from ...method_workbench import MethodWorkbench
+from ...side_by_side import LazySideBySide
 from .partition_map import PartitionMap
 from .plots import make_curve_plots
 from .verify_table import VerifyTable
@@ -120,6 +122,8 @@ class KmAnonWorkbench(MethodWorkbench):
         self.tabs.addTab(self.map, "Map of the partitions")
         self.tabs.addTab(curves, "Partitions, error and area vs m")
         self.tabs.addTab(check, "Independent check")
+        self.side_by_side = LazySideBySide()
+        self.tabs.addTab(self.side_by_side, "Original vs published")
         return self.tabs
 
     # ------------------------------------------------------------ dataset
@@ -200,6 +204,8 @@ class KmAnonWorkbench(MethodWorkbench):
             self.map.set_levels([lv.labels for lv in inner.levels], notes)
         if partial:
             self.callout.show_text(running_text(inner), "info")
+        else:
+            self.side_by_side.offer(lambda: comparison_of(result))
 
     def show_comparison(self, run: MethodRun | None) -> None:
         result = run.result.result if run is not None and run.result is not None else None
@@ -213,6 +219,7 @@ class KmAnonWorkbench(MethodWorkbench):
         for plot in self.plots.values():
             plot.clear_data()
         self.verify_table.show_check(None)
+        self.side_by_side.offer(None)
         if self.map.available:
             self.map.set_levels([])
 
