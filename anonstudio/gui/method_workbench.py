@@ -216,15 +216,22 @@ class MethodWorkbench(Workbench):
         self.show_result(result, True)
 
     def _on_done(self, run: MethodRun, complete: bool) -> None:
+        self.show_run(run)
+        self.status.emit(f"{self.spec.title}: " + {"done": "finished.", "not-met": "the promise is NOT met.",
+                                                   "cancelled": "stopped; partial result shown.",
+                                                   "unverified": "finished, unverified."}[run.status])
+        self.run_finished.emit(run, complete)
+
+    def show_run(self, run: MethodRun) -> None:
+        """Show a finished run as if it had just finished here (added to the history; ``run_finished`` not emitted).
+
+        For runs computed elsewhere on this workbench's dataset (the result cache, a report's offscreen rendering).
+        """
         if run.result is not None:
             self.history.append(run)
             self.history_bar.set_runs([self.run_label(r, i) for i, r in enumerate(self.history)],
                                       shown=len(self.history) - 1)
         self._show_run(run)
-        self.status.emit(f"{self.spec.title}: " + {"done": "finished.", "not-met": "the promise is NOT met.",
-                                                   "cancelled": "stopped; partial result shown.",
-                                                   "unverified": "finished, unverified."}[run.status])
-        self.run_finished.emit(run, complete)
 
     def _show_run(self, run: MethodRun) -> None:
         self.last_run = run
