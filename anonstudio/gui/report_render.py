@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
-from PySide6.QtCore import QBuffer, QIODevice, QMarginsF, QRectF, QSize, QSizeF, Qt, QUrl
+from PySide6.QtCore import (QBuffer, QIODevice, QMarginsF, QRectF, QSize, QSizeF, Qt, QtMsgType, QUrl,
+                            qInstallMessageHandler)
 from PySide6.QtGui import QColor, QFont, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter, QTextDocument
 from PySide6.QtWidgets import QApplication, QTabWidget, QWidget
 
@@ -49,12 +50,26 @@ FOOTER_MM = 7.0
 RESOLUTION = 300
 
 
+#: What the offscreen platform says about every window it cannot manage; harmless, and noise on a terminal.
+OFFSCREEN_NOISE = ("This plugin does not support propagateSizeHints", "This plugin does not support raise")
+
+
+def _quiet_offscreen(kind: QtMsgType, context: Any, message: str) -> None:
+    if not message.startswith(OFFSCREEN_NOISE):
+        sys.stderr.write(message + "\n")
+
+
 def ensure_app() -> QApplication:
-    """The running QApplication, or a new one; offscreen when there is no display (Linux without X11/Wayland)."""
+    """The running QApplication, or a new one; offscreen when there is no display (Linux without X11/Wayland).
+
+    A QApplication made here (the CLI's) prints Qt's messages on stderr, without the offscreen platform's
+    notices about window sizes.
+    """
     app = QApplication.instance()
     if app is None:
         if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
             os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        qInstallMessageHandler(_quiet_offscreen)
         app = QApplication(["anonstudio-report"])
     return app
 

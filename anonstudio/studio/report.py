@@ -42,7 +42,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from .. import __version__, glossary
 from ..data.kinds import kind_words
-from ..jobs import NullProgress, Progress
+from ..jobs import NullProgress, Progress, SubProgress
 from ..methods.contract import MethodRun, is_timing_key, write_outputs
 from ..params import ParamSpec, is_enabled, specs
 from .command_line import NotReproducible, run_command_line
@@ -184,29 +184,13 @@ def build_report(runs: Sequence[MethodRun], figures: Sequence[Sequence[Figure] |
         if progress.cancelled():
             report.notes.append(f"{len(runs) - i} run(s) left out: the report was cancelled while it was made.")
             break
-        sub = _Slice(progress, i / max(len(runs), 1), (i + 1) / max(len(runs), 1))
+        sub = SubProgress(progress, i / max(len(runs), 1), (i + 1) / max(len(runs), 1))
         outputs, withheld = output_files(run, internal=internal, progress=sub)
         figs = figures[i]
         note = figures_notes[i] or ("" if figs else "No figures were rendered for this report.")
         report.runs.append(RunReport(run, list(figs or []), note, outputs, withheld))
     progress.set(1.0, "report ready")
     return report
-
-
-class _Slice:
-    """``progress`` seen through a window [start, stop] of its fraction."""
-
-    def __init__(self, progress: Progress, start: float, stop: float):
-        self.progress, self.start, self.stop = progress, start, stop
-
-    def set(self, fraction: float, status: str = "") -> None:
-        self.progress.set(self.start + (self.stop - self.start) * fraction, status)
-
-    def partial(self, result: Any) -> None:
-        self.progress.partial(result)
-
-    def cancelled(self) -> bool:
-        return self.progress.cancelled()
 
 
 def _sha256_file(path: Path) -> str:
