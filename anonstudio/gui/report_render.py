@@ -31,12 +31,12 @@ from PySide6.QtWidgets import QApplication, QTabWidget, QWidget
 
 from .. import __version__
 from ..data.io.atomic import atomic_write
-from ..jobs import NullProgress, Progress
+from ..jobs import NullProgress, Progress, SubProgress
 from ..methods.contract import MethodRun
-from ..studio.report import Figure, Report, html_parts
+from ..studio.report import Figure, Report, build_report, html_parts, render_html
 
-__all__ = ["ensure_app", "workbench_class", "run_figures", "render_figures", "pdf_bytes", "write_pdf", "PdfPage",
-           "FIGURE_SIZE"]
+__all__ = ["ensure_app", "workbench_class", "run_figures", "render_figures", "pdf_bytes", "write_pdf", "write_report",
+           "PdfPage", "FIGURE_SIZE"]
 
 #: Size of the offscreen workbench the figures are grabbed from (the centre of a large studio window).
 FIGURE_SIZE = QSize(1100, 720)
@@ -310,9 +310,45 @@ def _paint_margins(painter: QPainter, report: Report, width: float, height: floa
     painter.restore()
 
 
-def write_pdf(report: Report, path: str | Path, progress: Progress | None = None) -> list[PdfPage]:
-    """Write the certificate to ``path`` atomically; returns what each page shows."""
+def write_pdf(report: Report, path: str | Path, progress: Progress | None = None) -> list[PdfPage] | None:
+    """Write the certificate to ``path`` atomically; what each page shows, or None after a cancel (nothing written)."""
+    progress = progress or NullProgress()
     data, plan = pdf_bytes(report, progress)
+    if progress.cancelled():
+        return None
     with atomic_write(path, "wb", encoding=None) as fh:
         fh.write(data)
     return plan
+
+
+def write_report(runs: Sequence[MethodRun], figures: Sequence[Sequence[Figure] | None], figure_notes: Sequence[str],
+                 *, html: Path | None, pdf: Path | None, internal: bool = False, project: Path | None = None,
+                 notes: Sequence[str] = (), progress: Progress | None = None) -> list[str] | None:
+    """Build the report and write the HTML file and/or the PDF certificate; a line per file written.
+
+    Both files are made in memory first and written (atomically) only when
+    both are ready, so a cancel (None is returned) writes nothing. May run on
+    a worker thread: the figures are already rendered.
+    """
+    progress = progress or NullProgress()
+    report = build_report(runs, figures, internal=internal, figures_notes=figure_notes, project=project,
+                          notes=notes, progress=SubProgress(progress, 0.0, 0.5 if pdf is not None else 0.9))
+    if progress.cancelled():
+        return None
+    text = render_html(report) if html is not None else None
+    data = plan = None
+    if pdf is not None:
+        data, plan = pdf_bytes(report, SubProgress(progress, 0.5, 0.95, "certificate: "))
+        if progress.cancelled():
+            return None
+    lines = []
+    if text is not None:
+        with atomic_write(html) as fh:
+            fh.write(text)
+        lines.append(f"report ({'internal' if internal else 'external'}) written to {html}")
+    if data is not None:
+        with atomic_write(pdf, "wb", encoding=None) as fh:
+            fh.write(data)
+        lines.append(f"certificate written to {pdf} ({len(plan)} pages)")
+    progress.set(1.0, "report written")
+    return lines

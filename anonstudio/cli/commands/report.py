@@ -143,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _renderer(args: argparse.Namespace):
-    """The function that renders the report files; Qt is loaded (offscreen) only when figures or a PDF need it."""
+    """The function that writes the report files; Qt is loaded (offscreen) only when plots or a PDF need it."""
     from ...data.io import atomic_write
     from ...jobs import SubProgress
     from ...studio.report import build_report, render_html
@@ -159,30 +159,27 @@ def _renderer(args: argparse.Namespace):
         except ImportError as exc:
             if args.pdf is not None:
                 raise CliError(f"--pdf needs Qt (PySide6), which cannot be loaded here: {exc}") from None
-            gui = None
-            print(f"note: the report has no plots: Qt (PySide6) cannot be loaded here ({exc})")
+            print(f"note: the report has no plots: Qt (PySide6) cannot be loaded here ({exc})", file=sys.stderr)
 
     def render(runs: list, project: Path | None, notes: list[str]) -> list[str] | None:
         """Write the files; the lines saying what was written, or None after a Ctrl-C (nothing written)."""
-        figures, figure_notes = [None] * len(runs), [""] * len(runs)
+        figures: list = [None] * len(runs)
+        figure_notes = ["Plots left out of this report (--no-figures)." if args.no_figures else
+                        "Plots need Qt, which could not be loaded."] * len(runs)
         with TqdmProgress("report", disable=args.quiet) as progress:
-            if gui is not None and not args.no_figures:
-                gui.ensure_app()
-                figures, figure_notes = gui.render_figures(runs, SubProgress(progress, 0.0, 0.5, "plots: "))
-            elif args.no_figures:
-                figure_notes = ["Plots left out of this report (--no-figures)."] * len(runs)
-            report = build_report(runs, figures, internal=args.internal, figures_notes=figure_notes,
-                                  project=project, notes=notes, progress=SubProgress(progress, 0.5, 0.8))
-            if progress.cancelled():
-                return None
-            written = []
-            if args.html is not None:
+            if gui is None:  # HTML only, without plots
+                report = build_report(runs, figures, internal=args.internal, figures_notes=figure_notes,
+                                      project=project, notes=notes, progress=progress)
+                if progress.cancelled():
+                    return None
                 with atomic_write(args.html) as fh:
                     fh.write(render_html(report))
-                written.append(f"report ({'internal' if args.internal else 'external'}) written to {args.html}")
-            if args.pdf is not None:
-                pages = gui.write_pdf(report, args.pdf, SubProgress(progress, 0.8, 1.0, "certificate: "))
-                written.append(f"certificate written to {args.pdf} ({len(pages)} pages)")
-        return written
+                return [f"report ({'internal' if args.internal else 'external'}) written to {args.html}"]
+            gui.ensure_app()
+            if not args.no_figures:
+                figures, figure_notes = gui.render_figures(runs, SubProgress(progress, 0.0, 0.5, "plots: "))
+            return gui.write_report(runs, figures, figure_notes, html=args.html, pdf=args.pdf,
+                                    internal=args.internal, project=project, notes=notes,
+                                    progress=SubProgress(progress, 0.5, 1.0))
 
     return render
