@@ -26,7 +26,8 @@ from typing import Any, Callable, Iterator, Sequence
 
 from PySide6.QtCore import (QBuffer, QIODevice, QMarginsF, QRectF, QSize, QSizeF, Qt, QtMsgType, QUrl,
                             qInstallMessageHandler)
-from PySide6.QtGui import QColor, QFont, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter, QTextDocument
+from PySide6.QtGui import (QColor, QFont, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter, QTextDocument,
+                           QTextOption)
 from PySide6.QtWidgets import QApplication, QTabWidget, QWidget
 
 from .. import __version__
@@ -43,11 +44,13 @@ FIGURE_SIZE = QSize(1100, 720)
 #: Text width of a PDF page's content at full size, in document pixels (about 9-point text on A4).
 PAGE_WIDTH = 700.0
 #: (text width, figures per row) tried in turn to keep a run on one page; past the last, the run flows on.
-FITS = ((PAGE_WIDTH, 2), (800.0, 3), (875.0, 3))
+FITS = ((PAGE_WIDTH, 2), (800.0, 3))
 MARGIN_MM = 12.0
 HEADER_MM = 9.0
 FOOTER_MM = 7.0
 RESOLUTION = 300
+#: Body text size of the certificate at full size (points).
+TEXT_POINTS = 8.5
 
 
 #: What the offscreen platform says about every window it cannot manage; harmless, and noise on a terminal.
@@ -196,8 +199,12 @@ class _Part:
 def _document(html: str, css: str, figures: dict[str, Figure], width: float) -> QTextDocument:
     doc = QTextDocument()
     doc.setDocumentMargin(0)
+    # A command line or a hash longer than the page breaks where it must instead of running off the page.
+    option = QTextOption(doc.defaultTextOption())
+    option.setWrapMode(QTextOption.WrapAtWordBoundaryOrAnywhere)
+    doc.setDefaultTextOption(option)
     font = QFont(QApplication.font())
-    font.setPointSizeF(9.0)
+    font.setPointSizeF(TEXT_POINTS)
     doc.setDefaultFont(font)
     doc.setDefaultStyleSheet(css)
     for name, figure in figures.items():
@@ -304,9 +311,14 @@ def _paint_margins(painter: QPainter, report: Report, width: float, height: floa
     painter.setPen(QColor("#444444"))
     line = QRectF(0, height - footer * 0.8, width, footer * 0.8)
     continued = f" (continued, {page + 1} of {part.pages})" if part.pages > 1 and page else ""
-    painter.drawText(line, Qt.AlignLeft | Qt.AlignVCenter,
-                     f"anonstudio {__version__} · {report.generated} · {part.title}{continued}")
-    painter.drawText(line, Qt.AlignRight | Qt.AlignVCenter, f"page {number} of {total}")
+    right = f"page {number} of {total}"
+    metrics = painter.fontMetrics()
+    room = int(width - metrics.horizontalAdvance(right) - metrics.horizontalAdvance("    "))
+    # The part's title is shortened (…) rather than run into the page number.
+    left = metrics.elidedText(f"anonstudio {__version__} · {report.generated} · {part.title}", Qt.ElideRight,
+                              room - metrics.horizontalAdvance(continued)) + continued
+    painter.drawText(line, Qt.AlignLeft | Qt.AlignVCenter, left)
+    painter.drawText(line, Qt.AlignRight | Qt.AlignVCenter, right)
     painter.restore()
 
 

@@ -74,6 +74,7 @@ PREVIEW_LINES = 8
 #: Characters kept of one previewed line.
 PREVIEW_WIDTH = 160
 NO_RELEASE = "no release: guarantee not met"
+NOT_AVAILABLE = "not available for this run"
 
 
 # ------------------------------------------------------------------- model
@@ -98,6 +99,11 @@ class OutputFile:
     size: int | None = None
     note: str = ""
     preview: tuple[str, ...] = ()
+
+    @property
+    def withheld(self) -> bool:
+        """Not written although the run should have one: a release whose guarantee is not met, a failed write."""
+        return self.sha256 is None and not self.note.startswith(NOT_AVAILABLE)
 
 
 @dataclass
@@ -226,7 +232,7 @@ def output_files(run: MethodRun, *, internal: bool = False,
             name = f"{spec.name}-{export.key}{export.extensions[0]}"
             entry = dict(key=export.key, label=export.label, kind=export.kind, name=name)
             if not export.offered(run):
-                out.append(OutputFile(**entry, note="not available for this run"))
+                out.append(OutputFile(**entry, note=NOT_AVAILABLE))
                 continue
             if export.kind == "release" and not run.guarantee_met:
                 reason = run.status_reason()
@@ -353,11 +359,16 @@ def format_value(value: Any) -> str:
     return str(value)
 
 
-def _param_value(spec: ParamSpec, value: Any, inputs: dict[str, dict]) -> str:
-    """A parameter's value as the studio's panel shows it (choice labels, yes/no, files with their SHA-256)."""
+def _param_value(spec: ParamSpec, value: Any, inputs: dict[str, dict], labels: dict[str, str]) -> str:
+    """A parameter's value as the studio's panel shows it (choice labels, yes/no, files with their SHA-256).
+
+    ``labels`` maps field names to labels (a per-level vector left empty names the scalar it repeats).
+    """
     if value is None:
         return spec.none_means or "not set"
     kind = spec.kind
+    if kind in ("column", "columns", "column_paths") and not value:  # empty: the panel's "none" text
+        return spec.none_means or "none"
     if kind == "bool":
         return "yes" if value else "no"
     if kind == "choice":
@@ -369,7 +380,8 @@ def _param_value(spec: ParamSpec, value: Any, inputs: dict[str, dict]) -> str:
         return ", ".join(map(str, value)) or "none"
     if kind == "levels":
         if not value and spec.per_level:
-            return f"the same {spec.per_level[1]} for every level"
+            scalar = spec.per_level[1]
+            return f"the same {labels.get(scalar, scalar)} for every level"
         return ", ".join(format_value(v) for v in value)
     if kind == "column_paths":
         parts = []
@@ -392,10 +404,11 @@ def parameter_rows(run: MethodRun) -> list[tuple[str, str, str, bool]]:
     groups: dict[tuple[bool, str], list[ParamSpec]] = {}
     for s in fields:
         groups.setdefault((s.advanced, s.section), []).append(s)
+    labels = {s.name: s.label for s in fields}
     rows = []
     for (advanced, section), members in sorted(groups.items(), key=lambda kv: kv[0][0]):  # stable: keeps order
         title = f"{section or 'Other settings'} (advanced)" if advanced else section
-        rows += [(title, s.label, _param_value(s, values[s.name], run.inputs), is_enabled(s, values))
+        rows += [(title, s.label, _param_value(s, values[s.name], run.inputs, labels), is_enabled(s, values))
                  for s in members]
     return rows
 
@@ -493,20 +506,22 @@ figcaption { font-size: 8.5pt; color: #333; }
 
 #: The subset of :data:`_CSS` Qt's rich text understands (for the PDF).
 _QT_CSS = """
-h1 { font-size: 16pt; } h2 { font-size: 13pt; } h3 { font-size: 10.5pt; margin-top: 8px; margin-bottom: 2px; }
-table { border-collapse: collapse; margin-bottom: 4px; }
-th { background-color: #eeeeee; font-weight: bold; border: 1px solid #bbbbbb; padding: 2px; }
-td { border: 1px solid #bbbbbb; padding: 2px; vertical-align: top; }
+h1 { font-size: 16pt; } h2 { font-size: 12.5pt; margin-bottom: 2px; }
+h3 { font-size: 10pt; margin-top: 6px; margin-bottom: 1px; }
+table { border-collapse: collapse; margin-bottom: 2px; }
+th { background-color: #eeeeee; font-weight: bold; border: 1px solid #bbbbbb; padding: 1px; }
+td { border: 1px solid #bbbbbb; padding: 1px; vertical-align: top; }
 table.layout { border-style: none; }
 td.layout { border-style: none; padding-right: 8px; }
 td.num { text-align: right; }
 tr.section td { background-color: #f4f4f4; }
 tr.unused td { color: #777777; }
 .hash, code, pre { font-family: "DejaVu Sans Mono", monospace; font-size: 7.5pt; }
-pre { background-color: #f6f6f6; }
+pre { background-color: #f6f6f6; white-space: pre-wrap; }
 .muted { color: #555555; }
 .red { color: #b00020; font-weight: bold; }
-p { margin-top: 2px; margin-bottom: 4px; }
+p { margin-top: 1px; margin-bottom: 3px; }
+ul { margin-top: 1px; margin-bottom: 3px; }
 """
 
 
@@ -515,7 +530,8 @@ def _page_css(report: Report) -> str:
     colour = "#b00020" if report.internal else "#333333"
     label = report.banner.replace("\\", "\\\\").replace('"', '\\"')
     return ("@page { margin: 16mm 12mm 14mm 12mm;\n"
-            f'  @top-center {{ content: "{label}"; color: {colour}; font-weight: bold; font-size: 10pt; }}\n'
+            f'  @top-center {{ content: "{label}"; color: {colour}; font-weight: bold; font-size: 10pt;\n'
+            '    font-family: "DejaVu Sans", "Segoe UI", Helvetica, Arial, sans-serif; }\n'
             '  @bottom-right { content: "page " counter(page) " of " counter(pages); font-size: 8pt; }\n}\n')
 
 
@@ -655,7 +671,10 @@ def _run_html(report: Report, index: int, entry: RunReport, image_src: Callable[
     out.append("<h3>Output files</h3>")
     rows = []
     for o in entry.outputs:
-        value = f'<span class="hash">{_e(o.sha256)}</span>' if o.sha256 else f'<span class="red">{_e(o.note)}</span>'
+        if o.sha256:
+            value = f'<span class="hash">{_e(o.sha256)}</span>'
+        else:  # a release held back, or a file that failed, is an alarm; a file this run cannot have is not
+            value = f'<span class="{"red" if o.withheld else "muted"}">{_e(o.note)}</span>'
         rows.append((f"{_e(o.label)}<br><code>{_e(o.name)}</code>", _e(o.kind), value))
     out.append(_table(("File (as anonstudio-cli run names it)", "Kind", "SHA-256"), rows))
     if entry.withheld:
@@ -729,7 +748,7 @@ def _fit(figure: Figure, width: float, height: float) -> tuple[int, int]:
 
 
 #: The box a figure is fitted into in the HTML page (CSS pixels).
-HTML_FIGURE_BOX = (520, 400)
+HTML_FIGURE_BOX = (440, 380)
 
 
 def _figures_html(index: int, figures: list[Figure], image_src: Callable[[int, int, Figure], str],
