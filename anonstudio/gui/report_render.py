@@ -141,15 +141,18 @@ def run_figures(run: MethodRun, size: QSize = FIGURE_SIZE) -> tuple[list[Figure]
         if bench.param_panel is not None:
             bench.param_panel.set_params(run.params)
         bench.show()
-        bench.show_run(run)
-        _settle(app)
-        figures = []
-        for plot, tabs in _plots_in_order(bench, (), app):
-            if not plot.isVisibleTo(bench) or not plot.has_data():
-                continue
-            where = "studio tab: " + " › ".join((cls.TITLE,) + tabs)
-            caption = "; ".join([line for line in plot.caption.splitlines() if line.strip()] + [where])
-            figures.append(Figure(plot.title, caption, plot.png_bytes()))
+        try:
+            bench.show_run(run)
+            _settle(app)
+            figures = []
+            for plot, tabs in _plots_in_order(bench, (), app):
+                if not plot.isVisibleTo(bench) or not plot.has_data():
+                    continue
+                where = "studio tab: " + " › ".join((cls.TITLE,) + tabs)
+                caption = "; ".join([line for line in plot.caption.splitlines() if line.strip()] + [where])
+                figures.append(Figure(plot.title, caption, plot.png_bytes()))
+        except Exception as exc:  # noqa: BLE001 - a workbench that cannot draw a run must not cost the report
+            return [], f"No figures: the {cls.TITLE} workbench could not draw this run ({type(exc).__name__}: {exc})."
         return figures, "" if figures else f"The {cls.TITLE} workbench draws no plot for this run."
     finally:
         bench.hide()

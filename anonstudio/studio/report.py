@@ -235,8 +235,8 @@ def output_files(run: MethodRun, *, internal: bool = False,
                 out.append(OutputFile(**entry, note=NOT_AVAILABLE))
                 continue
             if export.kind == "release" and not run.guarantee_met:
-                reason = run.status_reason()
-                out.append(OutputFile(**entry, note=NO_RELEASE + (f" ({reason})" if reason else "")))
+                why = {"cancelled": " (the run did not finish)", "unverified": " (not independently checked)"}
+                out.append(OutputFile(**entry, note=NO_RELEASE + why.get(run.status, "")))
                 continue
             path = folder / name
             try:
@@ -277,9 +277,8 @@ def verdict(run: MethodRun) -> tuple[str, str, str]:
     """
     status = run.status
     reason = run.status_reason()
-    if status == "not-met":
-        return ("NOT MET", "failed", f"The independent check found the promise broken ({reason}). Do not publish "
-                                     "this release.")
+    if status == "not-met":  # the reason reads "the independent check found the promise broken (...)"
+        return ("NOT MET", "failed", f"{reason[:1].upper()}{reason[1:]}. Do not publish this release.")
     if status == "cancelled":
         return ("INCOMPLETE", "incomplete", f"Stopped early: {reason}. Nothing in this section is a guarantee.")
     if status == "unverified":
@@ -707,7 +706,9 @@ def _check_html(run: MethodRun, own: dict) -> str:
         if run.status == "cancelled":
             return '<p class="red">Not run: the run stopped before its check.</p>'
         return '<p class="red">Not run: the promise is unchecked.</p>'
-    if v.passed and v.complete:
+    if v.passed and v.complete and not run.complete:
+        head = '<b class="red">Verdict on the partial result: passed, but the run did not finish: not a guarantee</b>'
+    elif v.passed and v.complete:
         head = "<b>Verdict: PASSED</b>"
     elif not v.complete:
         head = '<b class="red">Verdict: INCOMPLETE, stopped before it finished</b>'

@@ -148,3 +148,14 @@ def test_the_figures_are_the_plots_a_workbench_shows_after_the_run(window, qtbot
             image = QImage.fromData(fig.png)
             assert image.width() > 200 and image.height() > 150
             assert "studio tab: " + bench.TITLE in fig.caption
+
+
+def test_a_workbench_that_cannot_draw_a_run_costs_the_plots_not_the_report(project_runs, figures, monkeypatch):
+    from anonstudio.gui.report_render import run_figures, workbench_class
+
+    def broken(self, result, partial):
+        raise RuntimeError("planted drawing fault")
+
+    monkeypatch.setattr(workbench_class("uniqueness"), "show_result", broken)
+    figs, note = run_figures(project_runs.runs["uniqueness"])
+    assert figs == [] and "could not draw this run" in note and "planted drawing fault" in note
