@@ -777,7 +777,8 @@ def _figures_html(index: int, figures: list[Figure], image_src: Callable[[int, i
 def _cover_html(report: Report, qt: bool) -> str:
     kind = "internal" if report.internal else "external"
     title = "anonstudio report" + (" (INTERNAL)" if report.internal else "")
-    out = [f'<div class="banner {kind}">{_e(report.banner)}</div>' if not qt else _banner_table(report)]
+    # The PDF paints the flavour at the top of every page itself.
+    out = [] if qt else [f'<div class="banner {kind}">{_e(report.banner)}</div>']
     out.append(f"<h1>{_e(title)}</h1>")
     out.append(f"<p>Generated {_e(report.generated)} by anonstudio {_e(__version__)}.")
     if report.project:
@@ -798,7 +799,8 @@ def _cover_html(report: Report, qt: bool) -> str:
     for i, entry in enumerate(report.runs):
         word, state, _ = verdict(entry.run)
         cls = "red" if state in ("failed", "incomplete") else ""
-        link = f'<a href="#run-{i + 1}">{i + 1}. {_e(entry.run.spec.title)}</a>'
+        name = f"{i + 1}. {_e(entry.run.spec.title)}"
+        link = name if qt else f'<a href="#run-{i + 1}">{name}</a>'
         rows.append((link, _e(entry.run.dataset.name), f'<span class="{cls}"><b>{_e(word)}</b></span>' if cls else
                      f"<b>{_e(word)}</b>"))
     out.append("<h3>Runs</h3>")
@@ -808,12 +810,6 @@ def _cover_html(report: Report, qt: bool) -> str:
     out.append("<h3>Versions</h3>")
     out.append(_table(("Software", "Version"), [(_e(a), _e(b)) for a, b in report.versions]))
     return "\n".join(out)
-
-
-def _banner_table(report: Report) -> str:
-    fg, bg = ("#ffffff", "#b00020") if report.internal else ("#112233", "#eef3f8")
-    return (f'<table width="100%" cellpadding="4"><tr><td style="background-color:{bg}; color:{fg};">'
-            f"<b>{_e(report.banner)}</b></td></tr></table>")
 
 
 def html_parts(report: Report, image_src: Callable[[int, int, Figure], str] | None = None, *, qt: bool = False,
