@@ -70,22 +70,12 @@ def run(args: argparse.Namespace) -> int:
     from ...methods.contract import prepare, run_and_verify
     from ...params import ParameterError
     from ...studio.cache import ResultCache
-    from ...studio.project import DatasetChanged, DatasetMissing, Project, ProjectError
+    from ...studio.project import DatasetChanged, DatasetMissing, ProjectError
     from ..errors import CliError
     from ..progress import TqdmProgress
-    from .run import _SEVERITY, _relocations
+    from .run import _SEVERITY, _project_and_steps, _relocations
 
-    try:
-        project = Project.load(args.project)
-    except ProjectError as exc:
-        raise CliError(str(exc)) from None
-    steps = project.steps
-    if args.step:
-        unknown = sorted(set(args.step) - {s.method for s in steps})
-        if unknown:
-            raise CliError(f"--step {unknown[0]}: the project has no such step (steps: "
-                           f"{', '.join(s.method for s in steps) or 'none'})")
-        steps = [s for s in steps if s.method in args.step]
+    project, steps = _project_and_steps(args)
     if not steps:
         raise CliError(f"{args.project}: the project has no workbench step to report")
     unset = [s.method for s in steps if s.dataset is None]
