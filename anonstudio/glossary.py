@@ -92,6 +92,43 @@ _ENTRIES = (
          "(0 = same distribution).", "rho"),
     Term("util_mining", "util_mining", "Jaccard distance between the association rules mined from the original "
          "and from the published data (0 = same rules).", "rho"),
+    # ---------------------------------------------------------------- run summaries (comparison tables, reports)
+    Term("rows", "rows", "Rows (people) in the table the run worked on."),
+    Term("passed", "check passed", "1 when the independent check confirmed the promise, 0 when it found it broken."),
+    Term("groups", "groups", "Groups of rows published with the same quasi-identifier values; each person hides "
+         "among the rows of their group."),
+    Term("min_group_size", "smallest group", "Rows in the smallest group: every person hides among at least this "
+         "many (the k actually reached)."),
+    Term("mean_group_size", "mean group size", "Rows per group on average; larger groups hide people better and "
+         "blur the data more."),
+    Term("min_distinct_sensitive", "fewest sensitive values", "Fewest different sensitive values in any group (the "
+         "ℓ actually reached)."),
+    Term("max_sensitive_share", "largest sensitive share", "Largest share one sensitive value takes in any group: "
+         "someone who finds a person's group guesses that value with at most this confidence."),
+    Term("misfits", "misfits", "Rows whose published group does not cover their true values (0 for a correct "
+         "release)."),
+    Term("levels_finished", "levels finished", "How many sizes m = 1, 2, … of attacker knowledge were made safe; "
+         "the release protects against up to this many items.", "kmanon"),
+    Term("partition_merges", "merges", "How many times two partitions were merged into one published item.",
+         "kmanon", "merges"),
+    Term("k_anonymous_share", "k-anonymous share", "Of the itemsets the independent check drew (per size ℓ), the "
+         "share that at least k people have in the release; the promise needs at least σ.", "kmanon"),
+    Term("hamming_before", "Hamming sum, input order", "Items that differ between neighbouring records in the "
+         "input order, added up around the whole order.", "nonreciprocal"),
+    Term("hamming_gray", "Hamming sum, Gray order", "The same sum after sorting the records in Gray order.",
+         "nonreciprocal"),
+    Term("hamming_after", "Hamming sum, final order", "The same sum in the order the records were blended in "
+         "(after the TSP improvement when chosen); smaller means each record is blended with more similar ones.",
+         "nonreciprocal"),
+    Term("walk_steps", "walk steps", "Steps of the random closed walks that split the generalization graph into "
+         "disjoint assignments, over all rounds.", "nonreciprocal"),
+    Term("min_worlds", "fewest matches", "Fewest published records any person's record could be, as the "
+         "independent check counted them (the promise needs at least m).", "nonreciprocal"),
+    Term("below_m", "people below m", "People whose record matches fewer than m published records (0 when the "
+         "promise holds).", "nonreciprocal"),
+    Term("feasible", "feasible", "1 when the loss bound δ could be met; 0 means nothing may be published.", "rt"),
+    Term("violations", "violations", "Problems the independent check found in the release (0 when the promise "
+         "holds).", "rt"),
 )
 
 #: Every entry by key.
