@@ -32,7 +32,8 @@ LOADING = ("src", "href", "action", "data", "poster", "srcset", "background", "f
 #: Measures whose glossary entries come with their families' own glossary work (not on this branch yet).
 PENDING_MEANINGS = {"nonreciprocal": {"error_rate", "qe_type1", "qe_type2"},
                     "rt": {"rum", "tum", "clusters", "max_cluster_size", "merges", "are_R2", "rum_check",
-                           "tum_check"}}
+                           "tum_check"},
+                    "rho": {"unsafe_adversaries", "max_unsafe_share", "suppressed_items", "iterations"}}
 
 
 @pytest.fixture(scope="module")
@@ -123,6 +124,7 @@ def test_the_plots_are_the_workbenches_plots(pages, reports, figures):
 
 def test_every_measure_has_its_meaning(pages, reports):
     _text, tree = pages[False]
+    missing = []
     for i, entry in enumerate(reports[False].runs):
         name = entry.run.spec.name
         pending = PENDING_MEANINGS.get(name, set())
@@ -133,9 +135,11 @@ def test_every_measure_has_its_meaning(pages, reports):
             for row in rows[1:]:
                 key = text_of(row[0]).strip()
                 meaning = measure_meaning(key, name, own_meanings(entry.run))[1]
-                assert meaning or key in pending, (name, key)
+                if not meaning and key not in pending:
+                    missing.append((name, key))
                 if meaning and len(row) == 3:  # the first row of a group holds the shared meaning
                     assert meaning in text_of(row[2])
+    assert not missing, missing
 
 
 def _release_lines(run, tmp_path, export, count=3):
