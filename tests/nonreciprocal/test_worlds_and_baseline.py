@@ -97,3 +97,25 @@ def test_the_check_sentence_is_short_when_it_passes_and_lists_failures(table1):
     run.verification.bad_votes = 2
     failed = SPEC.describe(run).check
     assert failed.startswith("Independent check FAILED") and "2 bases not the vote" in failed
+
+
+def test_the_bundled_worked_example_is_table_1_and_publishes_table_3():
+    from anonstudio.data.samples import get_sample, load_sample
+
+    sample = get_sample("sports-example")
+    data = load_sample("sports-example")
+    assert data.vocab == ("1 Jogging", "2 Swimming", "3 Tennis", "4 Soccer")
+    assert [sorted(int(i) + 1 for i in data.record(u)) for u in range(6)] == [
+        [1, 2], [2, 3], [1, 2, 4], [2, 3, 4], [1, 2, 3], [1, 3, 4]]
+    run = nonreciprocal(data, NonreciprocalParams(k=3, labels=sample.file("labels")))
+    assert (run.order + 1).tolist() == [2, 4, 3, 1, 5, 6]
+    assert (run.hamming_before, run.hamming_gray, run.hamming_after) == (14, 12, 10)
+    table3 = {1: ("1101", "1011", 2), 2: ("1110", "1101", 2), 3: ("0111", "1011", 2),
+              4: ("0111", "1101", 2), 5: ("1100", "0011", 1), 6: ("1110", "0111", 2)}
+    pub = run.published
+
+    def bits(items):
+        return "".join("1" if i in set(items.tolist()) else "0" for i in range(4))
+
+    assert {j + 1: (bits(pub.base(j)), bits(pub.distance(j)), int(pub.threshold[j])) for j in range(6)} == table3
+    assert run.labels.names == ("Buddhist", "Christian", "Muslim")
