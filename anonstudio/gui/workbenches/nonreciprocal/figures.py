@@ -1,0 +1,285 @@
+"""The paper's Fig. 6, filled in live: ER and QE against k (Gray vs Gray-TSP) or ℓ (ring, greedy, CAHD).
+
+After every finished run the workbench starts a small sweep in the background
+(:func:`figure_sweep`, run by :func:`~anonstudio.methods.sweep.run_sweep`): the
+spec's Fig. 6 preset for the run's mode, over the preset's k (or ℓ) values
+the data allows plus the run's own, with every other parameter as in the run.
+The run itself is one cell of the grid (taken from the run, not recomputed)
+and is ringed on the curves. Each cell is a complete run with its own
+independent check; for ℓ, each also measures the CAHD baseline on its order.
+"""
+from __future__ import annotations
+
+import dataclasses
+import html
+from typing import Callable
+
+import numpy as np
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QHBoxLayout, QPushButton, QSplitter, QVBoxLayout, QWidget
+
+from ....methods.contract import MethodRun
+from ....methods.nonreciprocal.spec import K_SWEEP, L_SWEEP
+from ....methods.sweep import Axis, Cell, CellResult, SweepResult, make_grid
+from ...controls import note_label
+from ...plots import ExportablePlot, integer_ticks
+
+__all__ = ["Fig6View", "figure_sweep", "sweep_title", "describe_failure", "SERIES", "THIS_RUN"]
+
+#: Curve name and colour per value of the grouping parameter (order for k, ℓ method for ℓ), and CAHD.
+SERIES = {
+    "gray": ("Gray order", "#D55E00"),
+    "gray-tsp": ("Gray-TSP order", "#0072B2"),
+    "ring": ("NR, label-spaced ring", "#0072B2"),
+    "greedy": ("NR, paper's greedy", "#009E73"),
+    "cahd": ("CAHD (groups)", "#CC79A7"),
+}
+THIS_RUN = "this run"
+COMPARED = " (compared run)"
+#: Summary keys of each measure: the method's and the CAHD baseline's.
+MEASURES = {"er": ("error_rate", "cahd_error_rate"), "qe1": ("qe_type1", "cahd_qe_type1"),
+            "qe2": ("qe_type2", "cahd_qe_type2")}
+WAITING = ("After each run, these curves are filled in by a small sweep in the background: the paper's Fig. 6 "
+           "for the run's k (or ℓ) and its neighbours, each point a complete, independently checked run.")
+
+
+def figure_sweep(run: MethodRun, n_records: int) -> tuple[tuple[Axis, ...], list[Cell],
+                                                          Callable[[Cell], CellResult | None]]:
+    """Axes, cells and the cache (the run's own cell) of the Fig. 6 sweep around ``run``."""
+    params = run.params
+    preset = K_SWEEP if params.mode == "k" else L_SWEEP
+    x_axis, group_axis = preset.axes[0], preset.axes[1]
+    values = sorted({v for v in x_axis.values if v <= n_records} | {params.m})
+    axes = (Axis(x_axis.name, tuple(values)), group_axis)
+    base = params if params.mode == "k" else dataclasses.replace(params, cahd_baseline=True)
+    cells = make_grid(base, axes)
+    summary = {k: v for k, v in run.summary().items() if k != "seconds"}
+
+    def cached(cell: Cell) -> CellResult | None:
+        return CellResult(cell, run.status, summary, run.seconds) if cell.params == params else None
+
+    return axes, cells, cached
+
+
+def _curve(result: SweepResult, x: str, key: str, group: str, value: str) -> tuple[np.ndarray, np.ndarray,
+                                                                                   np.ndarray, np.ndarray]:
+    series = result.series(x, key, group)
+    if value in series:
+        return series[value]
+    empty = np.zeros(0)
+    return empty, empty, empty, empty
+
+
+def _cahd_curve(result: SweepResult, x: str, key: str, group: str) -> tuple[np.ndarray, ...]:
+    """The CAHD baseline per x: the ring cell's measurement, else the greedy cell's (same order, same seed)."""
+    points: dict[float, tuple[float, float, float]] = {}
+    for value in ("greedy", "ring"):  # the ring's wins where both exist
+        xs, mean, lo, hi = _curve(result, x, key, group, value)
+        for i in range(len(xs)):
+            points[float(xs[i])] = (float(mean[i]), float(lo[i]), float(hi[i]))
+    xs = np.array(sorted(points))
+    columns = np.array([points[v] for v in xs]).reshape(len(xs), 3)
+    return xs, columns[:, 0], columns[:, 1], columns[:, 2]
+
+
+class _MeasurePlot(ExportablePlot):
+    """One measure against k or ℓ: a curve per order (or ℓ method, and CAHD), the run ringed."""
+
+    def __init__(self, title: str, y_label: str, glossary: str):
+        super().__init__(title, x_label="k", y_label=y_label, auto_legend=True, empty_text=WAITING)
+        self.add_glossary(glossary)
+        self.plot_widget.setMinimumHeight(120)
+        self.plot_item.setTitle(title, size="10pt")
+
+    def ensure(self, name: str, color: str, compared: bool = False) -> None:
+        if name in self.series:
+            return
+        if compared:
+            self.add_series(name, kind="line", color=color, symbol="x", symbol_size=8, width=1.5,
+                            style=Qt.DashLine)
+        else:
+            self.add_series(name, kind="line", color=color, symbol="o", symbol_size=8, width=2.2, error_bars=True)
+
+    def ensure_marker(self) -> None:
+        if THIS_RUN not in self.series:
+            marker = self.add_series(THIS_RUN, kind="scatter", color="#000000", symbol="o", symbol_size=16)
+            marker.item.setSymbolBrush(None)
+            marker.item.setSymbolPen(dict(color="#000000", width=2))
+
+
+class Fig6View(QWidget):
+    """ER and QE against k or ℓ from the background sweep; Stop and Run again.
+
+    Signals
+    -------
+    rerun_requested()
+        Run the sweep of the shown run again.
+    stop_requested()
+        Stop the running sweep (the finished points stay).
+    """
+
+    rerun_requested = Signal()
+    stop_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.result: SweepResult | None = None
+        self.compared: SweepResult | None = None
+        self.run: MethodRun | None = None
+        self.measure = "qe1"
+        self.er_plot = _MeasurePlot("Error rate (smaller is better)", "ER", "ER")
+        self.qe_plot = _MeasurePlot("Query error, Type I (smaller is better)", "QE Type I", "QE")
+        self.type_buttons = {}
+        for key, text, tip in (("qe1", "Type I", "Queries 'how many people have all of these items?'"),
+                               ("qe2", "Type II", "Queries 'how many people have none of these items?'")):
+            button = self.qe_plot.add_tool_button(text, tip, checkable=True)
+            button.setObjectName(f"fig_{key}")
+            button.clicked.connect(lambda _=False, k=key: self.set_measure(k))
+            self.type_buttons[key] = button
+        self.type_buttons["qe1"].setChecked(True)
+        self.status = note_label(WAITING, "body")
+        self.status.setObjectName("fig_status")
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setToolTip("Stop the sweep; the points finished so far stay.")
+        self.stop_button.clicked.connect(self.stop_requested)
+        self.rerun_button = QPushButton("Run again")
+        self.rerun_button.setToolTip("Run the sweep of the shown run again (e.g. after it was stopped).")
+        self.rerun_button.clicked.connect(self.rerun_requested)
+        for b in (self.stop_button, self.rerun_button):
+            b.setEnabled(False)
+        plots = QSplitter(Qt.Horizontal)
+        plots.addWidget(self.er_plot)
+        plots.addWidget(self.qe_plot)
+        plots.setChildrenCollapsible(False)
+        bar = QHBoxLayout()
+        bar.addWidget(self.status, 1)
+        bar.addWidget(self.stop_button, 0, Qt.AlignTop)
+        bar.addWidget(self.rerun_button, 0, Qt.AlignTop)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(plots, 1)
+        layout.addLayout(bar)
+
+    # ------------------------------------------------------------ states
+    def clear(self) -> None:
+        self.result, self.run = None, None
+        for plot in (self.er_plot, self.qe_plot):
+            plot.clear_data()
+        self.status.setText(WAITING)
+        self.stop_button.setEnabled(False)
+        self.rerun_button.setEnabled(False)
+
+    def started(self, run: MethodRun, axes: tuple[Axis, ...], cells: int) -> None:
+        self.clear()
+        self.run = run
+        x, group = axes
+        values = ", ".join(map(str, x.values))
+        groups = " and ".join(SERIES[v][0] for v in group.values)
+        extra = " (each also measuring CAHD)" if x.name == "l" else ""
+        self.status.setText(f"Sweep of {cells} runs in the background: {_symbol(x.name)} = {values}, {groups}{extra}; "
+                            "the other parameters as in the run. Points appear as runs finish.")
+        self.stop_button.setEnabled(True)
+        self._label_axes(x.name)
+
+    def show_sweep(self, result: SweepResult, run: MethodRun, running: bool) -> None:
+        """Draw a (partial) sweep of ``run``."""
+        self.result, self.run = result, run
+        self._label_axes(result.axes[0].name)
+        self.redraw()
+        failed = [r for r in result.ordered() if r.status not in ("done", "unverified")]
+        head = (f"{result.done} of {len(result.cells)} runs finished…" if running else
+                f"{result.done} of {len(result.cells)} runs finished in {result.seconds:.1f} s"
+                + ("" if result.complete else " — stopped early, the finished points are shown") + ".")
+        text = head + " The run shown is ringed; every point is an independently checked run."
+        xs = result.axes[0].values
+        if result.axes[0].name == "k" and {v % 2 for v in xs} == {0, 1}:
+            text += (" Odd k leaves no tied votes; at even k a tie drops the item from the base, which shows as a "
+                     "saw-tooth in the query error.")
+        if failed:
+            first = failed[0]
+            why = html.escape(first.error or first.status)
+            text += f" {len(failed)} could not run or broke their promise (first: {html.escape(first.cell.label())}: {why})."
+        self.status.setText(text)
+        self.stop_button.setEnabled(running)
+        self.rerun_button.setEnabled(not running)
+
+    def show_compared(self, result: SweepResult | None) -> None:
+        self.compared = result
+        self.redraw()
+
+    def set_measure(self, key: str) -> None:
+        """Show QE Type I (``"qe1"``) or Type II (``"qe2"``) in the right plot."""
+        self.measure = key
+        for k, button in self.type_buttons.items():
+            button.setChecked(k == key)
+        kind = "Type I" if key == "qe1" else "Type II"
+        self.qe_plot.title = f"Query error, {kind} (smaller is better)"
+        self.qe_plot.plot_item.setTitle(self.qe_plot.title, size="10pt")
+        self.qe_plot.set_y_label(f"QE {kind}")
+        self.redraw()
+
+    # ------------------------------------------------------------ drawing
+    def _label_axes(self, x: str) -> None:
+        for plot in (self.er_plot, self.qe_plot):
+            plot.set_x_label(_symbol(x))
+
+    def redraw(self) -> None:
+        for plot, measure in ((self.er_plot, "er"), (self.qe_plot, self.measure)):
+            self._draw(plot, measure)
+
+    def _draw(self, plot: _MeasurePlot, measure: str) -> None:
+        key, cahd_key = MEASURES[measure]
+        wanted: dict[str, tuple] = {}
+        largest = 2
+        for result, suffix in ((self.result, ""), (self.compared, COMPARED)):
+            if result is None or len(result.axes) < 2:
+                continue
+            x, group = result.axes[0].name, result.axes[1].name
+            largest = max(largest, *result.axes[0].values)
+            for value in result.axes[1].values:
+                wanted[SERIES[value][0] + suffix] = (_curve(result, x, key, group, value), SERIES[value][1], suffix)
+            if x == "l":
+                wanted[SERIES["cahd"][0] + suffix] = (_cahd_curve(result, x, cahd_key, group), SERIES["cahd"][1],
+                                                      suffix)
+        for name in list(plot.series):
+            if name not in wanted and name != THIS_RUN:
+                plot.set_series(name, [], [])
+        for name, ((xs, mean, lo, hi), color, suffix) in wanted.items():
+            plot.ensure(name, color, compared=bool(suffix))
+            spread = len(mean) and bool(np.any(hi > lo))
+            plot.set_series(name, xs, mean, low=lo if spread else None, high=hi if spread else None,
+                            tips=[f"{plot.x_label} = {v:g}: {plot.y_label} = {m:.4g}" for v, m in zip(xs, mean)])
+        self._mark_run(plot, key)
+        integer_ticks(plot.plot_item, "bottom", largest)
+        plot.fit_y_below_legend()
+
+    def _mark_run(self, plot: _MeasurePlot, key: str) -> None:
+        run = self.run
+        if run is None or run.result is None or self.result is None:
+            if THIS_RUN in plot.series:
+                plot.set_series(THIS_RUN, [], [])
+            return
+        value = run.summary().get(key)
+        plot.ensure_marker()
+        if value is None or not np.isfinite(value):
+            plot.set_series(THIS_RUN, [], [])
+            return
+        plot.set_series(THIS_RUN, [run.params.m], [value], tips=[f"this run: {plot.y_label} = {value:.4g}"])
+
+    def measure_points(self, measure: str = "er") -> dict[str, tuple[list[float], list[float]]]:
+        """The drawn curves of a plot as ``{series: (x, y)}`` (tests, exports)."""
+        plot = self.er_plot if measure == "er" else self.qe_plot
+        return {name: (s.x.tolist(), s.y.tolist()) for name, s in plot.series.items() if len(s.x)}
+
+
+def _symbol(name: str) -> str:
+    return "ℓ" if name == "l" else name
+
+
+def sweep_title(run: MethodRun) -> str:
+    """The jobs-panel title of a run's Fig. 6 sweep."""
+    return f"Nonreciprocal: Fig. 6 sweep over {_symbol(run.params.mode)}"
+
+
+def describe_failure(exc: BaseException) -> str:
+    return f"The sweep failed: {html.escape(str(exc))}"
