@@ -334,3 +334,31 @@ def test_chips_sum_up_what_does_not_fit(qtbot):
     strip.set_chips([(f"item {i}", "person") for i in range(40)])
     assert strip.heightForWidth(120) > strip.heightForWidth(2000)
     assert strip.heightForWidth(60) == strip.heightForWidth(120)  # at most three lines
+
+
+def test_fig6_keeps_broken_promises_ringed_and_names_refused_cells(qtbot):
+    """Greedy ℓ runs the check finds not ℓ-diverse still show their error (the paper plots it), ringed red."""
+    from anonstudio.gui.workbenches.nonreciprocal.figures import NOT_MET, Fig6View
+    from anonstudio.methods.nonreciprocal.params import NonreciprocalParams
+    from anonstudio.methods.sweep import Axis, CellResult, SweepResult, make_grid
+
+    axes = (Axis("l", (2, 3)), Axis("l_method", ("ring", "greedy")))
+    cells = make_grid(NonreciprocalParams(l=2, labels=get_sample(EXAMPLE).file("labels")), axes)
+    outcome = {(2, "ring"): ("done", 0.30, 0.20), (2, "greedy"): ("done", 0.25, 0.20),
+               (3, "ring"): ("failed", None, None), (3, "greedy"): ("not-met", 0.40, 0.35)}
+    result = SweepResult("nonreciprocal", axes, tuple(cells), complete=True)
+    for cell in cells:
+        status, er, cahd_er = outcome[(cell.values["l"], cell.values["l_method"])]
+        summary = {} if er is None else {"error_rate": er, "cahd_error_rate": cahd_er}
+        result.results[cell.index] = CellResult(cell, status, summary,
+                                                error="label 'a' is too frequent" if er is None else "")
+    view = Fig6View()
+    qtbot.addWidget(view)
+    view.show_sweep(result, None, running=False)
+    er = view.measure_points("er")
+    assert er[SERIES["ring"][0]] == ([2.0], [0.30])
+    assert er[SERIES["greedy"][0]] == ([2.0, 3.0], [0.25, 0.40])
+    assert er[SERIES["cahd"][0]] == ([2.0, 3.0], [0.20, 0.35])  # ℓ = 3 from the greedy cell
+    assert er[NOT_MET] == ([3.0], [0.40])
+    status = view.status.text()
+    assert "1 broke their promise" in status and "1 could not run" in status and "too frequent" in status

@@ -79,7 +79,7 @@ def test_fig6_presets_make_valid_grids_for_their_mode(table1):
     assert {(c.params.k, c.params.order) for c in cells} == {(k, o) for k in (2, 4, 8, 16)
                                                              for o in ("gray", "gray-tsp")}
     l_base = NonreciprocalParams(l=2, labels=DATA / "table1_labels.csv")
-    assert len(make_grid(l_base, L_SWEEP.axes)) == 10
+    assert len(make_grid(l_base, L_SWEEP.axes)) == 8
     assert SPEC.sweeps == (K_SWEEP, L_SWEEP)
     # a k sweep on the worked example: the cells above its 6 records fail with a reason, the others are checked
     result = run_sweep(SPEC, table1, [c for c in cells if c.params.k <= 4], axes=K_SWEEP.axes)

@@ -66,7 +66,8 @@ class CheckView(QWidget):
         self.plot.plot_item.setTitle(self.plot.title, size="10pt")
         self.plot.plot_widget.setMinimumHeight(120)
         self.k_line = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen("#b00020", width=2, style=Qt.DashLine),
-                                      label="k", labelOpts={"position": 0.9, "color": "#b00020"})
+                                      label="k", labelOpts={"position": 0.93, "color": "#b00020",
+                                                             "fill": pg.mkBrush(255, 255, 255, 230)})
         self.k_line.setVisible(False)
         self.plot.plot_item.addItem(self.k_line)
         self.lines = note_label(NOT_YET, "body")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import html
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -61,25 +62,48 @@ def figure_sweep(run: MethodRun, n_records: int) -> tuple[tuple[Axis, ...], list
     return axes, cells, cached
 
 
-def _curve(result: SweepResult, x: str, key: str, group: str, value: str) -> tuple[np.ndarray, np.ndarray,
-                                                                                   np.ndarray, np.ndarray]:
-    series = result.series(x, key, group)
-    if value in series:
-        return series[value]
-    empty = np.zeros(0)
-    return empty, empty, empty, empty
+#: Cell statuses drawn. Unlike the Compare tab, Fig. 6 keeps runs whose check found the promise broken: the
+#: paper's greedy ℓ method often leaves people with repeated labels (note T-L1), yet its error is what the paper
+#: plots. Such points are ringed in red (:data:`NOT_MET`).
+DRAWN = ("done", "unverified", "not-met")
+NOT_MET = "promise not met"
 
 
-def _cahd_curve(result: SweepResult, x: str, key: str, group: str) -> tuple[np.ndarray, ...]:
-    """The CAHD baseline per x: the ring cell's measurement, else the greedy cell's (same order, same seed)."""
-    points: dict[float, tuple[float, float, float]] = {}
-    for value in ("greedy", "ring"):  # the ring's wins where both exist
-        xs, mean, lo, hi = _curve(result, x, key, group, value)
-        for i in range(len(xs)):
-            points[float(xs[i])] = (float(mean[i]), float(lo[i]), float(hi[i]))
-    xs = np.array(sorted(points))
-    columns = np.array([points[v] for v in xs]).reshape(len(xs), 3)
-    return xs, columns[:, 0], columns[:, 1], columns[:, 2]
+@dataclass(frozen=True)
+class Curve:
+    """Mean, smallest and largest value per x (over seeds), and the x whose runs broke their promise."""
+
+    x: np.ndarray
+    mean: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    broken: tuple[float, ...] = ()
+
+
+def _curve(result: SweepResult, x: str, key: str, group: str, values: tuple[str, ...]) -> Curve:
+    """``key`` against ``x`` over the cells whose ``group`` is in ``values``; per x, the first value with data."""
+    points: dict[str, dict[float, list[float]]] = {}
+    broken: dict[str, set[float]] = {}
+    for r in result.ordered():
+        value = r.cell.values.get(group)
+        y = r.summary.get(key)
+        if r.status not in DRAWN or value not in values or y is None or not np.isfinite(float(y)):
+            continue
+        xv = float(r.cell.values[x])
+        points.setdefault(value, {}).setdefault(xv, []).append(float(y))
+        if r.status == "not-met":
+            broken.setdefault(value, set()).add(xv)
+    merged: dict[float, list[float]] = {}
+    flagged: set[float] = set()
+    for value in values:
+        for xv, ys in points.get(value, {}).items():
+            if xv not in merged:
+                merged[xv] = ys
+                if xv in broken.get(value, ()):
+                    flagged.add(xv)
+    xs = np.array(sorted(merged))
+    return Curve(xs, np.array([np.mean(merged[v]) for v in xs]), np.array([np.min(merged[v]) for v in xs]),
+                 np.array([np.max(merged[v]) for v in xs]), tuple(sorted(flagged)))
 
 
 class _MeasurePlot(ExportablePlot):
@@ -105,6 +129,11 @@ class _MeasurePlot(ExportablePlot):
             marker = self.add_series(THIS_RUN, kind="scatter", color="#000000", symbol="o", symbol_size=16)
             marker.item.setSymbolBrush(None)
             marker.item.setSymbolPen(dict(color="#000000", width=2))
+        if NOT_MET not in self.series:
+            broken = self.add_series(NOT_MET, kind="scatter", color="#b00020", symbol="s", symbol_size=14,
+                                     in_csv=False)
+            broken.item.setSymbolBrush(None)
+            broken.item.setSymbolPen(dict(color="#b00020", width=2))
 
 
 class Fig6View(QWidget):
@@ -186,7 +215,8 @@ class Fig6View(QWidget):
         self.result, self.run = result, run
         self._label_axes(result.axes[0].name)
         self.redraw()
-        failed = [r for r in result.ordered() if r.status not in ("done", "unverified")]
+        refused = [r for r in result.ordered() if r.status not in DRAWN]
+        broken = [r for r in result.ordered() if r.status == "not-met"]
         head = (f"{result.done} of {len(result.cells)} runs finished…" if running else
                 f"{result.done} of {len(result.cells)} runs finished in {result.seconds:.1f} s"
                 + ("" if result.complete else " — stopped early, the finished points are shown") + ".")
@@ -195,10 +225,14 @@ class Fig6View(QWidget):
         if result.axes[0].name == "k" and {v % 2 for v in xs} == {0, 1}:
             text += (" Odd k leaves no tied votes; at even k a tie drops the item from the base, which shows as a "
                      "saw-tooth in the query error.")
-        if failed:
-            first = failed[0]
+        if broken:
+            where = ", ".join(html.escape(r.cell.label()) for r in broken[:4]) + (", …" if len(broken) > 4 else "")
+            text += (f" <span style='color:#b00020'>{len(broken)} broke their promise</span> (ringed red, e.g. the "
+                     f"paper's greedy ℓ method leaving people with repeated labels): {where}.")
+        if refused:
+            first = refused[0]
             why = html.escape(first.error or first.status)
-            text += f" {len(failed)} could not run or broke their promise (first: {html.escape(first.cell.label())}: {why})."
+            text += f" {len(refused)} could not run (first: {html.escape(first.cell.label())}: {why})."
         self.status.setText(text)
         self.stop_button.setEnabled(running)
         self.rerun_button.setEnabled(not running)
@@ -229,7 +263,7 @@ class Fig6View(QWidget):
 
     def _draw(self, plot: _MeasurePlot, measure: str) -> None:
         key, cahd_key = MEASURES[measure]
-        wanted: dict[str, tuple] = {}
+        wanted: dict[str, tuple[Curve, str, str]] = {}
         largest = 2
         for result, suffix in ((self.result, ""), (self.compared, COMPARED)):
             if result is None or len(result.axes) < 2:
@@ -237,18 +271,29 @@ class Fig6View(QWidget):
             x, group = result.axes[0].name, result.axes[1].name
             largest = max(largest, *result.axes[0].values)
             for value in result.axes[1].values:
-                wanted[SERIES[value][0] + suffix] = (_curve(result, x, key, group, value), SERIES[value][1], suffix)
+                wanted[SERIES[value][0] + suffix] = (_curve(result, x, key, group, (value,)), SERIES[value][1],
+                                                     suffix)
             if x == "l":
-                wanted[SERIES["cahd"][0] + suffix] = (_cahd_curve(result, x, cahd_key, group), SERIES["cahd"][1],
-                                                      suffix)
+                # CAHD on the run's order: the ring cell measured it, else the greedy cell (same order and seed).
+                wanted[SERIES["cahd"][0] + suffix] = (_curve(result, x, cahd_key, group, ("ring", "greedy")),
+                                                      SERIES["cahd"][1], suffix)
         for name in list(plot.series):
-            if name not in wanted and name != THIS_RUN:
+            if name not in wanted and name not in (THIS_RUN, NOT_MET):
                 plot.set_series(name, [], [])
-        for name, ((xs, mean, lo, hi), color, suffix) in wanted.items():
+        broken_x, broken_y = [], []
+        for name, (curve, color, suffix) in wanted.items():
             plot.ensure(name, color, compared=bool(suffix))
-            spread = len(mean) and bool(np.any(hi > lo))
-            plot.set_series(name, xs, mean, low=lo if spread else None, high=hi if spread else None,
-                            tips=[f"{plot.x_label} = {v:g}: {plot.y_label} = {m:.4g}" for v, m in zip(xs, mean)])
+            spread = len(curve.mean) and bool(np.any(curve.high > curve.low))
+            tips = [f"{name}, {plot.x_label} = {v:g}: {plot.y_label} = {m:.4g}"
+                    + (" (promise NOT met)" if v in curve.broken else "") for v, m in zip(curve.x, curve.mean)]
+            plot.set_series(name, curve.x, curve.mean, low=curve.low if spread else None,
+                            high=curve.high if spread else None, tips=tips)
+            if not suffix and name != SERIES["cahd"][0]:
+                for v in curve.broken:
+                    broken_x.append(v)
+                    broken_y.append(float(curve.mean[list(curve.x).index(v)]))
+        plot.ensure_marker()
+        plot.set_series(NOT_MET, broken_x, broken_y)
         self._mark_run(plot, key)
         integer_ticks(plot.plot_item, "bottom", largest)
         plot.fit_y_below_legend()

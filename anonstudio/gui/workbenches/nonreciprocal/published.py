@@ -68,7 +68,7 @@ def person_worlds(result: NonreciprocalResult, data: Any, person: int) -> tuple[
 class PublishedModel(QAbstractTableModel):
     """Every published record of a finished run; rows are slots in release order."""
 
-    HEADERS = ("record", "base", "distance items", "threshold", "label")
+    HEADERS = ("record", "base", "distance", "threshold", "label")
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -105,7 +105,8 @@ class PublishedModel(QAbstractTableModel):
             return ("The published record, named as the release names it (its number in the input, or the input's "
                     "identifier).",
                     "The items the published record shows: the majority vote of the people it covers.",
-                    "Items on which those people disagree: only there may a person differ from the base.",
+                    "Distance items: those on which the people behind it disagree; only there may a person differ "
+                    "from the base.",
                     "At most this many items differ between the base and any person the record could be.",
                     "The sensitive label published with the record (its true person's label).")[section]
         return None
@@ -306,8 +307,8 @@ class PublishedView(QWidget):
         self.result, self.data = result, data
         self.model.set_result(result)
         n = result.published.n_slots
-        _fit_columns(self.table, {0: 80, 3: 70, 4: 110}, stretch=(1, 2))
-        _fit_columns(self.worlds_table, {0: 80, 2: 100, 3: 90}, stretch=(1,))
+        _fit_columns(self.table, {0: 64, 3: 70, 4: 96}, stretch=(1, 2))
+        _fit_columns(self.worlds_table, {0: 64, 2: 96, 3: 90}, stretch=(1,))
         what = f"k = {result.m}" if result.mode == "k" else f"ℓ = {result.m}"
         self.caption.setText(f"<b>{integer(n)} published records</b> ({what}), one per person, in release order "
                              "(the public export shuffles them). Shaded: the records the picked person could be.")
