@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QPoint, QRect, Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QImage, QPainter
 from PySide6.QtWidgets import QMessageBox
 
@@ -19,11 +19,11 @@ from anonstudio.gui.param_panel import ParamPanel
 from anonstudio.gui.workbench import Workbench
 from anonstudio.gui.workbenches.nonreciprocal import NonreciprocalWorkbench
 from anonstudio.gui.workbenches.nonreciprocal import graph_view as graph_module
-from anonstudio.gui.workbenches.nonreciprocal.chips import CHIPS_ROLE, ChipStrip, paint_chips
+from anonstudio.gui.chips import ChipDelegate
 from anonstudio.gui.workbenches.nonreciprocal.figures import SERIES, THIS_RUN
 from anonstudio.gui.workbenches.nonreciprocal.graph_view import ALL, TRUE, UNIFIED
 from anonstudio.gui.workbenches.nonreciprocal.order_view import COMPARED, SHOWN
-from anonstudio.gui.workbenches.nonreciprocal.published import FITS, LINK
+from anonstudio.methods.nonreciprocal.compare import FITS, LINK
 from anonstudio.gui.workers import JobState
 from anonstudio.methods.nonreciprocal.spec import K_SWEEP, L_SWEEP
 from anonstudio.params import param
@@ -70,32 +70,40 @@ def random_data(n, b=12, seed=3):
 
 
 # ------------------------------------------------------------------ release table and possible worlds
-def test_worked_example_publishes_table_3_as_chips_and_lists_possible_worlds(bench, qtbot, wait_job):
+def test_worked_example_release_side_by_side_and_possible_worlds(bench, qtbot, wait_job):
     assert bench.param_panel.values()["labels"] == get_sample(EXAMPLE).file("labels")  # the sample's labels
     run = run_and_wait(bench, qtbot, wait_job, k=3)
     assert run.status == "done"
-    model = bench.published_view.model
-    assert model.rowCount() == 6 and model.columnCount() == 5
+    view = bench.release_view
+    assert isinstance(view.published.delegate, ChipDelegate)  # the studio's shared chips
+    published = view.comparison.published
+    assert published.n_rows == 6 and published.columns == ("record", "in the release", "base", "distance",
+                                                            "threshold", "label")
     # Table 3, r'1: base 1101, distance 1011, threshold 2 (items 1 and 4 may be missing, 2 is certain)
-    assert model.index(0, 1).data(CHIPS_ROLE) == [("1 Jogging", "unsure"), ("2 Swimming", "sure"),
-                                                  ("4 Soccer", "unsure")]
-    assert model.index(0, 2).data(CHIPS_ROLE) == [("1 Jogging", "distance"), ("3 Tennis", "distance"),
-                                                  ("4 Soccer", "distance")]
-    assert model.index(0, 2).data() == "1 Jogging; 3 Tennis; 4 Soccer"
-    assert model.index(0, 3).data() == "2" and model.index(4, 3).data() == "1"
+    record, name, base, dist, threshold, label = published.cells(0)
+    assert (record, name, threshold) == ("0", "1", "2")
+    assert [(c.text, c.kind) for c in base] == [("1 Jogging", "general"), ("2 Swimming", "value"),
+                                               ("4 Soccer", "general")]
+    assert [c.text for c in dist] == ["1 Jogging", "3 Tennis", "4 Soccer"] and published.cells(4)[4] == "1"
+    # selecting r3 (row 2) in the release: their items highlighted, their possible worlds named and listed
+    assert view.select_row(2)
+    assert set(view.published.delegate.highlight) == {0, 1, 3}
+    assert "Person 2 could be 4 published records: 0, 2, 4 by the generalization graph" in view.detail.text()
+    worlds = bench.worlds_view
+    assert worlds.person == 2 and worlds.person_box.value() == 2
     # r3 fits r'1, r'3, r'5 by the graph (Table 4) and r'6 by chance (note T6)
-    bench.published_view.person_box.setValue(3)
-    worlds = bench.published_view.worlds_model
-    assert [(int(j) + 1, bool(ok)) for j, ok in zip(worlds.slots, worlds.linked)] == [
-        (1, True), (3, True), (5, True), (6, False)]
-    assert model.marks == {0: LINK, 2: LINK, 4: LINK, 5: FITS}
-    assert worlds.index(3, 2).data() == FITS
-    summary = bench.published_view.summary.text()
-    assert "could be <b>4</b>" in summary and "3 linked by the graph" in summary and "1 more" in summary
-    assert [t for t, _ in bench.published_view.items.chips] == ["1 Jogging", "2 Swimming", "4 Soccer"]
-    # clicking a possible world selects it in the release table
-    bench.published_view._world_clicked(worlds.index(3, 0))
-    assert bench.published_view.table.currentIndex().row() == 5
+    source = worlds.source
+    assert source.slots.tolist() == [0, 2, 4, 5] and source.linked.tolist() == [True, True, True, False]
+    assert [source.cells(i)[-1] for i in range(4)] == [LINK, LINK, LINK, FITS]
+    model = worlds.table.rows_model
+    shaded = [model.data(model.index(r, 0), Qt.BackgroundRole) is not None for r in range(4)]
+    assert shaded == [True, True, True, False]
+    summary = worlds.summary.text()
+    assert "could be <b>4</b>" in summary and "3 linked by the generalization graph" in summary
+    assert "1 more that fit by chance" in summary and "“3” in PUBLISHED.csv" in summary
+    # searching the release by item
+    match = published.search("Tennis")
+    assert match.rows.tolist() == [1, 2, 3, 5] and "Tennis" in match.text
 
 
 def test_promise_and_check_sit_side_by_side(bench, qtbot, wait_job):
@@ -138,7 +146,7 @@ def test_fig6_sweep_fills_in_live_around_the_run(bench, qtbot, wait_job, monkeyp
     sweep = bench._fig_results[run]
     own = next(r for r in sweep.ordered() if r.cell.params == run.params)
     assert own.summary["error_rate"] == run.result.error_rate and own.seconds == run.seconds
-    assert bench.tabs.tabText(1) == "ER and QE vs k"
+    assert bench.tabs.tabText(bench.figure_tab) == "ER and QE vs k"
     bench.fig_view.set_measure("qe2")
     qe = bench.fig_view.measure_points("qe")
     assert qe[THIS_RUN][1] == [pytest.approx(run.result.query_error.type2)]
@@ -156,7 +164,7 @@ def test_l_sweep_draws_ring_greedy_and_cahd_and_names_refused_cells(bench, qtbot
     # the ring needs every label on at most n / (2ℓ - 1) records: ℓ = 3 is refused on six records, named
     status = bench.fig_view.status.text()
     assert "could not run" in status and "ℓ" in status
-    assert bench.tabs.tabText(1) == "ER and QE vs ℓ"
+    assert bench.tabs.tabText(bench.figure_tab) == "ER and QE vs ℓ"
 
 
 def test_stopping_the_sweep_keeps_its_points_and_run_again_restarts_it(bench, qtbot, wait_job):
@@ -253,7 +261,8 @@ def test_graph_of_the_worked_example_bipartite_and_unified(bench, qtbot, wait_jo
         bench.graph_view.view_combo.setCurrentIndex(bench.graph_view.view_combo.findData(view))
         point = canvas.person_position(2)
         qtbot.mouseClick(canvas, Qt.LeftButton, pos=QPoint(int(point.x()), int(point.y())))
-        assert canvas.selected == 2 and bench.published_view.person_box.value() == 3
+        assert canvas.selected == 2 and bench.worlds_view.person == 2
+        assert bench.release_view.selected_row() == 2
         text = bench.graph_view.text.text()
         assert "r3" in text and "r′6" in text  # r'6 fits without a link (dashed)
         qtbot.mouseClick(canvas, Qt.LeftButton, pos=QPoint(int(point.x()), int(point.y())))
@@ -318,22 +327,6 @@ def test_audit_files_and_pictures_ask_first(bench, qtbot, wait_job, monkeypatch,
         "record,base,distance,threshold,label")
     svg = bench.graph_view.save_picture(tmp_path / "graph.svg")
     assert b"<svg" in svg.read_bytes()
-
-
-# ------------------------------------------------------------------ chips
-def test_chips_sum_up_what_does_not_fit(qtbot):
-    image = QImage(120, 24, QImage.Format_ARGB32)
-    image.fill(0)
-    painter = QPainter(image)
-    hidden = paint_chips(painter, QRect(0, 0, 120, 24), [(f"item {i}", "sure") for i in range(10)],
-                         painter.fontMetrics())
-    painter.end()
-    assert 0 < hidden < 10
-    strip = ChipStrip()
-    qtbot.addWidget(strip)
-    strip.set_chips([(f"item {i}", "person") for i in range(40)])
-    assert strip.heightForWidth(120) > strip.heightForWidth(2000)
-    assert strip.heightForWidth(60) == strip.heightForWidth(120)  # at most three lines
 
 
 def test_fig6_keeps_broken_promises_ringed_and_names_refused_cells(qtbot):

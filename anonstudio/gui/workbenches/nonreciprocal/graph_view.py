@@ -462,8 +462,8 @@ def explanation(graph: GraphData | None, selected: int | None) -> str:
     name = graph.names[selected]
     more = (f" Also fitting without a link (dashed): {', '.join(f'r{PRIME}{graph.names[j]}' for j in extra)}."
             if extra else "")
-    return (f"<b>r{html.escape(name)}</b> ({html.escape(graph.items[selected])}) could be {html.escape(linked)}"
-            f" — one of them, by assignment, is theirs.{html.escape(more)}")
+    return (f"<b>r{html.escape(name)}</b> (person {selected} in the release view; {html.escape(graph.items[selected])})"
+            f" could be {html.escape(linked)} — one of them, by assignment, is theirs.{html.escape(more)}")
 
 
 class GraphView(QWidget):

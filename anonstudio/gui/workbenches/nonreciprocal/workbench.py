@@ -6,7 +6,8 @@ published records along a ring over that order, extracts k disjoint
 assignments by random closed walks and publishes every record as the bit
 vote of the people linked to it. The tab shows
 
-* the release as item chips, and for any person the published records they
+* the release beside the data in the studio's side-by-side view (base and
+  distance items as chips), and for any person the published records they
   could be (:mod:`.published`);
 * the paper's Fig. 6, ER and QE against k (Gray vs Gray-TSP) or ℓ (ring,
   greedy, CAHD), filled in by a background sweep after each run
@@ -25,21 +26,24 @@ import html
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QMessageBox, QTabWidget, QWidget
+from PySide6.QtWidgets import QMessageBox, QTabWidget, QVBoxLayout, QWidget
 
 from ....data.samples import list_samples, load_sample
 from ....methods.contract import MethodRun
+from ....methods.nonreciprocal.compare import NonreciprocalComparison
 from ....methods.nonreciprocal.export import AUDIT_WARNING
 from ....methods.nonreciprocal.result import NonreciprocalResult
 from ....methods.nonreciprocal.spec import K_SWEEP, L_SWEEP
 from ....methods.sweep import SweepResult, run_sweep
+from ...controls import note_label
 from ...method_workbench import JSON_KEY, MethodWorkbench
+from ...side_by_side import SideBySideView
 from ...workers import JobState
 from .check_view import CheckView
 from .figures import Fig6View, describe_failure, figure_sweep, sweep_title
 from .graph_view import GraphData, GraphView
 from .order_view import OrderView
-from .published import PublishedView
+from .published import CHIP_LEGEND, WorldsView
 
 __all__ = ["NonreciprocalWorkbench", "WORKED_EXAMPLE", "DEFAULT_K"]
 
@@ -69,7 +73,8 @@ GUIDE = (
 EMPTY_TEXT = ("Load a set-valued dataset to begin (File > Open dataset…, or a bundled sample on the left), or "
               f"<a href='{EXAMPLE_LINK}'>open the paper's worked example</a> (6 people) to see how nonreciprocal "
               "recoding keeps privacy.")
-TAB_PUBLISHED, TAB_FIGURE, TAB_ORDER, TAB_GRAPH, TAB_CHECK = "Published", "ER and QE vs k", "Order", "Graph", "Check"
+TAB_PUBLISHED, TAB_WORLDS, TAB_FIGURE = "Release", "Possible worlds", "ER and QE vs k"
+TAB_ORDER, TAB_GRAPH, TAB_CHECK = "Order", "Graph", "Check"
 
 
 def _labels_of_sample(dataset: Any):
@@ -113,25 +118,41 @@ class NonreciprocalWorkbench(MethodWorkbench):
 
     # ------------------------------------------------------------ building
     def build_results(self) -> QWidget:
-        self.published_view = PublishedView()
+        self.release_view = SideBySideView()
+        self.release_view.setObjectName("release_view")
+        self.release_view.row_selected.connect(self._release_row_selected)
+        release_page = QWidget()
+        release_layout = QVBoxLayout(release_page)
+        release_layout.setContentsMargins(0, 0, 0, 0)
+        release_layout.addWidget(note_label(CHIP_LEGEND))
+        release_layout.addWidget(self.release_view, 1)
+        self._shown_release = None
+        self.worlds_view = WorldsView()
         self.fig_view = Fig6View()
         self.fig_view.rerun_requested.connect(self._rerun_figure)
         self.fig_view.stop_requested.connect(self._stop_figure)
         self.order_view = OrderView()
         self.graph_view = GraphView()
         self.graph_view.example_requested.connect(self.open_worked_example)
-        self.published_view.person_changed.connect(self._person_changed)
+        self.worlds_view.person_changed.connect(self._person_changed)
         self.graph_view.canvas.person_clicked.connect(self._graph_person_clicked)
         self.check_view = CheckView()
         self.tabs = QTabWidget()
-        self.tabs.addTab(self.published_view, TAB_PUBLISHED)
+        self.tabs.addTab(release_page, TAB_PUBLISHED)
+        self.tabs.addTab(self.worlds_view, TAB_WORLDS)
         self.tabs.addTab(self.fig_view, TAB_FIGURE)
         self.tabs.addTab(self.order_view, TAB_ORDER)
         self.tabs.addTab(self.graph_view, TAB_GRAPH)
         self.tabs.addTab(self.check_view, TAB_CHECK)
-        self.tabs.setTabToolTip(1, "The paper's Fig. 6: error rate and query error against k (Gray vs Gray-TSP) or "
-                                   "ℓ (ring, greedy, CAHD), from a small sweep run after each run.")
-        self.tabs.setTabToolTip(3, "The generalization graph and the true assignment, drawn for up to 60 records.")
+        self.figure_tab = self.tabs.indexOf(self.fig_view)
+        self.tabs.setTabToolTip(0, "Every person beside the record published in their slot, as chips.")
+        self.tabs.setTabToolTip(1, "The published records one person could be: the graph's links and those that "
+                                   "fit by chance.")
+        self.tabs.setTabToolTip(self.figure_tab, "The paper's Fig. 6: error rate and query error against k (Gray vs "
+                                                 "Gray-TSP) or ℓ (ring, greedy, CAHD), from a small sweep run after "
+                                                 "each run.")
+        self.tabs.setTabToolTip(self.tabs.indexOf(self.graph_view), "The generalization graph and the true "
+                                                                    "assignment, drawn for up to 60 records.")
         return self.tabs
 
     # ------------------------------------------------------------ parameters
@@ -154,7 +175,7 @@ class NonreciprocalWorkbench(MethodWorkbench):
         if mode != self._mode or self.sweep_view.preset_combo.currentData() is None:
             self._mode = mode
             self._select_preset()
-        self.tabs.setTabText(1, f"ER and QE vs {'k' if self._mode == 'k' else 'ℓ'}")
+        self.tabs.setTabText(self.figure_tab, f"ER and QE vs {'k' if self._mode == 'k' else 'ℓ'}")
 
     def _select_preset(self) -> None:
         preset = K_SWEEP if self._mode == "k" else L_SWEEP
@@ -188,7 +209,9 @@ class NonreciprocalWorkbench(MethodWorkbench):
         super().run(params)
 
     def clear_results(self) -> None:
-        self.published_view.clear()
+        self._shown_release = None
+        self.release_view.set_comparison(None)
+        self.worlds_view.clear()
         self.order_view.clear()
         self.fig_view.clear()
         self.check_view.clear()
@@ -196,9 +219,11 @@ class NonreciprocalWorkbench(MethodWorkbench):
 
     def show_result(self, result: NonreciprocalResult, partial: bool) -> None:
         self.order_view.show_result(result)
-        if result.published is not None and self.dataset is not None:
-            self.published_view.set_result(result, self.dataset)
-        self.tabs.setTabText(1, f"ER and QE vs {'k' if result.mode == 'k' else 'ℓ'}")
+        if result.published is not None and self.dataset is not None and result is not self._shown_release:
+            self._shown_release = result
+            self.release_view.set_comparison(NonreciprocalComparison(result, self.dataset))
+            self.worlds_view.set_result(result, self.dataset)
+        self.tabs.setTabText(self.figure_tab, f"ER and QE vs {'k' if result.mode == 'k' else 'ℓ'}")
         if not partial and result.complete and self.dataset is not None:
             graph = GraphData.from_result(result, self.dataset)
             if graph is not None:
@@ -291,9 +316,14 @@ class NonreciprocalWorkbench(MethodWorkbench):
         if self.graph_view.graph is not None and 0 <= person < self.graph_view.graph.n:
             self.graph_view.select_person(person)
 
+    def _release_row_selected(self, row: int) -> None:
+        if row >= 0:
+            self.worlds_view.show_person(row)
+
     def _graph_person_clicked(self, person: int) -> None:
         if person >= 0:
-            self.published_view.show_person(person)
+            self.worlds_view.show_person(person)
+            self.release_view.select_row(person)
 
     # ------------------------------------------------------------ worked example
     def _link(self, link: str) -> None:
