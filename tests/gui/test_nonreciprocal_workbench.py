@@ -77,14 +77,14 @@ def test_worked_example_release_side_by_side_and_possible_worlds(bench, qtbot, w
     view = bench.release_view
     assert isinstance(view.published.delegate, ChipDelegate)  # the studio's shared chips
     published = view.comparison.published
-    assert published.n_rows == 6 and published.columns == ("record", "in the release", "base", "distance",
-                                                            "threshold", "label")
+    assert published.n_rows == 6 and published.columns == ("record", "base", "distance", "threshold", "label",
+                                                            "name")
     # Table 3, r'1: base 1101, distance 1011, threshold 2 (items 1 and 4 may be missing, 2 is certain)
-    record, name, base, dist, threshold, label = published.cells(0)
+    record, base, dist, threshold, label, name = published.cells(0)
     assert (record, name, threshold) == ("0", "1", "2")
     assert [(c.text, c.kind) for c in base] == [("1 Jogging", "general"), ("2 Swimming", "value"),
                                                ("4 Soccer", "general")]
-    assert [c.text for c in dist] == ["1 Jogging", "3 Tennis", "4 Soccer"] and published.cells(4)[4] == "1"
+    assert [c.text for c in dist] == ["1 Jogging", "3 Tennis", "4 Soccer"] and published.cells(4)[3] == "1"
     # selecting r3 (row 2) in the release: their items highlighted, their possible worlds named and listed
     assert view.select_row(2)
     assert set(view.published.delegate.highlight) == {0, 1, 3}
@@ -94,7 +94,7 @@ def test_worked_example_release_side_by_side_and_possible_worlds(bench, qtbot, w
     # r3 fits r'1, r'3, r'5 by the graph (Table 4) and r'6 by chance (note T6)
     source = worlds.source
     assert source.slots.tolist() == [0, 2, 4, 5] and source.linked.tolist() == [True, True, True, False]
-    assert [source.cells(i)[-1] for i in range(4)] == [LINK, LINK, LINK, FITS]
+    assert [source.cells(i)[1] for i in range(4)] == [LINK, LINK, LINK, FITS]
     model = worlds.table.rows_model
     shaded = [model.data(model.index(r, 0), Qt.BackgroundRole) is not None for r in range(4)]
     assert shaded == [True, True, True, False]

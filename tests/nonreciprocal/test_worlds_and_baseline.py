@@ -131,15 +131,16 @@ def test_comparison_for_the_side_by_side_view(table1):
     assert comparison.row_groups() is None and comparison.highlight_keys(2) == (0, 1, 3)
     published = comparison.published
     # r'5 of Table 3: base 1100 (both certain), distance 0011, threshold 1
+    assert published.columns == ("record", "base", "distance", "threshold", "label", "name")
     cells = published.cells(4)
-    assert cells[:2] == ("4", "5") and cells[4] == "1"
-    assert [(c.text, c.kind, c.key) for c in cells[2]] == [("1", "value", 0), ("2", "value", 1)]
-    assert [c.text for c in cells[3]] == ["3", "4"]
+    assert (cells[0], cells[3], cells[5]) == ("4", "1", "5")
+    assert [(c.text, c.kind, c.key) for c in cells[1]] == [("1", "value", 0), ("2", "value", 1)]
+    assert [c.text for c in cells[2]] == ["3", "4"]
     assert published.sort_order(published.columns.index("threshold")).tolist()[0] == 4  # the only t = 1
     assert published.sort_order(published.columns.index("distance")) is None
     assert "0, 2, 4 by the generalization graph" in comparison.describe(2) and "(5)" in comparison.describe(2)
     worlds = PublishedRows(run, np.array([5, 0]), np.array([False, True]))
-    assert worlds.columns[-1] == "how" and [worlds.cells(i)[-1] for i in range(2)] == [FITS, LINK]
+    assert worlds.columns[1] == "how" and [worlds.cells(i)[1] for i in range(2)] == [FITS, LINK]
     assert worlds.sort_order(worlds.columns.index("how")).tolist() == [1, 0]
     assert worlds.search("#0").rows.tolist() == [1]
     with pytest.raises(ValueError, match="published nothing"):

@@ -12,7 +12,7 @@ or the possible worlds of one person with how each fits): the base as chips
 (``value``: every person behind the record has the item; ``general``: some
 may lack it), the distance items (``general``: where a person may differ),
 the threshold and the label. Rows are numbered from 0 like every row view of
-the studio; ``in the release`` is the name ``PUBLISHED.csv`` gives the record.
+the studio; ``name`` is the name ``PUBLISHED.csv`` gives the record.
 """
 from __future__ import annotations
 
@@ -64,25 +64,25 @@ class PublishedRows:
         self.slots = np.arange(pub.n_slots, dtype=np.int64) if slots is None else np.asarray(slots, dtype=np.int64)
         self.linked = None if linked is None else np.asarray(linked, dtype=bool)
         self.has_labels = result.labels is not None and result.slot_labels is not None
-        columns = ["record", "in the release", "base", "distance", "threshold"]
-        tips = ["Published record number, counted from 0 like the people beside it (the unified view: record r is "
-                "the one published in person r's slot).",
-                "Its name in PUBLISHED.csv (its number from 1, or the input's record identifier).",
-                "The items the published record shows: the majority vote of the people it covers. Grey: every one "
-                "of them has it; yellow: some may lack it.",
-                "Distance items: where the people behind it disagree, the only items on which a person may differ "
-                "from the base.",
-                "At most this many items differ between the base and any person the record could be."]
-        if self.has_labels:
-            columns.append("label")
-            tips.append("The sensitive label published with the record (its true person's label).")
+        record_tip = ("Published record number, counted from 0 like the people beside it (the unified view: record "
+                      "r is the one published in person r's slot).")
+        how_tip = (f"“{LINK}”: one of the person's links in the generalization graph, each equally likely to be the "
+                   f"true one. “{FITS}”: not linked, yet the person's record fits it.")
+        columns = [("record", record_tip)]
         if self.linked is not None:
-            columns.append("how")
-            tips.append(f"“{LINK}”: one of the person's links in the generalization graph, each equally likely to be "
-                        f"the true one. “{FITS}”: not linked, yet the person's record fits it.")
-        self.columns = tuple(columns)
-        self.column_tips = tuple(tips)
-        self.right_aligned = frozenset({0, 4})
+            columns.append(("how", how_tip))
+        columns += [("base", "The items the published record shows: the majority vote of the people it covers. "
+                             "Grey: every one of them has it; yellow: some may lack it."),
+                    ("distance", "Distance items: where the people behind it disagree, the only items on which a "
+                                 "person may differ from the base."),
+                    ("threshold", "At most this many items differ between the base and any person the record "
+                                  "could be.")]
+        if self.has_labels:
+            columns.append(("label", "The sensitive label published with the record (its true person's label)."))
+        columns.append(("name", "Its name in PUBLISHED.csv: its number from 1, or the input's record identifier."))
+        self.columns = tuple(name for name, _ in columns)
+        self.column_tips = tuple(tip for _, tip in columns)
+        self.right_aligned = frozenset({0, self.columns.index("threshold")})
         self.n_rows = len(self.slots)
         # Searching by items reuses the record search over the bases.
         bases = TransactionData(pub.base_indptr, pub.base_items.astype(np.int32), result.vocab)
@@ -98,12 +98,13 @@ class PublishedRows:
         base = pub.base(j).tolist()
         base_chips = [Chip(vocab[i], "general" if i in unsure else "value", i) for i in base]
         dist_chips = [Chip(vocab[i], "general", i) for i in dist.tolist()]
-        cells: list[Cell] = [str(j), result.record_name(j), capped(base_chips, len(base)),
-                             capped(dist_chips, len(dist)), f"{int(pub.threshold[j]):,}"]
-        if self.has_labels:
-            cells.append(result.labels.names[int(result.slot_labels[j])])
+        cells: list[Cell] = [str(j)]
         if self.linked is not None:
             cells.append(LINK if self.linked[row] else FITS)
+        cells += [capped(base_chips, len(base)), capped(dist_chips, len(dist)), f"{int(pub.threshold[j]):,}"]
+        if self.has_labels:
+            cells.append(result.labels.names[int(result.slot_labels[j])])
+        cells.append(result.record_name(j))
         return tuple(cells)
 
     def sort_order(self, column: int, descending: bool = False) -> np.ndarray | None:

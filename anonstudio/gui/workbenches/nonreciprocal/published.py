@@ -28,9 +28,9 @@ from ...data_view import RowsTable
 __all__ = ["WorldsView", "CHIP_LEGEND"]
 
 #: What the chip colours of a published record mean (shown above the release).
-CHIP_LEGEND = ("Published records: <b>base</b> items in grey are held by every person the record could be, in "
-               "yellow by some of them; <b>distance</b> items (yellow) are the only ones on which a person may "
-               "differ from the base, by at most the <b>threshold</b>. Select a person to highlight their items.")
+CHIP_LEGEND = ("<b>Base</b> items: grey, every person behind the record has it; yellow, some may lack it. "
+               "<b>Distance</b> items: where a person may differ, by at most the <b>threshold</b>. Select a person "
+               "to highlight their items.")
 PICK = "Pick a person to list the published records that could be theirs."
 
 
