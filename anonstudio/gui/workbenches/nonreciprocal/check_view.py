@@ -9,6 +9,7 @@ items and thresholds, error rate, labels) with a tick or a cross.
 from __future__ import annotations
 
 import html
+import math
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
@@ -16,7 +17,7 @@ from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
 
 from ....methods.contract import MethodRun
 from ...controls import integer, note_label
-from ...plots import ExportablePlot, integer_ticks
+from ...plots import ExportablePlot
 
 __all__ = ["CheckView", "check_lines_html"]
 
@@ -58,15 +59,17 @@ class CheckView(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
+        # Log x: on sparse data a few people fit thousands of published records, most fit a handful.
         self.plot = ExportablePlot("People by how many published records they could be",
                                    x_label="published records a person could be", y_label="people",
-                                   auto_legend=True, empty_text=NOT_YET)
-        self.plot.add_series(PEOPLE, kind="bars", color="#0072B2", bar_width=0.8, in_legend=False)
+                                   auto_legend=True, empty_text=NOT_YET, log_x=True)
+        self.plot.add_series(PEOPLE, kind="line", color="#0072B2", symbol="o", symbol_size=6, width=1.5,
+                             in_legend=False)
         self.plot.add_glossary("possible_worlds")
         self.plot.plot_item.setTitle(self.plot.title, size="10pt")
         self.plot.plot_widget.setMinimumHeight(120)
         self.k_line = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen("#b00020", width=2, style=Qt.DashLine),
-                                      label="k", labelOpts={"position": 0.93, "color": "#b00020",
+                                      label="k", labelOpts={"position": 0.45, "color": "#b00020",
                                                              "fill": pg.mkBrush(255, 255, 255, 230)})
         self.k_line.setVisible(False)
         self.plot.plot_item.addItem(self.k_line)
@@ -98,15 +101,14 @@ class CheckView(QWidget):
         counts = sorted(v.world_histogram.items())
         xs = [c for c, _ in counts]
         self.plot.set_series(PEOPLE, xs, [p for _, p in counts],
-                             tips=[f"{integer(p)} people could be {c} published records" for c, p in counts])
+                             tips=[f"{integer(p)} people could be {integer(c)} published records" for c, p in counts])
         symbol = "k" if v.mode == "k" else "ℓ"
-        # The label only re-renders while the line is visible.
+        # The label only re-renders while the line is visible; on the log axis the line sits at log10(k).
         self.k_line.setVisible(True)
-        self.k_line.setValue(v.m)
+        self.k_line.setValue(math.log10(v.m))
         self.k_line.label.setFormat(f"{symbol} = {v.m}: fewest allowed")
-        top = max(xs + [v.m])
-        self.plot.plot_item.setXRange(min(xs + [v.m]) - 1, top + 1, padding=0)
-        integer_ticks(self.plot.plot_item, "bottom", top)
+        low, top = min(xs + [v.m]), max(xs + [v.m])
+        self.plot.plot_item.setXRange(math.log10(low) - 0.1, math.log10(top) + 0.1, padding=0)
         self.plot.fit_y_below_legend()
 
     def clear(self) -> None:

@@ -107,6 +107,7 @@ class WorldsView(QWidget):
         slots, linked = person_worlds(result, data, person)
         order = np.lexsort((slots, ~linked))  # the graph's links first, each part by record
         self.table.set_source(PublishedRows(result, slots[order], linked[order]))
+        self.table.show_sorted_by(1)  # "how": the links first, as listed
         self.table.rows_model.set_marked(np.flatnonzero(linked[order]))
         items = ", ".join(result.vocab[i] for i in data.record(person).tolist()) or "no items"
         links, extra = int(linked.sum()), int((~linked).sum())

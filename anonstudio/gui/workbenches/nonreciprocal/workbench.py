@@ -121,6 +121,9 @@ class NonreciprocalWorkbench(MethodWorkbench):
         self.release_view = SideBySideView()
         self.release_view.setObjectName("release_view")
         self.release_view.row_selected.connect(self._release_row_selected)
+        # A published record has more columns than a person: give it the larger share.
+        self.release_view.splitter.setStretchFactor(0, 2)
+        self.release_view.splitter.setStretchFactor(1, 3)
         release_page = QWidget()
         release_layout = QVBoxLayout(release_page)
         release_layout.setContentsMargins(0, 0, 0, 0)
