@@ -51,7 +51,14 @@ class Published:
         width = int(max(self.base_items.max(initial=-1), self.dist_items.max(initial=-1))) + 1
         base_keys = np.repeat(np.arange(n, dtype=np.int64), np.diff(self.base_indptr)) * width + self.base_items
         dist_keys = np.repeat(np.arange(n, dtype=np.int64), np.diff(self.dist_indptr)) * width + self.dist_items
-        return np.isin(base_keys, dist_keys)
+        if not len(dist_keys):
+            return np.zeros(len(base_keys), dtype=bool)
+        if np.any(dist_keys[1:] <= dist_keys[:-1]):  # never from publish(), whose items ascend per slot
+            return np.isin(base_keys, dist_keys)
+        # Slot-major with ascending items: the keys are sorted already, a binary search needs no sort (np.isin
+        # sorts, ten times slower on BMS-WebView-1).
+        at = np.minimum(np.searchsorted(dist_keys, base_keys), len(dist_keys) - 1)
+        return dist_keys[at] == base_keys
 
 
 def preimages(nbr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
