@@ -29,14 +29,14 @@ __all__ = ["Fig6View", "figure_sweep", "sweep_title", "describe_failure", "SERIE
 
 #: Curve name and colour per value of the grouping parameter (order for k, ℓ method for ℓ), and CAHD.
 SERIES = {
-    "gray": ("Gray order", "#D55E00"),
-    "gray-tsp": ("Gray-TSP order", "#0072B2"),
-    "ring": ("NR, label-spaced ring", "#0072B2"),
-    "greedy": ("NR, paper's greedy", "#009E73"),
-    "cahd": ("CAHD (groups)", "#CC79A7"),
+    "gray": ("Gray", "#D55E00"),
+    "gray-tsp": ("Gray-TSP", "#0072B2"),
+    "ring": ("NR ring", "#0072B2"),
+    "greedy": ("NR greedy", "#009E73"),
+    "cahd": ("CAHD", "#CC79A7"),
 }
 THIS_RUN = "this run"
-COMPARED = " (compared run)"
+COMPARED = " (compared)"
 #: Summary keys of each measure: the method's and the CAHD baseline's.
 MEASURES = {"er": ("error_rate", "cahd_error_rate"), "qe1": ("qe_type1", "cahd_qe_type1"),
             "qe2": ("qe_type2", "cahd_qe_type2")}
@@ -66,7 +66,7 @@ def figure_sweep(run: MethodRun, n_records: int) -> tuple[tuple[Axis, ...], list
 #: paper's greedy ℓ method often leaves people with repeated labels (note T-L1), yet its error is what the paper
 #: plots. Such points are ringed in red (:data:`NOT_MET`).
 DRAWN = ("done", "unverified", "not-met")
-NOT_MET = "promise not met"
+NOT_MET = "not met"
 
 
 @dataclass(frozen=True)
@@ -218,21 +218,20 @@ class Fig6View(QWidget):
         refused = [r for r in result.ordered() if r.status not in DRAWN]
         broken = [r for r in result.ordered() if r.status == "not-met"]
         head = (f"{result.done} of {len(result.cells)} runs finished…" if running else
-                f"{result.done} of {len(result.cells)} runs finished in {result.seconds:.1f} s"
-                + ("" if result.complete else " — stopped early, the finished points are shown") + ".")
-        text = head + " The run shown is ringed; every point is an independently checked run."
+                f"{result.done} of {len(result.cells)} runs in {result.seconds:.1f} s"
+                + ("" if result.complete else ", stopped early") + ".")
+        text = head + " Each point is an independently checked run; this run is ringed."
         xs = result.axes[0].values
         if result.axes[0].name == "k" and {v % 2 for v in xs} == {0, 1}:
-            text += (" Odd k leaves no tied votes; at even k a tie drops the item from the base, which shows as a "
-                     "saw-tooth in the query error.")
+            text += " Even k: a tied vote drops the item, hence the saw-tooth in QE."
         if broken:
-            where = ", ".join(html.escape(r.cell.label()) for r in broken[:4]) + (", …" if len(broken) > 4 else "")
-            text += (f" <span style='color:#b00020'>{len(broken)} broke their promise</span> (ringed red, e.g. the "
-                     f"paper's greedy ℓ method leaving people with repeated labels): {where}.")
+            text += (f" <span style='color:#b00020'>Promise not met</span> (red squares): "
+                     f"{_where(broken, result)}.")
         if refused:
-            first = refused[0]
-            why = html.escape(first.error or first.status)
-            text += f" {len(refused)} could not run (first: {html.escape(first.cell.label())}: {why})."
+            reason = html.escape(_first_sentence(refused[0].error or refused[0].status))
+            text += f" Refused: {_where(refused, result)} ({reason})."
+        self.status.setToolTip("\n".join(f"{r.cell.label()}: {r.status}" + (f": {r.error}" if r.error else "")
+                                          for r in result.ordered()))
         self.status.setText(text)
         self.stop_button.setEnabled(running)
         self.rerun_button.setEnabled(not running)
@@ -315,6 +314,20 @@ class Fig6View(QWidget):
         """The drawn curves of a plot as ``{series: (x, y)}`` (tests, exports)."""
         plot = self.er_plot if measure == "er" else self.qe_plot
         return {name: (s.x.tolist(), s.y.tolist()) for name, s in plot.series.items() if len(s.x)}
+
+
+def _where(cells: list[CellResult], result: SweepResult) -> str:
+    """"greedy at ℓ = 3, 4": the cells by their curve, compactly."""
+    x, group = result.axes[0].name, result.axes[1].name
+    by_group: dict[str, list[str]] = {}
+    for r in cells:
+        by_group.setdefault(r.cell.values.get(group), []).append(f"{r.cell.values.get(x)}")
+    return "; ".join(f"{SERIES.get(g, (str(g),))[0]} at {_symbol(x)} = {', '.join(v)}" for g, v in by_group.items())
+
+
+def _first_sentence(text: str, limit: int = 110) -> str:
+    head = " ".join(text.split()).split(";")[0]
+    return head if len(head) <= limit else head[:limit - 1] + "…"
 
 
 def _symbol(name: str) -> str:
