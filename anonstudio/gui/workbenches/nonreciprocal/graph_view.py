@@ -374,21 +374,19 @@ class GraphCanvas(QWidget):
 
     def person_at(self, point: QPointF) -> int | None:
         """The person whose node is under ``point`` (widget coordinates), if any."""
-        self._layout(QRectF(self.rect()))
-        best, best_d = None, (self._radius + 4) ** 2
-        for u, p in self._people.items():
-            d = (p.x() - point.x()) ** 2 + (p.y() - point.y()) ** 2
-            if d <= best_d:
-                best, best_d = u, d
-        return best
+        return self._node_at(point, slots=False)
 
     def slot_at(self, point: QPointF) -> int | None:
+        """The published record whose node is under ``point``, if any."""
+        return self._node_at(point, slots=True)
+
+    def _node_at(self, point: QPointF, slots: bool) -> int | None:
         self._layout(QRectF(self.rect()))
         best, best_d = None, (self._radius + 4) ** 2
-        for j, p in self._slots.items():
+        for index, p in (self._slots if slots else self._people).items():
             d = (p.x() - point.x()) ** 2 + (p.y() - point.y()) ** 2
             if d <= best_d:
-                best, best_d = j, d
+                best, best_d = index, d
         return best
 
     def mousePressEvent(self, event) -> None:  # noqa: N802 (Qt naming)

@@ -90,8 +90,7 @@ class OrderView(QWidget):
                                 "hamming_sum", "The orders' Hamming sums appear as the run sorts the records.")
         self.phases = _BarPlot("Time per phase", "phase", "time", "s", "phase_seconds",
                                "Seconds per phase appear as the run goes.")
-        self.note = note_label("Each person is blended with the k - 1 records that follow them in the order: the "
-                               "smaller its Hamming sum, the less the release loses.", "body")
+        self.note = note_label(order_text(None), "body")
         self.note.setObjectName("order_note")
         plots = QSplitter(Qt.Horizontal)
         plots.addWidget(self.hamming)
