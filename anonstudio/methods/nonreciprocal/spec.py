@@ -61,16 +61,16 @@ class NonreciprocalSpec(MethodSpec):
     guarantee = True
     stages = (Stage("anonymize", "anonymizing", 3.0), Stage("verify", "independent check", 2.0))
     exports = (
-        Export("release", "Published records", "--out",
+        Export("release", "Release", "--out",
                "PUBLISHED.csv: record,base,distance,threshold,label; base and distance are ;-joined items",
                (".csv",), _writer(write_published), available=_complete),
         Export("public", "Public release", "--public-out",
                "the published records in a random order, numbered 1..n: the file to hand out",
                (".csv",), _writer(write_public), available=_complete),
-        Export("graph", "Graph (audit)", "--graph-out",
+        Export("graph", "Audit graph", "--graph-out",
                "GRAPH.csv: original,published,assignment for every edge of the graph", (".csv",),
                _writer(write_graph), kind="audit", available=_complete, warning=AUDIT_WARNING),
-        Export("order", "Order (audit)", "--order-out",
+        Export("order", "Audit order", "--order-out",
                "ORDER.csv: rank,record,ring_record: the Gray(-TSP) order and the order the ring was built over",
                (".csv",), _writer(write_order), kind="audit", available=_complete, warning=ORDER_WARNING),
     )

@@ -255,12 +255,17 @@ class NonreciprocalWorkbench(MethodWorkbench):
         """Run the Fig. 6 sweep around ``run`` in the background (the run's own cell is not recomputed)."""
         self._stop_figure()
         data, spec, runner = self.dataset, self.spec, self.runner
-        axes, cells, cached = figure_sweep(run, data.n_records)
+        axes, cells, own_cell = figure_sweep(run, data.n_records)
         self.fig_view.started(run, axes, len(cells))
+        # Cells computed before (the studio's result cache, when the window set one) are not run again.
+        stored, on_cell = self.result_cache.sweep_hooks(spec, data) if self.result_cache is not None else (None, None)
+
+        def cached(cell):
+            return own_cell(cell) or (stored(cell) if stored is not None else None)
 
         def job(progress):
             runner.wait_for_kernels(progress)
-            return run_sweep(spec, data, cells, progress, axes=axes, cached=cached)
+            return run_sweep(spec, data, cells, progress, axes=axes, cached=cached, on_cell=on_cell)
 
         self._fig_job = self.submit(sweep_title(run), job, key=f"{self.job_key}:fig",
                                     on_partial=lambda result: self._figure_partial(run, result),
