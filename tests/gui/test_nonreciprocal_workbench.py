@@ -153,6 +153,33 @@ def test_fig6_sweep_fills_in_live_around_the_run(bench, qtbot, wait_job, monkeyp
     assert "Type II" in bench.fig_view.qe_plot.y_label
 
 
+def test_fig6_sweep_reads_and_stores_cells_through_the_result_cache(bench, qtbot, wait_job):
+    from anonstudio.methods.sweep import CellResult
+
+    stored = []
+
+    class Cache:
+        """Stands in for studio.cache.ResultCache: one cell known, new cells recorded."""
+
+        def sweep_hooks(self, spec, data):
+            def cached(cell):
+                if cell.values == {"k": 2, "order": "gray"}:
+                    return CellResult(cell, "done", {"error_rate": 0.5}, 0.0)
+                return None
+            return cached, stored.append
+
+        def put(self, run):
+            return True
+
+    bench.result_cache = Cache()
+    run_and_wait(bench, qtbot, wait_job, k=3)
+    er = bench.fig_view.measure_points("er")
+    assert er[SERIES["gray"][0]][1][0] == 0.5  # taken from the cache, not recomputed
+    # six cells: the run's own and the cached one are not run again, the other four are stored
+    assert sorted((r.cell.values["k"], r.cell.values["order"]) for r in stored) == [
+        (2, "gray-tsp"), (3, "gray"), (4, "gray"), (4, "gray-tsp")]
+
+
 def test_l_sweep_draws_ring_greedy_and_cahd_and_names_refused_cells(bench, qtbot, wait_job):
     run = run_and_wait(bench, qtbot, wait_job, l=2)
     assert bench.param_panel.values()["k"] is None and run.status == "done"
