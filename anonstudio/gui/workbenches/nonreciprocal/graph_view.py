@@ -449,8 +449,9 @@ def explanation(graph: GraphData | None, selected: int | None) -> str:
     symbol = "k" if graph.mode == "k" else "ℓ"
     text = (f"Every person r links to {graph.m} published records r{PRIME} (each record has {graph.m} links in): "
             f"the graph is {graph.m}-regular, so it splits into {graph.m} disjoint assignments (colours). One, "
-            "drawn at random, is the truth (thick). Someone who knows a person's items finds "
-            f"{symbol} = {graph.m} published records that fit, each equally likely to be theirs. "
+            "drawn at random, is the truth (thick). Someone who knows a person's items finds at least "
+            f"{symbol} = {graph.m} published records that fit; the person's {graph.m} links are each equally likely "
+            "to be the true one. "
             "Click a person to single out their links.")
     if selected is None:
         return text
