@@ -13,6 +13,8 @@ sensitive or insensitive) are applied to a table sample. File roles understood b
   column names (the class column is then named ``class_column``);
 * ``coords`` (or ``coordinates``): item coordinates, attached to the
   transactions of a ``location`` sample.
+* ``labels``: a ``record,label`` CSV of sensitive labels, which workbenches
+  that take such a file offer as its default (:meth:`Sample.file`).
 
 Adding a sample never edits code: drop a folder in ``resources/samples``.
 """
