@@ -47,9 +47,10 @@ def test_the_bundle_counts_the_copies_it_carries(xcb_linux, monkeypatch, tmp_pat
     assert "not installed: libxcb-cursor0." in capsys.readouterr().err
 
 
-def test_a_source_install_does_not_look_into_a_stray_bundle_folder(xcb_linux, monkeypatch, tmp_path):
+def test_a_source_install_does_not_look_into_a_stray_bundle_folder(xcb_linux, monkeypatch, tmp_path, capsys):
     only_system_has(monkeypatch)
     (tmp_path / "libxcb-cursor.so.0").write_bytes(b"")
     monkeypatch.setattr(app.sys, "_MEIPASS", str(tmp_path), raising=False)
     monkeypatch.delattr(app.sys, "frozen", raising=False)
     assert app.warn_missing_qt_libraries()
+    assert "not installed: libxcb-cursor0, libxkbcommon-x11-0," in capsys.readouterr().err
