@@ -106,7 +106,7 @@ class RhoSpec(MethodSpec):
         Export("release", "Suppressed data", "--out",
                "SUPPRESSED.dat: the input's lines in the input's format and order, suppressed items removed",
                (".dat", ".txt", ".csv", ".parquet"), _write_release),
-        Export("sensitive", "Sensitive items used", "--sensitive-out",
+        Export("sensitive", "Sensitive items", "--sensitive-out",
                "E_USED.csv: record,item pairs of the sensitive items used ('*' = every record)", (".csv",),
                _write_sensitive, kind="audit",
                warning="it lists what each person wants hidden; keep it private"),
