@@ -116,20 +116,32 @@ class CheckView(QWidget):
         layout.addWidget(self.records)
         self.show_check(None)
 
-    def show_check(self, run: MethodRun | None) -> None:
-        """Fill the tables from ``run``'s verification (None, or no check: empty, saying why)."""
-        v: RhoVerification | None = run.verification if run is not None else None
+    def show_check(self, run: MethodRun | None, so_far: RhoVerification | None = None) -> None:
+        """Fill the tables from ``run``'s verification (None, or no check: empty, saying why).
+
+        ``so_far`` is a check of a stopped run's data so far: shown as such, never as the release's check.
+        """
+        v: RhoVerification | None = so_far if so_far is not None else run.verification if run is not None else None
         for table in (self.levels, self.utilities, self.worst):
             table.setRowCount(0)
+        self.so_far = so_far is not None
         if v is None:
-            self.records.setText("No independent check yet: it runs after a finished run (a stopped run is not "
-                                 "checked)." if run is None or not run.complete else "The check was not run.")
+            self.intro.setText(INTRO)
+            stopped = run is not None and run.result is not None and not run.result.complete
+            self.records.setText("The run was stopped early: checking the data so far…" if stopped else
+                                 "No independent check yet: it runs after a finished run." if run is None else
+                                 "The check was not run (stopped before it finished).")
             return
         epsilon = v.epsilon
         self.levels.horizontalHeaderItem(5).setText(f"{v.confidence:.0%} interval")
         sampler = next((lv.sampler for lv in v.levels if lv.method == "sampled"), None)
-        self.intro.setText(INTRO + (f" Sampled attackers are drawn {SAMPLER_WORDS.get(sampler, sampler)}."
-                                    if sampler else " Every attacker was enumerated."))
+        intro = INTRO + (f" Sampled attackers are drawn {SAMPLER_WORDS.get(sampler, sampler)}."
+                         if sampler else " Every attacker was enumerated.")
+        if so_far is not None:
+            intro = (f"<b>Stopped early — the data so far, checked independently: "
+                     f"{'NOT safe' if not v.privacy_holds else 'no unsafe attacker found, but the run did not finish'}"
+                     f".</b> Do not publish it. " + intro)
+        self.intro.setText(intro)
         self.levels.setRowCount(len(v.levels))
         for r, lv in enumerate(v.levels):
             words, state = verdict(lv, epsilon)

@@ -143,8 +143,9 @@ class RuleBrowserView(QWidget):
             stopped = (f" {still:,} of them are above ρ again in the published data: the sampled promise lets up to "
                        "ε of the attackers succeed.")
         if not result.complete:
-            stopped = (f" <b>Stopped early:</b> {still:,} of them are still above ρ in the data so far (marked "
-                       "STILL ABOVE ρ): not a safe release.")
+            stopped = (f" <b>Stopped early: the data so far is not a safe release.</b> {still:,} of the listed rules "
+                       "are still above ρ (marked STILL ABOVE ρ); rules that only rose above ρ after the last "
+                       "repairs are not listed: the Independent check tab counts every attacker who still succeeds.")
         return head + ". Before / after: the confidence in the original / published data." + stopped
 
     # ------------------------------------------------------------ filters

@@ -114,9 +114,9 @@ class TradeoffView(QWidget):
             self.page.addItem(text)
         self.page.setToolTip("Which two measures to plot.")
         self.stop_button = QPushButton("Stop")
-        self.stop_button.setToolTip("Stop this figure's sweep; the finished points stay and it goes on from there "
-                                    "when you choose it again.")
-        self.stop_button.clicked.connect(self.stop)
+        self.stop_button.setToolTip("Stop this figure's sweep (the finished points stay), or go on with a stopped "
+                                    "one from where it stopped.")
+        self.stop_button.clicked.connect(self._stop_or_go_on)
         self.stop_button.setEnabled(False)
         self.status = note_label("", "note")
         self.status.setObjectName("tradeoff_status")
@@ -157,10 +157,16 @@ class TradeoffView(QWidget):
 
     def choose(self, figure: str | None = None, pair: str | None = None, page: int | None = None) -> None:
         """Select a figure, a pair of settings and/or a page of measures (tests, links)."""
-        if figure is not None:
-            self.vary.setCurrentIndex(self.vary.findData(figure))
-        if pair is not None:
-            self.pair.setCurrentIndex(self.pair.findData(pair))
+        changed = False
+        for combo, value in ((self.vary, figure), (self.pair, pair)):
+            index = combo.findData(value) if value is not None else -1
+            if index >= 0 and index != combo.currentIndex():
+                combo.blockSignals(True)
+                combo.setCurrentIndex(index)
+                combo.blockSignals(False)
+                changed = True
+        if changed:
+            self.refresh()  # once for both choices
         if page is not None:
             self.page.setCurrentIndex(page)
 
@@ -197,7 +203,21 @@ class TradeoffView(QWidget):
     def stop(self) -> None:
         if self.job is not None and not self.job.state.finished:
             self.job.cancel()
+        self.stop_button.setText("Stop")
         self.stop_button.setEnabled(False)
+
+    def _stop_or_go_on(self) -> None:
+        if self.job is not None and not self.job.state.finished:
+            self.stop()
+            # A job stopped before it started reports nothing: say here that the rest can still be run.
+            self.stop_button.setText("Go on")
+            self.stop_button.setEnabled(True)
+            done = self.result.done if self.result is not None else 0
+            total = len(self.result.cells) if self.result is not None else 0
+            self.status.setText(self._status_head() + f"{done:,} of {total:,} cells finished — stopped: “Go on” "
+                                "runs the rest.")
+        else:
+            self.refresh()
 
     # ------------------------------------------------------------- sweep
     def refresh(self) -> None:
@@ -206,6 +226,8 @@ class TradeoffView(QWidget):
         if self.run is None or self.sample is None:
             return
         figure, pair = self.figure, self.pair_key
+        # Another figure's sweep stops here: its finished cells are kept, and it goes on when chosen again.
+        self.stop()
         cells, self.notes = figure_cells(self.run.params, figure, pair, self.sample.data)
         kept = self.cells
         result = SweepResult(self.spec.name, (), tuple(cells),
@@ -219,17 +241,23 @@ class TradeoffView(QWidget):
         spec, data = self.spec, self.sample.data
 
         def fn(progress):
-            return run_sweep(spec, data, cells, progress, keep_runs=True,
+            return run_sweep(spec, data, cells, _Brief(progress, len(cells)), keep_runs=True,
                              cached=lambda cell: _relabel(kept.get(cell.params), cell),
                              on_cell=lambda r: kept.__setitem__(r.cell.params, r))
 
+        def mine(callback):
+            # A stopped figure's last callbacks must not draw over the one now chosen.
+            return lambda *args: callback(*args) if (self.figure, self.pair_key) == (figure, pair) else None
+
+        self.stop_button.setText("Stop")
         self.stop_button.setEnabled(True)
-        self.job = self.submit(f"{spec.title}: trade-off vs {FIGURES[figure].label} ({PAIR_TEXT[pair]}, "
-                               f"{len(cells)} cells)", fn, on_partial=self.show_sweep, on_done=self._finished,
-                               on_error=self._failed)
+        # Short: the status bar shows the title whole.
+        self.job = self.submit("ρ trade-offs", fn, on_partial=mine(self.show_sweep),
+                               on_done=mine(self._finished), on_error=mine(self._failed))
 
     def _finished(self, result: SweepResult, complete: bool) -> None:
-        self.stop_button.setEnabled(False)
+        self.stop_button.setText("Stop" if result.complete else "Go on")
+        self.stop_button.setEnabled(not result.complete)
         self.show_sweep(result)
         failed = [r for r in result.ordered() if r.status not in ("done", "unverified")]
         text = f"{result.done:,} of {len(result.cells):,} cells finished"
@@ -238,7 +266,7 @@ class TradeoffView(QWidget):
             text += (f"; {len(failed):,} did not finish or broke the promise (e.g. {first.cell.label()}: "
                      f"{first.error or first.status})")
         if not result.complete:
-            text += " — stopped: choose the figure again to go on"
+            text += " — stopped: “Go on” runs the rest"
         self.status.setText(self._status_head() + html.escape(text) + ".")
         self.finished.emit(result)
 
@@ -286,6 +314,23 @@ class TradeoffView(QWidget):
         if not result.complete:
             self.status.setText(self._status_head() + f"Running: {result.done:,} of {len(result.cells):,} cells "
                                 "finished…")
+
+
+class _Brief:
+    """Progress of a figure's sweep as "7 of 20 cells": the status bar shows it whole (cell labels are long)."""
+
+    def __init__(self, parent, total: int):
+        self.parent, self.total = parent, max(total, 1)
+
+    def set(self, fraction: float, status: str = "") -> None:
+        done = min(int(fraction * self.total + 1e-9), self.total)
+        self.parent.set(fraction, f"{done} of {self.total} cells")
+
+    def partial(self, result) -> None:
+        self.parent.partial(result)
+
+    def cancelled(self) -> bool:
+        return self.parent.cancelled()
 
 
 def _relabel(kept: CellResult | None, cell) -> CellResult | None:

@@ -27,6 +27,7 @@ from ....methods.rho.compare import comparison_of
 from ....methods.rho.params import RhoParams
 from ....methods.rho.result import RhoResult
 from ....methods.rho.rules import rule_browser
+from ....methods.rho.spec import verify_run
 from ....methods.rho.suppressor import SuppressionProgress, adversary_count
 from ....params import ParameterError
 from ...controls import integer, percent
@@ -174,6 +175,7 @@ class RhoWorkbench(MethodWorkbench):
 
     # ------------------------------------------------------------ results
     def clear_results(self) -> None:
+        self.runner.cancel_key(f"{self.job_key}:so-far")
         self.tradeoffs.show_run(None)
         self.tradeoffs.status.setText("")
         self.rules.set_browser(None)
@@ -207,15 +209,37 @@ class RhoWorkbench(MethodWorkbench):
             if self.shown_result is result:
                 self.rules.set_browser(browser)
 
-        self.submit(f"{self.spec.title}: sensitive rules", lambda progress: rule_browser(result),
+        self.submit("ρ sensitive rules", lambda progress: rule_browser(result),
                     key=f"{self.job_key}:rules", on_done=done)
 
     def show_verification(self, run: MethodRun) -> None:
         self.check.show_check(run)
+        if run.result is not None and not run.result.complete:
+            self._check_so_far(run)
         if run.result is not None and run.complete:
             setting = run.params.setting
             self.tradeoffs.choose(pair=next((k for k, pair in PAIRS.items() if setting in pair), None))
         self.tradeoffs.show_run(run)
+
+    def _check_so_far(self, run: MethodRun) -> None:
+        """A stopped run: the independent verifier counts the attackers who still succeed on the data so far."""
+        result = run.result
+
+        def done(verification, complete: bool) -> None:
+            if self.last_run is not run:
+                return
+            self.check.show_check(run, so_far=verification)
+            unsafe = verification.unsafe
+            levels = ", ".join(f"{lv.unsafe:,} knowing {lv.level}" for lv in verification.levels if lv.unsafe)
+            found = (f"{unsafe:,} attackers can still infer a sensitive item above ρ ({levels})" if unsafe else
+                     "no attacker checked succeeds, but the run did not finish its last pass")
+            stopped = "" if complete and verification.complete else " (the check was stopped too)"
+            self.callout.show_text(self.run_text(run) + f"<br><b>Independent check of the data so far{stopped}:</b> "
+                                   f"{html.escape(found)}. Not a release.", run.state)
+
+        self.submit("ρ check of the data so far",
+                    lambda progress: verify_run(run.data, result, run.params, progress),
+                    key=f"{self.job_key}:so-far", on_done=done)
 
     def show_comparison(self, run: MethodRun | None) -> None:
         result = run.result if run is not None else None
