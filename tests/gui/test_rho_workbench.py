@@ -225,6 +225,10 @@ def test_rule_rows_sort_and_describe(finished):
     assert rows.sort_order(1) is None  # the chips of Q do not sort
     cells = rows.cells(0)
     assert cells[0] == "1" and cells[3].endswith(")") and "%" in cells[3]
+    # the "suppressed to fix it" cell is never blank: a rule fixed by other suppressions says so
+    fixes = [rows.cells(r)[5] for r in range(rows.n_rows)]
+    assert all(fixes) and any(f.startswith("pass ") for f in fixes)
+    assert all(f.startswith("pass ") == bool(rows.browser.rules[r].repairs) for r, f in enumerate(fixes))
 
 
 # ------------------------------------------------------- trade-off plots

@@ -59,8 +59,8 @@ class RuleRows:
             "the attacker could be). Above ρ, the rule broke the promise.",
             "Confidence after: the same share in the PUBLISHED data (must be at most ρ; 'nobody has Q' is safe "
             "too).",
-            "What the suppressor removed for this rule: in which pass, which item, from which records. Empty: "
-            "other repairs already brought it down.",
+            "What the suppressor removed for this rule: in which pass, which item, from which records. 'None "
+            "itself': suppressions made for other rules already brought it down.",
             "People (record numbers from 0) who hold Q and protect e: whom the rule threatened.",
         )
         self.right_aligned = frozenset({0, 3, 4})
@@ -88,8 +88,10 @@ class RuleRows:
         after = confidence_text(rule.s_qe_after, rule.s_q_after)
         if self.still_above[row]:
             after += " still above ρ" if self.browser.result.complete else " STILL ABOVE ρ"
+        # An empty cell read as missing data: say that other suppressions brought the rule down.
+        fixes = self.repairs_text(row) or ("none" if self.still_above[row] else "none itself: others fixed it")
         return (str(row + 1), capped(q, len(rule.antecedent)), e, confidence_text(rule.s_qe_before, rule.s_q_before),
-                after, self.repairs_text(row), _people_text(rule.people))
+                after, fixes, _people_text(rule.people))
 
     def repairs_text(self, row: int) -> str:
         rule = self.browser.rules[row]
