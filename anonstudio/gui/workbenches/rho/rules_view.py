@@ -132,8 +132,8 @@ class RuleBrowserView(QWidget):
             head = (f"<b>{above:,} sensitive rule{'s' if above != 1 else ''} Q → e</b> let an attacker infer a "
                     f"person's sensitive item with more than {rho * 100:g} % confidence in the original data")
         else:
-            head = (f"<b>{n:,} sensitive rules Q → e the suppressor repaired</b> (too many attackers to list every "
-                    "rule above ρ in the original data)")
+            head = (f"<b>{n:,} sensitive rules Q → e the suppressor repaired</b> (too many attackers or rules to list "
+                    "every rule above ρ in the original data)")
         extra = n - above if browser.scanned else 0
         if extra > 0:
             head += f"; {extra:,} more only rose above ρ after other suppressions and were repaired too"
