@@ -62,7 +62,8 @@ def _item(text: str, right: bool = False) -> QTableWidgetItem:
     return item
 
 
-def _table(columns, tips=()) -> QTableWidget:
+def _table(columns, tips=(), stretch: int | None = None) -> QTableWidget:
+    """A read-only table sized to its contents; ``stretch`` (a column) takes the room left, else the last one."""
     table = QTableWidget(0, len(columns))
     table.setHorizontalHeaderLabels(list(columns))
     for c, tip in enumerate(tips):
@@ -72,7 +73,10 @@ def _table(columns, tips=()) -> QTableWidget:
     table.verticalHeader().setDefaultSectionSize(22)
     header = table.horizontalHeader()
     header.setSectionResizeMode(QHeaderView.ResizeToContents)
-    header.setStretchLastSection(True)
+    if stretch is None:
+        header.setStretchLastSection(True)
+    else:
+        header.setSectionResizeMode(stretch, QHeaderView.Stretch)
     return table
 
 
@@ -89,7 +93,7 @@ class CheckView(QWidget):
         self.utilities.setObjectName("check_utilities")
         self.worst = _table(("person", "known items Q", "→ e", "confidence"),
                             ("Record number (from 0).", "Items the attacker knows.", "The sensitive item inferred.",
-                             "How sure the attacker can be in the published data."))
+                             "How sure the attacker can be in the published data."), stretch=1)
         self.worst.setObjectName("check_worst")
         self.records = note_label("", "body")
         self.records.setObjectName("check_records")
@@ -123,6 +127,7 @@ class CheckView(QWidget):
         """
         v: RhoVerification | None = so_far if so_far is not None else run.verification if run is not None else None
         for table in (self.levels, self.utilities, self.worst):
+            table.clearSpans()
             table.setRowCount(0)
         self.so_far = so_far is not None
         if v is None:
@@ -165,7 +170,8 @@ class CheckView(QWidget):
                 self.worst.setItem(r, c, _item(text, right=c in (0, 3)))
         if not v.worst:
             self.worst.setRowCount(1)
-            self.worst.setItem(0, 1, _item("none: no attacker checked succeeds"))
+            self.worst.setItem(0, 0, _item("none: no attacker checked succeeds"))
+            self.worst.setSpan(0, 0, 1, self.worst.columnCount())
         if v.record_problems:
             records = (f"<b>Records: {len(v.record_problems):,} problem(s)</b>, e.g. "
                        f"{v.record_problems[0]}")

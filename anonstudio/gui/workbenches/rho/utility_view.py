@@ -48,15 +48,15 @@ def utility_values(result: RhoResult | None) -> dict[str, str]:
         "not computed (the run was stopped)" if mining is None else ""
     total = int(doc["occurrences"])
     out = {
-        "util_info": f"{percent(result.util_info, 2)} ({integer(result.suppressed_items)} of {integer(total)} "
-                     "occurrences)",
+        # Short enough for the value column at 1280 px; the row's label and "?" say what is counted.
+        "util_info": f"{percent(result.util_info, 2)} ({integer(result.suppressed_items)} of {integer(total)})",
         "util_dist": "n/a (nothing left)" if result.util_dist is None else
         f"{number(result.util_dist, 4)} (0 = unchanged)",
         "util_mining": not_mined or f"{number(mining.value, 4)} (0 = same rules)",
         "suppressed_items": integer(result.suppressed_items),
         "iterations": integer(result.iterations) + ("" if result.complete else " (stopped)"),
         "seconds": f"{result.seconds:.2f} s (suppression {result.suppression.seconds:.2f} s)",
-        "sensitive": result.constraint.describe().removeprefix("sensitive items "),
+        "sensitive": _sensitive_text(result),
         "samples": "all (exact algorithm)" if result.suppression.samples_per_level is None
         else integer(result.suppression.samples_per_level),
     }
@@ -74,6 +74,15 @@ def utility_values(result: RhoResult | None) -> dict[str, str]:
         for key in ("rules_original", "rules_published", "rules_common"):
             out[key] = "not computed"
     return out
+
+
+def _sensitive_text(result: RhoResult) -> str:
+    """"fixed: 4.0 per person, 4 shared" (the setting, or the file's name)."""
+    constraint = result.constraint
+    sizes = constraint.sizes()
+    what = constraint.setting if constraint.setting != "file" else \
+        (constraint.source.name if constraint.source else "from a file")
+    return f"{what}: {float(sizes.mean()) if len(sizes) else 0.0:.1f} per person, {len(constraint.global_items):,} shared"
 
 
 class PassPlot(ExportablePlot):
