@@ -107,10 +107,14 @@ class RuleBrowserView(QWidget):
         self.table.selectionModel().currentRowChanged.connect(lambda current, _previous: self._rule_selected(current))
 
     # ------------------------------------------------------------ content
-    def set_browser(self, browser: RuleBrowser | None, waiting: str = WAITING) -> None:
-        """Show ``browser``'s rules (None: an empty table and ``waiting``)."""
-        self.browser = browser
-        self.rows = RuleRows(browser) if browser is not None else None
+    def set_browser(self, browser: RuleBrowser | RuleRows | None, waiting: str = WAITING) -> None:
+        """Show ``browser``'s rules (None: an empty table and ``waiting``).
+
+        Pass the :class:`RuleRows` built in a background job for a large run (they index every rule).
+        """
+        rows = browser if isinstance(browser, RuleRows) else RuleRows(browser) if browser is not None else None
+        self.browser = rows.browser if rows is not None else None
+        self.rows = rows
         self.table.set_source(self.rows)
         if self.rows is not None:
             # Narrow number columns leave room for what was suppressed; the people's list stretches last.

@@ -35,6 +35,7 @@ from ...method_workbench import MethodWorkbench
 from ...side_by_side import SideBySideView
 from .check_view import CheckView
 from .figures import PAIRS
+from .rule_rows import RuleRows
 from .rules_view import RuleBrowserView
 from .tradeoffs import TradeoffView
 from .utility_view import THIS_RUN, UtilityView
@@ -198,18 +199,19 @@ class RhoWorkbench(MethodWorkbench):
 
     def _show_rules(self, result: RhoResult) -> None:
         """The rule browser of ``result``, built in the background (it re-counts supports on D and D')."""
-        browser = self._browsers.get(id(result))
-        if browser is not None and browser.result is result:
-            self.rules.set_browser(browser)
+        rows = self._browsers.get(id(result))
+        if rows is not None and rows.browser.result is result:
+            self.rules.set_browser(rows)
             return
         self.rules.set_browser(None, "Listing the sensitive rules of this run…")
 
-        def done(browser, complete: bool) -> None:
-            self._browsers[id(result)] = browser
+        def done(rows, complete: bool) -> None:
+            self._browsers[id(result)] = rows
             if self.shown_result is result:
-                self.rules.set_browser(browser)
+                self.rules.set_browser(rows)
 
-        self.submit("ρ sensitive rules", lambda progress: rule_browser(result),
+        # The rows' indexes (one entry per rule) are built in the job too: a run can list 100,000s of rules.
+        self.submit("ρ sensitive rules", lambda progress: RuleRows(rule_browser(result)),
                     key=f"{self.job_key}:rules", on_done=done)
 
     def show_verification(self, run: MethodRun) -> None:
