@@ -309,6 +309,7 @@ def test_large_data_gets_the_sampled_algorithm_and_the_limit_shows(bench):
     bench.set_dataset(long)
     values = bench.param_panel.values()
     assert all(values[k] == v for k, v in SUGGESTED.items()) and "sampled algorithm" in bench.callout.text()
+    assert "about 10<sup>13</sup> (person, itemset) pairs" in bench.callout.text()  # 50 × 2^40, not "5.5e+13"
     assert bench.param_panel.error == ""
     # back to the exact algorithm with any m: refused under the form, Run disabled
     for name in ("epsilon", "delta", "m"):

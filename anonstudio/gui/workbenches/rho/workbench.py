@@ -18,6 +18,7 @@ of their sensitive items with confidence above ρ. The tab shows
 from __future__ import annotations
 
 import html
+import math
 from typing import Any
 
 from PySide6.QtWidgets import QTabWidget, QWidget
@@ -65,6 +66,13 @@ TAB_SIDE = "Before / after"
 HEAVY_ADVERSARIES = 20_000_000
 #: Parameters set for a dataset too large for the exact algorithm (the paper runs Alg. 2 on the full sets).
 SUGGESTED = {"m": 3, "epsilon": 0.05, "delta": 0.05}
+
+
+def _huge(count: float) -> str:
+    """A count in words a reader takes in: "2,374,112" or "about 10^80" (no "2.37e+80")."""
+    if count < 1e12:
+        return f"{int(count):,}"
+    return f"about 10<sup>{int(math.log10(count))}</sup>"
 
 
 def running_text(progress: SuppressionProgress) -> str:
@@ -148,7 +156,7 @@ class RhoWorkbench(MethodWorkbench):
         for name, value in SUGGESTED.items():
             self.param_panel.set_value(name, value)
         return (f"“{html.escape(str(dataset.name))}” has {dataset.n_records:,} records of up to {longest:,} items: "
-                f"checking every attacker would examine {count:.3g} (person, itemset) pairs per pass. So m = "
+                f"checking every attacker would examine {_huge(count)} (person, itemset) pairs per pass. So m = "
                 f"{SUGGESTED['m']} and ε = δ = {SUGGESTED['epsilon']:g} are set (the sampled algorithm, as the "
                 "paper uses on full datasets). Clear ε and δ for the exact algorithm on smaller data. "
                 f"Press “{self.RUN_TEXT}”.")
