@@ -24,7 +24,8 @@ DEMO_SIZE = (1600, 1000)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="anonstudio", description="Desktop studio for anonymizing set-valued data.")
+    parser = argparse.ArgumentParser(prog="anonstudio", description="Desktop studio for anonymizing set-valued data.",
+                                     allow_abbrev=False)
     parser.add_argument("dataset", nargs="?", metavar="DATASET", help="dataset file to open, or a project file (.toml)")
     parser.add_argument("--sample", default="chess", help="bundled sample to open when no DATASET is given "
                                                           "(default: %(default)s)")
@@ -148,6 +149,21 @@ def warn_missing_qt_libraries() -> bool:
     return False
 
 
+def _set_window_icon(app: "QApplication") -> None:  # noqa: F821 (PySide6 is imported lazily)
+    """The studio's icon on every window and in the task bar (the same pictures the desktop entry uses)."""
+    from PySide6.QtGui import QIcon
+
+    from . import RESOURCES
+
+    icon = QIcon()
+    for size in (48, 256):
+        path = RESOURCES / "icons" / f"anonstudio-{size}.png"
+        if path.is_file():
+            icon.addFile(str(path))
+    if not icon.isNull():
+        app.setWindowIcon(icon)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.screenshot and not args.demo:
@@ -170,6 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setOrganizationName(ORGANIZATION)
     app.setApplicationName(APPLICATION)
+    _set_window_icon(app)
     scripted = bool(args.demo and args.screenshot)
     window = MainWindow(warm_up=not args.demo, restore_layout=not scripted)
     if args.window_size is not None:
