@@ -117,9 +117,13 @@ class RTSpec(MethodSpec):
         return super().open_dataset(spec, format=format, encoding=encoding, columns=columns)
 
     def example(self) -> tuple[Any, RTParams]:
-        # Adult with each person's occupation as their one item: demographics and a set column in one table.
-        return _example_table(), RTParams(qi=("age", "sex", "race", "education"), items_column="occupation",
-                                          k=20, m=1, delta=0.8, merge="r", item_fanout=4)
+        return _example_table(), self.example_params()
+
+    def example_params(self) -> RTParams:
+        """The example's settings: Adult with each person's occupation as their one item."""
+        # Columns in table order: the column pickers list them so.
+        return RTParams(qi=("age", "education", "race", "sex"), items_column="occupation", k=20, m=1, delta=0.8,
+                        merge="r", item_fanout=4)
 
     def check_data(self, data: Any, params: RTParams) -> None:
         check_columns(data, params)
