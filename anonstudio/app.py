@@ -110,6 +110,30 @@ class DemoDriver:
         self.app.exit(2)
 
 
+#: What Qt's window ("xcb") platform needs on Linux beyond Python, and how to get it on Debian/Ubuntu.
+LINUX_QT_HINT = ("anonstudio: the Qt window needs the system library libxcb-cursor0 (and its X11 friends), which "
+                 "is not installed. On Debian or Ubuntu: sudo apt install libxcb-cursor0 libxkbcommon-x11-0 "
+                 "libxcb-icccm4 libxcb-keysyms1 libxcb-shape0. Without a display, set QT_QPA_PLATFORM=offscreen.")
+
+
+def warn_missing_qt_libraries() -> bool:
+    """Print :data:`LINUX_QT_HINT` when the window would need X11 libraries this Linux lacks; True if printed.
+
+    Qt aborts with a cryptic message when its xcb plugin cannot load; this names the fix first.
+    """
+    import ctypes.util
+
+    platform = os.environ.get("QT_QPA_PLATFORM", "")
+    if not sys.platform.startswith("linux") or platform and not platform.startswith("xcb"):
+        return False
+    if os.environ.get("WAYLAND_DISPLAY") and not platform:
+        return False
+    if ctypes.util.find_library("xcb-cursor") is None:
+        print(LINUX_QT_HINT, file=sys.stderr)
+        return True
+    return False
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.screenshot and not args.demo:
@@ -123,6 +147,7 @@ def main(argv: list[str] | None = None) -> int:
 
         os.environ.setdefault(SETTINGS_ENV, tempfile.mkdtemp(prefix="anonstudio-demo-"))
 
+    warn_missing_qt_libraries()
     from PySide6.QtWidgets import QApplication
 
     from .gui.main_window import MainWindow

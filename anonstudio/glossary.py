@@ -42,8 +42,9 @@ _ENTRIES = (
     Term("epsilon", "ε", "The error an estimate may have: sampled results are within ±ε of the truth with "
                          "confidence 1 - δ.", "", "epsilon"),
     Term("gamma", "γ", "How many uniformly drawn itemsets in a row must be k-anonymous before a σ-k^m level is "
-                       "accepted (Theorem 1). Also the skewness of a log2 Ti histogram in the Threats tab.",
-         "kmanon", "gamma"),
+                       "accepted (Theorem 1).", "kmanon", "gamma"),
+    Term("skewness", "γ (skewness)", "Skewness of a log2 Ti histogram: above 0, a long tail of people the attacker "
+         "is much surer about than the learner.", "threat", "skewness"),
     Term("seed", "seed", "The random seed: the same seed gives the same result, whatever the number of threads."),
     # ---------------------------------------------------------------- risk
     Term("uniqueness", "Uniqueness(m)", "Of all combinations of m items that occur in the data, the share that "

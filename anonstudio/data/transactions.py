@@ -91,6 +91,20 @@ class TransactionData:
         indptr.setflags(write=False)
         indices.setflags(write=False)
 
+    def __getstate__(self) -> dict:
+        # Pickled (result cache, Dask workers) without the lock and the derived
+        # indexes: the receiver rebuilds what it needs.
+        state = {k: v for k, v in self.__dict__.items() if k not in ("_cache", "_lock")}
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        for key, value in state.items():
+            object.__setattr__(self, key, value)
+        self.indptr.setflags(write=False)
+        self.indices.setflags(write=False)
+        object.__setattr__(self, "_cache", {})
+        object.__setattr__(self, "_lock", threading.RLock())
+
     # ------------------------------------------------------------------ build
     @classmethod
     def from_records(

@@ -46,7 +46,7 @@ from PySide6.QtWidgets import (
 __all__ = [
     "STYLE", "Callout", "FileRow", "ColumnCombo", "ColumnPicker", "LevelsTable", "ColumnPathsEditor", "ExportRow",
     "save_file_dialog", "open_file_dialog", "percent", "integer", "number", "note_label", "narrow_combo",
-    "STATE_COLOURS", "HistoryBar", "Collapsible", "probability", "BoundedArea",
+    "STATE_COLOURS", "HistoryBar", "Collapsible", "probability", "BoundedArea", "fitting_size",
 ]
 
 #: Background and border of a callout per state.
@@ -214,6 +214,16 @@ class BoundedArea(QScrollArea):
 
 
 # ----------------------------------------------------------------- dialogs
+def fitting_size(window: QWidget, preferred: QSize, share: float = 0.9) -> QSize:
+    """``preferred``, shrunk to ``share`` of the screen's free area (a window that fits a 1280×720 laptop)."""
+    screen = window.screen()
+    if screen is None:
+        return preferred
+    available = screen.availableGeometry()
+    return QSize(min(preferred.width(), int(available.width() * share)),
+                 min(preferred.height(), int(available.height() * share)))
+
+
 def open_file_dialog(parent: QWidget | None, title: str, file_filter: str = "All files (*)",
                      start: str | Path = "") -> Path | None:
     """The file the user picked, or None."""

@@ -1,8 +1,14 @@
-"""The datasets dock: open a file or a bundled sample, see what it contains.
+"""The datasets dock: open a file or a bundled sample, see what it contains, set a table's column roles.
 
+Opening a file shows the import preview first (:class:`~anonstudio.gui.import_dialog.ImportDialog`).
 Loading runs as a background job. The active dataset only changes when a
 load succeeds; a bad file leaves the previous dataset in place and the job's
 error (file, line, reason) is shown in a dialog.
+
+A table's columns and roles are listed under the summary; changing a role
+makes a new active table (same rows, new roles) and announces it like a
+load, so every workbench takes the roles as its defaults. "View data" opens
+the data view of the active dataset.
 """
 from __future__ import annotations
 
@@ -21,9 +27,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..data.datasets import ReadOptions, table_with_roles
 from ..data.io import load_report
-from ..data.table import Table
+from ..data.table import Role, Table
 from ..data.transactions import TransactionData
+from .column_roles import ColumnRolesEditor
+from .data_view import DataViews, DataViewWindow
 from .plots import HistogramPlot, RankFrequencyPlot
 from .workers import Job, JobRunner
 
@@ -63,13 +72,16 @@ class DatasetsPanel(QWidget):
     Signals
     -------
     dataset_loaded(object)
-        A load succeeded; carries the new active dataset.
+        A load succeeded, or a table's roles changed; carries the new active dataset.
     file_loaded(str)
         The path of a file (not a sample) that loaded successfully.
+    open_requested()
+        The user pressed "Open file…" (the main window asks for the file).
     """
 
     dataset_loaded = Signal(object)
     file_loaded = Signal(str)
+    open_requested = Signal()
 
     def __init__(self, runner: JobRunner, parent: QWidget | None = None):
         super().__init__(parent)
@@ -78,7 +90,15 @@ class DatasetsPanel(QWidget):
         self.last_job: Job | None = None
 
         self.open_button = QPushButton("Open file…")
-        self.open_button.setToolTip("Load a dataset: FIMI/SPMF transactions, CSV, Parquet, check-ins or a table.")
+        self.open_button.setToolTip("Load a dataset: FIMI/SPMF transactions, CSV, Parquet, check-ins or a table. "
+                                    "A preview shows how the file will be read first.")
+        self.open_button.clicked.connect(self.open_requested)
+        self.view_button = QPushButton("View data")
+        self.view_button.setToolTip("Every record or row of the active dataset, searchable (View > Data view).")
+        self.view_button.clicked.connect(lambda: self.show_data_view())
+        self.view_button.setEnabled(False)
+        self.data_views = DataViews(self, window_parent=self.window)
+        self.import_dialog = None
         buttons = QHBoxLayout()
         buttons.addWidget(self.open_button)
 
@@ -102,6 +122,7 @@ class DatasetsPanel(QWidget):
         self.load_sample_button.clicked.connect(self._load_selected_sample)
         self.load_sample_button.setEnabled(self.samples.isEnabled())
         buttons.addWidget(self.load_sample_button)
+        buttons.addWidget(self.view_button)
 
         self.summary = QLabel("No dataset loaded.\nOpen a file or load a bundled sample.")
         self.summary.setObjectName("dataset_summary")
@@ -114,6 +135,10 @@ class DatasetsPanel(QWidget):
         self.frequency_plot = RankFrequencyPlot("Item frequencies", empty_text="No dataset loaded")
         for plot in (self.length_plot, self.frequency_plot):
             plot.setMinimumHeight(110)
+        self.roles = ColumnRolesEditor()
+        self.roles.setMinimumHeight(150)
+        self.roles.setVisible(False)
+        self.roles.roles_changed.connect(self.set_roles)
 
         top = QWidget()
         top_layout = QVBoxLayout(top)
@@ -126,21 +151,38 @@ class DatasetsPanel(QWidget):
         splitter.addWidget(top)
         splitter.addWidget(self.length_plot)
         splitter.addWidget(self.frequency_plot)
-        # Extra height goes to the plots; the list and summary keep their size.
+        splitter.addWidget(self.roles)
+        # Extra height goes to the plots (or the columns); the list and summary keep their size.
         splitter.setCollapsible(0, False)
-        for index, stretch in enumerate((0, 1, 1)):
+        for index, stretch in enumerate((0, 1, 1, 1)):
             splitter.setStretchFactor(index, stretch)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(splitter)
 
     # ------------------------------------------------------------- loading
-    def load_file(self, path: str | Path, on_loaded: Callable[[Any], None] | None = None) -> Job:
-        """Load ``path`` with ``load_any`` in the background."""
-        from ..data.io import load_any
+    def import_file(self, path: str | Path, options: ReadOptions | None = None):
+        """Show the import preview of ``path``; Load there loads it in the background.
+
+        Returns the (window-modal, non-blocking) dialog.
+        """
+        from .import_dialog import ImportDialog
+
+        dialog = ImportDialog(path, options, self.window())
+        dialog.setAttribute(Qt.WA_DeleteOnClose)
+        dialog.accepted.connect(lambda: self.load_file(path, dialog.load_options()))
+        self.import_dialog = dialog
+        dialog.open()
+        return dialog
+
+    def load_file(self, path: str | Path, options: ReadOptions | None = None,
+                  on_loaded: Callable[[Any], None] | None = None) -> Job:
+        """Load ``path`` (read as ``options`` say; default: guessed) in the background."""
+        from ..data.datasets import load_with_options
 
         path = Path(path)
-        return self._start(f"Load {path.name}", lambda progress: _with_progress(progress, lambda: load_any(path)),
+        return self._start(f"Load {path.name}",
+                           lambda progress: _with_progress(progress, lambda: load_with_options(path, options)),
                            file=str(path), on_loaded=on_loaded)
 
     def load_sample(self, name: str, on_loaded: Callable[[Any], None] | None = None) -> Job:
@@ -154,7 +196,7 @@ class DatasetsPanel(QWidget):
         def done(dataset: Any, complete: bool) -> None:
             if dataset is None or not complete:
                 return  # cancelled load: keep the previous dataset
-            self.set_dataset(dataset)
+            self.set_dataset(dataset, origin=_origin(dataset, file))
             if file is not None:
                 self.file_loaded.emit(file)
             if on_loaded is not None:
@@ -184,15 +226,22 @@ class DatasetsPanel(QWidget):
             self._sample_activated(item)
 
     # ------------------------------------------------------------- display
-    def set_dataset(self, dataset: Any) -> None:
-        """Make ``dataset`` active: update summary and plots, notify listeners."""
+    def set_dataset(self, dataset: Any, origin: str = "", *, loaded: bool = True) -> None:
+        """Make ``dataset`` active: update summary, plots and columns, notify listeners.
+
+        ``origin`` says where a table's roles came from; ``loaded`` is False
+        when only the roles of the active table changed.
+        """
         self.dataset = dataset
+        self.view_button.setEnabled(dataset is not None)
         self.summary.setText("\n".join(describe_dataset(dataset)))
         if isinstance(dataset, Table):
             self.summary.setToolTip("Columns: " + ", ".join(
                 f"{c} ({dataset.role(c).value})" for c in dataset.frame.columns))
         else:
             self.summary.setToolTip("")
+        self.roles.setVisible(isinstance(dataset, Table))
+        self.roles.set_table(dataset if isinstance(dataset, Table) else None, origin, loaded=loaded)
         # The two plots describe sets of items; a table has none, so they are
         # hidden (the summary lists its columns) rather than left empty.
         set_valued = isinstance(dataset, TransactionData)
@@ -205,6 +254,37 @@ class DatasetsPanel(QWidget):
             for plot in (self.length_plot, self.frequency_plot):
                 plot.clear_data()
         self.dataset_loaded.emit(dataset)
+
+    def set_roles(self, roles: dict[str, Role]) -> None:
+        """Give the active table these column roles and announce it again (every workbench re-reads them).
+
+        The rows are shared; the table is a new object, so a run that already
+        started keeps the roles it started with.
+        """
+        old = self.dataset
+        if not isinstance(old, Table):
+            return
+        new = table_with_roles(old, roles)
+        self.data_views.roles_changed(old, new)
+        self.set_dataset(new, loaded=False)
+
+    def show_data_view(self, dataset: Any = None) -> DataViewWindow | None:
+        """Open (or raise) the data view of ``dataset`` (default: the active one)."""
+        dataset = self.dataset if dataset is None else dataset
+        if dataset is None:
+            return None
+        return self.data_views.show(dataset)
+
+
+def _origin(dataset: Any, file: str | None) -> str:
+    """Where a freshly loaded table's roles came from, in words."""
+    if not isinstance(dataset, Table):
+        return ""
+    if dataset.roles and file is None:
+        return "Roles from the sample's description. Columns not marked are quasi-identifiers."
+    if dataset.roles:
+        return "Roles stored in the file. Columns not marked are quasi-identifiers."
+    return "Every column starts as a quasi-identifier: mark the sensitive column and those an attacker cannot know."
 
 
 def _with_progress(progress, load: Callable[[], Any]) -> Any:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QSize, Qt
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtGui import QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from .. import __version__
-from .controls import STYLE
+from .controls import STYLE, fitting_size
 from .datasets_dock import DatasetsPanel, available_samples
 from .jobs_dock import JobsPanel, JobStatus
 from .plots import EXPORT_FORMATS, ExportablePlot
@@ -61,12 +61,7 @@ SCREEN_SHARE = 0.92
 
 def default_size(window: QWidget) -> QSize:
     """The preferred size, shrunk to fit the screen's available area (1280x720 laptops)."""
-    screen = window.screen()
-    if screen is None:
-        return PREFERRED_SIZE
-    available = screen.availableGeometry()
-    return QSize(min(PREFERRED_SIZE.width(), int(available.width() * SCREEN_SHARE)),
-                 min(PREFERRED_SIZE.height(), int(available.height() * SCREEN_SHARE)))
+    return fitting_size(window, PREFERRED_SIZE, SCREEN_SHARE)
 
 
 class CurrentPageStack(QStackedWidget):
@@ -141,6 +136,7 @@ class MainWindow(QMainWindow):
         self._tab_changed(self.tabs.currentIndex())
         self.datasets.dataset_loaded.connect(self.set_dataset)
         self.datasets.file_loaded.connect(self._remember_file)
+        self.datasets.open_requested.connect(self.open_dataset_dialog)
         self._build_menus()
         self.statusBar().showMessage("Load a dataset to begin.")
         self.resize(default_size(self))
@@ -211,6 +207,10 @@ class MainWindow(QMainWindow):
         quit_action.setShortcut(QKeySequence.Quit)
 
         view_menu = self.menuBar().addMenu("&View")
+        self.data_view_action = view_menu.addAction("&Data view", self.show_data_view)
+        self.data_view_action.setShortcut(QKeySequence("Ctrl+D"))
+        self.data_view_action.setToolTip("Every record or row of the active dataset, searchable and sortable.")
+        view_menu.addSeparator()
         for dock in (self.datasets_dock, self.params_dock, self.jobs_dock):
             view_menu.addAction(dock.toggleViewAction())
 
@@ -224,7 +224,7 @@ class MainWindow(QMainWindow):
         self.recent_menu.clear()
         paths = self.recent.paths()
         for path in paths:
-            self.recent_menu.addAction(path, lambda p=path: self.open_dataset(p))
+            self.recent_menu.addAction(path, lambda p=path: self.datasets.import_file(p))
         if paths:
             self.recent_menu.addSeparator()
             self.recent_menu.addAction("Clear list", self._clear_recent)
@@ -243,11 +243,16 @@ class MainWindow(QMainWindow):
         start = str(Path(self.recent.paths()[0]).parent) if self.recent.paths() else ""
         path, _ = QFileDialog.getOpenFileName(self, "Open dataset", start, open_filter())
         if path:
-            self.open_dataset(path)
+            self.datasets.import_file(path)
 
     def open_dataset(self, path: str | Path) -> Job:
         """Load a file in the background; on success it becomes the active dataset."""
         return self.datasets.load_file(path)
+
+    def show_data_view(self) -> None:
+        """View > Data view: the data view of the active dataset."""
+        if self.datasets.show_data_view() is None:
+            self.statusBar().showMessage("Load a dataset first: its data view shows every record.", 8000)
 
     def set_dataset(self, dataset: Any) -> None:
         self.dataset = dataset
@@ -337,5 +342,6 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt naming)
         self.save_layout()
+        self.datasets.data_views.close_all()
         self.runner.shutdown(5000)
         super().closeEvent(event)

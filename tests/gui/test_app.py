@@ -58,3 +58,18 @@ def test_demo_fails_with_status_1_on_a_bad_file(tmp_path, data_dir):
     assert proc.returncode == 1
     assert "bad.dat, line 3: 'x7' is not an integer item" in proc.stderr
     assert not shot.exists()
+
+
+def test_missing_x11_libraries_are_named_before_qt_aborts(monkeypatch, capsys):
+    import ctypes.util
+
+    from anonstudio import app
+
+    monkeypatch.setattr(app.sys, "platform", "linux")
+    monkeypatch.delenv("QT_QPA_PLATFORM", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.setattr(ctypes.util, "find_library", lambda name: None)
+    assert app.warn_missing_qt_libraries()
+    assert "libxcb-cursor0" in capsys.readouterr().err
+    monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
+    assert not app.warn_missing_qt_libraries()

@@ -168,6 +168,7 @@ def test_open_dialog_filter_lists_registered_formats(window, monkeypatch, wait_j
 
     monkeypatch.setattr(QFileDialog, "getOpenFileName", fake_open)
     window.open_action.trigger()
+    window.datasets.import_dialog.load_button.click()  # the import preview comes first
     wait_job(window.datasets.last_job)
     assert window.dataset.n_records == 40
     assert "FIMI" in seen["filters"] and "*.dat" in seen["filters"].split(";;")[0]

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..datasets import add_dataset_arguments, load_dataset_argument
+from ..datasets import add_dataset_arguments, dataset_options, load_dataset_argument
 
 NAME = "info"
 HELP = "summarise a dataset: records, distinct items, record lengths, top items (or a table's columns)"
@@ -20,6 +20,8 @@ DESCRIPTION = (
 )
 
 QUANTILES = (0.0, 0.25, 0.5, 0.75, 0.9, 0.99, 1.0)
+#: Most frequent items ``--top`` may list.
+MAX_TOP = 1_000_000
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -61,15 +63,10 @@ def transactions_info(data, top: int) -> dict[str, Any]:
 
 
 def table_info(table) -> dict[str, Any]:
-    """Rows, and per column its type, distinct values and missing count."""
-    frame = table.frame
-    columns = []
-    for name in frame.columns:
-        col = frame[name]
-        kind = "integer" if col.dtype.kind in "iu" or str(col.dtype) == "Int64" else (
-            "number" if col.dtype.kind == "f" else "text")
-        columns.append({"name": str(name), "type": kind, "distinct": int(col.nunique(dropna=True)),
-                        "missing": int(col.isna().sum()), "role": table.role(name).value})
+    """Rows, and per column its type, distinct values, missing count and role (as the studio shows them)."""
+    from ...data.summary import column_summaries
+
+    columns = [c.to_json() for c in column_summaries(table, top=0)]
     return {"kind": "table", "name": table.name, "rows": int(table.n_rows), "columns": columns}
 
 
@@ -90,19 +87,21 @@ def _print_table(info: dict[str, Any]) -> None:
     print(f"rows: {info['rows']:,}")
     print(f"columns: {len(info['columns'])}")
     width = max((len(c["name"]) for c in info["columns"]), default=4)
-    print(f"  {'column':<{width}}  {'type':<7}  {'distinct':>8}  {'missing':>8}")
+    print(f"  {'column':<{width}}  {'type':<7}  {'distinct':>8}  {'missing':>8}  role")
     for c in info["columns"]:
-        print(f"  {c['name']:<{width}}  {c['type']:<7}  {c['distinct']:>8,}  {c['missing']:>8,}")
+        print(f"  {c['name']:<{width}}  {c['type']:<7}  {c['distinct']:>8,}  {c['missing']:>8,}  {c['role']}")
 
 
 def run(args: argparse.Namespace) -> int:
-    from ...data.io import atomic_write, load_report
+    from ...data.io import atomic_write, check_output_path, load_report
     from ...data.table import Table
     from ..errors import CliError
 
-    if args.json is not None and not args.json.parent.exists():
-        raise CliError(f"folder {args.json.parent} does not exist")
-    data = load_dataset_argument(args.dataset, format=args.format, encoding=args.encoding, columns=args.columns)
+    if not 0 <= args.top <= MAX_TOP:
+        raise CliError(f"--top must be in 0..{MAX_TOP:,} (got {args.top})")
+    if args.json is not None:
+        check_output_path(args.json, inputs=(Path(args.dataset),))
+    data = load_dataset_argument(args.dataset, **dataset_options(args))
     report = load_report(data)
     info = table_info(data) if isinstance(data, Table) else transactions_info(data, args.top)
     info["warnings"] = list(report.warnings)

@@ -52,7 +52,7 @@ from .cells import CellError, cell_text, multiset_text, parse_cell, parse_multis
 from .domains import build_domains, column_domain, encode_column, is_numeric_domain, value_text
 from .release import GroupRelease, canonical_group_ids, member_cells
 
-__all__ = ["export_release", "import_release", "load_domain_file", "DEFAULT_GID_COLUMN"]
+__all__ = ["export_release", "import_release", "load_domain_file", "group_multisets", "DEFAULT_GID_COLUMN"]
 
 DEFAULT_GID_COLUMN = "gid"
 
@@ -87,6 +87,17 @@ def _row_ids(table: Table, id_column: str) -> list[str]:
     return [str(i + 1) for i in range(table.n_rows)]
 
 
+def group_multisets(release: GroupRelease, table: Table) -> list[str]:
+    """Each group's sensitive values as published by Anatomy: ``{Flu|Flu|Heart}``, per group."""
+    domain = release.domains[release.sensitive]
+    s_codes = encode_column(table.frame[release.sensitive], domain)
+    # Rows sorted by (group, sensitive code): each group's multiset is one contiguous run.
+    order = np.lexsort((s_codes, release.row_group))
+    bounds = np.searchsorted(release.row_group[order], np.arange(release.n_groups + 1))
+    return [multiset_text([domain[c] for c in s_codes[order[bounds[g]:bounds[g + 1]]]])
+            for g in range(release.n_groups)]
+
+
 def export_release(release: GroupRelease, table: Table, path: str | Path, *,
                    gid_column: str = DEFAULT_GID_COLUMN, id_column: str | None = None) -> None:
     """Write ``release`` (aligned with ``table``) as CSV, atomically. See the module docstring."""
@@ -101,13 +112,7 @@ def export_release(release: GroupRelease, table: Table, path: str | Path, *,
         qi_cell = lambda c, i, g: group_texts[c][g]  # noqa: E731
         qi_columns = {}
     else:
-        domain = release.domains[release.sensitive]
-        s_codes = encode_column(frame[release.sensitive], domain)
-        # Rows sorted by (group, sensitive code): each group's multiset is one contiguous run.
-        order = np.lexsort((s_codes, release.row_group))
-        bounds = np.searchsorted(release.row_group[order], np.arange(release.n_groups + 1))
-        multisets = [multiset_text([domain[c] for c in s_codes[order[bounds[g]:bounds[g + 1]]]])
-                     for g in range(release.n_groups)]
+        multisets = group_multisets(release, table)
         qi_columns = {c: [value_text(v) for v in frame[c]] for c in release.qi}
         qi_cell = lambda c, i, g: qi_columns[c][i]  # noqa: E731
     with atomic_write(path) as fh:
@@ -123,22 +128,26 @@ def export_release(release: GroupRelease, table: Table, path: str | Path, *,
 
 # ----------------------------------------------------------------------------- import
 def _read_csv(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
+    import io
+
+    from ...data.io.text import read_text
+
+    text = read_text(path)  # a regular file, decoded, NUL-free, line ends normalised (or a one-line error)
+    reader = csv.reader(io.StringIO(text, newline=""))
     try:
-        with open(path, newline="", encoding="utf-8-sig") as fh:
-            reader = csv.reader(fh)
-            header = next(reader, None)
-            if header is None:
-                raise DataFormatError(path, "the file is empty", None)
-            header = [h.strip() for h in header]
-            records = []
-            for row in reader:
-                if not any(f.strip() for f in row):
-                    continue
-                if len(row) != len(header):
-                    raise DataFormatError(path, f"{len(row)} fields but the header has {len(header)}", reader.line_num)
-                records.append((reader.line_num, row))
-    except UnicodeDecodeError as exc:
-        raise DataFormatError(path, f"not UTF-8 text ({exc.reason})", None) from exc
+        header = next(reader, None)
+        if header is None:
+            raise DataFormatError(path, "the file is empty", None)
+        header = [h.strip() for h in header]
+        records = []
+        for row in reader:
+            if not any(f.strip() for f in row):
+                continue
+            if len(row) != len(header):
+                raise DataFormatError(path, f"{len(row)} fields but the header has {len(header)}", reader.line_num)
+            records.append((reader.line_num, row))
+    except csv.Error as exc:
+        raise DataFormatError(path, f"cannot be parsed as CSV ({exc})", reader.line_num) from None
     dupes = [h for h, n in Counter(header).items() if n > 1]
     if dupes:
         raise DataFormatError(path, f"column {dupes[0]!r} appears twice in the header", 1)
@@ -314,6 +323,8 @@ def import_release(
         raise ValueError(f"unknown scheme {scheme!r}")
     if scheme == "vertical" and not has_sensitive:
         raise DataFormatError(path, f"a vertical (Anatomy) file needs the sensitive column {sensitive!r}", 1)
+    if gid_column != DEFAULT_GID_COLUMN and gid_column not in header:
+        raise DataFormatError(path, f"no group column {gid_column!r} in the header (columns: {', '.join(header)})", 1)
     if scheme == "vertical" and gid_column not in header:
         raise DataFormatError(path, f"a vertical (Anatomy) file needs the group column {gid_column!r}", 1)
 

@@ -8,6 +8,7 @@ from typing import Any
 from ...data.errors import DataFormatError
 from ...data.io.atomic import OutputSet
 from ...data.transactions import TransactionData
+from ...glossary import meaning
 from ...jobs import PartialRelay
 from ...params import ParameterError
 from ...verifiers.km_verify import KmVerifyResult, verify_km
@@ -276,6 +277,8 @@ class KmAnonSpec(MethodSpec):
         if contiguous is not None:
             lines.append(f"all partitions contiguous: {'yes' if contiguous else 'NO'}")
         lines.append(f"generalized support checks: {result.support_checks_per_second:,.0f} per second")
+        lines.extend(f"  {word}: {meaning(key)}" for word, key in (("γ", "gamma"), ("partitions", "partitions"),
+                                                                    ("error", "error")))
         d = self.describe(run)
         lines.append(d.promise)
         return lines

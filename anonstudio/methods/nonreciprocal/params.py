@@ -30,20 +30,20 @@ class NonreciprocalParams:
                           tooltip="Each person could be any of ℓ published records, and those ℓ records carry ℓ "
                                   "different sensitive labels, so their label is hidden among ℓ. Needs a labels "
                                   "file.")
-    labels: Path | None = param(None, label="labels file", kind="path", optional=True, section="Privacy",
+    labels: Path | None = param(None, label="Labels file", kind="path", optional=True, section="Privacy",
                                 file_filter="CSV (*.csv *.tsv *.txt)",
                                 tooltip="A CSV with the header record,label giving each record's sensitive label "
                                         "(record = its number in the dataset, from 1). Required for ℓ; with k the "
                                         "labels are published too, without a diversity promise.")
-    order: str = param("gray-tsp", label="record order", choices=ORDERS, choice_labels=ORDER_LABELS, section="Order",
+    order: str = param("gray-tsp", label="Record order", choices=ORDERS, choice_labels=ORDER_LABELS, section="Order",
                        tooltip="How similar records are brought next to each other before each is blended with "
                                "its neighbours. The TSP step shortens the distances in the Gray order and loses "
                                "less information; Gray only is faster.")
-    seg_min: int = param(300, label="smallest TSP segment", minimum=2, maximum=100_000, advanced=True, section="Order",
+    seg_min: int = param(300, label="Smallest TSP segment", minimum=2, maximum=100_000, advanced=True, section="Order",
                          enabled_when={"order": ("gray-tsp",)},
                          tooltip="The Gray order is cut into segments of this many to 'largest TSP segment' "
                                  "records, each reordered on its own; cuts go where neighbours differ least.")
-    seg_max: int = param(350, label="largest TSP segment", minimum=2, maximum=100_000, advanced=True, section="Order",
+    seg_max: int = param(350, label="Largest TSP segment", minimum=2, maximum=100_000, advanced=True, section="Order",
                          enabled_when={"order": ("gray-tsp",)},
                          tooltip="Largest segment reordered at once. Larger segments may find shorter orders but "
                                  "take longer.")
@@ -64,21 +64,21 @@ class NonreciprocalParams:
                               advanced=True, section="Measures",
                               tooltip="Items a Type II test query excludes (count of people having none of them). "
                                       "Empty: 4 on dense data, 5 on sparse data.")
-    queries: int = param(500, label="test queries per type", minimum=1, maximum=1_000_000, advanced=True,
+    queries: int = param(500, label="Test queries per type", minimum=1, maximum=1_000_000, advanced=True,
                          section="Measures",
                          tooltip="Random count queries used to measure the query error of the release.")
-    greedy_restarts: int = param(50, label="greedy restarts per round", minimum=1, maximum=100_000, advanced=True,
+    greedy_restarts: int = param(50, label="Greedy restarts per round", minimum=1, maximum=100_000, advanced=True,
                                  section="Privacy", enabled_when={"l_method": ("greedy",), "k": (None,)},
                                  tooltip="How often the greedy ℓ method may restart a stuck walk in one round before "
                                          "it gives up with 'data not ℓ-eligible'.")
     seed: int = seed_param(tooltip="Same seed, same release: the order, the assignments and the one drawn as the "
                                    "truth are all repeatable.")
-    include_assignment: bool = param(False, label="chosen assignment in the JSON (audit)", advanced=True,
+    include_assignment: bool = param(False, label="Chosen assignment in the JSON (audit)", advanced=True,
                                      section="Audit",
                                      tooltip="Writes which of the assignments is the true one into the run's JSON. "
                                              "Together with the graph file this links every published record to "
                                              "its person: for auditors only, never next to a release.")
-    threads: int = param(2, label="threads", minimum=1, maximum=64, advanced=True, section="Order",
+    threads: int = param(2, label="Threads", minimum=1, maximum=64, advanced=True, section="Order",
                          tooltip="TSP segments are reordered in parallel on this many threads; the result does not "
                                  "depend on it.")
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QGridLayout, QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from ....data.table import Table
 from ....methods.threat.spec import ThreatRun
@@ -286,17 +286,24 @@ MAX_DEFAULT_DISTINCT = 200
 
 
 def default_columns(table: Table) -> tuple[list[str], str]:
-    """Quasi-identifiers and sensitive column a first run should use: the table's roles where it marks them."""
+    """Quasi-identifiers and sensitive column a first run should use.
+
+    A table that marks a sensitive column is taken at its word: its
+    quasi-identifiers and that column, exactly what the CLI uses when no
+    column is named (the roles set in the datasets dock, or a sample's). Only
+    a table with no roles gets a guess: the paper's columns of Adult, else a
+    sensitive column with few values and the quasi-identifiers whose groups
+    can be small.
+    """
     columns = [str(c) for c in table.frame.columns]
     marked = [c for c in table.sensitive if c in columns]
-    if not marked and set(PAPER_ADULT_QI) | {PAPER_ADULT_SENSITIVE} <= set(columns):
+    if marked:
+        return [c for c in table.quasi_identifiers if c != marked[0]], marked[0]
+    if set(PAPER_ADULT_QI) | {PAPER_ADULT_SENSITIVE} <= set(columns):
         return list(PAPER_ADULT_QI), PAPER_ADULT_SENSITIVE
     distinct = {c: int(table.frame[c].nunique(dropna=True)) for c in columns}
-    if marked:
-        sensitive = marked[0]
-    else:
-        few = [c for c in columns if 2 <= distinct[c] <= 50]
-        sensitive = few[-1] if few else columns[-1]
+    few = [c for c in columns if 2 <= distinct[c] <= 50]
+    sensitive = few[-1] if few else columns[-1]
     n = table.n_rows
     qi = [c for c in table.quasi_identifiers
           if c != sensitive and distinct[c] <= MAX_DEFAULT_DISTINCT and not (n > 1 and distinct[c] == n)]
