@@ -168,7 +168,15 @@ def _from_sample(data: Any, name: str) -> Any:
 
 
 def sample_of(dataset: Any, root: Path | None = None) -> Sample | None:
-    """The bundled sample ``dataset`` was loaded from (same name and data file), or None."""
+    """The bundled sample ``dataset`` was loaded from (its recorded origin, or the same name and data file)."""
+    from .datasets import origin_of
+
+    origin = origin_of(dataset)
+    if origin is not None and origin.sample is not None:
+        try:
+            return get_sample(origin.sample, root)
+        except KeyError:
+            return None
     name = getattr(dataset, "name", None)
     source = getattr(dataset, "source", None)
     if not name or source is None:

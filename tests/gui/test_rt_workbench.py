@@ -20,8 +20,7 @@ from anonstudio.data.table import Table
 from anonstudio.glossary import term
 from anonstudio.gui.workbenches.rt import RTWorkbench
 from anonstudio.gui.workbenches.rt.heuristics import ALONG, COMPARED, HEURISTICS, THIS_RUN, VS_DELTA, Trace, are_slots
-from anonstudio.gui.workbenches.rt.published import CHIPS_ROLE, CLUSTER_BACKGROUND
-from anonstudio.gui.workbenches.rt.rows import RTRows
+from anonstudio.gui.chips import CELL_ROLE
 from anonstudio.gui.workbenches.rt.run_view import NCP, NCP_CMP, UL, UL_CMP
 from anonstudio.gui.workbenches.rt.workbench import comparison_key, comparison_text
 from anonstudio.jobs import RecordingProgress
@@ -99,39 +98,44 @@ def test_a_run_fills_the_published_table_and_the_inspector(window, bench, clinic
     assert "matches at least 10 people" in bench.callout.text()
     result = r.result
     view = bench.side_by_side
-    left, right = view.models["original"], view.models["published"]
+    left, right = view.original.rows_model, view.published.rows_model
     assert left.rowCount() == right.rowCount() == 500
-    assert right.columns == ["cluster", "age", "sex", "race", "zip3", "diagnoses"]
-    # The first person is selected: their cluster is highlighted in both tables and inspected below.
+    assert right.source.columns == ("row", "cluster", "age", "sex", "race", "zip3", "diagnoses")
+    # The first person is selected: their cluster is marked in both tables and inspected below.
     cluster = int(result.assignment[0])
     members = np.flatnonzero(result.assignment == cluster)
     for model in (left, right):
-        colours = [model.data(model.index(i, 1), Qt.BackgroundRole) for i in range(500)]
-        assert [i for i, c in enumerate(colours) if c == CLUSTER_BACKGROUND] == members.tolist()
+        marked = [i for i in range(500) if model.index(i, 1).data(Qt.BackgroundRole) is not None]
+        assert marked == members.tolist()
     assert bench.inspector.cluster == cluster
     assert f"{len(members):,} people" in bench.inspector.heading.text()
     assert bench.inspector.cells.rowCount() == 4
     assert bench.inspector.cells.item(0, 1).text() == result.cells()[cluster][0]
-    # Published cells are chips; the items column lists the person's generalized items.
-    published = right.data(right.index(0, 5), CHIPS_ROLE)
-    assert published and all(kind in ("item", "group", "sensitive") for _, kind in published)
-    age_chip = right.data(right.index(0, 1), CHIPS_ROLE)[0]
-    assert age_chip[0] == result.cells()[cluster][0]
-    assert age_chip[1] == ("value" if age_chip[0] == str(clinic500.frame["age"].iloc[0]) else "generalized")
-    original = left.data(left.index(0, 5), CHIPS_ROLE)
-    assert [t for t, _ in original] == clinic500.frame["diagnoses"].iloc[0].split(";")
+    # Published cells are chips; the items column lists the person's published items, keyed so that the
+    # original items they cover light up with them.
+    published = right.index(0, 6).data(CELL_ROLE)
+    assert published and all(chip.kind in ("item", "partition", "sensitive") for chip in published)
+    keys = {chip.key for chip in published if chip.key >= 0}
+    assert set(view.published.delegate.highlight) == keys and set(view.original.delegate.highlight) == keys
+    age_chip = right.index(0, 2).data(CELL_ROLE)[0]
+    assert age_chip.text == result.cells()[cluster][0]
+    assert age_chip.kind == ("value" if age_chip.text == str(clinic500.frame["age"].iloc[0]) else "general")
+    original = left.index(0, 5).data(CELL_ROLE)
+    assert [c.text for c in original] == clinic500.frame["diagnoses"].iloc[0].split(";")
+    assert {c.key for c in original if c.kind == "item"} == keys
+    assert right.index(0, 1).data(Qt.DisplayRole) == str(cluster)  # as the cluster column of ANON.csv
     # "Only this cluster" lists the cluster; "rows of a cluster together" orders by cluster.
-    view.only_cluster.setChecked(True)
+    view.group_only.setChecked(True)
     assert left.rowCount() == len(members) and [left.data_row(i) for i in range(len(members))] == members.tolist()
-    view.only_cluster.setChecked(False)
-    view.by_cluster.setChecked(True)
+    view.group_only.setChecked(False)
+    view.sort_by_group.setChecked(True)
     order = [right.data_row(i) for i in range(500)]
     assert np.all(np.diff(result.assignment[order]) >= 0)
     # Selecting another person inspects their cluster.
     other = int(np.flatnonzero(result.assignment != cluster)[0])
     view.select_row(other)
     assert bench.inspector.cluster == int(result.assignment[other])
-    assert f"Row {other + 1}" in view.detail.text()
+    assert view.detail.text().startswith(f"Row {other} is published in cluster {result.assignment[other]}")
 
 
 def test_the_run_tab_shows_losses_along_the_merges_figures_and_the_check(window, bench, clinic500, wait_job):
@@ -168,7 +172,7 @@ def test_a_cancelled_run_keeps_its_clusters_as_a_partial_table(window, bench, cl
     assert stopped.status == "cancelled"
     bench._on_done(stopped, False)
     assert bench.callout.state == "incomplete"
-    assert bench.side_by_side.models["original"].rowCount() == 500
+    assert bench.side_by_side.original.rows_model.rowCount() == 500
     assert bench.comparison_job is None  # no comparison is started for a stopped run
     assert not bench.export_row.buttons["release"].isEnabled()
 
@@ -180,8 +184,7 @@ def test_an_infeasible_bound_publishes_nothing(window, bench, wait_job):
     assert r.status == "not-met" and bench.callout.state == "failed"
     assert not bench.export_row.buttons["release"].isEnabled()
     assert "Nothing may be published" in bench.side_by_side.title.text()
-    published = bench.side_by_side.models["published"]
-    assert published.data(published.index(0, 1), CHIPS_ROLE) == []
+    assert bench.side_by_side.published.rows_model.rowCount() == 0
     assert "FAILED" in bench.run_view.check_heading.text()
 
 
@@ -203,8 +206,8 @@ def test_an_items_file_joined_on_the_person_id(window, bench, wait_job):
     assert "No column holds items" in bench.callout.text()
     r = run(bench, wait_job, items_file=DATA / "conditions.csv", person_column="DUPERSID", items_column="ICD9CODX",
             qi=("DOBYY", "SEX", "RACEX"), categorical=("SEX", "RACEX"), k=2, m=1, delta=1.0, item_fanout=2)
-    assert r.status == "done" and bench.side_by_side.models["published"].rowCount() == 5
-    assert bench.side_by_side.models["published"].columns[-1] == "items"
+    assert r.status == "done" and bench.side_by_side.published.rows_model.rowCount() == 5
+    assert bench.side_by_side.published.rows_model.source.columns[-1] == "items"
 
 
 # ------------------------------------------------------------------ comparison of the heuristics
@@ -307,29 +310,3 @@ def test_comparing_with_an_earlier_run_draws_it_dashed(window, bench, clinic500,
     assert len(plot.series[NCP_CMP].y) == 0 and bench.run_view.measures.columnCount() == 2
     assert len(bench.comparison.plots["rum"].series[COMPARED].x) == 0
     wait_comparison(bench, qtbot)
-
-
-# ------------------------------------------------------------------ rows without Qt
-def test_rows_of_figure_2d():
-    spec = get_method("rt")
-    data = spec.open_dataset(DATA / "example.csv")
-    result = run_and_verify(spec, data, RTParams(**EXAMPLE, delta=0.8, merge="t")).result
-    rows = RTRows(result)
-    assert rows.published and rows.published_columns == ["cluster", "age", "origin", "gender", "items"]
-    john = rows.published_cells(0)
-    assert [chips[0] for chips in john[1:4]] == [("[19-70]", "generalized"), ("All", "generalized"),
-                                                ("All", "generalized")]
-    # G is sensitive: published as it is, and shown as such; the other items are generalized into sets.
-    kinds = dict(john[4])
-    assert kinds["G"] == "sensitive" and any(k == "group" for k in kinds.values())
-    assert rows.original_cells(0)[4] == [("B", "item"), ("E", "item"), ("F", "item"), ("G", "sensitive")]
-    cluster = rows.cluster(rows.cluster_of(0))
-    assert cluster.size == 4 and cluster.rows.tolist() == [0, 1, 4, 5]
-    assert cluster.ncp == pytest.approx(1.0)
-    assert cluster.cells[0] == ("age", "[19-70]", "19, 22, 55, 70")
-    sensitive = {it.label: it.people for it in cluster.items if it.kind == "sensitive"}
-    assert sensitive == {"G": 2, "H": 2}
-    assert sum(it.people for it in cluster.items if it.kind != "sensitive") >= 4
-    assert "cluster 1 with 3 other people" in rows.describe(0)
-    trace = Trace.of(result)
-    assert trace.rum == (result.initial_rum, *result.rum_trace) and len(trace.tum) == len(trace.rum)

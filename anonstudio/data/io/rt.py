@@ -419,10 +419,10 @@ def load_item_list(path: str | Path, *, encoding: str | None = None) -> list[tup
 def _load_people_format(path: str | Path, report: LoadReport, *, sep: str | None = None,
                         header: bool | str = "auto", names: Sequence[str] | None = None,
                         missing: Sequence[str] = ("?",), text_columns: Sequence[str] = (),
-                        encoding: str | None = None, latin1_fallback: bool = False) -> Table:
+                        encoding: str | None = None, latin1_fallback: bool = False, progress: Any = None) -> Table:
     """The registry's entry point of :func:`load_rt_table` (the report comes second there)."""
     return load_rt_table(path, sep=sep, header=header, names=names, missing=missing, text_columns=text_columns,
-                         encoding=encoding, latin1_fallback=latin1_fallback, report=report)
+                         encoding=encoding, latin1_fallback=latin1_fallback, report=report, progress=progress)
 
 
 # Chosen by name only (``format="rt-table"``, a sample's sample.json): a plain CSV table sniffs as csv-table.

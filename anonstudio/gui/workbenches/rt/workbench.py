@@ -5,9 +5,11 @@ Gkoulalas-Divanis, Skiadopoulos, ECML PKDD 2013). A run clusters people on
 their demographics, merges clusters while the bounded side's loss stays
 within δ and generalizes each cluster's items. The tab shows
 
-* the published table: each person before and after, side by side, the
-  selected person's cluster highlighted, generalized cells and items as
-  chips; the cluster inspector beside it;
+* the published table: each person before and after in the studio's
+  side-by-side view (:class:`~anonstudio.gui.side_by_side.SideBySideView`
+  over :class:`~anonstudio.methods.rt.compare.RTComparison`), the selected
+  person's cluster highlighted, generalized cells and items as chips; the
+  cluster inspector below;
 * the three merge heuristics R, T and RT compared over δ (SECRETA's
   comparison mode): query errors, losses and the largest cluster against δ
   and the losses along the merges, filled in by a background sweep;
@@ -26,6 +28,7 @@ from PySide6.QtWidgets import QSplitter, QTabWidget, QWidget
 from ....data.samples import sample_of
 from ....data.table import RTData, Table
 from ....methods.contract import MethodRun
+from ....methods.rt.compare import RTComparison
 from ....methods.rt.inputs import suggest_params
 from ....methods.rt.params import RTParams
 from ....methods.rt.result import RTResult
@@ -34,9 +37,9 @@ from ....methods.rt.sweeps import coarse_to_fine, delta_grid
 from ....methods.sweep import Axis, CellResult, SweepResult, make_grid, run_sweep
 from ....params import ParameterError, from_dict, spec_of, to_dict
 from ...method_workbench import MethodWorkbench
+from ...side_by_side import SideBySideView
 from .heuristics import HEURISTICS, HeuristicComparison, Trace
-from .published import ClusterInspector, SideBySide
-from .rows import RTRows
+from .inspector import ClusterInspector
 from .run_view import RunView
 
 __all__ = ["RTWorkbench", "AUTO_COMPARE_SECONDS", "comparison_key"]
@@ -89,20 +92,20 @@ class RTWorkbench(MethodWorkbench):
 
     # ------------------------------------------------------------ building
     def build_results(self) -> QWidget:
-        self.rows: RTRows | None = None
+        self.release: RTComparison | None = None
         self.comparison_job = None
         self._comparison_delivered = False
         self._comparison_key: RTParams | None = None
         self._traces: dict[int, Trace] = {}
-        self.side_by_side = SideBySide()
+        self.side_by_side = SideBySideView()
         self.side_by_side.row_selected.connect(self._row_selected)
         self.inspector = ClusterInspector()
         table_page = QSplitter(Qt.Vertical)
         table_page.addWidget(self.side_by_side)
         table_page.addWidget(self.inspector)
-        table_page.setStretchFactor(0, 3)
-        table_page.setStretchFactor(1, 2)
         table_page.setChildrenCollapsible(False)
+        table_page.setSizes([7, 3])  # proportions: the tables get most of the height
+        self.inspector.setMinimumHeight(120)
         self.comparison = HeuristicComparison()
         self.comparison.set_deltas(PRESET.axes[0].values)
         self.comparison.start_requested.connect(self.start_comparison)
@@ -273,8 +276,8 @@ class RTWorkbench(MethodWorkbench):
 
     # ------------------------------------------------------------ results
     def clear_results(self) -> None:
-        self.rows = None
-        self.side_by_side.set_rows(None)
+        self.release = None
+        self.side_by_side.set_comparison(None)
         self.inspector.clear()
         self.run_view.clear()
         self.comparison.mark_run(None, None, None)
@@ -285,10 +288,15 @@ class RTWorkbench(MethodWorkbench):
             return
         if not isinstance(result, RTResult):
             return
-        self.rows = RTRows(result)
-        self.side_by_side.set_rows(self.rows)
         self.inspector.clear()
-        if self.rows.n:
+        try:
+            self.release = RTComparison(result)
+        except ValueError:
+            self.release = None
+        self.side_by_side.set_comparison(self.release)
+        if self.release is None:
+            self.side_by_side.title.setText(f"Nothing may be published: {html.escape(result.reason)}.")
+        elif result.problem.n:
             self.side_by_side.select_row(0)
         self.run_view.plot.show_run(result, result.params.delta)
         self._show_measures()
@@ -336,8 +344,8 @@ class RTWorkbench(MethodWorkbench):
 
     # ------------------------------------------------------------ inspector
     def _row_selected(self, row: int) -> None:
-        if self.rows is not None and row >= 0:
-            self.inspector.show_cluster(self.rows, self.rows.cluster_of(row))
+        if self.release is not None and row >= 0:
+            self.inspector.show_cluster(self.release.cluster(int(self.release.result.assignment[row])))
 
 
 def comparison_text(result: SweepResult, running: bool) -> str:
