@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractButton, QAbstractScrollArea, QLabel, QTabWidget, QWidget
 
 from anonstudio.gui.method_workbench import MethodWorkbench
@@ -46,8 +47,11 @@ def layout_problems(root: QWidget) -> list[str]:
         layout = parent.layout()
         if layout is None or not parent.isVisibleTo(root) or _inside_scroll_area(parent, root):
             continue
-        kids = [layout.itemAt(i).widget() for i in range(layout.count())]
-        kids = [k for k in kids if k is not None and k.isVisibleTo(root)]
+        # The laid-out child widgets, found without layout.itemAt(): PySide keeps the item wrappers it
+        # returns (spacers too) alive with their layout, and a status bar that re-lays itself out while a job
+        # runs deletes those spacers, after which a new layout at the same address came back as a QSpacerItem.
+        kids = [k for k in parent.findChildren(QWidget, options=Qt.FindDirectChildrenOnly)
+                if layout.indexOf(k) >= 0 and k.isVisibleTo(root)]
         for i, a in enumerate(kids):
             for b in kids[i + 1:]:
                 overlap = a.geometry().intersected(b.geometry())
