@@ -354,7 +354,7 @@ def comparison_text(result: SweepResult, running: bool) -> str:
     deltas = len({c.values["delta"] for c in result.cells})
     missed = [r for r in result.ordered() if r.status not in ("done", "unverified")]
     text = f"{result.done} of {total} runs ({deltas} values of δ × R, T, RT)"
-    text += " so far…" if running else f" in {_duration(result.seconds)}"
+    text += " so far" if running else f" in {_duration(result.seconds)}"
     if not running and not result.complete:
         text += " (stopped early: the finished runs are drawn)"
     if missed:
