@@ -79,7 +79,7 @@ class RTWorkbench(MethodWorkbench):
 
     SPEC = "rt"
     TITLE = "RT-data"
-    ORDER = 35  # gui/nonreciprocal takes 40
+    ORDER = 35
     RUN_TEXT = "Anonymize"
     EMPTY_TEXT = EMPTY_TEXT
     INTRO = INTRO
