@@ -27,6 +27,7 @@ from .controls import STYLE, fitting_size
 from .datasets_dock import DatasetsPanel, available_samples
 from .jobs_dock import JobsPanel, JobStatus
 from .plots import EXPORT_FORMATS, ExportablePlot
+from .project_controller import ProjectController
 from .settings import RecentFiles, open_settings
 from .workbench import Workbench
 from .workbenches import discover_workbenches
@@ -137,8 +138,14 @@ class MainWindow(QMainWindow):
         self.datasets.dataset_loaded.connect(self.set_dataset)
         self.datasets.file_loaded.connect(self._remember_file)
         self.datasets.open_requested.connect(self.open_dataset_dialog)
+        self.projects = ProjectController(self)
+        self.projects.title_changed.connect(self.setWindowTitle)
         self._build_menus()
+        self.setWindowTitle(self.projects.title())
         self.statusBar().showMessage("Load a dataset to begin.")
+        if self.projects.has_autosave():
+            self.statusBar().showMessage("Unsaved work from an earlier session can be recovered: File › Recover "
+                                         "autosaved project.", 15000)
         self.resize(default_size(self))
         if restore_layout:
             self._restore_layout()
@@ -190,6 +197,23 @@ class MainWindow(QMainWindow):
     # ---------------------------------------------------------------- menus
     def _build_menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
+        projects = self.projects
+        self.new_project_action = file_menu.addAction("&New project", projects.new)
+        self.new_project_action.setShortcut(QKeySequence.New)
+        self.open_project_action = file_menu.addAction("Open &project…", projects.open_dialog)
+        self.open_project_action.setShortcut(QKeySequence("Ctrl+Shift+O"))
+        self.open_project_action.setToolTip("A project holds the dataset, every tab's parameters and sweeps; its "
+                                            "stored results show at once.")
+        self.recent_projects_menu = file_menu.addMenu("Recent p&rojects")
+        self.recent_projects_menu.aboutToShow.connect(self._fill_recent_projects)
+        self._fill_recent_projects()
+        self.save_project_action = file_menu.addAction("&Save project", projects.save)
+        self.save_project_action.setShortcut(QKeySequence.Save)
+        self.save_project_as_action = file_menu.addAction("Save project &as…", projects.save_as)
+        self.save_project_as_action.setShortcut(QKeySequence.SaveAs)
+        self.recover_action = file_menu.addAction("Recover autosaved project", projects.recover_autosave)
+        self.recover_action.setEnabled(projects.has_autosave())
+        file_menu.addSeparator()
         self.open_action = file_menu.addAction("&Open dataset…", self.open_dataset_dialog)
         self.open_action.setShortcut(QKeySequence.Open)
         self.samples_menu = file_menu.addMenu("Open &sample")
@@ -230,6 +254,20 @@ class MainWindow(QMainWindow):
             self.recent_menu.addAction("Clear list", self._clear_recent)
         self.recent_menu.setEnabled(bool(paths))
 
+    def _fill_recent_projects(self) -> None:
+        menu = self.recent_projects_menu
+        menu.clear()
+        paths = self.projects.recent.paths()
+        for path in paths:
+            menu.addAction(path, lambda p=path: self.projects.open(p))
+        menu.setEnabled(bool(paths))
+        if hasattr(self, "recover_action"):  # the menu is filled once before the action exists
+            self.recover_action.setEnabled(self.projects.has_autosave())
+
+    def open_project(self, path: str | Path) -> Job | None:
+        """Open a project file (its dataset loads in the background); see :class:`ProjectController`."""
+        return self.projects.open(path, ask=False)
+
     def _clear_recent(self) -> None:
         self.recent.clear()
         self._fill_recent_menu()
@@ -262,7 +300,7 @@ class MainWindow(QMainWindow):
             except Exception:  # noqa: BLE001
                 self.jobs.append_log(f"{bench.TITLE}: could not show the dataset:\n{traceback.format_exc()}")
         name = getattr(dataset, "name", "dataset")
-        self.setWindowTitle(f"{name} — anonstudio")
+        self.setWindowTitle(self.projects.title())
         self.statusBar().showMessage(f"Loaded {name}.", 8000)
 
     def all_plots(self) -> list[ExportablePlot]:
@@ -341,6 +379,10 @@ class MainWindow(QMainWindow):
         self.settings.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt naming)
+        if not self.projects.maybe_save():
+            event.ignore()
+            return
+        self.projects.autosave_timer.stop()
         self.save_layout()
         self.datasets.data_views.close_all()
         self.runner.shutdown(5000)
