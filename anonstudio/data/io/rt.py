@@ -42,8 +42,6 @@ from ..table import RTData, Table
 from ..transactions import TransactionData
 from .build import RecordChunks
 from .delimited import column_index, is_number, looks_like_header, read_rows
-from .registry import Format, register
-from .relational import save_csv_table
 from .report import LoadReport, attach_report
 
 __all__ = ["load_rt_csv", "load_rt_long", "load_rt_pair", "load_rt_table", "rt_from_table", "join_items",
@@ -414,21 +412,3 @@ def load_item_list(path: str | Path, *, encoding: str | None = None) -> list[tup
             label = label[1:-1]
         out.append((label, number))
     return out
-
-
-def _load_people_format(path: str | Path, report: LoadReport, *, sep: str | None = None,
-                        header: bool | str = "auto", names: Sequence[str] | None = None,
-                        missing: Sequence[str] = ("?",), text_columns: Sequence[str] = (),
-                        encoding: str | None = None, latin1_fallback: bool = False, progress: Any = None) -> Table:
-    """The registry's entry point of :func:`load_rt_table` (the report comes second there)."""
-    return load_rt_table(path, sep=sep, header=header, names=names, missing=missing, text_columns=text_columns,
-                         encoding=encoding, latin1_fallback=latin1_fallback, report=report, progress=progress)
-
-
-# Chosen by name only (``format="rt-table"``, a sample's sample.json): a plain CSV table sniffs as csv-table.
-register(Format(
-    name="rt-table", label="People table, codes kept as text", kind="table", extensions=(".csv",),
-    sniff=lambda head: 0.0, load=_load_people_format, save=save_csv_table,
-    description="One row per person; codes written with a leading zero (ZIP 021, ICD-9 001) stay text; a "
-                "column of items joined by ';' stays one text column.",
-))

@@ -215,11 +215,17 @@ class RTWorkbench(MethodWorkbench):
             return CellResult(cell, run.status, {k: v for k, v in run.summary().items() if k != "seconds"},
                               run.seconds)
 
+        # Finished cells go to the result cache like any sweep's (the Compare tab finds them there); they are
+        # not read back from it, since the cache keeps no losses along the merges.
+        store = self.result_cache.sweep_hooks(self.spec, data)[1] if self.result_cache is not None else None
+
         def keep_trace(cell_result: CellResult) -> None:
             # Runs in the worker: keep the losses along the merges, drop the run (its tables are large).
             if cell_result.run is not None and isinstance(cell_result.run.result, RTResult):
                 traces[cell_result.cell.index] = Trace.of(cell_result.run.result)
             cell_result.run = None
+            if store is not None:
+                store(cell_result)
 
         spec, runner = self.spec, self.runner
 
