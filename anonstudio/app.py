@@ -168,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.demo:
         driver = DemoDriver(app, window, screenshot=Path(args.screenshot) if args.screenshot else None,
                             max_m=args.max_m or DEMO_MAX_M)
+    window.install_exception_hook()
     if scripted:
         window.projects.prompt_on_close = False
     window.show()

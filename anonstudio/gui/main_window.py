@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import sys
 import traceback
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from .. import __version__
 from .controls import STYLE, fitting_size
 from .datasets_dock import DatasetsPanel, available_samples
 from .jobs_dock import JobsPanel, JobStatus
+from .method_workbench import MethodWorkbench
 from .plots import EXPORT_FORMATS, ExportablePlot
 from .project_controller import ProjectController
 from .settings import RecentFiles, open_settings
@@ -238,6 +240,14 @@ class MainWindow(QMainWindow):
         for dock in (self.datasets_dock, self.params_dock, self.jobs_dock):
             view_menu.addAction(dock.toggleViewAction())
 
+        tools_menu = self.menuBar().addMenu("&Tools")
+        self.compare_runs_action = tools_menu.addAction("&Compare runs…", self.show_compare_runs)
+        self.compare_runs_action.setToolTip("The finished runs of every tab on this dataset side by side: a table "
+                                            "of their measures and a trade-off plot.")
+        self.compare_values_action = tools_menu.addAction("Compare parameter &values…", self.show_compare_values)
+        self.compare_values_action.setToolTip("Run the current tab's method over a grid of parameter values and "
+                                              "seeds (its Compare tab).")
+
         help_menu = self.menuBar().addMenu("&Help")
         self.glossary_action = help_menu.addAction("&Glossary", self.show_glossary)
         self.glossary_action.setShortcut(QKeySequence.HelpContents)
@@ -345,8 +355,57 @@ class MainWindow(QMainWindow):
         self.jobs_dock.show()
         self.jobs_dock.raise_()
 
+    def show_compare_runs(self) -> None:
+        """Tools › Compare runs: every tab's finished runs on this dataset, compared."""
+        from .compare_runs import CompareRunsWindow
+
+        window = getattr(self, "compare_runs_window", None)
+        if window is None:
+            window = self.compare_runs_window = CompareRunsWindow(self)
+        else:
+            window.refresh()
+        window.show()
+        window.raise_()
+
+    def show_compare_values(self) -> None:
+        """Tools › Compare parameter values: the current tab's Compare tab (a sweep over its parameters)."""
+        bench = self.tabs.currentWidget()
+        if not isinstance(bench, MethodWorkbench):
+            self.statusBar().showMessage("Choose a method tab first.", 8000)
+            return
+        bench.results.setCurrentWidget(bench.sweep_view)
+
     def show_error(self, title: str, message: str) -> None:
         QMessageBox.critical(self, f"{title} failed", message)
+
+    def install_exception_hook(self) -> None:
+        """Report an exception escaping a button handler or dialog instead of losing it on stderr.
+
+        Qt keeps running after a slot raises; the user is told once (per
+        distinct error) in a non-blocking message, the traceback goes to the
+        Jobs log, and nothing else changes: data and results stay as they were.
+        """
+        previous = sys.excepthook
+        reported: set[str] = set()
+
+        def hook(kind, value, tb):
+            if issubclass(kind, KeyboardInterrupt):
+                previous(kind, value, tb)
+                return
+            details = "".join(traceback.format_exception(kind, value, tb))
+            self.jobs.append_log(f"unexpected error:\n{details}")
+            summary = f"{kind.__name__}: {value}"
+            if summary in reported:
+                return
+            reported.add(summary)
+            box = QMessageBox(QMessageBox.Warning, "Something went wrong",
+                              f"An action failed: {summary[:300]}\n\nYour data and results are unchanged. The "
+                              "details are in the Jobs log (View › Jobs and log); please report them.",
+                              QMessageBox.Ok, self)
+            box.setAttribute(Qt.WA_DeleteOnClose)
+            box.open()
+
+        sys.excepthook = hook
 
     def show_glossary(self) -> None:
         """Help > Glossary (F1): every measure and parameter with its one-line meaning."""

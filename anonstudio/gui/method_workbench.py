@@ -161,13 +161,13 @@ class MethodWorkbench(Workbench):
             self.results = tabs
         self.results.addTab(self.sweep_view, "Compare parameter values")
         exports = [(e.key, f"{e.label}…", e.help) for e in self.spec.exports]
-        exports.append((JSON_KEY, "Run report (JSON)…",
-                        "The run as JSON: result, independent check, status, parameters (seed included), input "
-                        "name and SHA-256, anonstudio version."))
-        exports.append((COMMAND_KEY, "Copy command line",
-                        "Copy the anonstudio-cli command that repeats this run exactly (every parameter, seed "
-                        "included, and how the data was read), for scripts and reports."))
-        self.export_row = ExportRow(exports, self.export_dialog)
+        more = [(JSON_KEY, "Run report (JSON)…",
+                 "The run as JSON: result, independent check, status, parameters (seed included), input name "
+                 "and SHA-256, anonstudio version."),
+                (COMMAND_KEY, "Copy command line",
+                 "Copy the anonstudio-cli command that repeats this run exactly (every parameter, seed included, "
+                 "and how the data was read), for scripts and reports.")]
+        self.export_row = ExportRow(exports, self.export_dialog, more=more)
         top = QHBoxLayout()
         top.addWidget(self.intro_label, 1)
         layout.addLayout(top)

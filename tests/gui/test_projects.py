@@ -133,7 +133,7 @@ def test_copy_command_line_puts_the_exact_command_on_the_clipboard(study):
 
     window, data_file = study
     km = window.workbench(KmAnonWorkbench)
-    km.export_row.buttons["command"].click()
+    km.export_row.buttons["command"].trigger()
     text = QApplication.clipboard().text()
     assert text == run_command_line(km.last_run)
     assert text.startswith(f"anonstudio-cli kmanon {data_file}") and "--seed 9" in text
