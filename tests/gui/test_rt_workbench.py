@@ -282,6 +282,10 @@ def test_comparison_key_and_text():
     text = comparison_text(sweep, running=False)
     assert text.startswith("6 of 6 runs (2 values of δ × R, T, RT) in ")
     assert "Nothing published (δ cannot be met): R at δ = 0.1, T at δ = 0.1, RT at δ = 0.1." in text
+    # More than six misses: the list ends in an ellipsis, without a full stop after it.
+    cells = make_grid(RTParams(**EXAMPLE), (Axis("delta", (0.02, 0.05, 0.1)), Axis("merge", ("r", "t", "rt"))))
+    text = comparison_text(run_sweep(spec, data, cells, axes=()), running=False)
+    assert text.endswith(" …") and text.count("δ =") == 6
 
 
 def test_are_slots_follow_the_workload_names():

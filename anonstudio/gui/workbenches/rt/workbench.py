@@ -366,7 +366,8 @@ def comparison_text(result: SweepResult, running: bool) -> str:
     if missed:
         names = ", ".join(f"{HEURISTICS[r.cell.values['merge']][0]} at δ = {r.cell.values['delta']:g}"
                           for r in missed[:6])
-        text += f". Nothing published (δ cannot be met): {names}" + (" …" if len(missed) > 6 else "")
+        # An ellipsis ends the list by itself: no full stop after it.
+        return text + f". Nothing published (δ cannot be met): {names}" + (" …" if len(missed) > 6 else ".")
     return text + "."
 
 
