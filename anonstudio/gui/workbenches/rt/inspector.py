@@ -35,10 +35,10 @@ class ClusterInspector(QWidget):
         super().__init__(parent)
         self.heading = note_label(HEADING_EMPTY, "body")
         self.heading.setObjectName("rt_cluster_heading")
-        self.cells = _table(["column", "published", "values in the cluster"])
+        self.cells = _table(["column", "published", "values in the cluster"], stretch=(1, 2))
         self.cells.setToolTip("How the cluster's demographics are published, and the original values that cell "
                               "stands for.")
-        self.items = _table(["published item", "people", "stands for (items of this cluster)"])
+        self.items = _table(["published item", "people", "stands for"], stretch=(2,))
         self.items.setToolTip("Each published item of the cluster, the cluster's original items it stands for, and "
                               "how many of the cluster's people have one of them. Sensitive items are published as "
                               "they are.")
@@ -77,16 +77,24 @@ def _stands_for(item) -> str:
     return shown
 
 
-def _table(headers: list[str]) -> QTableWidget:
+def _table(headers: list[str], stretch: tuple[int, ...]) -> QTableWidget:
+    """A read-only table; the ``stretch`` columns share the width left and elide long text (full in the tooltip).
+
+    Sizing every column to its contents pushed the last ones out of sight (a
+    generalized education cell lists a dozen values), so long columns stretch.
+    """
     table = QTableWidget(0, len(headers))
     table.setHorizontalHeaderLabels(headers)
     table.verticalHeader().setVisible(False)
     table.verticalHeader().setDefaultSectionSize(22)
     table.setEditTriggers(QAbstractItemView.NoEditTriggers)
     table.setWordWrap(False)
+    table.setTextElideMode(Qt.ElideRight)
     header = table.horizontalHeader()
-    header.setSectionResizeMode(QHeaderView.ResizeToContents)
-    header.setStretchLastSection(True)
+    # Left-aligned captions: a narrow column cuts its caption's end, not both ends.
+    header.setDefaultAlignment(Qt.AlignLeft | Qt.AlignVCenter)
+    for c in range(len(headers)):
+        header.setSectionResizeMode(c, QHeaderView.Stretch if c in stretch else QHeaderView.ResizeToContents)
     return table
 
 

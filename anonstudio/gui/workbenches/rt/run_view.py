@@ -99,8 +99,8 @@ def measure_rows(result) -> list[tuple[str, str, str]]:
     rows = [
         ("Demographics loss, Rum (NCP)", number(result.rum, 4), "Rum"),
         ("Items loss, Tum (UL)", number(result.tum, 4), "Tum"),
-        ("Rum after Cluster (before merging)", number(result.initial_rum, 4), "Rum"),
-        ("Tum after Cluster", number(result.initial_tum, 4), "Tum"),
+        ("Rum before any merge", number(result.initial_rum, 4), "Rum"),
+        ("Tum before any merge", number(result.initial_tum, 4), "Tum"),
         ("Clusters", integer(result.n_clusters), "cluster"),
         ("Largest cluster (people)", integer(sizes.max()) if len(sizes) else "n/a", "max_cluster_size"),
         ("Smallest cluster (people)", integer(sizes.min()) if len(sizes) else "n/a", "k"),
