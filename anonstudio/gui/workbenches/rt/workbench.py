@@ -29,7 +29,7 @@ from ....data.samples import sample_of
 from ....data.table import RTData, Table
 from ....methods.contract import MethodRun
 from ....methods.rt.compare import RTComparison
-from ....methods.rt.inputs import suggest_params
+from ....methods.rt.inputs import rt_data_for, suggest_params
 from ....methods.rt.params import RTParams
 from ....methods.rt.result import RTResult
 from ....methods.rt.sweeps import HEURISTICS as PRESET
@@ -231,7 +231,10 @@ class RTWorkbench(MethodWorkbench):
 
         def job(progress):
             runner.wait_for_kernels(progress)
-            return run_sweep(spec, data, cells, progress, axes=axes, keep_runs=True, cached=cached,
+            # The cells differ only in δ and the heuristic: split the items column or join the items file once
+            # for all of them rather than once a cell (and every cell reads the same items).
+            people = rt_data_for(data, base)
+            return run_sweep(spec, people, cells, progress, axes=axes, keep_runs=True, cached=cached,
                              on_cell=keep_trace)
 
         self.comparison.set_running(True)
