@@ -22,6 +22,7 @@ from anonstudio.gui.workbenches.rt import RTWorkbench
 from anonstudio.gui.workbenches.rt.heuristics import ALONG, COMPARED, HEURISTICS, THIS_RUN, VS_DELTA, Trace, are_slots
 from anonstudio.gui.chips import CELL_ROLE
 from anonstudio.gui.workbenches.rt.run_view import NCP, NCP_CMP, UL, UL_CMP
+from anonstudio.gui.workbenches.rt import workbench as workbench_module
 from anonstudio.gui.workbenches.rt.workbench import comparison_key, comparison_text
 from anonstudio.jobs import RecordingProgress
 from anonstudio.methods.contract import get_method, run_and_verify
@@ -251,6 +252,15 @@ def test_the_comparison_runs_in_the_background_and_fills_every_curve(window, ben
     assert list(bench.comparison.plots["rum"].series[THIS_RUN].x) == [0.5]
     run(bench, wait_job, k=12)
     assert bench.comparison_job is not job
+
+
+def test_a_slow_comparison_waits_for_the_button(window, bench, clinic500, wait_job, monkeypatch):
+    monkeypatch.setattr(workbench_module, "AUTO_COMPARE_SECONDS", 0.0)
+    window.set_dataset(clinic500)
+    run(bench, wait_job, k=10, delta=0.6)
+    assert bench.comparison_job is None
+    assert "press “Compare R, T and RT” to start them" in bench.comparison.status.text()
+    assert bench.comparison.run_button.isEnabled() and not bench.comparison.cancel_button.isEnabled()
 
 
 @pytest.mark.slow
