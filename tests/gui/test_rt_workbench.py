@@ -324,3 +324,29 @@ def test_comparing_with_an_earlier_run_draws_it_dashed(window, bench, clinic500,
     assert len(plot.series[NCP_CMP].y) == 0 and bench.run_view.measures.columnCount() == 2
     assert len(bench.comparison.plots["rum"].series[COMPARED].x) == 0
     wait_comparison(bench, qtbot)
+
+
+@pytest.mark.slow
+def test_a_run_picked_from_the_history_is_starred_only_on_curves_of_its_settings(window, bench, clinic500, wait_job,
+                                                                                  qtbot):
+    window.set_dataset(clinic500)
+    run(bench, wait_job, k=10, delta=0.6)
+    wait_comparison(bench, qtbot)
+    run(bench, wait_job, delta=0.5)  # only δ differs: a point of the same comparison
+    star = bench.comparison.plots["rum"].series[THIS_RUN]
+    hollow = bench.comparison.plots["rum"].series[COMPARED]
+    assert list(star.x) == [0.5]
+    bench.show_history_run(0)
+    assert list(star.x) == [0.6]
+    third = run(bench, wait_job, k=12, delta=0.7)  # other settings: a new comparison
+    wait_comparison(bench, qtbot)
+    bench.show_history_run(0)  # k = 10 is not on the k = 12 curves
+    assert len(star.x) == 0 and bench.comparison.status.text().startswith(workbench_module.OTHER_SETTINGS)
+    combo = bench.history_bar.compare_combo
+    combo.setCurrentIndex(combo.findData(2))  # the k = 12 run, compared: on the curves
+    assert list(hollow.x) == [0.7]
+    combo.setCurrentIndex(combo.findData(1))  # k = 10: not on them
+    assert len(hollow.x) == 0
+    bench.show_history_run(2)
+    assert list(star.x) == [0.7] and list(star.y) == pytest.approx([third.result.rum])
+    assert not bench.comparison.status.text().startswith(workbench_module.OTHER_SETTINGS)

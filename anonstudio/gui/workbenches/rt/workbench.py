@@ -65,6 +65,8 @@ EMPTY_TEXT = ("Load a table to begin: pick the bundled “Small synthetic clinic
 TAB_TABLE = "Published table"
 TAB_HEURISTICS = "Merge heuristics vs δ"
 TAB_RUN = "Loss and check"
+OTHER_SETTINGS = ("The curves are for other settings than the run shown (not only another δ or heuristic): press "
+                  "“Compare R, T and RT” to compare at this run's settings.")
 #: A comparison expected to take at most this long (seconds, from the run's own time) starts by itself. Two
 #: minutes covers INFORMS (26,735 people: about 1.5 min on 2 cores), so its curves fill in without a click;
 #: the job runs beside the next run and is cancelled when the settings it compares change.
@@ -165,12 +167,10 @@ class RTWorkbench(MethodWorkbench):
         super().run(params)
 
     def _after_run(self, run: MethodRun, complete: bool) -> None:
-        """Mark the run on the comparison; start a comparison for new settings when it is quick."""
+        """Start a comparison for new settings when it is quick (show_verification has starred the run)."""
         result = run.result
         if not isinstance(result, RTResult):
             return
-        self.comparison.bound = run.params.bound
-        self.comparison.mark_run(run.params.delta, run.params.merge, run.summary())
         if comparison_key(run.params) == self._comparison_key or not complete:
             return
         deltas = delta_grid(run.params.bound, result.initial_rum, result.initial_tum, include=run.params.delta)
@@ -270,7 +270,7 @@ class RTWorkbench(MethodWorkbench):
 
     def _comparison_partial(self, result: SweepResult) -> None:
         self.comparison.show_sweep(result, self._traces)
-        self.comparison.set_status(comparison_text(result, running=True))
+        self._show_comparison_status(result, running=True)
 
     def _comparison_done(self, result: SweepResult, complete: bool) -> None:
         self._comparison_delivered = True
@@ -278,7 +278,7 @@ class RTWorkbench(MethodWorkbench):
         if result is None:
             return
         self.comparison.show_sweep(result, self._traces)
-        self.comparison.set_status(comparison_text(result, running=False))
+        self._show_comparison_status(result, running=False)
 
     def _comparison_failed(self, exc: BaseException) -> None:
         self.comparison.set_running(False)
@@ -338,14 +338,42 @@ class RTWorkbench(MethodWorkbench):
 
     def show_verification(self, run: MethodRun) -> None:
         self.run_view.show_check(run.verification)
+        # Every way a run comes on screen (just finished, picked from the history, read from the cache) ends
+        # here: star it on the comparison.
+        self._mark_on_comparison(run)
+
+    def _compares(self, run: MethodRun | None) -> bool:
+        """Whether ``run`` is one of the comparison's points (same settings but δ and the heuristic)."""
+        return (run is not None and isinstance(run.result, RTResult) and
+                (self._comparison_key is None or comparison_key(run.params) == self._comparison_key))
+
+    def _mark_on_comparison(self, run: MethodRun) -> None:
+        # Starring a run on curves of other settings (another k, other columns) would mislead.
+        if self._compares(run):
+            self.comparison.bound = run.params.bound
+            self.comparison.mark_run(run.params.delta, run.params.merge, run.summary())
+        else:
+            self.comparison.mark_run(None, None, None)
+        if self.comparison.result is not None:
+            running = self.comparison_job is not None and not self.comparison_job.state.finished
+            self._show_comparison_status(self.comparison.result, running)
+        elif isinstance(run.result, RTResult) and not self._compares(run):
+            self.comparison.set_status(OTHER_SETTINGS)
+
+    def _show_comparison_status(self, result: SweepResult, running: bool) -> None:
+        text = comparison_text(result, running)
+        if self.last_run is not None and isinstance(self.last_run.result, RTResult) and \
+                not self._compares(self.last_run):
+            text = f"{OTHER_SETTINGS} {text}"
+        self.comparison.set_status(text)
 
     def show_comparison(self, run: MethodRun | None) -> None:
         result = run.result if run is not None and isinstance(run.result, RTResult) else None
         self.run_view.plot.show_compared(result)
         self._show_measures()
-        self.comparison.mark_run(run.params.delta if result is not None else None,
-                                 run.params.merge if result is not None else None,
-                                 run.summary() if result is not None else None, compared=True)
+        on_curves = self._compares(run)
+        self.comparison.mark_run(run.params.delta if on_curves else None, run.params.merge if on_curves else None,
+                                 run.summary() if on_curves else None, compared=True)
 
     def _show_measures(self) -> None:
         shown = self.shown_result if isinstance(self.shown_result, RTResult) else None
