@@ -187,6 +187,8 @@ def test_an_infeasible_bound_publishes_nothing(window, bench, wait_job):
     assert "Nothing may be published" in bench.side_by_side.title.text()
     assert bench.side_by_side.published.rows_model.rowCount() == 0
     assert "FAILED" in bench.run_view.check_heading.text()
+    # The curves leave out runs that could not meet their δ: no star either.
+    assert len(bench.comparison.plots["rum"].series[THIS_RUN].x) == 0
 
 
 def test_release_export_writes_the_anonymized_table(window, bench, tmp_path, wait_job):

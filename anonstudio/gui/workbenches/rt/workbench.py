@@ -202,9 +202,9 @@ class RTWorkbench(MethodWorkbench):
             return
         self.cancel_comparison()
         self.comparison.clear()
-        self.comparison.mark_run(run.params.delta if run else None, run.params.merge if run else None,
-                                 run.summary() if run else None)
         self._comparison_key = comparison_key(base)
+        if run is not None:
+            self._mark_on_comparison(run)
         traces: dict[int, Trace] = {}
         self._traces = traces
         shown = {c.index: c for c in cells if run is not None and c.params == run.params}
@@ -348,8 +348,9 @@ class RTWorkbench(MethodWorkbench):
                 (self._comparison_key is None or comparison_key(run.params) == self._comparison_key))
 
     def _mark_on_comparison(self, run: MethodRun) -> None:
-        # Starring a run on curves of other settings (another k, other columns) would mislead.
-        if self._compares(run):
+        # Starring a run on curves of other settings (another k, other columns) would mislead; a run that
+        # could not meet its δ is no point of the curves either (they leave such runs out).
+        if self._compares(run) and run.result.feasible is not False:
             self.comparison.bound = run.params.bound
             self.comparison.mark_run(run.params.delta, run.params.merge, run.summary())
         else:
@@ -371,7 +372,7 @@ class RTWorkbench(MethodWorkbench):
         result = run.result if run is not None and isinstance(run.result, RTResult) else None
         self.run_view.plot.show_compared(result)
         self._show_measures()
-        on_curves = self._compares(run)
+        on_curves = self._compares(run) and run.result.feasible is not False
         self.comparison.mark_run(run.params.delta if on_curves else None, run.params.merge if on_curves else None,
                                  run.summary() if on_curves else None, compared=True)
 
