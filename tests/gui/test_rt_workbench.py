@@ -19,7 +19,18 @@ from anonstudio.data.samples import get_sample, load_sample
 from anonstudio.data.table import Table
 from anonstudio.glossary import term
 from anonstudio.gui.workbenches.rt import RTWorkbench
-from anonstudio.gui.workbenches.rt.heuristics import ALONG, COMPARED, HEURISTICS, THIS_RUN, VS_DELTA, Trace, are_slots
+from anonstudio.gui.workbenches.rt.heuristics import (
+    ALONG,
+    COMPARED,
+    EMPTY,
+    HEURISTICS,
+    NO_WORKLOAD,
+    THIS_RUN,
+    VS_DELTA,
+    HeuristicComparison,
+    Trace,
+    are_slots,
+)
 from anonstudio.gui.chips import CELL_ROLE
 from anonstudio.gui.workbenches.rt.run_view import NCP, NCP_CMP, UL, UL_CMP
 from anonstudio.gui.workbenches.rt import workbench as workbench_module
@@ -298,6 +309,29 @@ def test_comparison_key_and_text():
     cells = make_grid(RTParams(**EXAMPLE), (Axis("delta", (0.02, 0.05, 0.1)), Axis("merge", ("r", "t", "rt"))))
     text = comparison_text(run_sweep(spec, data, cells, axes=()), running=False)
     assert text.endswith(" …") and text.count("δ =") == 6
+
+
+def test_an_are_plot_without_its_workload_says_why(qtbot):
+    # The example: each person has one item (their occupation), so no query asks for 2 items.
+    spec = get_method("rt")
+    data, params = spec.example()
+    cells = make_grid(params, (Axis("delta", (0.8,)), Axis("merge", ("r",))))
+    view = HeuristicComparison()
+    qtbot.addWidget(view)
+    view.show_sweep(run_sweep(spec, data, cells, axes=()), {})
+    assert view.plots["are_demographics"].has_data()
+    for key in ("are_items", "are_both"):
+        assert view.plots[key].empty_label.text() == NO_WORKLOAD[key]
+    view.clear()
+    assert view.plots["are_items"].empty_label.text() == EMPTY
+
+
+def test_the_largest_cluster_axis_writes_thousands_separators(qtbot):
+    view = HeuristicComparison()
+    qtbot.addWidget(view)
+    axis = view.plots["max_cluster_size"].plot_item.getAxis("left")
+    assert axis.tickStrings([0.0, 5000.0, 15000.0], 1.0, 5000.0) == ["0", "5,000", "15,000"]
+    assert axis.labelText == "people"
 
 
 def test_are_slots_follow_the_workload_names():

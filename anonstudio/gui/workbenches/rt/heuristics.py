@@ -59,6 +59,14 @@ ALONG = {"tum": ("Items loss along the merges", "UL (Tum)", "Tum"),
 PAGES = (("Demographics", ("are_demographics", "rum")), ("Items", ("are_items", "tum")),
          ("Both", ("are_both", "max_cluster_size")))
 EMPTY = "Press “Compare R, T and RT”: every finished run adds a point."
+#: An ARE plot whose workload the runs did not measure: generated item workloads need people with 2 items.
+NO_WORKLOAD = {
+    "are_demographics": "The runs measured no demographic queries (the queries file has none).",
+    "are_items": "The runs measured no item queries: they ask for 2 items together and no one here has 2 "
+                 "(or the queries file has none).",
+    "are_both": "The runs measured no mixed queries: they ask for a demographic value and 2 items, and no one here "
+                "has 2 items (or the queries file has none).",
+}
 INTRO = ("<b>Which merge heuristic?</b> R merges the clusters with the closest demographics, T those with the most "
          "similar items, RT balances both. Each is run at every δ; lower is better everywhere.")
 
@@ -102,8 +110,23 @@ def are_slots(measures: list[str]) -> dict[str, str | None]:
     return slots
 
 
-def _plot(title: str, x_label: str, y_label: str, glossary: str, empty: str = EMPTY) -> ExportablePlot:
+class CountAxis(pg.AxisItem):
+    """Whole-number ticks with thousands separators (a largest cluster of 13,000 people, not 13000)."""
+
+    def tickStrings(self, values, scale, spacing):  # noqa: N802 (pyqtgraph naming)
+        if spacing * scale < 1:
+            return super().tickStrings(values, scale, spacing)
+        return [f"{v * scale:,.0f}" for v in values]
+
+
+def _plot(title: str, x_label: str, y_label: str, glossary: str, empty: str = EMPTY, *,
+          counts: bool = False) -> ExportablePlot:
     plot = ExportablePlot(title, x_label=x_label, y_label=y_label, empty_text=empty, auto_legend=True)
+    if counts:
+        axis = CountAxis("left")
+        axis.enableAutoSIPrefix(False)
+        plot.plot_item.setAxisItems({"left": axis})
+        plot.set_y_label(y_label)
     plot.add_glossary(glossary)
     # Three entries a row: R, T, RT over "this run" and "compared run" keep the legend two lines high.
     plot.legend.setColumnCount(3)
@@ -151,7 +174,7 @@ class HeuristicComparison(QWidget):
 
         self.plots: dict[str, ExportablePlot] = {}
         for key, (title, y_label, glossary) in VS_DELTA.items():
-            self.plots[key] = _plot(title, "δ (loss bound)", y_label, glossary)
+            self.plots[key] = _plot(title, "δ (loss bound)", y_label, glossary, counts=key == "max_cluster_size")
         self.along: dict[str, ExportablePlot] = {}
         for key, (title, y_label, glossary) in ALONG.items():
             self.along[key] = _plot(title, "merges", y_label, glossary, "The losses after every merge of the runs "
@@ -237,6 +260,8 @@ class HeuristicComparison(QWidget):
         self.traces = {}
         for plot in [*self.plots.values(), *self.along.values()]:
             plot.clear_data()
+        for key in NO_WORKLOAD:
+            self.plots[key].set_empty_text(EMPTY)
         self.trace_combo.blockSignals(True)
         self.trace_combo.clear()
         self.trace_combo.blockSignals(False)
@@ -256,6 +281,8 @@ class HeuristicComparison(QWidget):
             measure = slots.get(key, key) if key.startswith("are_") else key
             if measure is not None and key.startswith("are_"):
                 plot.set_y_label(f"ARE ({measure.removeprefix('are_')})")
+            if key in NO_WORKLOAD:
+                plot.set_empty_text(NO_WORKLOAD[key] if measure is None and result.done else EMPTY)
             series = result.series("delta", measure, "merge") if measure else {}
             for merge, (name, _, _) in HEURISTICS.items():
                 xs, ys, _, _ = series.get(merge, (np.zeros(0), np.zeros(0), None, None))
