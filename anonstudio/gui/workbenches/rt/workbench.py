@@ -67,10 +67,11 @@ TAB_HEURISTICS = "Merge heuristics vs δ"
 TAB_RUN = "Loss and check"
 OTHER_SETTINGS = ("The curves are for other settings than the run shown (not only another δ or heuristic): press "
                   "“Compare R, T and RT” to compare at this run's settings.")
-#: A comparison expected to take at most this long (seconds, from the run's own time) starts by itself. Two
-#: minutes covers INFORMS (26,735 people: about 1.5 min on 2 cores), so its curves fill in without a click;
-#: the job runs beside the next run and is cancelled when the settings it compares change.
-AUTO_COMPARE_SECONDS = 120.0
+#: A comparison expected to take at most this long (seconds, from the run's own time) starts by itself. Three
+#: minutes covers INFORMS (26,735 people: 1.5-2 min on 2 busy cores, estimated at up to 2.5), so its curves
+#: fill in without a click; the job runs beside the next run and is cancelled when the settings it compares
+#: change.
+AUTO_COMPARE_SECONDS = 180.0
 
 
 def comparison_key(params: RTParams) -> RTParams:
