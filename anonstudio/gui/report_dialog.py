@@ -35,7 +35,7 @@ from ..studio.report import verdict
 from .controls import STYLE, note_label, save_file_dialog
 from .method_workbench import MethodWorkbench
 from .report_render import run_figures, write_report
-from .workers import Job, JobRunner
+from .workers import Job, JobRunner, JobState
 
 __all__ = ["ReportDialog", "show_report_dialog", "INTERNAL_WARNING"]
 
@@ -256,6 +256,10 @@ class ReportDialog(QDialog):
 
     def _job_changed(self) -> None:
         job = self.job
+        if job is not None and job.state is JobState.CANCELLED:
+            # A job cancelled before a worker picked it up never calls on_done: finish here.
+            self._finish(None)
+            return
         if job is not None and not job.state.finished:
             self.progress.setValue(500 + int(500 * job.fraction))
             if job.status:

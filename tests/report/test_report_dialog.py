@@ -159,3 +159,27 @@ def test_a_workbench_that_cannot_draw_a_run_costs_the_plots_not_the_report(proje
     monkeypatch.setattr(workbench_class("uniqueness"), "show_result", broken)
     figs, note = run_figures(project_runs.runs["uniqueness"])
     assert figs == [] and "could not draw this run" in note and "planted drawing fault" in note
+
+
+def test_cancel_before_a_worker_starts_the_job_still_finishes_the_dialog(window, qtbot, project_runs, tmp_path):
+    """A job cancelled while it waits for a free worker never runs (no on_done): the dialog must still stop."""
+    import threading
+
+    _ran(window, qtbot, project_runs)
+    dialog = _dialog(window, qtbot)
+    html = tmp_path / "r.html"
+    dialog.html_row.set_path(html)
+    release = threading.Event()
+    pool = window.runner.pool
+    blockers = [window.runner.submit(f"blocker {i}", lambda progress: release.wait(30), key=f"blocker-{i}")
+                for i in range(pool.maxThreadCount())]
+    try:
+        qtbot.waitUntil(lambda: pool.activeThreadCount() == pool.maxThreadCount(), timeout=20000)
+        dialog.start()
+        qtbot.waitUntil(lambda: dialog.job is not None, timeout=60000)
+        dialog.cancel()
+    finally:
+        release.set()
+    qtbot.waitUntil(lambda: all(b.state.finished for b in blockers), timeout=20000)
+    qtbot.waitUntil(lambda: not dialog.running, timeout=20000)
+    assert dialog.written is None and "nothing was written" in dialog.status_label.text() and not html.exists()
