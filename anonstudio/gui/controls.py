@@ -45,7 +45,7 @@ from PySide6.QtWidgets import (
 )
 
 __all__ = [
-    "STYLE", "Callout", "FileRow", "ColumnCombo", "ColumnPicker", "LevelsTable", "ColumnPathsEditor", "ExportRow",
+    "STYLE", "Callout", "ElidedLabel", "FileRow", "ColumnCombo", "ColumnPicker", "LevelsTable", "ColumnPathsEditor", "ExportRow",
     "save_file_dialog", "open_file_dialog", "percent", "integer", "number", "note_label", "narrow_combo",
     "STATE_COLOURS", "HistoryBar", "Collapsible", "probability", "BoundedArea", "fitting_size",
 ]
@@ -248,6 +248,38 @@ def save_file_dialog(parent: QWidget | None, title: str, default_name: str,
 
 
 # ----------------------------------------------------------------- file row
+class ElidedLabel(QLabel):
+    """A one-line label that ends in "…" when it is too narrow for its text (give the full text a tooltip)."""
+
+    def __init__(self, minimum: int = 40):
+        super().__init__("")
+        self._full = ""
+        self._minimum = minimum
+
+    def setText(self, text: str) -> None:  # noqa: N802 (Qt naming)
+        self._full = text
+        self._elide()
+
+    def text(self) -> str:
+        return self._full
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt naming)
+        return QSize(self._minimum, super().minimumSizeHint().height())
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt naming)
+        return QSize(self.fontMetrics().horizontalAdvance(self._full) + 4, super().sizeHint().height())
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt naming)
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        shown = self.fontMetrics().elidedText(self._full, Qt.ElideRight, max(self.width(), self._minimum))
+        if shown != super().text():
+            super().setText(shown)
+        self.updateGeometry()
+
+
 class FileRow(QWidget):
     """A file chooser: "Choose…" button, the file's name, and a clear button.
 
@@ -270,10 +302,10 @@ class FileRow(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         self.button = QPushButton("Choose…")
         self.button.clicked.connect(self._choose)
-        self.label = QLabel(empty_text)
+        # A long file name must not widen the narrow parameters dock: it ends in "…" (the tooltip has the path).
+        self.label = ElidedLabel()
+        self.label.setText(empty_text)
         self.label.setProperty("role", "note")
-        # A long file name must not widen the narrow parameters dock.
-        self.label.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
         self.clear_button = QToolButton()
         self.clear_button.setText("×")
         self.clear_button.setToolTip("No file")

@@ -3,12 +3,11 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
@@ -20,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from .controls import ElidedLabel
 from .workers import Job, JobRunner, JobState
 
 __all__ = ["JobStatus", "JobsPanel", "format_duration"]
@@ -160,38 +160,6 @@ class JobsPanel(QWidget):
         self.log_view.appendPlainText(f"{time.strftime('%H:%M:%S')}  {line}")
 
 
-class _ElidedLabel(QLabel):
-    """A one-line label that ends in "…" when the status bar is too narrow for it (the tooltip has it all)."""
-
-    def __init__(self, minimum: int):
-        super().__init__("")
-        self._full = ""
-        self._minimum = minimum
-
-    def setText(self, text: str) -> None:  # noqa: N802 (Qt naming)
-        self._full = text
-        self._elide()
-
-    def text(self) -> str:
-        return self._full
-
-    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt naming)
-        return QSize(self._minimum, super().minimumSizeHint().height())
-
-    def sizeHint(self) -> QSize:  # noqa: N802 (Qt naming)
-        return QSize(self.fontMetrics().horizontalAdvance(self._full) + 4, super().sizeHint().height())
-
-    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt naming)
-        super().resizeEvent(event)
-        self._elide()
-
-    def _elide(self) -> None:
-        shown = self.fontMetrics().elidedText(self._full, Qt.ElideRight, max(self.width(), self._minimum))
-        if shown != super().text():
-            super().setText(shown)
-        self.updateGeometry()
-
-
 class JobStatus(QWidget):
     """The newest running job in the status bar: title, progress, time left and Cancel.
 
@@ -213,7 +181,7 @@ class JobStatus(QWidget):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         # A long title and status (a sweep's cell) end in "…" instead of pushing the buttons off the bar.
-        self.label = _ElidedLabel(120)
+        self.label = ElidedLabel(120)
         self.label.setObjectName("job_status_text")
         self.bar = QProgressBar()
         self.bar.setRange(0, 1000)

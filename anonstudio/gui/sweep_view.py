@@ -162,7 +162,7 @@ class SweepView(QWidget):
         self.lower_box.setToolTip("For the Pareto front: whether a smaller value of the curve's measure is better "
                                   "(a loss) or a larger one (a privacy level).")
         self.lower_box.toggled.connect(self.redraw)
-        self.curve = ExportablePlot("Measure vs parameter", x_label="parameter", y_label="measure",
+        self.curve = ExportablePlot("Measure vs value", x_label="parameter value", y_label="measure",
                                     empty_text="Run a sweep: each cell adds a point.", auto_legend=True)
         self.tradeoff = ExportablePlot("Trade-off", x_label="measure", y_label="measure",
                                        empty_text="Two measures against each other appear here; the Pareto front "

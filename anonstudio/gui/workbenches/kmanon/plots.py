@@ -16,7 +16,7 @@ from ...plots import ExportablePlot
 
 __all__ = ["KmCurvePlot", "make_curve_plots", "X_LABEL", "COMPARED"]
 
-X_LABEL = "m (items an attacker knows about a person)"
+X_LABEL = "m (items known)"
 TRIALS = "each trial"
 #: The release (with several trials: the least-error trial per level, whose points the faint ones surround).
 BEST = "published release"
@@ -76,9 +76,9 @@ class KmCurvePlot(ExportablePlot):
 
 def make_curve_plots() -> dict[str, KmCurvePlot]:
     """The paper's three plots: partitions, error and people-weighted area vs m."""
-    partitions = KmCurvePlot("Partitions vs m (more is better)", "partitions", lambda lv: lv.partitions)
-    error = KmCurvePlot("Average error vs m (smaller is better)", "error", lambda lv: lv.error, y_units="m")
-    area = KmCurvePlot("Area per person vs m (smaller is better)", "area", lambda lv: lv.avg_area_km2,
+    partitions = KmCurvePlot("Partitions (more = better)", "partitions", lambda lv: lv.partitions)
+    error = KmCurvePlot("Error (less = better)", "average error", lambda lv: lv.error, y_units="m")
+    area = KmCurvePlot("Area (less = better)", "area per person", lambda lv: lv.avg_area_km2,
                        y_units="km²", empty_text="Areas need tower cells (merge rule: touching towers).")
     for plot, key in ((partitions, "partitions"), (error, "error"), (area, "area")):
         plot.plot_widget.setMinimumHeight(110)
