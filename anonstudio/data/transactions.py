@@ -91,6 +91,18 @@ class TransactionData:
         indptr.setflags(write=False)
         indices.setflags(write=False)
 
+    # A dataset sent to another process (a cluster worker) carries its records, not the indexes derived
+    # from them (rebuilt there on first use, often larger than the records) nor its lock (not picklable).
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k not in ("_cache", "_lock")}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        object.__setattr__(self, "_cache", {})
+        object.__setattr__(self, "_lock", threading.RLock())
+        self.indptr.setflags(write=False)
+        self.indices.setflags(write=False)
+
     # ------------------------------------------------------------------ build
     @classmethod
     def from_records(
