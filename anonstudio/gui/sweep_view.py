@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..methods.contract import MethodSpec
-from ..methods.sweep import Axis, SweepResult, make_grid, parse_axis, run_sweep
+from ..methods.sweep import REASON, Axis, SweepResult, make_grid, parse_axis, run_sweep
 from ..params import ParameterError, specs
 from .controls import narrow_combo, note_label, number, save_file_dialog
 from .plots import PALETTE, ExportablePlot
@@ -312,7 +312,7 @@ class SweepView(QWidget):
     def _fill_table(self, result: SweepResult) -> None:
         rows = result.rows()
         keys = [a.name for a in result.axes] + (["seed"] if any("seed" in r for r in rows) else []) + \
-            ["status"] + result.measures() + ["error"]
+            ["status"] + result.measures() + [REASON]
         self.table.setSortingEnabled(False)
         self.table.setColumnCount(len(keys))
         self.table.setHorizontalHeaderLabels(keys)

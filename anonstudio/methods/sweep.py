@@ -24,12 +24,17 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from ..jobs import NullProgress, Progress, SubProgress
+from ..jobs import CancelOnly, NullProgress, Progress, SubProgress
 from ..params import ParameterError, coerce, spec_of, to_dict, validate
 from .contract import MethodSpec, run_and_verify
 
 __all__ = ["Axis", "Cell", "CellResult", "SweepResult", "SweepPreset", "make_grid", "run_sweep", "run_cell",
-           "parse_axis"]
+           "parse_axis", "NOT_RUN", "REASON"]
+
+#: Status of a cell a stopped sweep never ran (in its CSV and JSON).
+NOT_RUN = "not run"
+#: Column of the one-line error that stopped a cell.
+REASON = "reason"
 
 
 @dataclass(frozen=True)
@@ -79,7 +84,8 @@ class CellResult:
     run: Any = None
 
     def to_row(self) -> dict[str, Any]:
-        return {**self.cell.values, "status": self.status, **self.summary, "error": self.error}
+        # The one-line error goes under "reason": "error" is a measure of some methods (σ-k^m's loss).
+        return {**self.cell.values, "status": self.status, **self.summary, REASON: self.error}
 
 
 @dataclass
@@ -109,21 +115,47 @@ class SweepResult:
         return [self.results[c.index] for c in self.cells if c.index in self.results]
 
     def rows(self) -> list[dict[str, Any]]:
-        """One dict per finished cell: its axis values, status, summary and error."""
+        """One dict per finished cell: its axis values, status, summary and the reason it failed (``reason``)."""
         return [r.to_row() for r in self.ordered()]
 
-    def to_csv_text(self) -> str:
+    def to_csv_text(self, all_cells: bool = False) -> str:
+        """The table as CSV: axis values (and seed), status, every measure, error.
+
+        ``all_cells`` adds a row for each cell that did not run, with status
+        ``not run``: a stopped sweep's file then says itself that it is incomplete.
+        """
         import csv
         import io
 
-        keys = [a.name for a in self.axes] + ["status"] + self.measures() + ["error"]
+        rows = self.rows()
+        if all_cells:
+            rows = [self.results[c.index].to_row() if c.index in self.results else
+                    {**c.values, "status": NOT_RUN, REASON: ""} for c in self.cells]
+        seed = ["seed"] if any("seed" in c.values for c in self.cells) and "seed" not in \
+            [a.name for a in self.axes] else []
+        keys = [a.name for a in self.axes] + seed + ["status"] + self.measures() + [REASON]
         out = io.StringIO()
         writer = csv.DictWriter(out, fieldnames=keys, lineterminator="\n", extrasaction="ignore")
         writer.writeheader()
-        for row in self.rows():
+        for row in rows:
             writer.writerow({k: ("" if v is None else (repr(v) if isinstance(v, float) else v))
                              for k, v in row.items()})
         return out.getvalue()
+
+    def to_json(self) -> dict:
+        """Every cell (those that did not run with status ``not run``), the axes and whether the sweep finished."""
+        from ..data.io.jsonfile import strict_json
+
+        cells = []
+        for c in self.cells:
+            r = self.results.get(c.index)
+            cells.append({"index": c.index, "values": c.values, "status": r.status if r else NOT_RUN,
+                          "summary": r.summary if r else {}, "seconds": round(r.seconds, 4) if r else None,
+                          REASON: r.error if r else ""})
+        return strict_json({"method": self.method, "complete": self.complete, "cells_done": self.done,
+                            "cells_total": len(self.cells), "seconds": round(self.seconds, 4),
+                            "axes": [{"name": a.name, "values": list(a.values)} for a in self.axes],
+                            "cells": cells})
 
     def series(self, x: str, y: str, group: str | None = None) -> dict[Any, tuple[np.ndarray, np.ndarray,
                                                                                    np.ndarray, np.ndarray]]:
@@ -237,10 +269,13 @@ def run_cell(spec: MethodSpec, data: Any, cell: Cell, progress: Progress | None 
 
 
 def _remote_cell(spec_name: str, data: Any, cell: Cell) -> CellResult:
-    """A cell on a worker process (Dask): the spec is found again by name there."""
+    """A cell on a worker process (Dask): the spec is found again by name there; the cell uses the worker's
+    threads and sends nothing further to the cluster."""
+    from ..parallel import on_worker
     from .contract import get_method
 
-    return run_cell(get_method(spec_name), data, cell)
+    with on_worker():
+        return run_cell(get_method(spec_name), data, cell)
 
 
 def run_sweep(spec: MethodSpec, data: Any, cells: Sequence[Cell], progress: Progress | None = None, *,
@@ -311,7 +346,9 @@ def _run_on(executor: Any, spec: MethodSpec, data: Any, cells: Iterable[Cell], p
         data_ref = executor.scatter(data, broadcast=True)
         pending = [executor.submit(_remote_cell, spec.name, data_ref, cell, pure=False) for cell in cells]
     else:
-        pending = [executor.submit(run_cell, spec, data, cell) for cell in cells]
+        # Cells on local threads see the sweep's cancel, so the running ones stop too instead of finishing
+        # for nothing (a stopped sweep keeps the cells that finished before the cancel).
+        pending = [executor.submit(run_cell, spec, data, cell, CancelOnly(progress.cancelled)) for cell in cells]
     while pending:
         if progress.cancelled():
             for f in pending:

@@ -1,0 +1,131 @@
+"""A real Dask LocalCluster of two worker processes: sweeps and σ-k^m trials give the numbers they give here."""
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+distributed = pytest.importorskip("distributed")
+
+from anonstudio import parallel  # noqa: E402
+from anonstudio.cli import main  # noqa: E402
+from anonstudio.jobs import RecordingProgress  # noqa: E402
+from anonstudio.methods.contract import run_and_verify  # noqa: E402
+from anonstudio.methods.kmanon.algorithm import kmanonymize  # noqa: E402
+from anonstudio.methods.kmanon.constraints import FreeMerge  # noqa: E402
+from anonstudio.methods.sweep import make_grid, parse_axis, run_sweep  # noqa: E402
+
+from tests.scale.scale_helpers import KMANON, city, levels_key, quick, trials_key  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    cluster = distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None)
+    try:
+        yield cluster
+    finally:
+        parallel.close_clients()
+        cluster.close()
+
+
+@pytest.fixture
+def client(cluster):
+    with parallel.executor_for(cluster.scheduler_address) as client:
+        yield client
+
+
+def test_the_cluster_has_two_worker_processes(cluster):
+    assert parallel.describe_cluster(cluster.scheduler_address) == "2 workers, 2 threads"
+
+
+def test_a_sweep_through_the_clusters_address_gives_identical_numbers(client):
+    axes = [parse_axis(KMANON.params, "k", "5,10,20"), parse_axis(KMANON.params, "m", "1-2")]
+    cells = make_grid(quick(), axes, seeds=2)
+    here = run_sweep(KMANON, city(), cells, axes=axes)
+    there = run_sweep(KMANON, city(), cells, axes=axes, executor=client)
+    assert here.complete and there.complete and there.done == 12
+    assert [(r.cell.index, r.status, r.summary) for r in there.ordered()] == \
+        [(r.cell.index, r.status, r.summary) for r in here.ordered()]
+    assert there.to_csv_text() == here.to_csv_text()
+
+
+def test_kmanon_trials_on_the_cluster_equal_the_local_ones(cluster):
+    params = quick(trials=4, m=3, seed=5)
+    here = kmanonymize(city(), FreeMerge(), params)
+    progress = RecordingProgress()
+    with parallel.using_scheduler(cluster.scheduler_address):
+        there = kmanonymize(city(), FreeMerge(), params, progress)
+    assert there.complete and trials_key(there) == trials_key(here)
+    assert levels_key(there) == levels_key(here) and there.best_trial == here.best_trial
+    # Progress counts returned trials; each one's levels were published as it came back.
+    assert progress.fractions[-1] == 1.0 and any("came back from the cluster" in s for s in progress.statuses)
+    assert sorted(len(p.trials) for p in progress.partials)[-1] == 4
+
+
+def test_a_full_run_with_trials_on_the_cluster_is_the_same_run(cluster):
+    data = city()
+    params = quick(trials=3, seed=2)
+    here = run_and_verify(KMANON, data, params)
+    with parallel.using_scheduler(cluster.scheduler_address):
+        there = run_and_verify(KMANON, data, params)
+    assert there.status == "done" and levels_key(there.result.result) == levels_key(here.result.result)
+    assert {k: v for k, v in there.summary().items() if k != "seconds"} == \
+        {k: v for k, v in here.summary().items() if k != "seconds"}
+
+
+def test_cancel_reaches_the_trials_on_the_cluster_and_keeps_what_came_back(cluster):
+    params = quick(trials=8, m=3, sigma=0.99, seed=9)
+    here = kmanonymize(city(), FreeMerge(), params)
+    progress = RecordingProgress(cancel_after_partials=1)  # after the first trial came back
+    t0 = time.perf_counter()
+    with parallel.using_scheduler(cluster.scheduler_address):
+        there = kmanonymize(city(), FreeMerge(), params, progress)
+    assert time.perf_counter() - t0 < 20
+    assert not there.complete
+    finished = [t for t in there.trials if t.complete]
+    assert 1 <= len(finished) < 8
+    local = {t.trial: t for t in here.trials}
+    for trial in finished:  # what finished is what the same trial gives here
+        assert levels_key(trial) == levels_key(local[trial.trial])
+    assert any(not t.complete for t in there.trials)
+
+
+def test_cli_sweep_with_scheduler_writes_the_same_table(cluster, tmp_path, capsys):
+    args = ["sweep", "kmanon", "small-city", "--grid", "k=5,10", "--grid", "m=1-2", "--set", "sigma=0.9",
+            "--set", "verify_samples=400", "--quiet"]
+    assert main(args + ["--out", str(tmp_path / "here.csv"), "--json", str(tmp_path / "here.json")]) == 0
+    here_out = capsys.readouterr().out
+    assert main(args + ["--out", str(tmp_path / "there.csv"), "--json", str(tmp_path / "there.json"),
+                        "--scheduler", cluster.scheduler_address]) == 0
+    assert capsys.readouterr().out == here_out
+    assert (tmp_path / "there.csv").read_text() == (tmp_path / "here.csv").read_text()
+    here, there = (json.loads((tmp_path / f"{n}.json").read_text()) for n in ("here", "there"))
+    for doc in (here, there):
+        doc.pop("seconds")
+        for cell in doc["cells"]:
+            cell.pop("seconds")
+    assert there == here and there["complete"] is True
+
+
+def test_cli_kmanon_scheduler_gives_the_same_json(cluster, tmp_path):
+    args = ["kmanon", "small-city", "--k", "10", "--m", "2", "--sigma", "0.9", "--trials", "3",
+            "--verify-samples", "400", "--quiet"]
+    assert main(args + ["--json", str(tmp_path / "here.json")]) == 0
+    assert main(args + ["--json", str(tmp_path / "there.json"), "--scheduler", cluster.scheduler_address]) == 0
+    here, there = (json.loads((tmp_path / f"{n}.json").read_text()) for n in ("here", "there"))
+    for doc in (here, there):
+        _drop_timing(doc)
+    assert there == here
+    assert "scheduler" not in there["run"]["params"]  # a run option, not part of the recipe
+
+
+def _drop_timing(doc):
+    if isinstance(doc, dict):
+        for key in [k for k in doc if "seconds" in k or "per_second" in k or k == "started"]:
+            doc.pop(key)
+        for value in doc.values():
+            _drop_timing(value)
+    elif isinstance(doc, list):
+        for value in doc:
+            _drop_timing(value)
