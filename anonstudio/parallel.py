@@ -58,6 +58,7 @@ __all__ = [
     "BudgetPool",
     "budget",
     "machine_threads",
+    "env_threads",
     "configure",
     "scheduler_address",
     "using_scheduler",
@@ -94,7 +95,8 @@ def machine_threads() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _env_threads() -> int | None:
+def env_threads() -> int | None:
+    """The ``ANONSTUDIO_THREADS`` value (None when unset); ExecutionError when it is not a count."""
     text = os.environ.get(ENV_THREADS, "").strip()
     if not text:
         return None
@@ -129,7 +131,7 @@ class ThreadBudget:
         """The whole budget: the setting, else ``ANONSTUDIO_THREADS``, else :func:`machine_threads`."""
         if self._setting is not None:
             return self._setting
-        return _env_threads() or machine_threads()
+        return env_threads() or machine_threads()
 
     def available(self) -> int:
         """The budget of the code running now: its share when a pool gave it one, else the total."""
@@ -331,7 +333,7 @@ def on_worker() -> Iterator[None]:
     names a scheduler (which would otherwise send it back to the cluster and
     could wait forever for a free worker).
     """
-    with budget.limit(_env_threads() or 1), using_scheduler(None):
+    with budget.limit(env_threads() or 1), using_scheduler(None):
         yield
 
 

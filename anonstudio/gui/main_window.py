@@ -28,6 +28,7 @@ from .datasets_dock import DatasetsPanel, available_samples
 from .jobs_dock import JobsPanel, JobStatus
 from .plots import EXPORT_FORMATS, ExportablePlot
 from .settings import RecentFiles, open_settings
+from .settings_dialog import add_settings_action
 from .workbench import Workbench
 from .workbenches import discover_workbenches
 from .workers import Job, JobRunner
@@ -213,6 +214,9 @@ class MainWindow(QMainWindow):
         view_menu.addSeparator()
         for dock in (self.datasets_dock, self.params_dock, self.jobs_dock):
             view_menu.addAction(dock.toggleViewAction())
+
+        tools_menu = self.menuBar().addMenu("&Tools")
+        self.settings_action = add_settings_action(tools_menu, self)
 
         help_menu = self.menuBar().addMenu("&Help")
         self.glossary_action = help_menu.addAction("&Glossary", self.show_glossary)

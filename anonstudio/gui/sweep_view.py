@@ -35,9 +35,11 @@ from PySide6.QtWidgets import (
 
 from ..methods.contract import MethodSpec
 from ..methods.sweep import REASON, Axis, SweepResult, make_grid, parse_axis, run_sweep
+from ..parallel import scheduler_address
 from ..params import ParameterError, specs
 from .controls import narrow_combo, note_label, number, save_file_dialog
 from .plots import PALETTE, ExportablePlot
+from .settings_dialog import configured_executor
 
 __all__ = ["SweepView", "sweepable"]
 
@@ -79,7 +81,10 @@ class SweepView(QWidget):
     submit
         ``submit(title, fn, on_partial=, on_done=, on_error=) -> job``: runs ``fn(progress)`` in the background.
     executor
-        ``executor() -> None or an executor`` (a Dask client when a scheduler is set).
+        ``executor() -> None or an executor``, called on the sweep's worker
+        thread (connecting to a cluster may take a while); default: the
+        cluster of Tools › Settings (a Dask client) or None (cells one after
+        another on this computer, each with the whole thread budget).
 
     Signals
     -------
@@ -95,7 +100,7 @@ class SweepView(QWidget):
         self.spec = spec
         self.context = context
         self.submit = submit
-        self.executor = executor or (lambda: None)
+        self.executor = executor or configured_executor
         self.result: SweepResult | None = None
         self.job = None
         names = sweepable(spec)
@@ -254,14 +259,21 @@ class SweepView(QWidget):
         except ParameterError as exc:
             self.status.setText(f"<span style='color:#b00020'>{exc}</span>")
             return
-        spec, executor = self.spec, self.executor()
+        spec, make_executor = self.spec, self.executor
+        address = scheduler_address() if make_executor is configured_executor else None
         self.result = None
         self._clear()
-        self.status.setText(f"{len(cells)} cells to run" + (" on the cluster." if executor is not None else "."))
+        self.status.setText(f"{len(cells)} cells to run" + (f" on the Dask cluster at {address}." if address
+                                                             else "."))
         self.run_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
-        self.job = self.submit(f"{spec.title}: sweep of {len(cells)} cells",
-                               lambda progress: run_sweep(spec, data, cells, progress, axes=axes, executor=executor),
+
+        def sweep(progress):
+            if address:
+                progress.set(0.0, f"connecting to {address}")
+            return run_sweep(spec, data, cells, progress, axes=axes, executor=make_executor())
+
+        self.job = self.submit(f"{spec.title}: sweep of {len(cells)} cells", sweep,
                                on_partial=self.show_result, on_done=self._done, on_error=self._failed)
 
     def cancel(self) -> None:

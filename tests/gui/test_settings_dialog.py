@@ -1,0 +1,140 @@
+"""Tools › Settings…: thread budget and Dask scheduler, persisted, applied, tested in the background, used by
+the Compare tab and the σ-k^m trials."""
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from anonstudio import parallel
+from anonstudio.data.samples import load_sample
+from anonstudio.gui.settings_dialog import SCHEDULER_KEY, THREADS_KEY, SettingsDialog, configured_executor
+from anonstudio.gui.workers import JobState
+
+distributed = pytest.importorskip("distributed")
+
+
+@pytest.fixture(autouse=True)
+def restore_execution(monkeypatch):
+    """Each test starts with no thread setting, no scheduler, and leaves none behind."""
+    monkeypatch.delenv(parallel.ENV_THREADS, raising=False)
+    monkeypatch.delenv(parallel.ENV_SCHEDULER, raising=False)
+    parallel.configure(threads=None, scheduler=None)
+    yield
+    parallel.configure(threads=None, scheduler=None)
+    parallel.close_clients()
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A small in-process cluster (the two-process one is exercised in tests/scale)."""
+    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None)
+    yield cluster
+    parallel.close_clients()
+    cluster.close()
+
+
+def _closed_port_address() -> str:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return f"tcp://127.0.0.1:{s.getsockname()[1]}"
+
+
+def _open_settings(window, qtbot) -> SettingsDialog:
+    tools = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Tools")
+    assert window.settings_action in tools.actions() and window.settings_action.text() == "&Settings…"
+    window.settings_action.trigger()
+    dialog = window._settings_dialog
+    qtbot.waitUntil(dialog.isVisible)
+    return dialog
+
+
+def test_settings_are_saved_applied_and_read_by_the_next_window(window, qtbot, dialogs):
+    dialog = _open_settings(window, qtbot)
+    assert dialog.threads.value() == 0 and dialog.threads.text().startswith("automatic (")
+    assert "cluster" in dialog.scheduler.toolTip() and "trials of σ-k^m" in dialog.scheduler.toolTip()
+    assert not dialog.test_button.isEnabled()  # nothing to test yet
+    dialog.threads.setValue(1)
+    dialog.scheduler.setText(" tcp://127.0.0.1:8786 ")
+    dialog.accept()
+    assert window.settings.value(THREADS_KEY, type=int) == 1
+    assert window.settings.value(SCHEDULER_KEY) == "tcp://127.0.0.1:8786"
+    assert parallel.budget.total() == 1 and parallel.scheduler_address() == "tcp://127.0.0.1:8786"
+    # A new studio window starts with them (they live in the settings file, not the process).
+    parallel.configure(threads=None, scheduler=None)
+    from anonstudio.gui.main_window import MainWindow
+
+    second = MainWindow(warm_up=False, restore_layout=False)
+    qtbot.addWidget(second)
+    assert parallel.budget.total() == 1 and parallel.scheduler_address() == "tcp://127.0.0.1:8786"
+    reopened = _open_settings(second, qtbot)
+    assert reopened.threads.value() == 1 and reopened.scheduler.text() == "tcp://127.0.0.1:8786"
+    reopened.reject()
+
+
+def test_test_connection_answers_in_the_background(window, qtbot, cluster, monkeypatch):
+    monkeypatch.setattr(SettingsDialog, "TEST_TIMEOUT", 2.0)
+    dialog = _open_settings(window, qtbot)
+    bad = _closed_port_address()
+    dialog.scheduler.setText(bad)
+    dialog.test_button.click()
+    assert dialog.test_status.text().startswith("Connecting")  # the GUI is not blocked meanwhile
+    qtbot.waitUntil(lambda: dialog.test_thread is None, timeout=30000)
+    assert f"cannot reach the Dask scheduler at {bad} within 2 s" in dialog.test_status.text()
+    dialog.scheduler.setText(cluster.scheduler_address)
+    dialog.test_button.click()
+    qtbot.waitUntil(lambda: dialog.test_thread is None, timeout=30000)
+    assert "Connected: 1 worker, 2 threads" in dialog.test_status.text()
+    dialog.reject()
+    assert parallel.scheduler_address() is None  # Cancel keeps the old settings
+
+
+def _sweep_rows(view):
+    keys = [view.table.horizontalHeaderItem(c).text() for c in range(view.table.columnCount())]
+    rows = []
+    for r in range(view.table.rowCount()):
+        row = {k: view.table.item(r, c).text() for c, k in enumerate(keys)}
+        rows.append(row)
+    return sorted(rows, key=lambda row: (float(row["k"]), float(row.get("m", 0))))
+
+
+def test_compare_tab_and_kmanon_trials_run_on_the_configured_cluster(qtbot, runner, wait_job, cluster):
+    from anonstudio.gui.workbenches.kmanon import KmAnonWorkbench
+    from anonstudio.gui.workbenches.kmanon.workbench import running_text
+
+    bench = KmAnonWorkbench(runner)
+    qtbot.addWidget(bench)
+    bench.set_dataset(load_sample("small-city"))
+    for name, value in dict(k=10, m=2, sigma=0.9, trials=2, seed=1, verify_samples=400).items():
+        bench.param_panel.set_value(name, value)
+    view = bench.sweep_view
+    assert view.executor is configured_executor
+    view.preset_combo.setCurrentIndex(0)
+    view.x_combo.setCurrentIndex(view.x_combo.findData("k"))
+    view.x_values.setText("5,10,20")
+    view.group_combo.setCurrentIndex(0)
+
+    view.start()
+    wait_job(view.job, timeout=60000)
+    assert view.job.state is JobState.DONE and view.result.complete
+    here = _sweep_rows(view)
+
+    parallel.configure(scheduler=cluster.scheduler_address)
+    view.start()
+    assert f"on the Dask cluster at {cluster.scheduler_address}" in view.status.text()
+    wait_job(view.job, timeout=60000)
+    assert view.job.state is JobState.DONE and view.result.complete
+    assert _sweep_rows(view) == here and len(here) == 3
+
+    # The workbench's own run sends its two trials to the cluster too, and says so while they run.
+    bench.param_panel.run_button.click()
+    wait_job(bench.job, timeout=60000)
+    assert bench.job.state is JobState.DONE
+    client = parallel.shared_client(cluster.scheduler_address)
+    assert "remote_trial" in _task_prefixes(client) and "remote_cell" in _task_prefixes(client)
+    assert "run on the Dask cluster at" in running_text(bench.last_run.result.result)
+
+
+def _task_prefixes(client) -> list[str]:
+    """Kinds of task the scheduler has run (its task prefixes: function names without the leading underscore)."""
+    return client.run_on_scheduler(lambda dask_scheduler: sorted(str(k) for k in dask_scheduler.task_prefixes))
