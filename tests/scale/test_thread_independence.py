@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -76,9 +77,13 @@ def test_sampler_streams_draw_the_same_samples_under_any_budget(threads, sampler
     assert draws[0] == draws[1]
 
 
-def test_threat_chains_give_the_same_json_under_any_budget(threads):
-    spec = get_method("threat")
+@pytest.mark.parametrize("name", ["threat", "nonreciprocal", "uniqueness"])
+def test_families_with_pools_give_the_same_json_under_any_budget(threads, name):
+    """Threat chains, nonreciprocal TSP segments and its check, uniqueness counting: pools capped by the budget."""
+    spec = get_method(name)
     data, params = spec.example()
+    if "threads" in {f for f in params.__dataclass_fields__}:
+        params = replace(params, threads=2)
     docs = []
     for budget in (1, 2):
         threads(budget)
