@@ -43,8 +43,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "ANONSTUDIO_SCHEDULER environment variable, else this machine). Needs "
                              "pip install anonstudio[cluster] here and on the workers")
     parser.add_argument("--jobs", type=int, default=None, metavar="N",
-                        help="cells at once on this machine (default 1: one after another, each with the whole "
-                             "thread budget; N splits the budget between N cells)")
+                        help="cells at once on this machine, even when ANONSTUDIO_SCHEDULER is set (default 1: one "
+                             "after another, each with the whole thread budget; N splits the budget between N "
+                             "cells)")
     parser.add_argument("--out", type=Path, required=True, metavar="FILE",
                         help="the table as CSV, one row per cell (cells a stop left out: status 'not run')")
     parser.add_argument("--json", type=Path, metavar="FILE",
@@ -176,10 +177,11 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--seeds {args.seeds}: give at least 1")
     if args.jobs is not None and args.jobs < 1:
         raise CliError(f"--jobs {args.jobs}: give at least 1")
-    scheduler = args.scheduler if args.scheduler is not None else scheduler_address()
-    if scheduler and args.jobs is not None:
-        raise CliError("--jobs sets the cells at once on this machine; with a scheduler the cluster's workers do "
+    if args.scheduler and args.jobs is not None:
+        raise CliError("--jobs sets the cells at once on this machine; with --scheduler the cluster's workers do "
                        "(leave out one of them)")
+    # An explicit --jobs means this machine, whatever ANONSTUDIO_SCHEDULER says.
+    scheduler = args.scheduler or (scheduler_address() if args.jobs is None else None)
     base = _base_params(spec, _pairs(args.fixed, "--set"))
     axes = _axes(spec, _pairs(args.grid, "--grid"), args.seeds)
     try:
