@@ -44,6 +44,7 @@ anonstudio.params.ParameterError: k must be at least 2 (got 1)
 from __future__ import annotations
 
 import dataclasses
+import decimal
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -450,9 +451,13 @@ def _to_int(raw: Any) -> int:
     try:
         return int(text)
     except ValueError:
-        number = float(text)  # "1e6" is a whole number too
-        if not math.isfinite(number) or number != int(number):
-            raise
+        # "1e6" is a whole number too; Decimal is exact, so "1e-400" is not 0 and "1e400" not infinite.
+        try:
+            number = decimal.Decimal(text)
+        except decimal.InvalidOperation:
+            raise ValueError(text) from None
+        if not number.is_finite() or number != number.to_integral_value() or abs(number) > 2**63:
+            raise ValueError(text) from None
         return int(number)
 
 

@@ -9,7 +9,13 @@ edits a shared list:
   ``synth-city``), one module each in :mod:`anonstudio.cli.commands`.
 
 User errors become one line ``anonstudio-cli COMMAND: error: ...`` with exit
-status 2 here, in one place; Ctrl-C exits 130.
+status 2 here, in one place. Exit status of every command: 0 done; 2 bad
+input, parameters or output paths (one line on stderr, nothing written);
+3 guarantee not met (method commands); 130 cancelled by Ctrl-C (the first
+press stops at the next chunk: a method writes its partial result marked
+incomplete, a load stops with nothing written; a second press aborts and
+leaves earlier output files as they were); 1 an internal error, reported in
+one line with the details saved to a file (a bug: please report it).
 """
 from __future__ import annotations
 
@@ -21,6 +27,7 @@ import sys
 
 from .. import __version__
 from . import commands as _commands_pkg
+from ..data.errors import LoadCancelled
 from .errors import USER_ERRORS, CliError
 
 __all__ = ["main", "build_parser", "rewrite_deprecated"]
@@ -126,10 +133,37 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:  # a full disk or a vanished folder while writing
         print(f"anonstudio-cli {args.command}: error: {_one_line(exc)}", file=sys.stderr)
         return 2
+    except LoadCancelled as exc:
+        print(f"anonstudio-cli {args.command}: cancelled: {_one_line(exc)}; nothing was written", file=sys.stderr)
+        return 130
     except KeyboardInterrupt:
         print(f"anonstudio-cli {args.command}: aborted; earlier output files were left as they were",
               file=sys.stderr)
         return 130
+    except MemoryError:
+        print(f"anonstudio-cli {args.command}: error: not enough memory for this input with these parameters; "
+              "nothing was written", file=sys.stderr)
+        return 2
+    except Exception as exc:  # a bug: one line here, the details in a file for the report
+        where = _save_traceback(args.command)
+        print(f"anonstudio-cli {args.command}: internal error: {type(exc).__name__}: {_one_line(exc)[:300]}"
+              f"{f' (details in {where})' if where else ''}; please report it", file=sys.stderr)
+        return 1
+
+
+def _save_traceback(command: str) -> str | None:
+    """Write the current exception's traceback to a temporary file; its path, or None."""
+    import tempfile
+    import traceback
+
+    try:
+        fd, name = tempfile.mkstemp(prefix=f"anonstudio-{command}-error-", suffix=".txt")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(f"anonstudio {__version__}: anonstudio-cli {command}\n")
+            traceback.print_exc(file=fh)
+        return name
+    except OSError:
+        return None
 
 
 def _one_line(exc: BaseException) -> str:

@@ -22,7 +22,7 @@ from ..methods.contract import MethodSpec
 from ..params import ParamSpec, ParameterError, coerce, specs
 from .errors import CliError
 
-__all__ = ["add_method_command", "run_method", "EXIT_HELP"]
+__all__ = ["add_method_command", "run_method", "ignored_flags", "EXIT_HELP"]
 
 EXIT_HELP = ("exit status: 0 done; 2 bad input or parameters; 3 guarantee not met (the independent check found "
              "the promise broken, no release written unless --allow-unverified); 130 cancelled by Ctrl-C (the "
@@ -141,21 +141,37 @@ def params_from_args(spec: MethodSpec, args: argparse.Namespace) -> Any:
     return from_dict(spec.params, values)
 
 
+def ignored_flags(spec: MethodSpec, args: argparse.Namespace, params: Any) -> list[str]:
+    """One line per flag the user gave that the method ignores with these settings (``enabled_when``)."""
+    from ..params import is_enabled, spec_of
+
+    values = {p.name: getattr(params, p.name) for p in specs(spec.params)}
+    out = []
+    for param_spec in specs(spec.params):
+        if hasattr(args, f"param_{param_spec.name}") and not is_enabled(param_spec, values):
+            when = " and ".join(f"{spec_of(spec.params, name).cli_flag} is {' or '.join(map(str, allowed))}"
+                                for name, allowed in param_spec.enabled_when.items())
+            out.append(f"{param_spec.cli_flag} is ignored: it only applies when {when}")
+    return out
+
+
 def run_method(spec: MethodSpec, args: argparse.Namespace) -> int:
     """Parse, check outputs, load, run and verify, print, write: the body of every method command."""
     from ..methods.contract import check_outputs, prepare, run_and_verify, write_outputs
-    from .datasets import load_dataset_argument
+    from .datasets import dataset_options, load_dataset_argument
     from .progress import TqdmProgress
 
     try:
         params = params_from_args(spec, args)
     except ParameterError as exc:
         raise CliError(_flag_message(spec, exc)) from None
+    for line in ignored_flags(spec, args, params):
+        print(f"anonstudio-cli {spec.name}: warning: {line}", file=sys.stderr)
     paths = {e.key: getattr(args, f"export_{e.key}") for e in spec.exports}
     allow = bool(getattr(args, "allow_unverified", False))
     check_outputs(spec, {**paths, "json": args.json}, None, params)
-    data = load_dataset_argument(args.dataset, format=args.format, encoding=args.encoding, columns=args.columns,
-                                 kinds=spec.data_kinds, opener=spec.open_dataset)
+    data = load_dataset_argument(args.dataset, **dataset_options(args), kinds=spec.data_kinds,
+                                 opener=spec.open_dataset, quiet=args.quiet)
     check_outputs(spec, {**paths, "json": args.json}, data, params)
     options = {flag.lstrip("-").replace("-", "_"): getattr(args, f"option_{flag.lstrip('-').replace('-', '_')}")
                for flag, _ in spec.cli_options}

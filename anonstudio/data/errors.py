@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["DataFormatError"]
+__all__ = ["DataFormatError", "LoadCancelled"]
 
 
 class DataFormatError(ValueError):
@@ -21,3 +21,16 @@ class DataFormatError(ValueError):
         if line is not None:
             where += f", line {line}"
         super().__init__(f"{where}: {reason}")
+
+
+class LoadCancelled(Exception):
+    """A load stopped because its :class:`~anonstudio.jobs.Progress` asked to cancel.
+
+    Loaders check for a cancel between chunks of the file and raise this
+    instead of returning: nothing is half-loaded, and the caller keeps what it
+    had before (the GUI its current dataset, the CLI exits 130 without writing).
+    """
+
+    def __init__(self, path: str | Path | None = None):
+        self.path = Path(path) if path is not None else None
+        super().__init__(f"{self.path.name if self.path is not None else 'input'}: loading was cancelled")

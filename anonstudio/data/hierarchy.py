@@ -169,6 +169,7 @@ class Hierarchy:
                 tops.append(row[-1])
         if not prepared:
             raise HierarchyError("no rows")
+        _refuse_cycles(prepared)
         add_root = len(tops) > 1
         if add_root:
             labels.append(ROOT_LABEL)
@@ -479,3 +480,40 @@ def frequency_balanced_taxonomy(items: Sequence[str], frequencies: Sequence[floa
         parent.append(-1)
         parent[0] = len(labels) - 1
     return Hierarchy(tuple(labels), np.asarray(parent, dtype=np.int32), name=name)
+
+
+def _refuse_cycles(rows: list[list[str]]) -> None:
+    """Raise :class:`HierarchyError` when the rows make a value its own generalization.
+
+    Each row says "value -> parent -> ... -> top". Read as edges between
+    labels (a label repeated in place, ``Male;Male;*``, is a level that keeps
+    the value and no edge), the rows must not lead from a label back to
+    itself: ``a;b`` with ``b;a`` (or ``a;b;a``) generalizes a to b and b to a.
+    """
+    edges: dict[str, set[str]] = {}
+    first_row: dict[tuple[str, str], int] = {}
+    for r, row in enumerate(rows):
+        for child, parent in zip(row, row[1:]):
+            if child != parent:
+                edges.setdefault(child, set()).add(parent)
+                first_row.setdefault((child, parent), r)
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    for start in edges:
+        if state.get(start):
+            continue
+        stack = [(start, iter(sorted(edges.get(start, ()))))]
+        state[start] = 1
+        while stack:
+            node, children = stack[-1]
+            child = next(children, None)
+            if child is None:
+                state[node] = 2
+                stack.pop()
+            elif state.get(child) == 1:
+                path = [n for n, _ in stack]
+                loop = path[path.index(child):] + [child]
+                raise HierarchyError(f"the hierarchy has a cycle: {' -> '.join(map(repr, loop))} (a value cannot "
+                                     "generalize to itself)", first_row.get((node, child)))
+            elif not state.get(child):
+                state[child] = 1
+                stack.append((child, iter(sorted(edges.get(child, ())))))

@@ -125,10 +125,10 @@ def load_sample(name: str | Sample, root: Path | None = None) -> TransactionData
         table.name = sample.name
         roles = {c: r for c, r in sample.meta.get("roles", {}).items() if c in table.frame.columns}
         if not roles:
-            return table
+            return _from_sample(table, sample.name)
         marked = table.with_roles(**roles)
         attach_report(marked, load_report(table))  # keep the loader's warnings (missing values)
-        return marked
+        return _from_sample(marked, sample.name)
     data = load_transactions(sample.data_path, format=fmt, **options)
     coords_file = sample.file("coords") or sample.file("coordinates")
     if coords_file is not None:
@@ -136,7 +136,14 @@ def load_sample(name: str | Sample, root: Path | None = None) -> TransactionData
     named = TransactionData(data.indptr, data.indices, data.vocab, coords=data.coords, name=sample.name,
                             source=data.source)
     attach_report(named, load_report(data))
-    return named
+    return _from_sample(named, sample.name)
+
+
+def _from_sample(data: Any, name: str) -> Any:
+    from .datasets import DatasetOrigin, attach_origin
+
+    attach_origin(data, DatasetOrigin(sample=name))
+    return data
 
 
 def load_path_or_sample(spec: str | Path, format: str | None = None) -> TransactionData | Table:

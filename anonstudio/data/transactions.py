@@ -91,17 +91,19 @@ class TransactionData:
         indptr.setflags(write=False)
         indices.setflags(write=False)
 
-    # A dataset sent to another process (a cluster worker) carries its records, not the indexes derived
-    # from them (rebuilt there on first use, often larger than the records) nor its lock (not picklable).
     def __getstate__(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k not in ("_cache", "_lock")}
+        # Pickled (result cache, Dask workers) without the lock and the derived
+        # indexes: the receiver rebuilds what it needs.
+        state = {k: v for k, v in self.__dict__.items() if k not in ("_cache", "_lock")}
+        return state
 
     def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        object.__setattr__(self, "_cache", {})
-        object.__setattr__(self, "_lock", threading.RLock())
+        for key, value in state.items():
+            object.__setattr__(self, key, value)
         self.indptr.setflags(write=False)
         self.indices.setflags(write=False)
+        object.__setattr__(self, "_cache", {})
+        object.__setattr__(self, "_lock", threading.RLock())
 
     # ------------------------------------------------------------------ build
     @classmethod

@@ -27,9 +27,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..data.datasets import ReadOptions
+from ..data.datasets import ReadOptions, table_with_roles
 from ..data.io import load_report
-from ..data.io.report import attach_report
 from ..data.table import Role, Table
 from ..data.transactions import TransactionData
 from .column_roles import ColumnRolesEditor
@@ -265,8 +264,7 @@ class DatasetsPanel(QWidget):
         old = self.dataset
         if not isinstance(old, Table):
             return
-        new = Table(old.frame, {str(c): Role(r) for c, r in roles.items()}, old.name, old.source)
-        attach_report(new, load_report(old))
+        new = table_with_roles(old, roles)
         self.data_views.roles_changed(old, new)
         self.set_dataset(new, loaded=False)
 

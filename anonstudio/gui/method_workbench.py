@@ -42,7 +42,7 @@ import html
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QMessageBox, QTabWidget, QVBoxLayout, QWidget
 
 from ..methods.contract import MethodRun, MethodSpec, get_method, run_and_verify, write_outputs
@@ -51,7 +51,7 @@ from .controls import BoundedArea, Callout, Collapsible, ExportRow, HistoryBar, 
 from .sweep_view import SweepView
 from .workbench import Workbench
 
-__all__ = ["MethodWorkbench", "STATE_SCHEMA"]
+__all__ = ["MethodWorkbench"]
 
 
 def _short(value: Any) -> str:
@@ -62,8 +62,6 @@ def _short(value: Any) -> str:
         return Path(value).name
     return f"{value:g}" if isinstance(value, float) else str(value)
 
-#: Version of :meth:`MethodWorkbench.state`; bump it with a migration in :meth:`MethodWorkbench.migrate`.
-STATE_SCHEMA = 1
 
 READY_TEXT = "Set the parameters on the right and press “{run}”."
 RUNNING_TEXT = ("Running… results appear as they are computed. Progress and time left: Jobs panel below. "
@@ -347,28 +345,22 @@ class MethodWorkbench(Workbench):
             plain = to_dict(params)
         except (TypeError, ValueError):
             plain = {k: (str(v) if isinstance(v, Path) else v) for k, v in values.items()}
-        return {"schema": STATE_SCHEMA, "method": self.spec.name, "params": plain}
+        return {"schema": self.spec.params_schema, "method": self.spec.name, "params": plain}
 
     def restore(self, state: dict) -> None:
-        """Show the parameters of a :meth:`state` (older schemas go through :meth:`migrate`).
+        """Show the parameters of a :meth:`state` (older schemas go through the spec's ``migrate_params``).
 
         Raises
         ------
         ParameterError
-            For a state of another method or with values of the wrong kind.
+            For a state of another method, of a newer schema or with values of the wrong kind.
         """
-        state = self.migrate(dict(state))
         if state.get("method", self.spec.name) != self.spec.name:
             raise ParameterError(f"these parameters are for {state.get('method')!r}, not {self.spec.name!r}")
-        params = from_dict(self.spec.params, state.get("params", {}), check=False)
+        values = self.spec.migrate_params(dict(state.get("params", {})),
+                                          int(state.get("schema", self.spec.params_schema)))
+        params = from_dict(self.spec.params, values, check=False)
         self.param_panel.set_params(params)
-
-    def migrate(self, state: dict) -> dict:
-        """Bring a state saved by an older schema up to :data:`STATE_SCHEMA` (override per family)."""
-        if int(state.get("schema", STATE_SCHEMA)) > STATE_SCHEMA:
-            raise ParameterError("these parameters were saved by a newer anonstudio")
-        state["schema"] = STATE_SCHEMA
-        return state
 
     def _sweep_context(self) -> tuple[Any, Any]:
         """The dataset and the panel's parameters, as the base of a sweep (None when not valid)."""

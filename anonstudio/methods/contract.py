@@ -60,6 +60,8 @@ __all__ = [
     "dataset_ref",
     "file_sha256",
     "STATUS_EXIT",
+    "TIMING_KEYS",
+    "without_timings",
 ]
 
 
@@ -318,17 +320,25 @@ class MethodSpec(abc.ABC):
     cli_options: tuple[tuple[str, dict], ...] = ()
     #: Sweeps the family offers by default (the paper's figures), as ``methods.sweep.SweepPreset`` s.
     sweeps: tuple = ()
+    #: Version of the params' saved form; raise it (and extend :meth:`migrate_params`) when a field is
+    #: renamed, removed or changes meaning, so projects saved by older versions still open.
+    params_schema: int = 1
 
     # ---------------------------------------------------------------- hooks
     def accepts(self, data: Any) -> bool:
         return isinstance(data, self.data_kinds)
 
     def open_dataset(self, spec: str | Path, *, format: str | None = None, encoding: str | None = None,
-                     columns: str | None = None) -> Any:
-        """Load the dataset a user names (a file or a bundled sample); override for kinds such as RT data."""
+                     columns: str | None = None, sep: str | None = None, header: bool | None = None,
+                     progress: Progress | None = None) -> Any:
+        """Load the dataset a user names (a file or a bundled sample); override for kinds such as RT data.
+
+        A cancelled ``progress`` raises :class:`~anonstudio.data.errors.LoadCancelled`.
+        """
         from ..data.datasets import open_dataset
 
-        return open_dataset(spec, format=format, encoding=encoding, columns=columns)
+        return open_dataset(spec, format=format, encoding=encoding, columns=columns, sep=sep, header=header,
+                            progress=progress)
 
     def check_data(self, data: Any, params: Any) -> None:
         """Raise :class:`ParameterError` for limits that depend on the data (k above the records...)."""
@@ -385,6 +395,19 @@ class MethodSpec(abc.ABC):
             lines.append(f"{key} = {_fmt(value)}")
         return lines
 
+    def migrate_params(self, values: dict[str, Any], schema: int) -> dict[str, Any]:
+        """Saved params of ``schema`` brought up to :attr:`params_schema` (override when it grows).
+
+        Raises
+        ------
+        ParameterError
+            For params saved by a newer anonstudio (a schema above ours).
+        """
+        if schema > self.params_schema:
+            raise ParameterError(f"the {self.name} parameters were saved by a newer anonstudio (schema {schema}; "
+                                 f"this version reads up to {self.params_schema})")
+        return values
+
     # ------------------------------------------------------------- helpers
     def params_from(self, values: dict[str, Any] | None = None) -> Any:
         """A validated params object from field values (CLI, project files)."""
@@ -415,6 +438,25 @@ def _verification_text(run: "MethodRun") -> str:
 
 
 # ---------------------------------------------------------------------- run
+#: Keys of a run's JSON that hold wall-clock times (at any depth): durations and the start time. Keys
+#: ending in ``_seconds`` (a stage's duration) or ``_per_second`` (a throughput) are timings too.
+TIMING_KEYS = frozenset({"seconds", "started"})
+
+
+def is_timing_key(key: str) -> bool:
+    return key in TIMING_KEYS or key.endswith(("_seconds", "_per_second"))
+
+
+def without_timings(doc: Any) -> Any:
+    """``doc`` without its wall-clock fields (:func:`is_timing_key`) at any depth: what two runs of one recipe
+    share."""
+    if isinstance(doc, dict):
+        return {k: without_timings(v) for k, v in doc.items() if not is_timing_key(str(k))}
+    if isinstance(doc, list):
+        return [without_timings(v) for v in doc]
+    return doc
+
+
 #: Exit status of the CLI per run status.
 STATUS_EXIT = {"done": 0, "unverified": 0, "not-met": 3, "cancelled": 130}
 
@@ -440,6 +482,8 @@ class MethodRun:
     seconds: float = 0.0
     started: str = ""
     inputs: dict[str, dict] = field(default_factory=dict)
+    #: True when the run was read back from the result cache rather than computed now.
+    cached: bool = False
 
     @property
     def complete(self) -> bool:
@@ -495,8 +539,14 @@ class MethodRun:
         out["seconds"] = round(self.seconds, 4)
         return out
 
-    def to_json(self) -> dict:
-        """Everything needed to repeat and audit the run: version, params, input hash, result, check, status."""
+    def to_json(self, timings: bool = True) -> dict:
+        """Everything needed to repeat and audit the run: version, params, input hash, result, check, status.
+
+        ``timings=False`` leaves out every wall-clock field (:func:`is_timing_key`), the only ones that differ
+        between two runs of the same recipe, so a rerun's JSON is byte-identical.
+        """
+        if not timings:
+            return without_timings(self.to_json())
         doc = dict(strict_json(self.result.to_json())) if self.result is not None else {}
         # The run's own facts sit under one key so they never collide with a
         # result's columns (a uniqueness curve has its own "method" and "seconds").
@@ -594,12 +644,14 @@ def check_outputs(spec: MethodSpec, paths: dict[str, Path | None], data: Any = N
 
 
 def write_outputs(run: MethodRun, paths: dict[str, Path | None], json_path: Path | None = None, *,
-                  allow_unverified: bool = False) -> list[str]:
+                  allow_unverified: bool = False, timings: bool = True) -> list[str]:
     """Write the requested exports (``{export key: path}``) and the run's JSON, committed together.
 
     Release files are written only when the run is complete and its promise
     was independently confirmed, unless ``allow_unverified``; audit files only
-    when asked for. Returns one line per file not written, saying why.
+    when asked for. ``timings=False`` writes the JSON without wall-clock
+    fields (byte-identical across reruns). Returns one line per file not
+    written, saying why.
     """
     skipped = []
     by_key = {e.key: e for e in run.spec.exports}
@@ -618,7 +670,7 @@ def write_outputs(run: MethodRun, paths: dict[str, Path | None], json_path: Path
                 continue
             export.write(Path(path), run, outputs)
         if json_path is not None:
-            write_json(json_path, run.to_json(), outputs=outputs)
+            write_json(json_path, run.to_json(timings), outputs=outputs)
     return skipped
 
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import anonstudio
 
-CORE = ["data", "kernels", "metrics", "samplers", "verifiers", "methods", "jobs.py", "params.py", "parallel.py"]
+CORE = ["data", "kernels", "metrics", "samplers", "verifiers", "methods", "studio", "jobs.py", "params.py",
+        "parallel.py"]
 FORBIDDEN = {"PySide6", "pyqtgraph", "shiboken6"}
 PACKAGE = Path(anonstudio.__file__).parent
 
@@ -49,7 +50,7 @@ def test_core_modules_import_in_a_process_without_qt():
 
 
 def test_import_linter_layer_contracts_are_kept():
-    """Front ends > methods > verifiers, samplers > metrics > data > kernels > jobs, params (pyproject.toml)."""
+    """Front ends > studio > methods > verifiers, samplers > metrics > data > kernels > jobs, params (pyproject.toml)."""
     from importlinter.cli import lint_imports
 
     config = PACKAGE.parent / "pyproject.toml"

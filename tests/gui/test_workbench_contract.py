@@ -8,7 +8,7 @@ import pytest
 
 from anonstudio.data.table import Table
 from anonstudio.data.transactions import TransactionData
-from anonstudio.gui.method_workbench import STATE_SCHEMA, MethodWorkbench
+from anonstudio.gui.method_workbench import MethodWorkbench
 from anonstudio.gui.workbenches import discover_workbenches
 
 CLASSES = [cls for cls in discover_workbenches()[0] if issubclass(cls, MethodWorkbench)]
@@ -69,7 +69,7 @@ def test_state_round_trip(bench, qtbot, runner):
     bench.set_dataset(data)
     bench.param_panel.set_params(params)
     state = bench.state()
-    assert state["schema"] == STATE_SCHEMA and state["method"] == bench.spec.name
+    assert state["schema"] == bench.spec.params_schema and state["method"] == bench.spec.name
     json.dumps(state)  # ready for a project file
     other = type(bench)(runner)
     qtbot.addWidget(other)
@@ -79,4 +79,4 @@ def test_state_round_trip(bench, qtbot, runner):
     with pytest.raises(ValueError):
         other.restore({**state, "method": "something-else"})
     with pytest.raises(ValueError):
-        other.restore({**state, "schema": STATE_SCHEMA + 1})
+        other.restore({**state, "schema": bench.spec.params_schema + 1})

@@ -107,7 +107,7 @@ def test_a_wrong_format_is_one_line_naming_file_and_line(people):
 
 def test_other_failures_are_one_line_too(tmp_path):
     assert preview_file(tmp_path / "none.csv").error == "none.csv: no such file"
-    assert preview_file(tmp_path).error.endswith("is a folder, not a data file")
+    assert preview_file(tmp_path).error.endswith("is a folder, not a file")
     empty = tmp_path / "empty.dat"
     empty.write_text("")
     assert preview_file(empty).error == "empty.dat: the file is empty"

@@ -9,7 +9,7 @@ from anonstudio.data.io.rt import load_rt_csv
 from anonstudio.methods.rt import RTParams, anon_rows, run_rt
 from anonstudio.methods.rt.btd import BTDMatrix
 from anonstudio.methods.rt.cluster import clusters_from_assignment
-from anonstudio.methods.rt.merge import MergeState, partner_order, run_merges
+from anonstudio.methods.rt.merge import MergeState, partner_order
 from anonstudio.methods.rt.prepare import prepare
 from anonstudio.methods.rt.transaction import Generalizer
 from anonstudio.verifiers.rt import RTCheck, check_anon_csv

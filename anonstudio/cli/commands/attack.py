@@ -5,7 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..datasets import add_dataset_arguments
+from ..datasets import add_dataset_arguments, dataset_options
 
 NAME = "attack"
 HELP = "linkage attack on one person: records still matching after each revealed item"
@@ -44,10 +44,17 @@ def run(args: argparse.Namespace) -> int:
         args.record = args.old_person
     if not 0 <= args.seed <= SEED_MAX:
         raise CliError(f"--seed must be in 0..{SEED_MAX} (got {args.seed})")
+    if args.min_items != 1 and not args.random:
+        raise CliError("--min-items only applies with --random (the target of --record is given)")
+    if args.min_items < 0:
+        raise CliError(f"--min-items must be at least 0 (got {args.min_items})")
+    if args.record is not None and args.record < 0:
+        raise CliError(f"--record must be a record number from 0 (got {args.record})")
     if args.json is not None:
-        check_output_path(args.json)
-    data = load_dataset_argument(args.dataset, format=args.format, encoding=args.encoding,
-                                 kinds=(TransactionData,))
+        check_output_path(args.json, inputs=(Path(args.dataset),))
+    data = load_dataset_argument(args.dataset, **dataset_options(args), kinds=(TransactionData,))
+    if args.record is not None and args.record >= data.n_records:
+        raise CliError(f"--record {args.record} is beyond the {data.n_records:,} records (0..{data.n_records - 1:,})")
     try:
         person = random_person(data, args.seed, args.min_items) if args.random else args.record
         trace = linkage_attack(data, person, args.order, args.seed)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..datasets import add_dataset_arguments, load_dataset_argument
+from ..datasets import add_dataset_arguments, dataset_options, load_dataset_argument
 
 NAME = "convert"
 HELP = "convert a dataset between formats (FIMI, SPMF, CSV long/sets, check-ins, Parquet, CSV tables)"
@@ -33,8 +33,7 @@ def run(args: argparse.Namespace) -> int:
     from ..errors import USER_ERRORS, CliError
 
     check_output_path(args.output, inputs=(Path(args.input),))
-    data = load_dataset_argument(args.input, format=args.from_format or args.format, encoding=args.encoding,
-                                 columns=args.columns)
+    data = load_dataset_argument(args.input, **{**dataset_options(args), "format": args.from_format or args.format})
     kind = "table" if isinstance(data, Table) else "transactions"
     if args.to_format is not None:
         try:

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..datasets import add_dataset_arguments, load_dataset_argument
+from ..datasets import add_dataset_arguments, dataset_options, load_dataset_argument
 
 NAME = "info"
 HELP = "summarise a dataset: records, distinct items, record lengths, top items (or a table's columns)"
@@ -20,6 +20,8 @@ DESCRIPTION = (
 )
 
 QUANTILES = (0.0, 0.25, 0.5, 0.75, 0.9, 0.99, 1.0)
+#: Most frequent items ``--top`` may list.
+MAX_TOP = 1_000_000
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -91,13 +93,15 @@ def _print_table(info: dict[str, Any]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ...data.io import atomic_write, load_report
+    from ...data.io import atomic_write, check_output_path, load_report
     from ...data.table import Table
     from ..errors import CliError
 
-    if args.json is not None and not args.json.parent.exists():
-        raise CliError(f"folder {args.json.parent} does not exist")
-    data = load_dataset_argument(args.dataset, format=args.format, encoding=args.encoding, columns=args.columns)
+    if not 0 <= args.top <= MAX_TOP:
+        raise CliError(f"--top must be in 0..{MAX_TOP:,} (got {args.top})")
+    if args.json is not None:
+        check_output_path(args.json, inputs=(Path(args.dataset),))
+    data = load_dataset_argument(args.dataset, **dataset_options(args))
     report = load_report(data)
     info = table_info(data) if isinstance(data, Table) else transactions_info(data, args.top)
     info["warnings"] = list(report.warnings)

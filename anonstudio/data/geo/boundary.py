@@ -100,8 +100,10 @@ def load_boundary(
     projection
         The projection the item coordinates were made with; required for lon/lat.
     """
+    from ..io.text import read_text
+
     path = Path(path)
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path)  # a regular file, capped if compressed, decoded, one line-end rule
     is_json = path.suffix.lower() in (".geojson", ".json") or text.lstrip().startswith("{")
     if is_json:
         try:

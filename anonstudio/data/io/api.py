@@ -26,13 +26,15 @@ def _check_options(fmt: Format, options: dict[str, Any]) -> None:
 
 
 def _load(path: str | Path, format: str | None, kind: str | None, report: LoadReport | None,
-          options: dict[str, Any]) -> Any:
+          options: dict[str, Any], progress: Any = None) -> Any:
     path = Path(path)
-    fmt = get_format(format, kind) if format else sniff_format(path, kind)
+    fmt = get_format(format, kind) if format else sniff_format(path, kind, encoding=options.get("encoding"))
     _check_options(fmt, options)
     report = report if report is not None else LoadReport()
     report.path, report.format = path, fmt.name
     start = time.perf_counter()
+    if progress is not None and "progress" in inspect.signature(fmt.load).parameters:
+        options = {**options, "progress": progress}
     obj = fmt.load(path, report, **options)
     report.seconds = time.perf_counter() - start
     attach_report(obj, report)
@@ -40,7 +42,7 @@ def _load(path: str | Path, format: str | None, kind: str | None, report: LoadRe
 
 
 def load_transactions(path: str | Path, format: str | None = None, *, report: LoadReport | None = None,
-                      **options: Any) -> TransactionData:
+                      progress: Any = None, **options: Any) -> TransactionData:
     """Load set-valued data.
 
     Parameters
@@ -53,6 +55,11 @@ def load_transactions(path: str | Path, format: str | None = None, *, report: Lo
     report
         Optional :class:`LoadReport` to fill; the report is also available
         afterwards as ``load_report(data)``.
+    progress
+        Optional :class:`~anonstudio.jobs.Progress`: told the share of the
+        file read; when it is cancelled, loading stops between chunks and
+        raises :class:`~anonstudio.data.errors.LoadCancelled` (nothing is
+        returned, nothing is half-loaded).
     **options
         Format options (e.g. ``column=`` for ``csv-sets``, ``encoding=``,
         ``latin1_fallback=True``).
@@ -61,8 +68,10 @@ def load_transactions(path: str | Path, format: str | None = None, *, report: Lo
     ------
     DataFormatError
         Naming file, line and reason; nothing is returned for a bad file.
+    LoadCancelled
+        ``progress`` was cancelled.
     """
-    return _load(path, format, "transactions", report, options)
+    return _load(path, format, "transactions", report, options, progress)
 
 
 def _save(obj: Any, path: str | Path, format: str | None, kind: str, options: dict[str, Any]) -> None:
@@ -81,7 +90,8 @@ def save_transactions(data: TransactionData, path: str | Path, format: str | Non
 
 
 def load_table(path: str | Path, *, header: bool | str = "auto", missing: tuple[str, ...] = ("?",),
-               format: str | None = None, report: LoadReport | None = None, **options: Any) -> Table:
+               format: str | None = None, report: LoadReport | None = None, progress: Any = None,
+               **options: Any) -> Table:
     """Load a relational table (CSV or Parquet).
 
     Parameters
@@ -92,14 +102,16 @@ def load_table(path: str | Path, *, header: bool | str = "auto", missing: tuple[
         Values meaning "missing" besides an empty field (CSV only).
     format
         ``csv-table`` or ``parquet-table``; None sniffs.
+    progress
+        As for :func:`load_transactions` (a cancel raises ``LoadCancelled``).
     **options
         ``names=`` column names, ``sep=``, ``strip_label_dots=``, ``encoding=``...
     """
     path = Path(path)
-    fmt_name = format or sniff_format(path, "table").name
+    fmt_name = format or sniff_format(path, "table", encoding=options.get("encoding")).name
     if fmt_name == "csv-table":
         options = {"header": header, "missing": tuple(missing), **options}
-    return _load(path, fmt_name, "table", report, options)
+    return _load(path, fmt_name, "table", report, options, progress)
 
 
 def save_table(table: Table, path: str | Path, format: str | None = None, **options: Any) -> None:
@@ -107,23 +119,25 @@ def save_table(table: Table, path: str | Path, format: str | None = None, **opti
     _save(table, path, format, "table", options)
 
 
-def load_any(path: str | Path, *, report: LoadReport | None = None, **options: Any) -> Any:
+def load_any(path: str | Path, *, report: LoadReport | None = None, progress: Any = None, **options: Any) -> Any:
     """Load whatever ``path`` holds: a TransactionData or a Table (File > Open)."""
-    return _load(path, None, None, report, options)
+    return _load(path, None, None, report, options, progress)
 
 
 def load_file(path: str | Path, format: str | None = None, *, encoding: str | None = None,
-              report: LoadReport | None = None) -> Any:
+              report: LoadReport | None = None, progress: Any = None) -> Any:
     """Load a file of either kind, in ``format`` (any registered name) or sniffed.
 
     ``encoding`` is passed to the text formats; binary formats (Parquet)
-    store their own text encoding and ignore it.
+    store their own text encoding and ignore it. ``progress`` as for
+    :func:`load_transactions`: a cancel raises
+    :class:`~anonstudio.data.errors.LoadCancelled` and returns nothing.
     """
     path = Path(path)
-    fmt = get_format(format) if format else sniff_format(path)
+    fmt = get_format(format) if format else sniff_format(path, encoding=encoding)
     options = {}
     if encoding is not None and "encoding" in inspect.signature(fmt.load).parameters:
         options["encoding"] = encoding
     if fmt.kind == "table":
-        return load_table(path, format=fmt.name, report=report, **options)
-    return _load(path, fmt.name, fmt.kind, report, options)
+        return load_table(path, format=fmt.name, report=report, progress=progress, **options)
+    return _load(path, fmt.name, fmt.kind, report, options, progress)

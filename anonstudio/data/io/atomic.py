@@ -102,9 +102,19 @@ def check_output_path(path: str | Path, *, inputs: tuple[Path, ...] = ()) -> Pat
     return target
 
 
+def _same_file(a: str | Path, b: str | Path) -> bool:
+    """Whether two paths name the same file (False when either cannot be inspected)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
 def _remove_stale_temporaries(target: Path) -> None:
     """Delete temporary files of ``target`` left by processes that no longer run."""
-    pattern = re.compile(rf"^\.{re.escape(target.name)}\.anonstudio-(\d+)-[^/]*{re.escape(_TMP_SUFFIX)}$")
+    # Leading dots: a writer handed an output set's temporary may write it atomically in turn, so a
+    # killed run can leave ``..NAME.anonstudio-PID-X.tmp.anonstudio-PID-Y.tmp`` too.
+    pattern = re.compile(rf"^\.+{re.escape(target.name)}\.anonstudio-(\d+)-[^/]*{re.escape(_TMP_SUFFIX)}$")
     try:
         entries = list(os.scandir(target.parent if str(target.parent) else "."))
     except OSError:
@@ -167,7 +177,20 @@ def _open(tmp: Path, mode: str, encoding: str | None, newline: str | None) -> IO
     return open(tmp, "w", encoding=encoding, newline=newline)
 
 
+_TEMPORARY_NAME = re.compile(r"^\.(?P<name>.+)\.anonstudio-\d+-[^/]*\.tmp$")
+
+
+def _user_path(path: Path) -> Path:
+    """The destination a temporary file of an output set stands for (the path the user named)."""
+    match = _TEMPORARY_NAME.match(path.name)
+    while match:  # a temporary of a temporary: peel both
+        path = path.with_name(match.group("name"))
+        match = _TEMPORARY_NAME.match(path.name)
+    return path
+
+
 def _write_error(path: Path, exc: OSError) -> OutputPathError:
+    path = _user_path(Path(path))
     if exc.errno == errno.ENOSPC:
         return OutputPathError(path, "the disk is full; nothing was replaced")
     if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):

@@ -18,14 +18,15 @@ from __future__ import annotations
 import csv
 from itertools import chain
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from ..errors import DataFormatError
 from ..transactions import TransactionData
 from .atomic import atomic_write
-from .build import build_transactions, records_as_label_lists
-from .delimited import column_index, looks_like_header, numeric_header_evidence, read_rows
+from .build import RecordChunks, records_as_label_lists
+from .delimited import column_index, iter_rows, looks_like_header, numeric_header_evidence
 from .registry import Format, Head, register
 from .report import LoadReport
 from .shape import delimited_shape
@@ -68,34 +69,51 @@ def _first_row_is_header(rows: list[list[str]], index: int | None, item_sep: str
     return True
 
 
+def _split_sets(values: np.ndarray, item_sep: str) -> tuple[np.ndarray, np.ndarray]:
+    """(items per record, the items) of a chunk's set column; edge white space and empty items dropped."""
+    parts = [[x.strip() for x in v.split(item_sep)] for v in values.tolist()]
+    parts = [[x for x in p if x] for p in parts]
+    lengths = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
+    return lengths, np.asarray(list(chain.from_iterable(parts)), dtype=object)
+
+
 def load_csv_sets(path: str | Path, report: LoadReport, *, column: str | int | None = None, item_sep: str = ";",
                   header: bool | str = "auto", sep: str | None = None, encoding: str | None = None,
-                  latin1_fallback: bool = False) -> TransactionData:
-    """Read one record per row from the set column (see module docstring)."""
+                  latin1_fallback: bool = False, progress: Any = None) -> TransactionData:
+    """Read one record per row from the set column (see module docstring), chunk by chunk."""
     path = Path(path)
     candidates = tuple(c for c in (",", "\t", ";", "|") if c != item_sep)
-    rows = read_rows(path, sep=sep, candidates=candidates, encoding=encoding, latin1_fallback=latin1_fallback)
-    if column is None:
-        # The separator share barely moves with one header row, so guess on all rows.
-        index = _guess_set_column(rows.rows, item_sep)
-        if index is None:
-            raise DataFormatError(path, f"no column contains {item_sep!r}-separated items; pass column=...")
-    if header == "auto":
-        named = isinstance(column, str) and column in rows.rows[0] and not column.isdigit()
-        header = named or _first_row_is_header(rows.rows, index if column is None else None, item_sep, report)
-    names = [h.strip() for h in rows.rows[0]] if header else None
-    report.details.update(separator=rows.sep, header=bool(header))
-    body = rows.rows[1:] if header else rows.rows
-    if column is not None:
-        index = column_index(names, column, 0, path, len(rows.rows[0]))
-    parts = [[x.strip() for x in r[index].split(item_sep) if x.strip()] for r in body]
-    lengths = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
-    record_of = np.repeat(np.arange(len(parts), dtype=np.int64), lengths)
-    labels = list(chain.from_iterable(parts))
+    reader = iter_rows(path, sep=sep, candidates=candidates, encoding=encoding, latin1_fallback=latin1_fallback,
+                       progress=progress)
+    records = RecordChunks(path, report)
+    names = None
+    index = None
+    for n, chunk in enumerate(reader):
+        if n == 0:
+            sample = chunk.rows(2001)
+            if column is None:
+                # The separator share barely moves with one header row, so guess on all rows.
+                index = _guess_set_column(sample, item_sep)
+                if index is None:
+                    raise DataFormatError(path, f"no column contains {item_sep!r}-separated items; pass column=...")
+            use_header = header
+            if header == "auto":
+                named = isinstance(column, str) and column in sample[0] and not column.isdigit()
+                use_header = named or _first_row_is_header(sample, index if column is None else None, item_sep,
+                                                           report)
+            names = [h.strip() for h in sample[0]] if use_header else None
+            report.details.update(separator=reader.sep, header=bool(use_header))
+            if column is not None:
+                index = column_index(names, column, 0, path, reader.n_fields)
+            if use_header:
+                chunk = chunk.drop_first()
+        if chunk.n_rows:
+            lengths, labels = _split_sets(chunk.columns[index], item_sep)
+            records.add(lengths, labels, chunk.lines)
     report.details["set_column"] = names[index] if names else index
-    body_lines = np.asarray(rows.lines[1:] if header else rows.lines, dtype=np.int64)
-    return build_transactions(record_of, labels, len(parts), path=path, report=report,
-                              line_of=lambda occ: body_lines[record_of[occ]])
+    if progress is not None:
+        progress.set(1.0, f"building {path.name}")
+    return records.build()
 
 
 def save_csv_sets(data: TransactionData, path: str | Path, *, item_sep: str = ";") -> None:

@@ -1,27 +1,70 @@
-"""Shared parsing of delimited text (CSV, TSV): rows with line numbers, checks, header guess."""
+"""Shared parsing of delimited text (CSV, TSV): rows in chunks, with line numbers, checks and header guess.
+
+:func:`iter_rows` reads a file chunk by chunk (see :mod:`.text`) and yields
+:class:`RowChunk` objects holding the fields column by column. A plain chunk
+(no quotes, no comment or blank lines, every line with the first line's
+number of fields) is split by pandas' C parser; any other chunk by Python's
+``csv`` module, line by line, which names the exact line and reason of a
+problem. Both give the same fields. Quoted fields may hold line breaks (the
+text is cut into chunks outside quotes) and fields may be of any length.
+"""
 from __future__ import annotations
 
 import csv
+import io
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
+import pandas as pd
 
 from ..errors import DataFormatError
-from .fimi import content_lines
-from .text import read_text
+from .registry import COMMENT_PREFIXES
+from .text import iter_text_chunks, split_lines
 
-__all__ = ["Rows", "read_rows", "sniff_delimiter", "looks_like_header", "numeric_header_evidence", "is_number",
-           "column_index"]
+__all__ = ["Rows", "RowChunk", "RowReader", "PlainChunk", "plain_chunk", "iter_rows", "read_rows", "sniff_delimiter", "looks_like_header",
+           "numeric_header_evidence", "is_number", "column_index", "content_lines"]
+
+# A record may be longer than the csv module's default field limit (128 KiB): a basket of many items.
+csv.field_size_limit(max(csv.field_size_limit(), min(sys.maxsize, 2**31 - 1)))
 
 _INTEGER = re.compile(r"^\s*-?[0-9]+\s*$")
 _NUMBER = re.compile(r"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$")
+# A line holding nothing but white space (the line end itself excluded).
+_BLANK_LINE = re.compile(r"^[^\S\n]*$", re.MULTILINE)
+_COMMENT_LINE = re.compile("^[" + re.escape("".join(COMMENT_PREFIXES)) + "]", re.MULTILINE)
+
+
+def _empty_lines(body: str) -> np.ndarray:
+    """0-based indices of the empty lines of ``body`` (text without its final line end)."""
+    if not (body.startswith("\n") or body.endswith("\n") or "\n\n" in body or body == ""):
+        return np.zeros(0, dtype=np.int64)
+    out = []
+    line = 0
+    pos = 0
+    if body.startswith("\n") or body == "":
+        out.append(0)
+    for match in re.finditer("\n(?=\n|$)", body):
+        line += body.count("\n", pos, match.start() + 1)
+        pos = match.start() + 1
+        out.append(line)
+    return np.asarray(out, dtype=np.int64)
 
 
 def is_number(s: str) -> bool:
     return bool(_NUMBER.match(s))
+
+
+def content_lines(text: str, first_line: int = 1) -> tuple[list[str], list[int]]:
+    """Data lines of normalised text and their 1-based file line numbers (comment lines dropped)."""
+    lines = split_lines(text)
+    if not any(ln.startswith(COMMENT_PREFIXES) for ln in lines):
+        return lines, list(range(first_line, first_line + len(lines)))
+    kept = [(ln, i + first_line) for i, ln in enumerate(lines) if not ln.startswith(COMMENT_PREFIXES)]
+    return [k[0] for k in kept], [k[1] for k in kept]
 
 
 @dataclass
@@ -34,6 +77,40 @@ class Rows:
 
     def __len__(self) -> int:
         return len(self.rows)
+
+
+@dataclass
+class RowChunk:
+    """Rows of one chunk, column by column.
+
+    ``columns[j]`` is an object array of the ``j``-th field of every row;
+    ``lines`` the 1-based file line where each row starts, as an array, or
+    as the line of the first row when the rows are consecutive lines.
+    """
+
+    columns: list[np.ndarray]
+    lines: np.ndarray | int
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.columns[0]) if self.columns else 0
+
+    def line(self, i: int) -> int:
+        return int(self.lines[i]) if isinstance(self.lines, np.ndarray) else int(self.lines) + i
+
+    def line_array(self) -> np.ndarray:
+        if isinstance(self.lines, np.ndarray):
+            return self.lines
+        return np.arange(self.n_rows, dtype=np.int64) + int(self.lines)
+
+    def rows(self, limit: int | None = None) -> list[list[str]]:
+        n = self.n_rows if limit is None else min(limit, self.n_rows)
+        return [list(r) for r in zip(*(c[:n].tolist() for c in self.columns))] if n else []
+
+    def drop_first(self) -> "RowChunk":
+        """The chunk without its first row (a header)."""
+        lines = self.lines[1:] if isinstance(self.lines, np.ndarray) else int(self.lines) + 1
+        return RowChunk([c[1:] for c in self.columns], lines)
 
 
 def sniff_delimiter(lines: Sequence[str], candidates: Sequence[str] = (",", "\t", ";")) -> str | None:
@@ -57,56 +134,198 @@ def sniff_delimiter(lines: Sequence[str], candidates: Sequence[str] = (",", "\t"
     return best[1] if best and 2 * best[0] >= len(sample) else None
 
 
-def read_rows(path: Path, *, sep: str | None, candidates: Sequence[str] = (",", "\t", ";"),
+@dataclass(frozen=True)
+class PlainChunk:
+    """What :func:`plain_chunk` found: fields per row, rows, and the empty lines (0-based) among ``n_lines``."""
+
+    fields: int
+    rows: int
+    n_lines: int
+    empty: np.ndarray
+    first_content: int
+
+    def lines(self, first_line: int) -> np.ndarray | int:
+        """File line of every row (an int when the rows are consecutive lines)."""
+        if not len(self.empty):
+            return first_line
+        return np.delete(np.arange(self.n_lines, dtype=np.int64), self.empty) + first_line
+
+
+def plain_chunk(text: str, sep: str, expected: int | None, min_fields: int = 1) -> PlainChunk | None:
+    """The shape of a chunk a C parser may split on its own, or None.
+
+    Plain means: no quotes, no comment lines, no lines of white space only
+    (empty lines are fine), and every other line with ``expected`` fields
+    (the first line's number when None). Without quotes a line has one field
+    more than separators: when the first line has the expected number, a
+    parser refuses a line with more, and the separator total says none has
+    fewer.
+    """
+    if '"' in text or text.startswith(COMMENT_PREFIXES) or _COMMENT_LINE.search(text):
+        return None
+    body = text[:-1] if text.endswith("\n") else text
+    if (body.startswith((" ", "\t")) or "\n " in body or "\n\t" in body) and _BLANK_LINE.search(body):
+        return None  # a line of spaces only: the exact reader decides what it is
+    n_lines = body.count("\n") + 1
+    empty = _empty_lines(body)
+    first_content = 0
+    for b in empty.tolist():  # sorted: the first line that is not empty
+        if b != first_content:
+            break
+        first_content += 1
+    if first_content >= n_lines:
+        return None
+    first = body.split("\n", first_content + 1)[first_content]
+    fields = first.count(sep) + 1
+    rows = n_lines - len(empty)
+    if (expected is not None and fields != expected) or fields < min_fields \
+            or body.count(sep) != rows * (fields - 1):
+        return None
+    return PlainChunk(fields, rows, n_lines, empty, first_content)
+
+
+class RowReader:
+    """Iterate over the row chunks of a delimited file; see :func:`iter_rows`.
+
+    After the first chunk, :attr:`sep` is the separator and :attr:`n_fields`
+    the number of fields of the first row (every row must have as many when
+    ``expect_same_length``), :attr:`first_line` the line of the first row.
+    """
+
+    def __init__(self, path: Path, *, sep: str | None, candidates: Sequence[str], skipinitialspace: bool,
+                 encoding: str | None, latin1_fallback: bool, expect_same_length: bool, min_fields: int,
+                 progress: Any, chunk_bytes: int | None):
+        self.path = Path(path)
+        self.sep = sep
+        self.candidates = tuple(candidates)
+        self.skipinitialspace = skipinitialspace
+        self.expect_same_length = expect_same_length
+        self.min_fields = min_fields
+        self.n_fields: int | None = None
+        self.first_line: int | None = None
+        options = {} if chunk_bytes is None else {"chunk_bytes": chunk_bytes}
+        self._chunks = iter_text_chunks(self.path, encoding=encoding, latin1_fallback=latin1_fallback,
+                                        progress=progress, quotes=True, **options)
+
+    def __iter__(self) -> Iterator[RowChunk]:
+        for chunk in self._chunks:
+            if self.sep is None:
+                head = chunk.text[:65536]
+                lines, _ = content_lines(head[: head.rfind("\n") + 1] or head, chunk.first_line)
+                self.sep = sniff_delimiter(lines, self.candidates) or self.candidates[0]
+            rows = self._fast(chunk.text, chunk.first_line)
+            if rows is None:
+                rows = self._slow(chunk.text, chunk.first_line)
+            if rows is not None and rows.n_rows:
+                yield rows
+        if self.n_fields is None:
+            raise DataFormatError(self.path, "the file has no data rows")
+
+    # ----------------------------------------------------------- fast path
+    def _fast(self, text: str, first_line: int) -> RowChunk | None:
+        """pandas' C parser on a plain chunk, or None when the line-by-line reader must look at it."""
+        plain = plain_chunk(text, self.sep, self.n_fields, self.min_fields)
+        if plain is None:
+            return None
+        try:
+            frame = pd.read_csv(io.StringIO(text), sep=self.sep, header=None, dtype=object, na_filter=False,
+                                keep_default_na=False, skipinitialspace=self.skipinitialspace,
+                                quoting=csv.QUOTE_NONE, engine="c", skip_blank_lines=True, index_col=False)
+        except (pd.errors.ParserError, ValueError):
+            return None
+        if frame.shape != (plain.rows, plain.fields):
+            return None
+        self._seen(plain.fields, first_line + plain.first_content)
+        return RowChunk([frame[c].to_numpy(dtype=object) for c in frame.columns], plain.lines(first_line))
+
+    def _seen(self, fields: int, first_line: int) -> None:
+        if self.n_fields is None:
+            self.n_fields = fields
+            self.first_line = first_line
+
+    # ----------------------------------------------------------- exact path
+    def _slow(self, text: str, first_line: int) -> RowChunk | None:
+        """Python's csv module, line by line: exact line numbers and reasons."""
+        path = self.path
+        lines, numbers = content_lines(text, first_line)
+        # With quotes, lines keep their ends so that a line break inside a quoted field stays in the field.
+        source = (ln + "\n" for ln in lines) if '"' in text else lines
+        reader = csv.reader(source, delimiter=self.sep, skipinitialspace=self.skipinitialspace, strict=True)
+        rows: list[list[str]] = []
+        row_lines: list[int] = []
+        try:
+            if '"' not in text:
+                rows = list(reader)
+                row_lines = numbers
+            else:
+                # Quoted fields may span lines: follow the reader's own line count.
+                consumed = 0
+                for row in reader:
+                    rows.append(row)
+                    row_lines.append(numbers[consumed])  # the row's first line
+                    consumed = reader.line_num
+        except csv.Error as exc:
+            at = numbers[min(reader.line_num, len(numbers)) - 1] if numbers else None
+            raise DataFormatError(path, f"cannot be parsed as delimited text ({exc})", at) from None
+        # Blank lines are skipped; a line holding just "" is a row with one empty field.
+        blank = {n for ln, n in zip(lines, numbers) if not ln.strip()}
+        if blank:
+            keep = [i for i, n in enumerate(row_lines) if n not in blank]
+            rows = [rows[i] for i in keep]
+            row_lines = [row_lines[i] for i in keep]
+        if not rows:
+            return None
+        lengths = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
+        if lengths.min() < self.min_fields:
+            bad = int(np.argmax(lengths < self.min_fields))
+            raise DataFormatError(path, f"expected at least {self.min_fields} fields but found {lengths[bad]}",
+                                  row_lines[bad])
+        self._seen(int(lengths[0]), row_lines[0])
+        if self.expect_same_length and np.any(lengths != self.n_fields):
+            bad = int(np.argmax(lengths != self.n_fields))
+            reason = f"expected {self.n_fields} fields (as on line {self.first_line}) but found {lengths[bad]}"
+            if all(_INTEGER.match(f) for r in rows[:2000] for f in r):
+                # Rows of integers of varying length are usually baskets, not a table.
+                reason += "; if each line lists the items of one record, read it as fimi"
+            raise DataFormatError(path, reason, row_lines[bad])
+        width = int(lengths.max())
+        if np.all(lengths == width):
+            columns = [np.asarray(col, dtype=object) for col in zip(*rows)]
+        else:  # ragged rows allowed: missing fields are empty
+            columns = [np.asarray([r[j] if j < len(r) else "" for r in rows], dtype=object) for j in range(width)]
+        return RowChunk(columns, np.asarray(row_lines, dtype=np.int64))
+
+
+def iter_rows(path: str | Path, *, sep: str | None = None, candidates: Sequence[str] = (",", "\t", ";"),
               skipinitialspace: bool = False, encoding: str | None = None, latin1_fallback: bool = False,
-              expect_same_length: bool = True, min_fields: int = 1) -> Rows:
-    """Read a whole delimited file.
+              expect_same_length: bool = True, min_fields: int = 1, progress: Any = None,
+              chunk_bytes: int | None = None) -> RowReader:
+    """The rows of a delimited file in chunks (an iterable :class:`RowReader`).
 
     Comment lines (``#``, ``%``, ``@``, ``|``) and blank lines are skipped.
     With ``expect_same_length`` a row with a different number of fields
-    than the first raises DataFormatError naming its line.
+    than the first raises DataFormatError naming its line. ``sep`` None
+    sniffs it from the first lines among ``candidates``. A cancel of
+    ``progress`` raises :class:`~anonstudio.data.errors.LoadCancelled`.
     """
-    text = read_text(path, encoding=encoding, latin1_fallback=latin1_fallback)
-    lines, numbers = content_lines(text)
-    if sep is None:
-        sep = sniff_delimiter(lines, candidates) or candidates[0]
-    reader = csv.reader(lines, delimiter=sep, skipinitialspace=skipinitialspace, strict=True)
+    return RowReader(Path(path), sep=sep, candidates=candidates, skipinitialspace=skipinitialspace,
+                     encoding=encoding, latin1_fallback=latin1_fallback, expect_same_length=expect_same_length,
+                     min_fields=min_fields, progress=progress, chunk_bytes=chunk_bytes)
+
+
+def read_rows(path: Path, *, sep: str | None, candidates: Sequence[str] = (",", "\t", ";"),
+              skipinitialspace: bool = False, encoding: str | None = None, latin1_fallback: bool = False,
+              expect_same_length: bool = True, min_fields: int = 1, progress: Any = None) -> Rows:
+    """A whole (small) delimited file as rows; see :func:`iter_rows`."""
+    reader = iter_rows(path, sep=sep, candidates=candidates, skipinitialspace=skipinitialspace, encoding=encoding,
+                       latin1_fallback=latin1_fallback, expect_same_length=expect_same_length,
+                       min_fields=min_fields, progress=progress)
     rows: list[list[str]] = []
-    row_lines: list[int] = []
-    try:
-        if '"' not in text:
-            rows = list(reader)
-            row_lines = numbers
-        else:
-            # Quoted fields may span lines: follow the reader's own line count.
-            consumed = 0
-            for row in reader:
-                rows.append(row)
-                row_lines.append(numbers[consumed])  # the row's first line
-                consumed = reader.line_num
-    except csv.Error as exc:
-        raise DataFormatError(path, f"cannot be parsed as delimited text ({exc})",
-                              numbers[min(reader.line_num, len(numbers)) - 1] if numbers else None) from exc
-    # Blank lines are skipped; a line holding just "" is a row with one empty field.
-    blank = {n for ln, n in zip(lines, numbers) if not ln.strip()}
-    keep = [i for i, n in enumerate(row_lines) if n not in blank]
-    if len(keep) != len(rows):
-        rows = [rows[i] for i in keep]
-        row_lines = [row_lines[i] for i in keep]
-    if not rows:
-        raise DataFormatError(path, "the file has no data rows")
-    lengths = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
-    if lengths.min() < min_fields:
-        bad = int(np.argmax(lengths < min_fields))
-        raise DataFormatError(path, f"expected at least {min_fields} fields but found {lengths[bad]}", row_lines[bad])
-    if expect_same_length and np.any(lengths != lengths[0]):
-        bad = int(np.argmax(lengths != lengths[0]))
-        reason = f"expected {lengths[0]} fields (as on line {row_lines[0]}) but found {lengths[bad]}"
-        if all(_INTEGER.match(f) for r in rows for f in r):
-            # Rows of integers of varying length are usually baskets, not a table.
-            reason += "; if each line lists the items of one record, read it as fimi"
-        raise DataFormatError(path, reason, row_lines[bad])
-    return Rows(rows, row_lines, sep)
+    lines: list[int] = []
+    for chunk in reader:
+        rows.extend(chunk.rows())
+        lines.extend(chunk.line_array().tolist())
+    return Rows(rows, lines, reader.sep)
 
 
 def looks_like_header(rows: Sequence[Sequence[str]], known_names: Sequence[str] = ()) -> bool:

@@ -1,41 +1,43 @@
 """FIMI / SPMF itemset files: one record per line, integer items.
 
-Items are separated by spaces (or commas); trailing spaces, CRLF line ends and
-SPMF metadata lines (starting with ``#``, ``%`` or ``@``) are accepted. Every
-line is a record, so a blank line is an empty record (also at the end of the
-file, after the last line end: that is how the writer stores a trailing empty
-record). Empty records are counted in the load report, so a stray blank line
-does not go unnoticed.
+Items are whole numbers from 0, separated by spaces, tabs or commas (other
+white space such as a form feed separates too, but never ends a line);
+trailing spaces, CRLF line ends and SPMF metadata lines (starting with ``#``,
+``%`` or ``@``) are accepted. Every line is a record, so a blank line is an
+empty record (also at the end of the file, after the last line end: that is
+how the writer stores a trailing empty record). Empty records are counted in
+the load report, so a stray blank line does not go unnoticed. A negative
+number is an error: ``-1`` and ``-2`` are the markers of SPMF *sequence*
+files, whose sequences must then end with ``-2`` (format ``spmf-seq``).
+
+The file is read in chunks of whole lines; plain chunks are parsed on the
+bytes by :func:`anonstudio.kernels.fimi.parse_int_lines`, the others line by
+line, and the dataset is built once the last chunk is in
+(:class:`~anonstudio.data.io.build.RecordChunks`).
 """
 from __future__ import annotations
 
 import re
 from itertools import chain
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from ...kernels.fimi import OK, parse_int_lines
 from ..errors import DataFormatError
 from ..transactions import TransactionData
 from .atomic import atomic_write
-from .build import build_transactions, int_labels_or_none, records_as_label_lists
-from .registry import COMMENT_PREFIXES, Format, Head, register
+from .build import RecordChunks, int_labels_or_none, records_as_label_lists
+from .delimited import content_lines
+from .registry import Format, Head, register
 from .report import LoadReport
 from .shape import delimited_shape
-from .text import read_bytes, read_text
+from .text import iter_text_chunks
 
-__all__ = ["load_fimi", "save_fimi", "content_lines", "parse_int_tokens"]
+__all__ = ["load_fimi", "save_fimi", "content_lines", "parse_int_tokens", "split_tokens", "fast_int_records"]
 
 _INT = re.compile(r"^-?[0-9]+$")
-
-
-def content_lines(text: str) -> tuple[list[str], list[int]]:
-    """Data lines and their 1-based line numbers (comment lines dropped)."""
-    lines = text.splitlines()
-    if not any(ln.startswith(COMMENT_PREFIXES) for ln in lines):
-        return lines, list(range(1, len(lines) + 1))
-    kept = [(ln, i + 1) for i, ln in enumerate(lines) if not ln.startswith(COMMENT_PREFIXES)]
-    return [k[0] for k in kept], [k[1] for k in kept]
 
 
 def parse_int_tokens(parts: list[list[str]], numbers: list[int], path: Path, text: str) -> np.ndarray:
@@ -66,71 +68,77 @@ def parse_int_tokens(parts: list[list[str]], numbers: list[int], path: Path, tex
     return values
 
 
-def split_lines(lines: list[str]) -> list[list[str]]:
+def split_tokens(lines: list[str]) -> list[list[str]]:
+    """Each line's tokens: items separated by white space or commas."""
     if any("," in ln for ln in lines):
         return [ln.replace(",", " ").split() for ln in lines]
     return [ln.split() for ln in lines]
 
 
-_ALLOWED = np.zeros(256, dtype=bool)
-_ALLOWED[list(b"0123456789 \t,\r\n")] = True
-_POW10 = 10 ** np.arange(19, dtype=np.int64)
-
-
 def fast_int_records(raw: bytes) -> tuple[np.ndarray, np.ndarray] | None:
-    """Items and per-line counts of a plain FIMI file, parsed on the bytes with numpy.
+    """Items and per-line counts of plain FIMI bytes, or None when the line-by-line reader must decide.
 
     Only for the common case: ASCII digits separated by spaces, tabs or
-    commas, ``\n`` or ``\r\n`` line ends, no comments, no negative numbers.
-    Returns None for anything else; the line-by-line reader then handles it
-    (and names the offending line). Line semantics follow ``str.splitlines``.
+    commas, ``\n`` line ends, no comments, no negative numbers, at most 18
+    digits (see :func:`anonstudio.kernels.fimi.parse_int_lines`). A final line
+    end ends the last line (it does not start an empty one).
     """
     if not raw.strip():
         return None
-    content = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1] if raw.endswith(b"\n") else raw
-    b = np.frombuffer(content, dtype=np.uint8)
-    if not _ALLOWED[b].all() or content.count(b"\r") != content.count(b"\r\n"):
+    buf = np.frombuffer(raw, dtype=np.uint8)
+    values = np.empty((len(raw) + 1) // 2, dtype=np.int64)
+    counts = np.empty(raw.count(b"\n") + 1, dtype=np.int64)
+    n_values, n_lines, status = parse_int_lines(buf, values, counts)
+    if status != OK:
         return None
-    is_digit = (b >= 48) & (b <= 57)
-    before = np.concatenate(([False], is_digit[:-1]))
-    after = np.concatenate((is_digit[1:], [False]))
-    starts = np.flatnonzero(is_digit & ~before)
-    ends = np.flatnonzero(is_digit & ~after)
-    lengths = ends - starts + 1
-    if len(lengths) and lengths.max() > 18:
-        return None  # would overflow int64: let the slow path decide
-    digits = np.flatnonzero(is_digit)
-    token = np.repeat(np.arange(len(starts)), lengths)
-    contrib = (b[digits] - 48).astype(np.int64) * _POW10[ends[token] - digits]
-    offsets = np.concatenate(([0], np.cumsum(lengths)[:-1]))
-    values = np.add.reduceat(contrib, offsets) if len(offsets) else np.zeros(0, np.int64)
-    newlines = np.flatnonzero(b == 10)
-    line_of_start = np.searchsorted(newlines, starts)
-    per_line = np.bincount(line_of_start, minlength=len(newlines) + 1).astype(np.int64)
-    return values, per_line
+    return values[:n_values].copy(), counts[:n_lines].copy()
+
+
+def _negative_item(path: Path, values: np.ndarray, parts: list[list[str]], numbers: list[int]) -> None:
+    """Refuse negative item numbers, naming the first (SPMF's -1/-2 markers get a hint)."""
+    if values.dtype == object or not len(values) or values.min() >= 0:
+        return
+    for tokens, number in zip(parts, numbers):
+        for tok in tokens:
+            if tok.startswith("-"):
+                hint = ("; -1 and -2 end itemsets and sequences in SPMF sequence files: read it as spmf-seq, "
+                        "where every sequence ends with -2") if tok in ("-1", "-2") else ""
+                raise DataFormatError(path, f"{tok[:40]!r} is not an item: FIMI items are whole numbers from 0"
+                                            f"{hint}", number)
+
+
+def _slow_chunk(path: Path, text: str, first_line: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(items, items per record, record lines) of a chunk the byte-level reader left to the line reader."""
+    lines, numbers = content_lines(text, first_line)
+    parts = split_tokens(lines)
+    values = parse_int_tokens(parts, numbers, path, text)
+    _negative_item(path, values, parts, numbers)
+    lengths = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
+    return values, lengths, np.asarray(numbers, dtype=np.int64)
 
 
 def load_fimi(path: str | Path, report: LoadReport, *, encoding: str | None = None,
-              latin1_fallback: bool = False) -> TransactionData:
-    """Read a FIMI/SPMF itemset file (see module docstring)."""
+              latin1_fallback: bool = False, progress: Any = None) -> TransactionData:
+    """Read a FIMI/SPMF itemset file (see module docstring), chunk by chunk.
+
+    ``progress`` is told the share read; a cancel raises
+    :class:`~anonstudio.data.errors.LoadCancelled` (nothing is returned).
+    """
     path = Path(path)
-    fast = fast_int_records(read_bytes(path)) if encoding is None else None
-    if fast is not None:
-        values, per_line = fast
-        record_of = np.repeat(np.arange(len(per_line), dtype=np.int64), per_line)
-        return build_transactions(record_of, values, len(per_line), path=path, report=report,
-                                  line_of=lambda occ: record_of[occ] + 1)  # no comments here: record u is line u+1
-    text = read_text(path, encoding=encoding, latin1_fallback=latin1_fallback)
-    lines, numbers = content_lines(text)
-    if not lines:
+    records = RecordChunks(path, report)
+    for chunk in iter_text_chunks(path, encoding=encoding, latin1_fallback=latin1_fallback, progress=progress):
+        fast = fast_int_records(chunk.text.encode("ascii")) if chunk.text.isascii() else None
+        if fast is not None:
+            values, per_line = fast
+            records.add(per_line, values, chunk.first_line)  # no comments here: record i is line first_line + i
+        else:
+            values, lengths, numbers = _slow_chunk(path, chunk.text, chunk.first_line)
+            records.add(lengths, values, numbers)
+    if records.n_records == 0:
         raise DataFormatError(path, "the file has no records (only comments)")
-    parts = split_lines(lines)
-    values = parse_int_tokens(parts, numbers, path, text)
-    lengths = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
-    record_of = np.repeat(np.arange(len(parts), dtype=np.int64), lengths)
-    line_numbers = np.asarray(numbers, dtype=np.int64)
-    return build_transactions(record_of, values, len(parts), path=path, report=report,
-                              line_of=lambda occ: line_numbers[record_of[occ]])
+    if progress is not None:
+        progress.set(1.0, f"building {path.name}")
+    return records.build()
 
 
 def require_int_labels(data: TransactionData, path: Path, what: str) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 from ..errors import DataFormatError
 from ..hierarchy import Hierarchy, HierarchyError
 from .atomic import atomic_write
-from .text import read_text
+from .text import read_text, split_lines
 
 __all__ = ["load_hierarchy", "save_hierarchy"]
 
@@ -31,7 +31,7 @@ def load_hierarchy(path: str | Path, *, sep: str | None = None, encoding: str | 
     """Read a hierarchy CSV (``,`` ``;`` or tab separated; sniffed unless ``sep``)."""
     path = Path(path)
     text = read_text(path, encoding=encoding, latin1_fallback=latin1_fallback)
-    lines = text.splitlines()
+    lines = split_lines(text)  # a form feed or U+2028 inside a row is not a row break
     sep = sep or _separator([ln for ln in lines if ln.strip()])
     numbered = [(i + 1, row) for i, row in enumerate(csv.reader(lines, delimiter=sep)) if any(f.strip() for f in row)]
     try:

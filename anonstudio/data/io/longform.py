@@ -6,22 +6,21 @@
 
 Records come in order of first appearance; their original ids are in the
 load report (``record_ids``). A row with an empty item field is a record
-without items (that is how the writers store empty records).
+without items (that is how the writers store empty records). A file with
+more columns than record, item and time is a table, not long-form data, and
+is refused unless the record and item columns are named.
 """
 from __future__ import annotations
 
 import csv
 from pathlib import Path
-from typing import Sequence
-
-import numpy as np
-import pandas as pd
+from typing import Any, Sequence
 
 from ..errors import DataFormatError
 from ..transactions import TransactionData
 from .atomic import atomic_write
-from .build import build_transactions, records_as_label_lists
-from .delimited import column_index, is_number, looks_like_header, read_rows
+from .build import PairChunks, records_as_label_lists
+from .delimited import column_index, is_number, iter_rows, looks_like_header
 from .registry import Format, Head, register
 from .report import LoadReport
 from .shape import RAGGED_SCORE, delimited_shape
@@ -33,62 +32,83 @@ ITEM_NAMES = ("item", "items", "item_id", "venue", "venue_id", "poi", "product",
 TIME_NAMES = ("time", "timestamp", "ts", "date", "datetime", "utc_time")
 
 
-def _long_to_transactions(path: Path, report: LoadReport, rows: list[list[str]], row_lines: list[int],
-                          record_col: int, item_col: int, drop_items: Sequence[str] = ()) -> TransactionData:
-    records = [r[record_col].strip() for r in rows]
-    items = [r[item_col].strip() for r in rows]
-    codes, uniques = pd.factorize(np.asarray(records, dtype=object), sort=False)
-    drop = set(drop_items)
-    has_item = np.fromiter((bool(i) and i not in drop for i in items), dtype=bool, count=len(items))
-    if drop:
-        dropped = sum(1 for i in items if i in drop)
-        report.warn(f"{dropped:,} rows with items {', '.join(map(repr, sorted(drop)))} skipped")
-    labels = np.asarray(items, dtype=object)[has_item]
-    item_lines = np.asarray(row_lines, dtype=np.int64)[has_item]
-    data = build_transactions(codes[has_item], labels, len(uniques), path=path, report=report,
-                              line_of=lambda occ: item_lines[occ])
-    report.record_ids = [str(u) for u in uniques]
-    return data
+def _time_like(sample: list[list[str]], names: list[str] | None, column: int) -> bool:
+    """Whether ``column`` holds times (named so, or numbers/dates below the header)."""
+    if names is not None and names[column].strip().lower() in TIME_NAMES:
+        return True
+    body = [r[column] for r in (sample[1:] if names is not None else sample) if column < len(r) and r[column].strip()]
+    return bool(body) and all(is_number(v) or any(ch.isdigit() for ch in v) for v in body[:200])
 
 
-def _split_header(rows, header, path: Path, known) -> tuple[list[str] | None, list[list[str]], list[int]]:
-    """(header names or None, data rows, their line numbers)."""
-    if header == "auto":
-        header = looks_like_header(rows.rows, known)
-    if header:
-        if len(rows.rows) < 2:
-            raise DataFormatError(path, "the file has a header but no data rows")
-        return [h.strip() for h in rows.rows[0]], rows.rows[1:], rows.lines[1:]
-    return None, rows.rows, rows.lines
+def _check_pair_shape(path: Path, fmt: str, n_fields: int, sample: list[list[str]], names: list[str] | None) -> None:
+    """Refuse a table (more columns than record, item and a time) read as long-form transactions."""
+    if n_fields == 2 or (n_fields == 3 and _time_like(sample, names, 2)):
+        return
+    raise DataFormatError(path, f"rows have {n_fields} fields, but {fmt} reads one record and one item per row "
+                                "(and optionally a time): this looks like a table; open it as a table (csv-table), "
+                                "or name the record and item columns")
+
+
+def _load_pairs(path: Path, report: LoadReport, reader, *, header, fmt: str, record=None, item=None,
+                drop_items: Sequence[str] = (), progress: Any = None) -> TransactionData:
+    """Long-form rows chunk by chunk into :class:`PairChunks` (the shared body of csv-long and checkins)."""
+    pairs = PairChunks(path, report)
+    body_rows = 0
+    skipped = 0
+    has_header = False
+    for n, chunk in enumerate(reader):
+        if n == 0:
+            sample = chunk.rows(301)
+            has_header = looks_like_header(sample, RECORD_NAMES + ITEM_NAMES + TIME_NAMES) if header == "auto" \
+                else bool(header)
+            names = [h.strip() for h in sample[0]] if has_header else None
+            report.details.update(separator=reader.sep, header=has_header)
+            n_fields = reader.n_fields
+            if record is None and item is None:
+                _check_pair_shape(path, fmt, n_fields, sample, names)
+            r = column_index(names, record, 0, path, n_fields)
+            i = column_index(names, item, 1, path, n_fields)
+            if has_header:
+                chunk = chunk.drop_first()
+        if chunk.n_rows:
+            body_rows += chunk.n_rows
+            skipped += pairs.add(chunk.columns[r], chunk.columns[i], chunk.lines, skip_items=tuple(drop_items))
+    if has_header and not body_rows:
+        raise DataFormatError(path, "the file has a header but no data rows")
+    if drop_items:
+        report.warn(f"{skipped:,} rows with items {', '.join(map(repr, sorted(set(drop_items))))} skipped")
+    if fmt == "checkins":
+        report.details["checkins"] = body_rows
+    if progress is not None:
+        progress.set(1.0, f"building {path.name}")
+    return pairs.build()
 
 
 def load_csv_long(path: str | Path, report: LoadReport, *, header: bool | str = "auto", sep: str | None = None,
                   record: str | int | None = None, item: str | int | None = None,
                   drop_items: Sequence[str] = (), encoding: str | None = None,
-                  latin1_fallback: bool = False) -> TransactionData:
+                  latin1_fallback: bool = False, progress: Any = None) -> TransactionData:
     """Read ``record,item`` rows; ``record=``/``item=`` pick columns by name or index (default 0, 1).
 
     ``drop_items`` lists item values that mean "no item" (e.g. ``("-1", "-9")``
     in the INFORMS conditions file); their rows still create the record.
+    Without ``record=``/``item=``, rows must have two fields (or three, the
+    third a time): a wider file is a table, and is refused.
     """
     path = Path(path)
-    rows = read_rows(path, sep=sep, encoding=encoding, latin1_fallback=latin1_fallback, min_fields=2)
-    names, body, body_lines = _split_header(rows, header, path, RECORD_NAMES + ITEM_NAMES + TIME_NAMES)
-    report.details.update(separator=rows.sep, header=names is not None)
-    n_fields = len(rows.rows[0])
-    r = column_index(names, record, 0, path, n_fields)
-    i = column_index(names, item, 1, path, n_fields)
-    return _long_to_transactions(path, report, body, body_lines, r, i, drop_items)
+    reader = iter_rows(path, sep=sep, encoding=encoding, latin1_fallback=latin1_fallback, min_fields=2,
+                       progress=progress)
+    return _load_pairs(path, report, reader, header=header, fmt="csv-long", record=record, item=item,
+                       drop_items=drop_items, progress=progress)
 
 
 def load_checkins(path: str | Path, report: LoadReport, *, header: bool | str = "auto", sep: str = "\t",
-                  encoding: str | None = None, latin1_fallback: bool = False) -> TransactionData:
+                  encoding: str | None = None, latin1_fallback: bool = False, progress: Any = None) -> TransactionData:
     """Read ``user<TAB>item[<TAB>time]`` rows into one record per user."""
     path = Path(path)
-    rows = read_rows(path, sep=sep, encoding=encoding, latin1_fallback=latin1_fallback, min_fields=2)
-    names, body, body_lines = _split_header(rows, header, path, RECORD_NAMES + ITEM_NAMES + TIME_NAMES)
-    report.details.update(separator=rows.sep, header=names is not None, checkins=len(body))
-    return _long_to_transactions(path, report, body, body_lines, 0, 1)
+    reader = iter_rows(path, sep=sep, encoding=encoding, latin1_fallback=latin1_fallback, min_fields=2,
+                       progress=progress)
+    return _load_pairs(path, report, reader, header=header, fmt="checkins", progress=progress)
 
 
 def _write_long(data: TransactionData, path: Path, sep: str, header: list[str] | None) -> None:
@@ -132,6 +152,9 @@ def sniff_csv_long(head: Head) -> float:
             continue
         if has_header and rows[0][0].strip().lower() in RECORD_NAMES:
             return 0.9
+        known = RECORD_NAMES + ITEM_NAMES + TIME_NAMES
+        if has_header and not any(f.strip().lower() in known for f in rows[0]):
+            return 0.25  # two named columns, neither a record nor an item: more likely a small table
         body = rows[1:] if has_header else rows
         if _records_repeat(body):
             return 0.65 if sep != "\t" else 0.5

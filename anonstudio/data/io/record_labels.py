@@ -73,6 +73,8 @@ def load_record_labels(path: str | Path, n_records: int, record_ids: Sequence[st
     """
     path = Path(path)
     rows = read_rows(path, sep=None, expect_same_length=False, encoding=encoding)
+    # Ragged rows come back padded with empty fields to the widest row; drop them to see each row's own fields.
+    rows.rows[:] = [_trimmed(r) for r in rows.rows]
     header = [f.strip().lower() for f in rows.rows[0]]
     if header != ["record", "label"]:
         shown = ",".join(rows.rows[0])[:60]
@@ -108,3 +110,10 @@ def load_record_labels(path: str | Path, n_records: int, record_ids: Sequence[st
         raise DataFormatError(path, f"record {name}{more} of the dataset have no label"
                               if len(missing) > 1 else f"record {name} of the dataset has no label")
     return RecordLabels.from_names(labels, source=path)  # type: ignore[arg-type]
+
+
+def _trimmed(row: list[str]) -> list[str]:
+    end = len(row)
+    while end > 2 and not row[end - 1].strip():
+        end -= 1
+    return row[:end]

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..errors import DataFormatError
-from .text import SNIFF_BYTES, decode_text, read_bytes
+from .text import SNIFF_BYTES, decode_text, read_bytes, split_records
 
 __all__ = ["Format", "Head", "register", "get_format", "formats", "sniff_format", "format_for_extension",
            "dialog_filters"]
@@ -27,7 +27,7 @@ class Head:
 
     path: Path
     raw: bytes
-    lines: list[str]  # first non-blank, non-comment lines (line ends removed)
+    lines: list[str]  # first non-blank, non-comment records (line ends removed; quoted line ends kept)
 
     @property
     def extension(self) -> str:
@@ -35,17 +35,19 @@ class Head:
         return Path(self.path.name.lower().removesuffix(".gz")).suffix
 
     @classmethod
-    def read(cls, path: Path) -> "Head":
+    def read(cls, path: Path, encoding: str | None = None) -> "Head":
         raw = read_bytes(path, SNIFF_BYTES)
         if raw.startswith(b"PAR1"):
             return cls(path, raw, [])
-        if not raw.strip():
+        full = len(raw) == SNIFF_BYTES
+        # Not final when the read was cut: a multi-byte character may be cut too.
+        text = decode_text(raw, path, encoding=encoding, latin1_fallback=True, final=not full)
+        if not text.strip():
             raise DataFormatError(path, "the file is empty")
-        if len(raw) == SNIFF_BYTES:
-            # Drop a possibly cut multi-byte character and the cut last line.
-            raw = raw[: raw.rfind(b"\n") + 1] or raw
-        text = decode_text(raw, path, latin1_fallback=True)
-        lines = [ln for ln in text.splitlines() if ln.strip() and not ln.startswith(COMMENT_PREFIXES)]
+        if full:
+            text = text[: text.rfind("\n") + 1] or text  # drop the cut last line
+        # Quoted CSV fields may hold line ends: the sniffers see one entry per record.
+        lines = [ln for ln in split_records(text) if ln.strip() and not ln.startswith(COMMENT_PREFIXES)]
         return cls(path, raw, lines[:500])
 
 
@@ -124,7 +126,7 @@ def format_for_extension(path: Path, kind: str | None) -> Format | None:
 CONFIDENT = 0.1
 
 
-def sniff_format(path: str | Path, kind: str | None = None) -> Format:
+def sniff_format(path: str | Path, kind: str | None = None, *, encoding: str | None = None) -> Format:
     """The most plausible format for ``path`` (optionally among one kind).
 
     The format whose sniffer is most confident wins. When none is confident
@@ -138,7 +140,7 @@ def sniff_format(path: str | Path, kind: str | None = None) -> Format:
     recognises the content.
     """
     path = Path(path)
-    head = Head.read(path)
+    head = Head.read(path, encoding)
     scored = sorted(((fmt.sniff(head), i, fmt) for i, fmt in enumerate(formats(kind))),
                     key=lambda t: (-t[0], t[1]))
     if scored and scored[0][0] >= CONFIDENT:

@@ -12,9 +12,10 @@ the others hold strings.
 from __future__ import annotations
 
 import csv
+import io
 import re
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
@@ -22,40 +23,186 @@ import pandas as pd
 from ..errors import DataFormatError
 from ..table import Table
 from .atomic import atomic_write
-from .delimited import is_number, looks_like_header, read_rows
+from .delimited import content_lines, is_number, iter_rows, looks_like_header, plain_chunk, sniff_delimiter
 from .registry import Format, Head, register
 from .report import LoadReport
 from .shape import RAGGED_SCORE, delimited_shape
+from .text import iter_text_chunks, read_text
 
 __all__ = ["load_csv_table", "save_csv_table", "uci_attribute_names"]
 
-def _column(values: list[str], missing: set[str]) -> tuple[pd.Series, int]:
-    """Typed column and its number of missing values."""
-    raw = pd.Series(values, dtype=object).str.strip()
-    is_missing = (raw.isin(missing) | (raw == "")).to_numpy()
+def _column(values: np.ndarray, missing: set[str]) -> tuple[pd.Series, int]:
+    """Typed column and its number of missing values.
+
+    Works on the distinct values (factorized by pandas in C): stripping,
+    missing markers and the number test run once per distinct value, which
+    keeps a categorical column of a large table cheap.
+    """
+    codes, uniques = pd.factorize(values, sort=False)
+    texts = [u.strip() for u in uniques.tolist()]
+    absent = np.fromiter((t == "" or t in missing for t in texts), dtype=bool, count=len(texts))
+    is_missing = absent[codes] if len(codes) else np.zeros(0, dtype=bool)
     n_missing = int(is_missing.sum())
-    present = raw[~is_missing]
-    # A cheap look at a few values first: parsing a text column as numbers is slow.
-    looks_numeric = len(present) and all(is_number(v) for v in present.iloc[:20])
-    numbers = pd.to_numeric(present, errors="coerce") if looks_numeric else None
-    if numbers is not None and numbers.notna().all():
+    present = [t for t, a in zip(texts, absent) if not a]
+    numbers = None
+    # A cheap look at a few values first: parsing a text column as numbers is wasted work.
+    if present and all(is_number(t) for t in present[:20]):
+        numbers = pd.to_numeric(pd.Series(present, dtype=object), errors="coerce")
+        # to_numeric takes what is_number takes, and also inf and nan: those make a text column.
+        if numbers.isna().any() or (numbers.dtype.kind == "f" and not np.isfinite(numbers.to_numpy()).all()):
+            numbers = None
+    if numbers is not None:
+        by_code = np.zeros(len(texts), dtype=numbers.dtype)
+        by_code[~absent] = numbers.to_numpy()
+        column = by_code[codes]
         if numbers.dtype.kind in "iu":
             if not n_missing:
-                return numbers.astype(np.int64).reset_index(drop=True), 0
-            out = pd.Series(pd.array([pd.NA] * len(raw), dtype="Int64"))
-            out[~is_missing] = numbers.to_numpy()
-            return out, n_missing
-        out = np.full(len(raw), np.nan)
-        out[~is_missing] = numbers.to_numpy(dtype=np.float64)
-        return pd.Series(out), n_missing
-    return raw.where(~is_missing, None).astype("str").reset_index(drop=True), n_missing
+                return pd.Series(column.astype(np.int64)), 0
+            out = pd.array(column.astype(np.int64), dtype="Int64")
+            out[is_missing] = pd.NA
+            return pd.Series(out), n_missing
+        column = column.astype(np.float64)
+        column[is_missing] = np.nan
+        return pd.Series(column), n_missing
+    by_code = np.asarray(texts, dtype=object)
+    column = by_code[codes] if len(codes) else np.zeros(0, dtype=object)
+    if n_missing:
+        column[is_missing] = None
+    return pd.Series(column, dtype="str"), n_missing
+
+
+def _column_names(path: Path, report: LoadReport, first_rows: list[list[str]], n_fields: int, header,
+                  names: Sequence[str] | None, first_line: int | None) -> tuple[list[str], bool]:
+    """(column names, whether the first row is a header) from the first rows of the file."""
+    use_header = looks_like_header(first_rows) if header == "auto" else bool(header)
+    if names is not None:
+        names = [str(x) for x in names]
+        if len(names) != n_fields:
+            raise DataFormatError(path, f"{len(names)} column names given but rows have {n_fields} fields")
+    elif use_header:
+        names = [h.strip() for h in first_rows[0]]
+    else:
+        names = _names_from_sibling(path, n_fields, report) or [f"c{j + 1}" for j in range(n_fields)]
+    if len(set(names)) != len(names):
+        dup = next(x for x in names if names.count(x) > 1)
+        raise DataFormatError(path, f"column name {dup!r} occurs twice", first_line)
+    return list(names), use_header
+
+
+def _typed_columns(path: Path, report: LoadReport, *, header, missing: Sequence[str], sep: str | None,
+                   names: Sequence[str] | None, encoding: str | None, latin1_fallback: bool,
+                   progress: Any) -> tuple[list[str], dict, dict] | None:
+    """Columns typed by pandas' C parser, for files whose every chunk is plain (see :func:`plain_chunk`).
+
+    None when a chunk is not plain or pandas' typing differs from the rules of
+    :func:`_column` (booleans, unsigned or infinite numbers): the exact reader
+    then reads the file. Text columns still go through :func:`_column`.
+    """
+    frames = []
+    col_names: list[str] = []
+    n_fields = None
+    for n, chunk in enumerate(iter_text_chunks(path, encoding=encoding, latin1_fallback=latin1_fallback,
+                                               progress=progress, quotes=True)):
+        text = chunk.text
+        if n == 0:
+            first_lines = text.split("\n", 300)[:300]  # whatever their length: a header guess needs rows
+            lines, numbers = content_lines("\n".join(first_lines) + "\n", chunk.first_line)
+            sep = sep or sniff_delimiter(lines, (",", "\t", ";", "|")) or ","
+        plain = plain_chunk(text, sep, n_fields)
+        if plain is None:
+            return None
+        if n == 0:
+            n_fields = plain.fields
+            sample = [r for r in csv.reader((ln for ln in lines[:201] if ln.strip()), delimiter=sep,
+                                            skipinitialspace=True)]
+            col_names, use_header = _column_names(path, report, sample, n_fields, header, names,
+                                                  chunk.first_line + plain.first_content)
+            report.details.update(separator=sep, header=bool(use_header))
+            if use_header:  # the header is the first line that is not empty
+                cut = 0
+                for _ in range(plain.first_content + 1):
+                    cut = text.index("\n", cut) + 1 if "\n" in text[cut:] else len(text)
+                text = text[cut:]
+        if not text.strip():
+            continue
+        try:
+            frame = pd.read_csv(io.StringIO(text), sep=sep, header=None, skipinitialspace=True,
+                                na_values=[*missing, ""], keep_default_na=False, quoting=csv.QUOTE_NONE,
+                                engine="c", skip_blank_lines=True, index_col=False, dtype_backend="numpy_nullable")
+        except (pd.errors.ParserError, ValueError):
+            return None
+        if frame.shape[1] != n_fields:
+            return None
+        frames.append(frame)
+    if not frames:
+        raise DataFormatError(path, "the file has a header but no data rows")
+    frame = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+    columns, counts = {}, {}
+    missing_set = set(missing)
+    for j, name in enumerate(col_names):
+        col = frame.iloc[:, j]
+        kind = col.dtype.kind
+        if kind == "b" or kind == "u" or str(col.dtype) == "boolean":
+            return None
+        n_missing = int(col.isna().sum())
+        if kind == "i" or str(col.dtype).startswith("Int"):
+            columns[name] = (col.astype(np.int64) if not n_missing else col.astype("Int64")).reset_index(drop=True)
+        elif kind == "f" or str(col.dtype).startswith("Float"):
+            values = col.to_numpy(dtype=np.float64, na_value=np.nan)
+            if not np.isfinite(values[~np.isnan(values)]).all():
+                return None  # "inf" is text to anonstudio
+            columns[name] = pd.Series(values)
+        elif col.dtype == "str":
+            # pandas found a value that is no number: a text column. Strip it as _column does (vectorised),
+            # and a value that is a missing marker once stripped is missing too.
+            stripped = col.str.strip()
+            stripped = stripped.mask(stripped.isin(missing_set | {""}))
+            columns[name] = stripped.reset_index(drop=True)
+            n_missing = int(stripped.isna().sum())
+        else:
+            texts = col.astype(object).where(col.notna(), "").to_numpy(dtype=object)
+            columns[name], n_missing = _column(texts, missing_set)
+        counts[name] = n_missing
+    return col_names, columns, counts
+
+
+def _text_columns(path: Path, report: LoadReport, *, header, missing: Sequence[str], sep: str | None,
+                  names: Sequence[str] | None, encoding: str | None, latin1_fallback: bool,
+                  progress: Any) -> tuple[list[str], dict, dict]:
+    """Every field read as text by the exact reader (any file), then typed by :func:`_column`."""
+    reader = iter_rows(path, sep=sep, candidates=(",", "\t", ";", "|"), skipinitialspace=True,
+                       encoding=encoding, latin1_fallback=latin1_fallback, progress=progress)
+    parts: list[list[np.ndarray]] = []
+    col_names: list[str] = []
+    for n, chunk in enumerate(reader):
+        if n == 0:
+            col_names, use_header = _column_names(path, report, chunk.rows(201), reader.n_fields, header, names,
+                                                  reader.first_line)
+            report.details.update(separator=reader.sep, header=bool(use_header))
+            if use_header:
+                chunk = chunk.drop_first()
+        if chunk.n_rows:
+            parts.append(chunk.columns)
+    if not parts:
+        raise DataFormatError(path, "the file has a header but no data rows")
+    missing_set = set(missing)
+    columns, counts = {}, {}
+    for j, name in enumerate(col_names):
+        values = parts[0][j] if len(parts) == 1 else np.concatenate([p[j] for p in parts])
+        columns[name], counts[name] = _column(values, missing_set)
+    return col_names, columns, counts
 
 
 def load_csv_table(path: str | Path, report: LoadReport, *, header: bool | str = "auto",
                    missing: Sequence[str] = ("?",), sep: str | None = None, names: Sequence[str] | None = None,
                    strip_label_dots: bool | str = "auto", encoding: str | None = None,
-                   latin1_fallback: bool = False) -> Table:
-    """Read a relational CSV (see module docstring).
+                   latin1_fallback: bool = False, progress: Any = None) -> Table:
+    """Read a relational CSV (see module docstring), chunk by chunk.
+
+    A file whose chunks are plain (no quotes, no comment lines, every row with
+    the same number of fields) is split and typed by pandas' C parser; any
+    other goes through the exact reader, which names the line and reason of a
+    problem. Both give the same table.
 
     Parameters
     ----------
@@ -69,36 +216,23 @@ def load_csv_table(path: str | Path, report: LoadReport, *, header: bool | str =
     strip_label_dots
         ``"auto"``: drop a trailing ``.`` from the last column when every
         value there ends with one (adult.test); True/False force it.
+    progress
+        Told the share read; a cancel raises
+        :class:`~anonstudio.data.errors.LoadCancelled`.
     """
     path = Path(path)
-    rows = read_rows(path, sep=sep, candidates=(",", "\t", ";", "|"), skipinitialspace=True,
-                     encoding=encoding, latin1_fallback=latin1_fallback)
-    if header == "auto":
-        header = looks_like_header(rows.rows)
-    report.details.update(separator=rows.sep, header=bool(header))
-    body = rows.rows[1:] if header else rows.rows
-    n_fields = len(rows.rows[0])
-    if names is not None:
-        names = [str(n) for n in names]
-        if len(names) != n_fields:
-            raise DataFormatError(path, f"{len(names)} column names given but rows have {n_fields} fields")
-    elif header:
-        names = [h.strip() for h in rows.rows[0]]
-    else:
-        names = _names_from_sibling(path, n_fields, report) or [f"c{j + 1}" for j in range(n_fields)]
-    if len(set(names)) != len(names):
-        dup = next(n for n in names if names.count(n) > 1)
-        raise DataFormatError(path, f"column name {dup!r} occurs twice", rows.lines[0])
-    if not body:
-        raise DataFormatError(path, "the file has a header but no data rows")
-    columns = list(zip(*body))
-    missing_set = set(missing)
-    frame = {}
-    missing_counts = {}
-    for name, values in zip(names, columns):
-        frame[name], missing_counts[name] = _column(list(values), missing_set)
-    df = pd.DataFrame(frame)
-    last = names[-1]
+    options = dict(header=header, missing=tuple(missing), sep=sep, names=names, encoding=encoding,
+                   latin1_fallback=latin1_fallback, progress=progress)
+    attempt = LoadReport()  # its notes count only if the fast reader finishes
+    typed = _typed_columns(path, attempt, **options)
+    if typed is not None:
+        report.warnings.extend(attempt.warnings)
+        report.details.update(attempt.details)
+    col_names, columns, missing_counts = typed if typed is not None else _text_columns(path, report, **options)
+    if progress is not None:
+        progress.set(1.0, f"typing the columns of {path.name}")
+    df = pd.DataFrame(columns)
+    last = col_names[-1]
     if strip_label_dots and df[last].dtype == "str":
         present = df[last].dropna()
         if strip_label_dots is True or (len(present) and present.str.endswith(".").all()):
@@ -132,7 +266,10 @@ def save_csv_table(table: Table, path: str | Path, *, sep: str = ",") -> None:
 def uci_attribute_names(names_file: str | Path) -> list[str]:
     """Attribute names from a UCI ``.names`` file (lines ``name: values.``)."""
     out = []
-    text = Path(names_file).read_text(encoding="utf-8", errors="replace")
+    try:
+        text = read_text(names_file, latin1_fallback=True, allow_empty=True)
+    except DataFormatError:
+        return []
     for line in text.splitlines():
         m = re.match(r"^([A-Za-z][\w-]*):\s", line)
         if m:

@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from itertools import chain
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
@@ -40,7 +40,7 @@ import pandas as pd
 from ..errors import DataFormatError
 from ..table import RTData, Table
 from ..transactions import TransactionData
-from .build import build_transactions
+from .build import RecordChunks
 from .delimited import column_index, is_number, looks_like_header, read_rows
 from .report import LoadReport, attach_report
 
@@ -155,11 +155,18 @@ def load_rt_csv(path: str | Path, *, items_column: str | int, item_sep: str = ";
     record_of = np.repeat(np.arange(len(parts), dtype=np.int64), lengths)
     labels = list(chain.from_iterable(parts))
     _check_item_labels(labels, body_lines[record_of], path)
-    transactions = build_transactions(record_of, labels, len(parts), path=path, report=report,
-                                      line_of=lambda occ: body_lines[record_of[occ]])
+    transactions = _records(lengths, labels, body_lines, path, report)
     frame = _frame(col_names, body, {index}, set(missing), set(text_columns))
     report.details["items_column"] = col_names[index]
     return _assemble(frame, transactions, path, col_names[index], report)
+
+
+def _records(lengths: np.ndarray, labels: Sequence[str], lines: np.ndarray, path: Path | None, report: LoadReport,
+             *, line_word: str = "line") -> TransactionData:
+    """The item sets: ``lengths[r]`` labels per record, in record order; ``lines[r]`` names record ``r``."""
+    records = RecordChunks(path, report, line_word=line_word)
+    records.add(lengths, np.asarray(labels, dtype=object), np.asarray(lines, dtype=np.int64))
+    return records.build()
 
 
 def _assemble(frame: pd.DataFrame, transactions: TransactionData, path: Path, items_name: str,
@@ -184,16 +191,17 @@ def _split_header(rows, header: bool | str, known: Sequence[str], path: Path):
 def load_rt_table(path: str | Path, *, sep: str | None = None, header: bool | str = "auto",
                   names: Sequence[str] | None = None, missing: Sequence[str] = ("?",),
                   text_columns: Sequence[str] = (), encoding: str | None = None, latin1_fallback: bool = False,
-                  report: LoadReport | None = None) -> Table:
+                  report: LoadReport | None = None, progress: Any = None) -> Table:
     """A people table for RT use: every column typed by :func:`typed_column` (codes such as ``001`` stay text).
 
     The set column, if the file has one, stays a text column (``a;b``): see
     :func:`rt_from_table`. Header and separators as in :func:`load_rt_csv`.
+    A cancelled ``progress`` raises :class:`~anonstudio.data.errors.LoadCancelled`.
     """
     path = Path(path)
     report = report if report is not None else LoadReport(path=path, format="rt-table")
     rows = read_rows(path, sep=sep, candidates=(",", "\t", "|"), skipinitialspace=True, encoding=encoding,
-                     latin1_fallback=latin1_fallback)
+                     latin1_fallback=latin1_fallback, progress=progress)
     if header == "auto":
         header = names is None and looks_like_header(rows.rows)
     col_names = _names(path, bool(header), rows.rows[0], names, rows.lines[0])
@@ -218,8 +226,7 @@ def rt_from_table(table: Table, items_column: str, *, item_sep: str = ";") -> RT
     labels = list(chain.from_iterable(parts))
     _check_item_labels(labels, record_of + 1, table.source, what="record")
     report = LoadReport(path=table.source, format="rt-table")
-    transactions = build_transactions(record_of, labels, len(parts), path=table.source, report=report,
-                                      line_of=lambda occ: record_of[occ] + 1, line_word="record")
+    transactions = _records(lengths, labels, np.arange(1, len(parts) + 1), table.source, report, line_word="record")
     frame = table.frame.drop(columns=[items_column]).reset_index(drop=True)
     rest = Table(frame, {c: r for c, r in table.roles.items() if c != items_column}, table.name, table.source)
     return RTData(rest, TransactionData(transactions.indptr, transactions.indices, transactions.vocab,
@@ -360,8 +367,13 @@ def _join(frame: pd.DataFrame, seen: dict[str, int], people_path: Path, items_pa
     # Sort occurrences by record so the builder sees each record's items together.
     order = np.argsort(record_of, kind="stable")
     kept_lines = i_lines[keep][order]
-    transactions = build_transactions(record_of[order], [kept_labels[j] for j in order], len(person_rows),
-                                      path=items_path, report=report, line_of=lambda occ: kept_lines[occ])
+    lengths = np.bincount(record_of, minlength=len(person_rows)).astype(np.int64)
+    # Each record's first item line names it in a duplicate warning.
+    first_line = np.zeros(len(person_rows), dtype=np.int64)
+    starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    present = lengths > 0
+    first_line[present] = kept_lines[starts[present]]
+    transactions = _records(lengths, [kept_labels[j] for j in order], first_line, items_path, report)
     ids = list(seen)
     item_name = i_names[it_col] if i_names is not None else "items"
     report.record_ids = [ids[j] for j in person_rows.tolist()]

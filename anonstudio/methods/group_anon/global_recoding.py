@@ -160,7 +160,6 @@ def _release(enc: EncodedTable, levels: list[AttributeLevels], vector: Sequence[
     groups = groups.copy()
     groups[suppressed] = groups.max() + 1  # one group of suppressed rows, all cells "*"
     row_group = canonical_group_ids(groups)
-    n_groups = int(row_group.max()) + 1
     first_row = np.unique(row_group, return_index=True)[1]
     is_suppressed = suppressed[first_row]
     cells, labels = {}, {}

@@ -128,22 +128,26 @@ def export_release(release: GroupRelease, table: Table, path: str | Path, *,
 
 # ----------------------------------------------------------------------------- import
 def _read_csv(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
+    import io
+
+    from ...data.io.text import read_text
+
+    text = read_text(path)  # a regular file, decoded, NUL-free, line ends normalised (or a one-line error)
+    reader = csv.reader(io.StringIO(text, newline=""))
     try:
-        with open(path, newline="", encoding="utf-8-sig") as fh:
-            reader = csv.reader(fh)
-            header = next(reader, None)
-            if header is None:
-                raise DataFormatError(path, "the file is empty", None)
-            header = [h.strip() for h in header]
-            records = []
-            for row in reader:
-                if not any(f.strip() for f in row):
-                    continue
-                if len(row) != len(header):
-                    raise DataFormatError(path, f"{len(row)} fields but the header has {len(header)}", reader.line_num)
-                records.append((reader.line_num, row))
-    except UnicodeDecodeError as exc:
-        raise DataFormatError(path, f"not UTF-8 text ({exc.reason})", None) from exc
+        header = next(reader, None)
+        if header is None:
+            raise DataFormatError(path, "the file is empty", None)
+        header = [h.strip() for h in header]
+        records = []
+        for row in reader:
+            if not any(f.strip() for f in row):
+                continue
+            if len(row) != len(header):
+                raise DataFormatError(path, f"{len(row)} fields but the header has {len(header)}", reader.line_num)
+            records.append((reader.line_num, row))
+    except csv.Error as exc:
+        raise DataFormatError(path, f"cannot be parsed as CSV ({exc})", reader.line_num) from None
     dupes = [h for h, n in Counter(header).items() if n > 1]
     if dupes:
         raise DataFormatError(path, f"column {dupes[0]!r} appears twice in the header", 1)
@@ -319,6 +323,8 @@ def import_release(
         raise ValueError(f"unknown scheme {scheme!r}")
     if scheme == "vertical" and not has_sensitive:
         raise DataFormatError(path, f"a vertical (Anatomy) file needs the sensitive column {sensitive!r}", 1)
+    if gid_column != DEFAULT_GID_COLUMN and gid_column not in header:
+        raise DataFormatError(path, f"no group column {gid_column!r} in the header (columns: {', '.join(header)})", 1)
     if scheme == "vertical" and gid_column not in header:
         raise DataFormatError(path, f"a vertical (Anatomy) file needs the group column {gid_column!r}", 1)
 

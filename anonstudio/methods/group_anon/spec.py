@@ -7,7 +7,6 @@ from typing import Any
 
 from ...data.io.atomic import OutputSet
 from ...data.table import Role, Table
-from ...jobs import PartialRelay
 from ...params import ParameterError
 from ...verifiers.group_privacy import GroupPrivacyReport, verify_group_release
 from ..contract import Description, Export, MethodRun, MethodSpec, Stage
@@ -213,10 +212,34 @@ class GroupAnonSpec(MethodSpec):
         prepared, _ = prepared_table(table, params)
         if params.scheme != PUBLISHED and params.k > prepared.n_rows:
             raise ParameterError(f"k = {params.k:,} is larger than the {prepared.n_rows:,} complete rows", name="k")
+        qi, sensitive = columns_of(table, params)
+        l = params.effective_l
+        if params.scheme != PUBLISHED and l is not None:
+            distinct = int(prepared.frame[sensitive].nunique())
+            if distinct < l:
+                raise ParameterError(f"ℓ = {l:,} is more than the {distinct:,} different values of {sensitive!r} "
+                                     "in the complete rows: no group can hold that many", name="l")
+            if params.scheme == "anatomy":
+                largest = int(prepared.frame[sensitive].value_counts().max())
+                if largest * l > prepared.n_rows:
+                    raise ParameterError(f"ℓ = {l:,} is impossible for Anatomy: {largest:,} of the "
+                                         f"{prepared.n_rows:,} complete rows share one value of {sensitive!r}, more "
+                                         f"than 1/ℓ of them", name="l")
         for column, _path in params.hierarchies:
             if column not in columns:
                 raise ParameterError(f"A hierarchy is given for {column!r}, which is not a column of the table",
                                      name="hierarchies")
+            if column not in qi:
+                raise ParameterError(f"A hierarchy is given for {column!r}, which is not a quasi-identifier: it "
+                                     "would be ignored", name="hierarchies")
+        if params.id_column is not None:
+            ids = prepared.frame[params.id_column]
+            if ids.isna().any() or ids.duplicated().any():
+                raise ParameterError(f"The row id column {params.id_column!r} has missing or repeated values: it "
+                                     "must name every row once", name="id_column")
+        if params.scheme != PUBLISHED and params.group_column in columns | {params.id_column}:
+            raise ParameterError(f"The group column name {params.group_column!r} is already a column of the table: "
+                                 "the published CSV would have two columns of that name", name="group_column")
 
     def run(self, table: Table, params: GroupAnonParams, progress) -> GroupRun:
         return release_of(table, params, progress.stage("release"))

@@ -124,6 +124,12 @@ class KmAnonParams:
             raise ParameterError("A study area only applies to touching-towers merging", name="boundary")
         if self.constraint == "hierarchy" and self.item_hierarchy is None:
             raise ParameterError("Merging by hierarchy cuts needs an item hierarchy file", name="item_hierarchy")
+        if self.drop_missing and self.coords is None:
+            raise ParameterError("Dropping items without coordinates needs an item coordinates file",
+                                 name="drop_missing")
+        if self.sampler != "independent" and all(s >= 1.0 for s in self.sigma_vector()):
+            raise ParameterError("The itemset sampler is not used when σ = 1 at every level (every itemset is "
+                                 "checked)", name="sampler")
         if self.item_hierarchy is not None and self.constraint in ("contiguity", "free"):
             raise ParameterError(f"An item hierarchy is not used with the merge rule '{self.constraint}'",
                                  name="item_hierarchy")

@@ -147,12 +147,14 @@ class UniquenessParams:
                                 "Automatic counts exactly when that is cheap enough (see exact budget).")
     exact_budget: int = param(100_000_000, label="Exact budget (combinations)", minimum=1,
                               maximum=1_000_000_000_000, log_scale=True, advanced=True,
+                              enabled_when={"method": ("auto", "exact")},
                               tooltip="Count exactly only if the records hold at most this many m-item "
                                       "combinations in total (counting takes about 1 second per 15 million).")
     max_memory_gib: float | None = param(None, label="Exact memory limit (GiB)", minimum=0.001, maximum=4096.0,
                                          step=0.5, decimals=3, optional=True, advanced=True,
                                          none_means="a quarter of this computer's memory",
                                          flag="--max-memory", metavar="GIB",
+                                         enabled_when={"method": ("auto", "exact")},
                                          tooltip="Exact counting sorts every combination in memory; refuse it (and "
                                                  "let Automatic sample instead) when it would need more than this. "
                                                  "Unset: a quarter of this computer's memory.")

@@ -8,10 +8,10 @@
 """
 from __future__ import annotations
 
-import stat
 from pathlib import Path
+from typing import Any
 
-from ...data.errors import DataFormatError
+from ...data.io.text import require_regular_file
 from ...data.io.rt import join_items, load_rt_table, rt_from_table
 from ...data.table import RTData, Table
 from ...params import ParameterError
@@ -20,20 +20,14 @@ from .params import RTParams
 __all__ = ["rt_data_for", "open_rt_table", "check_columns"]
 
 
-def open_rt_table(path: str | Path, *, encoding: str | None = None, columns: str | None = None) -> Table:
+def open_rt_table(path: str | Path, *, encoding: str | None = None, columns: str | None = None,
+                  sep: str | None = None, header: bool | None = None, progress: Any = None) -> Table:
     """A people table from a delimited file (codes such as ``001`` stay text; the set column stays ``a;b``)."""
-    path = Path(path)
-    try:
-        mode = path.stat().st_mode
-    except OSError as exc:
-        raise DataFormatError(path, f"cannot be read ({exc.strerror or exc})") from None
-    if stat.S_ISDIR(mode):
-        raise DataFormatError(path, "is a folder, not a data file")
-    if not stat.S_ISREG(mode):
-        raise DataFormatError(path, "is not a regular file (a pipe, device or socket); anonstudio reads data "
-                                    "files only")
+    path = require_regular_file(path)
     names = [c.strip() for c in columns.split(",") if c.strip()] if columns else None
-    return load_rt_table(path, names=names, header=False if names else "auto", encoding=encoding)
+    if header is None:
+        header = False if names else "auto"
+    return load_rt_table(path, names=names, header=header, sep=sep, encoding=encoding, progress=progress)
 
 
 def check_columns(data: Table | RTData, params: RTParams) -> None:

@@ -105,13 +105,16 @@ class RTSpec(MethodSpec):
     )
 
     def open_dataset(self, spec: str | Path, *, format: str | None = None, encoding: str | None = None,
-                     columns: str | None = None) -> Any:
+                     columns: str | None = None, sep: str | None = None, header: bool | None = None,
+                     progress: Any = None) -> Any:
         """A delimited file is read as a people table keeping codes such as 001 as text; others as usual."""
         path = Path(spec)
         if (path.exists() or path.is_symlink()) and format in (None, "csv-table") and \
                 path.suffix.lower() != ".parquet":
-            return open_rt_table(path, encoding=encoding, columns=columns)
-        return super().open_dataset(spec, format=format, encoding=encoding, columns=columns)
+            return open_rt_table(path, encoding=encoding, columns=columns, sep=sep, header=header,
+                                 progress=progress)
+        return super().open_dataset(spec, format=format, encoding=encoding, columns=columns, sep=sep,
+                                    header=header, progress=progress)
 
     def example(self) -> tuple[Any, RTParams]:
         # Adult with each person's occupation as their one item: demographics and a set column in one table.

@@ -67,8 +67,11 @@ class ThreatRunParams:
     prior_beta: float = reuse_param(ThreatParams, "prior_beta", label="Prior β (attributes)",
                                     section=SECTION_SAMPLER)
     learner: str = reuse_param(ThreatParams, "learner")
-    proposal: str = reuse_param(ThreatParams, "proposal", advanced=True)
-    moves_per_group: int = reuse_param(ThreatParams, "moves_per_group")
+    # Both shape Anatomy's sampler only (a published release may be an Anatomy one).
+    proposal: str = reuse_param(ThreatParams, "proposal", advanced=True,
+                                enabled_when={"scheme": ("anatomy", "published")})
+    moves_per_group: int = reuse_param(ThreatParams, "moves_per_group",
+                                       enabled_when={"scheme": ("anatomy", "published")})
     etv_samples: int = reuse_param(ThreatParams, "etv_samples")
     exact_tv_limit: int = reuse_param(ThreatParams, "exact_tv_limit")
     tracked_rows: int = reuse_param(ThreatParams, "tracked_rows")
@@ -254,6 +257,9 @@ class ThreatSpec(MethodSpec):
             return ["no estimates: stopped before sampling began"]
         if not r.result.complete:
             lines.append("warning: sampling was interrupted; estimates use the samples kept so far")
+        if run.params.tracked_rows > r.table.n_rows:
+            lines.append(f"warning: --tracked-rows {run.params.tracked_rows:,} is more than the {r.table.n_rows:,} "
+                         "rows analysed; all of them were diagnosed")
         for name, value in r.result.measures.items():
             lines.append(f"{name:>30} = {value:.6g}    {r.result.meanings.get(name, '')}")
         victim = (options or {}).get("victim")
@@ -263,9 +269,15 @@ class ThreatSpec(MethodSpec):
         return lines
 
     def check_cli_options(self, data: Table, params: ThreatRunParams, options: dict) -> None:
+        from ..group_anon.spec import prepared_table
+
         victim = options.get("victim")
-        if victim is not None and not 0 <= victim < data.n_rows:
-            raise ParameterError(f"--victim {victim} is outside the table's rows 0..{data.n_rows - 1}")
+        if victim is None:
+            return
+        rows = prepared_table(data, params.group_params(), params.rows if params.scheme != PUBLISHED else None)[0]
+        if not 0 <= victim < rows.n_rows:
+            raise ParameterError(f"--victim {victim} is outside the {rows.n_rows:,} rows analysed "
+                                 f"(0..{rows.n_rows - 1:,})")
 
 
 def _victim_lines(result: ThreatResult, row: int) -> list[str]:

@@ -1,0 +1,152 @@
+"""Loading benchmarks: peak memory and seconds of loading a file, of ``info`` and of a method run on it.
+
+Usage (from the repository root)::
+
+    .venv/bin/python benchmarks/bench_loading.py                       # this checkout
+    .venv/bin/python benchmarks/bench_loading.py --baseline ../old     # and an older source tree, for ratios
+
+Every measurement runs in a fresh process (``python -c``) that reports its own
+wall time and peak resident memory (``ru_maxrss``, imports and loading
+included), so the figures are those of a user running the command. Cases:
+
+* ``load city``: ``load_transactions`` of a synthetic city of 1,000,000 users
+  (about 48 MB of FIMI text, generated once into ``--cache``), and the size of
+  the resulting CSR arrays, for the "few times the final CSR" goal;
+* ``info city``: ``anonstudio-cli info`` on that file;
+* ``uniqueness city``: ``anonstudio-cli uniqueness --m 1`` on it (a method run
+  on a file, loading included);
+* ``load adult``: ``load_table`` of UCI Adult (``/work/shared/data/adult``)
+  next to ``pandas.read_csv`` of the same file (the library it sits on);
+* ``info adult`` and ``group-anonymize adult`` (Mondrian, k = 4, four
+  quasi-identifiers): command runs on the file.
+
+``--baseline DIR`` runs the same cases with the anonstudio package of another
+source tree (e.g. ``git archive`` of an older commit) and prints the ratios.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parents[1]
+ADULT = Path("/work/shared/data/adult/adult.data")
+
+_PROBE = r"""
+import json, os, resource, sys, time
+T_START = time.perf_counter()
+{setup}
+def rss_mib():
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+BEFORE = rss_mib()
+t0 = time.perf_counter()
+{body}
+print("@@" + json.dumps({{"seconds": time.perf_counter() - t0, "with_imports_s": time.perf_counter() - T_START,
+                          "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                          "after_imports_mib": BEFORE, **extra}}), file=sys.stderr)
+"""
+
+#: Imported before the clock starts: the figures are those of the work, not of Python starting up.
+SETUP = {
+    "cli": "from anonstudio.cli import main, build_parser\nbuild_parser()\nimport anonstudio.data.io",
+    "io": "import anonstudio.data.io\nfrom anonstudio.kernels.warmup import warm_up_all\nwarm_up_all()",
+    "pandas": "import pandas as pd",
+}
+
+CASES = {
+    "load city": ("io", """
+from anonstudio.data.io import load_transactions
+d = load_transactions(CITY)
+extra = {"records": d.n_records, "csr_mib": (d.indptr.nbytes + d.indices.nbytes) / 2**20}
+"""),
+    "info city": ("cli", """
+code = main(["info", CITY])
+extra = {"exit": code}
+"""),
+    "uniqueness city": ("cli", """
+code = main(["uniqueness", CITY, "--m", "1", "--quiet"])
+extra = {"exit": code}
+"""),
+    "pandas adult": ("pandas", """
+f = pd.read_csv(ADULT, header=None, skipinitialspace=True, na_values=["?"])
+extra = {"rows": len(f)}
+"""),
+    "load adult": ("io", """
+from anonstudio.data.io import load_table
+t = load_table(ADULT)
+extra = {"rows": t.n_rows}
+"""),
+    "info adult": ("cli", """
+code = main(["info", ADULT])
+extra = {"exit": code}
+"""),
+    "group-anonymize adult": ("cli", """
+code = main(["group-anonymize", ADULT, "--qi", "age,sex,race,marital-status", "--sensitive", "occupation",
+             "--k", "4", "--quiet"])
+extra = {"exit": code}
+"""),
+}
+
+
+def city_file(cache: Path, users: int) -> Path:
+    path = cache / f"city-{users}.dat"
+    if not path.exists():
+        cache.mkdir(parents=True, exist_ok=True)
+        subprocess.run([sys.executable, "-m", "anonstudio.cli", "synth-city", "--users", str(users), "--seed", "3",
+                        "--quiet", "--out", str(path)], check=True, cwd=HERE, env=_env(HERE))
+    return path
+
+
+def _env(tree: Path) -> dict:
+    return {**os.environ, "PYTHONPATH": str(tree)}
+
+
+def measure(tree: Path, case: str, city: Path) -> dict:
+    setup, work = CASES[case]
+    body = f"CITY = {str(city)!r}\nADULT = {str(ADULT)!r}\n" + work
+    code = _PROBE.format(setup=SETUP[setup], body=body)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_env(tree),
+                          cwd=str(tree), stdin=subprocess.DEVNULL)
+    line = next((ln for ln in proc.stderr.splitlines() if ln.startswith("@@")), None)
+    if line is None:
+        return {"error": (proc.stderr.strip().splitlines() or ["no output"])[-1][:120]}
+    return json.loads(line[2:])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--baseline", type=Path, help="another source tree to compare with")
+    parser.add_argument("--users", type=int, default=1_000_000, help="users of the synthetic city (default 1M)")
+    parser.add_argument("--cache", type=Path, default=Path("/tmp/anonstudio-bench"), help="where the city file goes")
+    parser.add_argument("--cases", default=",".join(CASES), help="comma-separated case names")
+    args = parser.parse_args()
+    city = city_file(args.cache, args.users)
+    print(f"city file: {city} ({city.stat().st_size / 2**20:.1f} MiB); adult: {ADULT}")
+    trees = [("this", HERE)] + ([("baseline", args.baseline.resolve())] if args.baseline else [])
+    # s: seconds of the work (imports excluded); MiB: peak resident memory of the process (imports included);
+    # +MiB: what the work added to the memory the imports took.
+    header = f"{'case':<24}" + "".join(f"{name + ' s':>13}{name + ' MiB':>15}{name + ' +MiB':>15}"
+                                       for name, _ in trees)
+    if args.baseline:
+        header += f"{'time ratio':>12}{'+MiB ratio':>14}"
+    print(header)
+    for case in args.cases.split(","):
+        results = [measure(tree, case, city) for _, tree in trees]
+        row = f"{case:<24}"
+        for r in results:
+            row += (f"{r['seconds']:>13.2f}{r['peak_mib']:>15.0f}{r['peak_mib'] - r['after_imports_mib']:>15.0f}"
+                    if "error" not in r else f"{'error: ' + r['error'][:30]:>43}")
+        if args.baseline and all("error" not in r for r in results):
+            added = [max(r["peak_mib"] - r["after_imports_mib"], 1.0) for r in results]
+            row += f"{results[1]['seconds'] / results[0]['seconds']:>11.1f}x{added[1] / added[0]:>13.1f}x"
+        extras = {k: round(v, 2) if isinstance(v, float) else v for k, v in results[0].items()
+                  if k not in ("seconds", "peak_mib", "after_imports_mib")}
+        print(row + (f"   {extras}" if extras else ""))
+
+
+if __name__ == "__main__":
+    main()
