@@ -28,7 +28,7 @@ def restore_execution(monkeypatch):
 @pytest.fixture(scope="module")
 def cluster():
     """A small in-process cluster (the two-process one is exercised in tests/scale)."""
-    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None)
+    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=":0")
     yield cluster
     parallel.close_clients()
     cluster.close()

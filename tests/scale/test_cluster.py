@@ -21,7 +21,7 @@ from tests.scale.scale_helpers import KMANON, city, levels_key, quick, trials_ke
 
 @pytest.fixture(scope="module")
 def cluster():
-    cluster = distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None)
+    cluster = distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=":0")
     try:
         yield cluster
     finally:
