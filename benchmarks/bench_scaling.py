@@ -1,6 +1,7 @@
 """Scale-out: a σ-k^m sweep serially, on a thread pool and on a Dask LocalCluster; σ-k^m trials on 1 and 2 threads.
 
-Run: ``python benchmarks/bench_scaling.py [--users N] [--towers N] [--workers N] [--rounds N]``.
+Run: ``python benchmarks/bench_scaling.py [--users N] [--towers N] [--workers N] [--rounds N]
+[--part all|sweep|trials]``.
 
 A synthetic city (the paper's shape, scaled down) is swept over k x m, every
 cell a full run with its independent check. Prints wall seconds per setting,
@@ -61,6 +62,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="threads / worker processes (default 2)")
     parser.add_argument("--trials", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=3, help="timings per setting, in rotating order (default 3)")
+    parser.add_argument("--part", choices=("all", "sweep", "trials"), default="all", help="what to time")
     args = parser.parse_args()
 
     from distributed import LocalCluster
@@ -89,7 +91,6 @@ def main() -> None:
         assert result.complete
         return result.to_csv_text()
 
-    print(f"\nsweep of σ-k^m over k x m = {len(cells)} cells")
     cluster, _ = timed(f"start a LocalCluster of {W} processes x 1 thread",
                        lambda: LocalCluster(n_workers=W, threads_per_worker=1, processes=True,
                                             dashboard_address=":0"))
@@ -100,7 +101,6 @@ def main() -> None:
             """CPU seconds of this process and every worker process."""
             return time.process_time() + sum(client.run(time.process_time).values())
 
-        timed("cluster: first sweep (workers import and load)", lambda: sweep(client), cluster_clock)
         pool = parallel.executor_for(None, jobs=W)
 
         def budget(threads, fn):
@@ -109,13 +109,14 @@ def main() -> None:
                 return fn()
             return run
 
-        sweeps = [
-            ("serial, budget 1 thread (baseline)", budget(1, sweep)),
-            (f"serial, budget {W} threads", budget(W, sweep)),
-            (f"thread pool, {W} cells at once", budget(W, lambda: sweep(pool))),
-            (f"cluster, {W} warm worker processes", budget(W, lambda: sweep(client)), cluster_clock),
-        ]
-        compare(sweeps, args.rounds)
+        if args.part in ("all", "sweep"):
+            print(f"\nsweep of σ-k^m over k x m = {len(cells)} cells")
+            timed("cluster: first sweep (workers import and load)", lambda: sweep(client), cluster_clock)
+            compare([("serial, budget 1 thread (baseline)", budget(1, sweep)),
+                     (f"serial, budget {W} threads", budget(W, sweep)),
+                     (f"thread pool, {W} cells at once", budget(W, lambda: sweep(pool))),
+                     (f"cluster, {W} warm worker processes", budget(W, lambda: sweep(client)), cluster_clock)],
+                    args.rounds)
 
         params = spec.params(k=20, m=4, sigma=0.99, trials=args.trials, threads=W, verify_samples=0, seed=2)
 
@@ -127,10 +128,14 @@ def main() -> None:
             with parallel.using_scheduler(cluster.scheduler_address):
                 return one_run()
 
-        print(f"\nσ-k^m, one run of {args.trials} trials (k = 20, m = 4, σ = 0.99)")
-        compare([("trials on 1 thread (baseline)", budget(1, one_run)),
-                 (f"trials on {W} threads", budget(W, one_run)),
-                 (f"trials on the cluster ({W} processes)", budget(W, on_cluster), cluster_clock)], args.rounds)
+        if args.part in ("all", "trials"):
+            print(f"\nσ-k^m, one run of {args.trials} trials (k = 20, m = 4, σ = 0.99)")
+            if args.part == "trials":
+                timed("cluster: first run (workers import and load)", on_cluster, cluster_clock)
+            compare([("trials on 1 thread (baseline)", budget(1, one_run)),
+                     (f"trials on {W} threads", budget(W, one_run)),
+                     (f"trials on the cluster ({W} processes)", budget(W, on_cluster), cluster_clock)],
+                    args.rounds)
         pool.shutdown()
         client.close()
     finally:
