@@ -25,7 +25,7 @@ DEMO_SIZE = (1600, 1000)
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="anonstudio", description="Desktop studio for anonymizing set-valued data.")
-    parser.add_argument("dataset", nargs="?", metavar="DATASET", help="dataset file to open")
+    parser.add_argument("dataset", nargs="?", metavar="DATASET", help="dataset file to open, or a project file (.toml)")
     parser.add_argument("--sample", default="chess", help="bundled sample to open when no DATASET is given "
                                                           "(default: %(default)s)")
     parser.add_argument("--max-m", type=int, default=None, help="largest m for the uniqueness analysis")
@@ -168,8 +168,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.demo:
         driver = DemoDriver(app, window, screenshot=Path(args.screenshot) if args.screenshot else None,
                             max_m=args.max_m or DEMO_MAX_M)
+    window.install_exception_hook()
+    if scripted:
+        window.projects.prompt_on_close = False
     window.show()
-    if args.dataset:
+    if args.dataset and str(args.dataset).endswith(".toml"):
+        window.open_project(args.dataset)
+    elif args.dataset:
         window.open_dataset(args.dataset)
     else:
         window.datasets.load_sample(args.sample)

@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
     QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
+    QMenu,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -616,16 +617,22 @@ class LevelsTable(QWidget):
 
 # ----------------------------------------------------------------- exports
 class ExportRow(QWidget):
-    """"Save:" and one button per export; each button calls ``on_export(key)``."""
+    """"Save:", one button per export, and a "More" menu for the secondary ones.
+
+    Each button or menu entry calls ``on_export(key)``. :attr:`buttons` maps
+    every key to its QPushButton or QAction (both have ``isEnabled``,
+    ``setEnabled`` and ``toolTip``).
+    """
 
     def __init__(self, exports: Sequence[tuple[str, str, str]], on_export: Callable[[str], None],
-                 caption: str = "Save:", parent: QWidget | None = None):
-        """``exports``: (key, button text, tooltip) per export."""
+                 caption: str = "Save:", parent: QWidget | None = None,
+                 more: Sequence[tuple[str, str, str]] = ()):
+        """``exports`` and ``more``: (key, text, tooltip) per export; ``more`` go into the "More" menu."""
         super().__init__(parent)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(QLabel(caption))
-        self.buttons: dict[str, QPushButton] = {}
+        self.buttons: dict[str, Any] = {}
         for key, text, tip in exports:
             button = QPushButton(text)
             button.setObjectName(f"export_{key}")
@@ -634,6 +641,25 @@ class ExportRow(QWidget):
             button.clicked.connect(lambda _=False, k=key: on_export(k))
             layout.addWidget(button)
             self.buttons[key] = button
+        if more:
+            # The run's JSON and its command line: useful, but not what most people save first, so they
+            # sit in a menu and the row fits a small window.
+            self.more_button = QToolButton()
+            self.more_button.setText("More")
+            self.more_button.setObjectName("export_more")
+            self.more_button.setPopupMode(QToolButton.InstantPopup)
+            self.more_button.setToolTip("The run as JSON, and the command line that repeats it.")
+            menu = QMenu(self.more_button)
+            menu.setToolTipsVisible(True)
+            for key, text, tip in more:
+                action = menu.addAction(text)
+                action.setObjectName(f"export_{key}")
+                action.setToolTip(tip)
+                action.setEnabled(False)
+                action.triggered.connect(lambda _=False, k=key: on_export(k))
+                self.buttons[key] = action
+            self.more_button.setMenu(menu)
+            layout.addWidget(self.more_button)
         layout.addStretch(1)
 
     def set_enabled(self, enabled: dict[str, bool]) -> None:

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..data.datasets import ReadOptions, table_with_roles
+from ..data.errors import LoadCancelled
 from ..data.io import load_report
 from ..data.table import Role, Table
 from ..data.transactions import TransactionData
@@ -177,25 +178,31 @@ class DatasetsPanel(QWidget):
 
     def load_file(self, path: str | Path, options: ReadOptions | None = None,
                   on_loaded: Callable[[Any], None] | None = None) -> Job:
-        """Load ``path`` (read as ``options`` say; default: guessed) in the background."""
+        """Load ``path`` (read as ``options`` say; default: guessed) in the background; Cancel stops it."""
         from ..data.datasets import load_with_options
 
         path = Path(path)
-        return self._start(f"Load {path.name}",
-                           lambda progress: _with_progress(progress, lambda: load_with_options(path, options)),
+        return self._start(f"Load {path.name}", lambda progress: load_with_options(path, options, progress=progress),
                            file=str(path), on_loaded=on_loaded)
 
     def load_sample(self, name: str, on_loaded: Callable[[Any], None] | None = None) -> Job:
         """Load a bundled sample by name in the background."""
         from ..data.samples import load_sample
 
-        return self._start(f"Load sample {name}", lambda progress: _with_progress(progress, lambda: load_sample(name)),
-                           file=None, on_loaded=on_loaded)
+        return self._start(f"Load sample {name}", lambda progress: load_sample(name), file=None, on_loaded=on_loaded)
 
-    def _start(self, title: str, fn, *, file: str | None, on_loaded) -> Job:
+    def load_job(self, title: str, load: Callable[[Any], Any], *, on_loaded: Callable[[Any], None] | None = None,
+                 on_error: Callable[[BaseException], None] | None = None) -> Job:
+        """Run ``load(progress)`` in the background like a file load; its dataset becomes the active one.
+
+        ``on_error`` replaces the standard error message (a project asks where a moved file went).
+        """
+        return self._start(title, load, file=None, on_loaded=on_loaded, on_error=on_error)
+
+    def _start(self, title: str, fn, *, file: str | None, on_loaded, on_error=None) -> Job:
         def done(dataset: Any, complete: bool) -> None:
             if dataset is None or not complete:
-                return  # cancelled load: keep the previous dataset
+                return  # cancelled load: keep the previous dataset (the job row says "cancelled")
             self.set_dataset(dataset, origin=_origin(dataset, file))
             if file is not None:
                 self.file_loaded.emit(file)
@@ -203,6 +210,9 @@ class DatasetsPanel(QWidget):
                 on_loaded(dataset)
 
         def failed(exc: BaseException) -> None:
+            if on_error is not None:
+                on_error(exc)
+                return
             # The message names file, line and reason (DataFormatError); add
             # what the user most wants to know next.
             if self.dataset is not None:
@@ -211,7 +221,16 @@ class DatasetsPanel(QWidget):
                 after = "No dataset is loaded."
             self.runner.error_handler(title, f"{exc}\n\n{after}")
 
-        self.last_job = self.runner.submit(title, fn, key=LOAD_KEY, on_done=done, on_error=failed,
+        def job(progress):
+            progress.set(0.0, "reading")
+            try:
+                dataset = fn(progress)
+            except LoadCancelled:
+                return None  # stopped between chunks: nothing half-loaded is kept
+            progress.set(1.0, "loaded")
+            return dataset
+
+        self.last_job = self.runner.submit(title, job, key=LOAD_KEY, on_done=done, on_error=failed,
                                            show_error_dialog=False)
         return self.last_job
 
@@ -285,11 +304,3 @@ def _origin(dataset: Any, file: str | None) -> str:
     if dataset.roles:
         return "Roles stored in the file. Columns not marked are quasi-identifiers."
     return "Every column starts as a quasi-identifier: mark the sensitive column and those an attacker cannot know."
-
-
-def _with_progress(progress, load: Callable[[], Any]) -> Any:
-    # Loaders take no Progress; report start and end so the row is not blank.
-    progress.set(0.0, "reading file")
-    dataset = load()
-    progress.set(1.0, "loaded")
-    return dataset

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import sys
 import traceback
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,9 @@ from .. import __version__
 from .controls import STYLE, fitting_size
 from .datasets_dock import DatasetsPanel, available_samples
 from .jobs_dock import JobsPanel, JobStatus
+from .method_workbench import MethodWorkbench
 from .plots import EXPORT_FORMATS, ExportablePlot
+from .project_controller import ProjectController
 from .settings import RecentFiles, open_settings
 from .settings_dialog import add_settings_action
 from .workbench import Workbench
@@ -138,8 +141,14 @@ class MainWindow(QMainWindow):
         self.datasets.dataset_loaded.connect(self.set_dataset)
         self.datasets.file_loaded.connect(self._remember_file)
         self.datasets.open_requested.connect(self.open_dataset_dialog)
+        self.projects = ProjectController(self)
+        self.projects.title_changed.connect(self.setWindowTitle)
         self._build_menus()
+        self.setWindowTitle(self.projects.title())
         self.statusBar().showMessage("Load a dataset to begin.")
+        if self.projects.has_autosave():
+            self.statusBar().showMessage("Unsaved work from an earlier session can be recovered: File › Recover "
+                                         "autosaved project.", 15000)
         self.resize(default_size(self))
         if restore_layout:
             self._restore_layout()
@@ -191,6 +200,23 @@ class MainWindow(QMainWindow):
     # ---------------------------------------------------------------- menus
     def _build_menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
+        projects = self.projects
+        self.new_project_action = file_menu.addAction("&New project", projects.new)
+        self.new_project_action.setShortcut(QKeySequence.New)
+        self.open_project_action = file_menu.addAction("Open &project…", projects.open_dialog)
+        self.open_project_action.setShortcut(QKeySequence("Ctrl+Shift+O"))
+        self.open_project_action.setToolTip("A project holds the dataset, every tab's parameters and sweeps; its "
+                                            "stored results show at once.")
+        self.recent_projects_menu = file_menu.addMenu("Recent p&rojects")
+        self.recent_projects_menu.aboutToShow.connect(self._fill_recent_projects)
+        self._fill_recent_projects()
+        self.save_project_action = file_menu.addAction("&Save project", projects.save)
+        self.save_project_action.setShortcut(QKeySequence.Save)
+        self.save_project_as_action = file_menu.addAction("Save project &as…", projects.save_as)
+        self.save_project_as_action.setShortcut(QKeySequence.SaveAs)
+        self.recover_action = file_menu.addAction("Recover autosaved project", projects.recover_autosave)
+        self.recover_action.setEnabled(projects.has_autosave())
+        file_menu.addSeparator()
         self.open_action = file_menu.addAction("&Open dataset…", self.open_dataset_dialog)
         self.open_action.setShortcut(QKeySequence.Open)
         self.samples_menu = file_menu.addMenu("Open &sample")
@@ -216,6 +242,13 @@ class MainWindow(QMainWindow):
             view_menu.addAction(dock.toggleViewAction())
 
         tools_menu = self.menuBar().addMenu("&Tools")
+        self.compare_runs_action = tools_menu.addAction("&Compare runs…", self.show_compare_runs)
+        self.compare_runs_action.setToolTip("The finished runs of every tab on this dataset side by side: a table "
+                                            "of their measures and a trade-off plot.")
+        self.compare_values_action = tools_menu.addAction("Compare parameter &values…", self.show_compare_values)
+        self.compare_values_action.setToolTip("Run the current tab's method over a grid of parameter values and "
+                                              "seeds (its Compare tab).")
+        tools_menu.addSeparator()
         self.settings_action = add_settings_action(tools_menu, self)
 
         help_menu = self.menuBar().addMenu("&Help")
@@ -233,6 +266,20 @@ class MainWindow(QMainWindow):
             self.recent_menu.addSeparator()
             self.recent_menu.addAction("Clear list", self._clear_recent)
         self.recent_menu.setEnabled(bool(paths))
+
+    def _fill_recent_projects(self) -> None:
+        menu = self.recent_projects_menu
+        menu.clear()
+        paths = self.projects.recent.paths()
+        for path in paths:
+            menu.addAction(path, lambda p=path: self.projects.open(p))
+        menu.setEnabled(bool(paths))
+        if hasattr(self, "recover_action"):  # the menu is filled once before the action exists
+            self.recover_action.setEnabled(self.projects.has_autosave())
+
+    def open_project(self, path: str | Path) -> Job | None:
+        """Open a project file (its dataset loads in the background); see :class:`ProjectController`."""
+        return self.projects.open(path, ask=False)
 
     def _clear_recent(self) -> None:
         self.recent.clear()
@@ -266,7 +313,7 @@ class MainWindow(QMainWindow):
             except Exception:  # noqa: BLE001
                 self.jobs.append_log(f"{bench.TITLE}: could not show the dataset:\n{traceback.format_exc()}")
         name = getattr(dataset, "name", "dataset")
-        self.setWindowTitle(f"{name} — anonstudio")
+        self.setWindowTitle(self.projects.title())
         self.statusBar().showMessage(f"Loaded {name}.", 8000)
 
     def all_plots(self) -> list[ExportablePlot]:
@@ -311,8 +358,57 @@ class MainWindow(QMainWindow):
         self.jobs_dock.show()
         self.jobs_dock.raise_()
 
+    def show_compare_runs(self) -> None:
+        """Tools › Compare runs: every tab's finished runs on this dataset, compared."""
+        from .compare_runs import CompareRunsWindow
+
+        window = getattr(self, "compare_runs_window", None)
+        if window is None:
+            window = self.compare_runs_window = CompareRunsWindow(self)
+        else:
+            window.refresh()
+        window.show()
+        window.raise_()
+
+    def show_compare_values(self) -> None:
+        """Tools › Compare parameter values: the current tab's Compare tab (a sweep over its parameters)."""
+        bench = self.tabs.currentWidget()
+        if not isinstance(bench, MethodWorkbench):
+            self.statusBar().showMessage("Choose a method tab first.", 8000)
+            return
+        bench.results.setCurrentWidget(bench.sweep_view)
+
     def show_error(self, title: str, message: str) -> None:
         QMessageBox.critical(self, f"{title} failed", message)
+
+    def install_exception_hook(self) -> None:
+        """Report an exception escaping a button handler or dialog instead of losing it on stderr.
+
+        Qt keeps running after a slot raises; the user is told once (per
+        distinct error) in a non-blocking message, the traceback goes to the
+        Jobs log, and nothing else changes: data and results stay as they were.
+        """
+        previous = sys.excepthook
+        reported: set[str] = set()
+
+        def hook(kind, value, tb):
+            if issubclass(kind, KeyboardInterrupt):
+                previous(kind, value, tb)
+                return
+            details = "".join(traceback.format_exception(kind, value, tb))
+            self.jobs.append_log(f"unexpected error:\n{details}")
+            summary = f"{kind.__name__}: {value}"
+            if summary in reported:
+                return
+            reported.add(summary)
+            box = QMessageBox(QMessageBox.Warning, "Something went wrong",
+                              f"An action failed: {summary[:300]}\n\nYour data and results are unchanged. The "
+                              "details are in the Jobs log (View › Jobs and log); please report them.",
+                              QMessageBox.Ok, self)
+            box.setAttribute(Qt.WA_DeleteOnClose)
+            box.open()
+
+        sys.excepthook = hook
 
     def show_glossary(self) -> None:
         """Help > Glossary (F1): every measure and parameter with its one-line meaning."""
@@ -345,6 +441,10 @@ class MainWindow(QMainWindow):
         self.settings.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt naming)
+        if not self.projects.maybe_save():
+            event.ignore()
+            return
+        self.projects.autosave_timer.stop()
         self.save_layout()
         self.datasets.data_views.close_all()
         self.runner.shutdown(5000)

@@ -39,11 +39,12 @@ Subclass example (the whole GUI of a family)::
 from __future__ import annotations
 
 import html
+import threading
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QHBoxLayout, QMessageBox, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QHBoxLayout, QMessageBox, QTabWidget, QVBoxLayout, QWidget
 
 from ..methods.contract import MethodRun, MethodSpec, get_method, run_and_verify, write_outputs
 from ..params import ParameterError, from_dict, to_dict
@@ -67,6 +68,7 @@ READY_TEXT = "Set the parameters on the right and press “{run}”."
 RUNNING_TEXT = ("Running… results appear as they are computed. Progress and time left: Jobs panel below. "
                 "Cancel keeps what is done.")
 JSON_KEY = "json"
+COMMAND_KEY = "command"
 #: Height (pixels) above which the callout scrolls instead of pushing the results down.
 CALLOUT_MAX_HEIGHT = 110
 
@@ -108,6 +110,8 @@ class MethodWorkbench(Workbench):
         self.compared_run: MethodRun | None = None
         #: The newest result drawn (partial while a run goes on), None after a clear.
         self.shown_result: Any = None
+        #: Where finished runs are kept between sessions (a studio.cache.ResultCache, set by the main window).
+        self.result_cache: Any = None
         super().__init__(runner, parent)
         if self.param_panel is not None:
             self.param_panel.edited.connect(self._params_edited)
@@ -157,10 +161,13 @@ class MethodWorkbench(Workbench):
             self.results = tabs
         self.results.addTab(self.sweep_view, "Compare parameter values")
         exports = [(e.key, f"{e.label}…", e.help) for e in self.spec.exports]
-        exports.append((JSON_KEY, "Run report (JSON)…",
-                        "The run as JSON: result, independent check, status, parameters (seed included), input "
-                        "name and SHA-256, anonstudio version."))
-        self.export_row = ExportRow(exports, self.export_dialog)
+        more = [(JSON_KEY, "Run report (JSON)…",
+                 "The run as JSON: result, independent check, status, parameters (seed included), input name "
+                 "and SHA-256, anonstudio version."),
+                (COMMAND_KEY, "Copy command line",
+                 "Copy the anonstudio-cli command that repeats this run exactly (every parameter, seed included, "
+                 "and how the data was read), for scripts and reports.")]
+        self.export_row = ExportRow(exports, self.export_dialog, more=more)
         top = QHBoxLayout()
         top.addWidget(self.intro_label, 1)
         layout.addLayout(top)
@@ -216,15 +223,31 @@ class MethodWorkbench(Workbench):
         self.show_result(result, True)
 
     def _on_done(self, run: MethodRun, complete: bool) -> None:
-        if run.result is not None:
-            self.history.append(run)
-            self.history_bar.set_runs([self.run_label(r, i) for i, r in enumerate(self.history)],
-                                      shown=len(self.history) - 1)
+        self._remember(run)
         self._show_run(run)
+        if complete and self.result_cache is not None:
+            # Pickling a large result takes a moment: keep it off the GUI thread.
+            threading.Thread(target=self.result_cache.put, args=(run,), name="store-run", daemon=True).start()
         self.status.emit(f"{self.spec.title}: " + {"done": "finished.", "not-met": "the promise is NOT met.",
                                                    "cancelled": "stopped; partial result shown.",
                                                    "unverified": "finished, unverified."}[run.status])
         self.run_finished.emit(run, complete)
+
+    def _remember(self, run: MethodRun) -> None:
+        if run.result is not None:
+            self.history.append(run)
+            self.history_bar.set_runs([self.run_label(r, i) for i, r in enumerate(self.history)],
+                                      shown=len(self.history) - 1)
+
+    def show_stored_run(self, run: MethodRun) -> None:
+        """Show a run read back from the result cache, as if it had just finished (nothing is recomputed)."""
+        if run.data is not self.dataset:
+            return  # the dataset changed while the cache was read
+        self.clear_results()
+        self._remember(run)
+        self._show_run(run)
+        self.status.emit(f"{self.spec.title}: results of {run.started[:16].replace('T', ' ')} shown from the "
+                         "cache (same data, parameters and version); press Run to compute them again.")
 
     def _show_run(self, run: MethodRun) -> None:
         self.last_run = run
@@ -285,7 +308,7 @@ class MethodWorkbench(Workbench):
     # -------------------------------------------------------------- export
     def _update_exports(self) -> None:
         run = self.last_run
-        enabled = {JSON_KEY: run is not None}
+        enabled = {JSON_KEY: run is not None, COMMAND_KEY: run is not None}
         for export in self.spec.exports:
             ok = run is not None and export.offered(run)
             reason = "" if ok else "no finished run yet"
@@ -313,7 +336,29 @@ class MethodWorkbench(Workbench):
                 raise RuntimeError(skipped[0])
         return path
 
+    def command_line(self) -> str:
+        """The ``anonstudio-cli`` command that repeats the shown run (NotReproducible for data built in memory)."""
+        from ..studio.command_line import run_command_line
+
+        if self.last_run is None:
+            raise RuntimeError("no finished run to repeat; run one first")
+        return run_command_line(self.last_run)
+
+    def copy_command_line(self) -> None:
+        from ..studio.command_line import NotReproducible
+
+        try:
+            line = self.command_line()
+        except (NotReproducible, RuntimeError) as exc:
+            QMessageBox.information(self, "No command line", str(exc))
+            return
+        QApplication.clipboard().setText(line)
+        self.status.emit("Copied the command line that repeats this run: paste it into a terminal or a script.")
+
     def export_dialog(self, key: str) -> None:
+        if key == COMMAND_KEY:
+            self.copy_command_line()
+            return
         if key == JSON_KEY:
             label, extensions = "Run report", (".json",)
         else:

@@ -11,7 +11,7 @@ other and rings the Pareto front: the cells no other cell beats on both.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal
@@ -69,6 +69,10 @@ def _default_values(spec: MethodSpec, name: str) -> str:
     return f"{lo:g}:{hi:g}:5"
 
 
+def _value_text(value: Any) -> str:
+    return f"{value:.12g}" if isinstance(value, float) else str(value)
+
+
 class SweepView(QWidget):
     """The sweep controls, the cells table and the two plots; see the module docstring.
 
@@ -103,6 +107,8 @@ class SweepView(QWidget):
         self.executor = executor or configured_executor
         self.result: SweepResult | None = None
         self.job = None
+        #: A studio.cache.ResultCache (set by the main window): cells computed before are not run again.
+        self.result_cache: Any = None
         names = sweepable(spec)
 
         self.preset_combo = narrow_combo(QComboBox(), 16)
@@ -233,7 +239,7 @@ class SweepView(QWidget):
             return
         x_axis = preset.axes[0]
         self.x_combo.setCurrentIndex(max(self.x_combo.findData(x_axis.name), 0))
-        self.x_values.setText(",".join(f"{v:g}" if isinstance(v, float) else str(v) for v in x_axis.values))
+        self.x_values.setText(",".join(_value_text(v) for v in x_axis.values))
         group = next((a for a in preset.axes[1:] if a.name == preset.group), None)
         self.group_combo.setCurrentIndex(max(self.group_combo.findData(group.name if group else None), 0))
         self.group_values.setText(",".join(map(str, group.values)) if group else "")
@@ -246,6 +252,25 @@ class SweepView(QWidget):
         if self.group_name is not None and self.group_name != self.x_name:
             axes.append(parse_axis(self.spec.params, self.group_name, self.group_values.text()))
         return axes
+
+    def grid(self) -> tuple[list[Axis], int] | None:
+        """The axes and seeds the controls describe, or None while they do not parse (project files)."""
+        try:
+            return self.axes(), self.seeds.value()
+        except ParameterError:
+            return None
+
+    def set_grid(self, axes: Sequence[Axis], seeds: int) -> None:
+        """Show a saved grid in the controls (its first axis varies along x, a second one draws one curve per
+        value)."""
+        if not axes:
+            return
+        self.x_combo.setCurrentIndex(max(self.x_combo.findData(axes[0].name), 0))
+        self.x_values.setText(",".join(_value_text(v) for v in axes[0].values))
+        group = axes[1] if len(axes) > 1 else None
+        self.group_combo.setCurrentIndex(max(self.group_combo.findData(group.name if group else None), 0))
+        self.group_values.setText(",".join(_value_text(v) for v in group.values) if group else "")
+        self.seeds.setValue(seeds)
 
     # ---------------------------------------------------------------- run
     def start(self) -> None:
@@ -261,6 +286,7 @@ class SweepView(QWidget):
             return
         spec, make_executor = self.spec, self.executor
         address = scheduler_address() if make_executor is configured_executor else None
+        cached, on_cell = self.result_cache.sweep_hooks(spec, data) if self.result_cache is not None else (None, None)
         self.result = None
         self._clear()
         self.status.setText(f"{len(cells)} cells to run" + (f" on the Dask cluster at {address}." if address
@@ -271,7 +297,8 @@ class SweepView(QWidget):
         def sweep(progress):
             if address:
                 progress.set(0.0, f"connecting to {address}")
-            return run_sweep(spec, data, cells, progress, axes=axes, executor=make_executor())
+            return run_sweep(spec, data, cells, progress, axes=axes, executor=make_executor(),
+                             cached=cached, on_cell=on_cell)
 
         self.job = self.submit(f"{spec.title}: sweep of {len(cells)} cells", sweep,
                                on_partial=self.show_result, on_done=self._done, on_error=self._failed)

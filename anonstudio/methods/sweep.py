@@ -29,7 +29,7 @@ from ..params import ParameterError, coerce, spec_of, to_dict, validate
 from .contract import MethodSpec, run_and_verify
 
 __all__ = ["Axis", "Cell", "CellResult", "SweepResult", "SweepPreset", "make_grid", "run_sweep", "run_cell",
-           "parse_axis", "NOT_RUN", "REASON"]
+           "parse_axis", "pareto_front", "NOT_RUN", "REASON"]
 
 #: Status of a cell a stopped sweep never ran (in its CSV and JSON).
 NOT_RUN = "not run"
@@ -187,21 +187,31 @@ class SweepResult:
         ``lower_is_better`` maps two or more summary keys to their direction,
         e.g. ``{"error": True, "k": False}``; axis values count as measures too.
         """
-        points = []
-        for r in self.ordered():
-            row = {**r.cell.values, **r.summary}
-            if r.status not in ("done", "unverified") or not all(k in row for k in lower_is_better):
-                continue
+        rows = {r.cell.index: {**r.cell.values, **r.summary} for r in self.ordered()
+                if r.status in ("done", "unverified")}
+        return pareto_front(rows, lower_is_better)
+
+
+def pareto_front(rows: dict[Any, dict[str, Any]], lower_is_better: dict[str, bool]) -> list[Any]:
+    """Keys of the rows no other row beats on every measure of ``lower_is_better`` at once (and strictly on one).
+
+    Rows missing a measure, or with a value that is not a finite number, take no part.
+    """
+    points = []
+    for key, row in rows.items():
+        try:
             vector = [float(row[k]) if lower else -float(row[k]) for k, lower in lower_is_better.items()]
-            if all(math.isfinite(v) for v in vector):
-                points.append((r.cell.index, vector))
-        front = []
-        for i, a in points:
-            dominated = any(all(bv <= av for av, bv in zip(a, b)) and any(bv < av for av, bv in zip(a, b))
-                            for j, b in points if j != i)
-            if not dominated:
-                front.append(i)
-        return front
+        except (KeyError, TypeError, ValueError):
+            continue
+        if all(math.isfinite(v) for v in vector):
+            points.append((key, vector))
+    front = []
+    for i, a in points:
+        dominated = any(all(bv <= av for av, bv in zip(a, b)) and any(bv < av for av, bv in zip(a, b))
+                        for j, b in points if j != i)
+        if not dominated:
+            front.append(i)
+    return front
 
 
 def parse_axis(params_cls: type, name: str, text: str | Sequence) -> Axis:

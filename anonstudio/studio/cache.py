@@ -26,7 +26,7 @@ import os
 import pickle
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .. import __version__
 from ..data.datasets import origin_of
@@ -210,6 +210,24 @@ class ResultCache:
                "summary": summary, "seconds": seconds, "error": error}
         self._write(self.folder / (key + _CELL_SUFFIX), json.dumps(doc, default=float).encode("utf-8"))
         return True
+
+    def sweep_hooks(self, spec: MethodSpec, data: Any) -> tuple[Callable, Callable]:
+        """``(cached, on_cell)`` for :func:`~anonstudio.methods.sweep.run_sweep`: stored cells are not run again,
+        new ones are stored as they finish."""
+        from ..methods.sweep import CellResult
+
+        def cached(cell: Any) -> CellResult | None:
+            doc = self.get_cell(spec, cell.params, data)
+            if doc is None:
+                return None
+            return CellResult(cell, doc["status"], dict(doc["summary"]), float(doc.get("seconds", 0.0)),
+                              str(doc.get("error", "")))
+
+        def on_cell(result: Any) -> None:
+            self.put_cell(spec, result.cell.params, data, result.status, result.summary, result.seconds,
+                          result.error)
+
+        return cached, on_cell
 
     # ----------------------------------------------------------- the folder
     def size(self) -> int:

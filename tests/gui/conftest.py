@@ -12,6 +12,11 @@ def isolated_settings(tmp_path, monkeypatch):
     from anonstudio.gui.settings import SETTINGS_ENV
 
     monkeypatch.setenv(SETTINGS_ENV, str(tmp_path / "settings"))
+    # Nor the user's result cache; and closing a window with unsaved changes never waits for an answer.
+    monkeypatch.setenv("ANONSTUDIO_CACHE_DIR", str(tmp_path / "cache"))
+    from anonstudio.gui.project_controller import ProjectController
+
+    monkeypatch.setattr(ProjectController, "ask_unsaved", lambda self: "discard")
     return tmp_path / "settings"
 
 

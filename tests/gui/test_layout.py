@@ -86,6 +86,7 @@ def test_every_workbench_fits_after_a_run(window, wait_job, qtbot, screenshots):
                 qtbot.wait(60)
                 # The page itself never scrolls: the results fit the window.
                 assert not bench.page_scroll.verticalScrollBar().isVisible(), (bench.spec.name, width, height)
+                assert not bench.page_scroll.horizontalScrollBar().isVisible(), (bench.spec.name, width, height)
                 assert bench.param_panel.run_button.visibleRegion().isEmpty() is False
                 problems = layout_problems(window)
                 assert problems == [], (bench.spec.name, width, height, index, problems[:5])

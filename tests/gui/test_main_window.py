@@ -273,3 +273,22 @@ def test_default_size_fits_the_available_screen(qtbot, dialogs):
     assert w.height() <= max(available.height(), w.minimumSizeHint().height())
     assert w.width() <= PREFERRED_SIZE.width() and w.height() <= PREFERRED_SIZE.height()
     w.runner.shutdown(10000)
+
+
+def test_an_exception_escaping_a_handler_is_reported_once_and_logged(window, monkeypatch):
+    import sys
+
+    from PySide6.QtWidgets import QMessageBox
+
+    monkeypatch.setattr(sys, "excepthook", sys.excepthook)  # restored after the test
+    window.install_exception_hook()
+    try:
+        raise ValueError("boom in a dialog handler")
+    except ValueError as exc:
+        sys.excepthook(type(exc), exc, exc.__traceback__)
+        sys.excepthook(type(exc), exc, exc.__traceback__)
+    boxes = [b for b in window.findChildren(QMessageBox) if b.isVisible()]
+    assert len(boxes) == 1 and "boom in a dialog handler" in boxes[0].text()
+    assert window.jobs.log_view.toPlainText().count("ValueError: boom in a dialog handler") == 2
+    assert window.isVisible()
+    boxes[0].close()

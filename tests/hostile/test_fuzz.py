@@ -139,6 +139,7 @@ def _base(method: str, city: Path, corpus: Path) -> list[str]:
         "threat": ["threat", "adult", "--qi", "age,sex", "--sensitive", "occupation", "--rows", "200",
                    "--iterations", "60", "--burn-in", "20", "--thinning", "1", "--etv-samples", "200"],
         "nonreciprocal": ["nonreciprocal", str(corpus / "small.dat"), "--k", "3"],
+        "rho": ["rho", str(corpus / "small.dat"), "--setting", "fixed", "--rho", "0.5"],
         "rt": ["rt", str(RT_EXAMPLE), "--qi", "age,gender", "--items-column", "items", "--k", "2", "--m", "1"],
     }[method]
 

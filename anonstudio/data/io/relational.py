@@ -31,6 +31,15 @@ from .text import iter_text_chunks, read_text
 
 __all__ = ["load_csv_table", "save_csv_table", "uci_attribute_names"]
 
+#: A number written with a leading zero ("001", "02134"): a code, not a quantity, so its column stays text
+#: (reading it as 1 would merge "001" and "01" and lose the code's spelling).
+_LEADING_ZERO = re.compile(r"[+-]?0\d")
+
+
+def _has_code(texts: Sequence[str]) -> bool:
+    return any(_LEADING_ZERO.match(t) for t in texts)
+
+
 def _column(values: np.ndarray, missing: set[str]) -> tuple[pd.Series, int]:
     """Typed column and its number of missing values.
 
@@ -50,6 +59,8 @@ def _column(values: np.ndarray, missing: set[str]) -> tuple[pd.Series, int]:
         numbers = pd.to_numeric(pd.Series(present, dtype=object), errors="coerce")
         # to_numeric takes what is_number takes, and also inf and nan: those make a text column.
         if numbers.isna().any() or (numbers.dtype.kind == "f" and not np.isfinite(numbers.to_numpy()).all()):
+            numbers = None
+        elif _has_code(present):
             numbers = None
     if numbers is not None:
         by_code = np.zeros(len(texts), dtype=numbers.dtype)
@@ -111,6 +122,8 @@ def _typed_columns(path: Path, report: LoadReport, *, header, missing: Sequence[
         plain = plain_chunk(text, sep, n_fields)
         if plain is None:
             return None
+        if re.search(rf"(?:^|{re.escape(sep)})[ ]*[+-]?0\d", text, re.M):
+            return None  # a code with a leading zero somewhere: the exact reader decides which columns stay text
         if n == 0:
             n_fields = plain.fields
             sample = [r for r in csv.reader((ln for ln in lines[:201] if ln.strip()), delimiter=sep,

@@ -1,0 +1,195 @@
+"""The rule browser's data: sensitive rules Q → e, whom they threatened and what was suppressed to fix them.
+
+A sensitive rule Q → e threatens person u when Q ⊆ D_u and e ∈ E_u \\ Q. The
+browser lists every such rule whose confidence in the ORIGINAL data was above
+ρ (found by a scan of all adversaries when there are at most ``scan_limit``
+of them), plus every rule the algorithm repaired (some only broke ρ after
+other suppressions: the model is not monotone). For each: its confidence
+before and after, the people it threatened, and the repairs made for it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from ...jobs import ChunkSizer
+from ...kernels.rho_suppressor import NEED_RULES, active_users, exact_chunk
+from .result import RhoResult
+from .suppressor import LOG_COLUMNS, _State, adversary_count
+
+__all__ = ["SensitiveRule", "PersonView", "RuleBrowser", "rule_browser"]
+
+
+@dataclass(frozen=True)
+class SensitiveRule:
+    """One rule Q → e with its supports on D (before) and D' (after)."""
+
+    antecedent: tuple[int, ...]
+    consequent: int
+    s_q_before: int
+    s_qe_before: int
+    s_q_after: int
+    s_qe_after: int
+    people: np.ndarray
+    repairs: tuple[int, ...]
+
+    @property
+    def conf_before(self) -> float | None:
+        return self.s_qe_before / self.s_q_before if self.s_q_before else None
+
+    @property
+    def conf_after(self) -> float | None:
+        return self.s_qe_after / self.s_q_after if self.s_q_after else None
+
+    def above(self, rho: Fraction, after: bool = False) -> bool:
+        s_q, s_qe = (self.s_q_after, self.s_qe_after) if after else (self.s_q_before, self.s_qe_before)
+        return s_q > 0 and s_qe * rho.denominator > rho.numerator * s_q
+
+
+@dataclass(frozen=True)
+class PersonView:
+    """One person: their items, their sensitive items, what was suppressed, the rules that threatened them."""
+
+    user: int
+    items: tuple[str, ...]
+    sensitive: tuple[str, ...]
+    suppressed: tuple[str, ...]
+    rules: tuple[int, ...]
+
+
+class RuleBrowser:
+    """Sensitive rules of a run, filterable by item and by person."""
+
+    def __init__(self, result: RhoResult, rules: list[SensitiveRule], scanned: bool):
+        self.result = result
+        self.rules = tuple(rules)
+        self.scanned = scanned
+        self.labels = result.original.vocab
+        self._by_person: dict[int, list[int]] = {}
+        for j, rule in enumerate(self.rules):
+            for u in rule.people.tolist():
+                self._by_person.setdefault(u, []).append(j)
+
+    def __len__(self) -> int:
+        return len(self.rules)
+
+    def select(self, item: str | None = None, person: int | None = None) -> list[int]:
+        """Indices of the rules mentioning ``item`` (in Q or as e) and/or threatening ``person``."""
+        picked = range(len(self.rules)) if person is None else self._by_person.get(int(person), [])
+        if item is None:
+            return list(picked)
+        try:
+            i = self.labels.index(str(item))
+        except ValueError:
+            return []
+        return [j for j in picked if self.rules[j].consequent == i or i in self.rules[j].antecedent]
+
+    def row(self, j: int, max_people: int = 20) -> dict:
+        """One rule as plain values (labels, confidences, people, what was suppressed)."""
+        rule = self.rules[j]
+        log = self.result.log
+        lab = self.labels
+        fixes = []
+        for k in rule.repairs:
+            d = int(log.meta[k, LOG_COLUMNS.index("d")])
+            fixes.append({"pass": int(log.meta[k, LOG_COLUMNS.index("pass")]), "suppressed_item": lab[d],
+                          "records": log.records_of(k).tolist()})
+        rho = self.result.params.rho_fraction
+        return {
+            "antecedent": [lab[i] for i in rule.antecedent], "consequent": lab[rule.consequent],
+            "confidence_before": rule.conf_before, "confidence_after": rule.conf_after,
+            "support_before": [rule.s_qe_before, rule.s_q_before], "support_after": [rule.s_qe_after, rule.s_q_after],
+            "above_rho_before": rule.above(rho), "above_rho_after": rule.above(rho, after=True),
+            "people": len(rule.people), "people_listed": rule.people[:max_people].tolist(), "repairs": fixes,
+        }
+
+    def rows(self, item: str | None = None, person: int | None = None) -> list[dict]:
+        return [self.row(j) for j in self.select(item, person)]
+
+    def person(self, u: int) -> PersonView:
+        res = self.result
+        lab = res.original.vocab
+        return PersonView(int(u), tuple(res.original.record_labels(u)), tuple(res.constraint.labels_of(u)),
+                          tuple(lab[i] for i in res.suppressed_of(u)), tuple(self._by_person.get(int(u), [])))
+
+
+def _holders(post: tuple[np.ndarray, np.ndarray], items) -> np.ndarray:
+    ptr, rec = post
+    out = None
+    for i in items:
+        part = rec[ptr[i]:ptr[i + 1]]
+        out = part if out is None else np.intersect1d(out, part, assume_unique=True)
+        if not len(out):
+            break
+    return out if out is not None else np.zeros(0, dtype=np.int32)
+
+
+def _scan(result: RhoResult) -> list[tuple[tuple[int, ...], int, np.ndarray]]:
+    """Every (Q, e, people) with conf_D(Q→e) > ρ, by the suppressor's own check on the untouched data."""
+    data, e = result.original, result.constraint
+    top = result.suppression.levels
+    state = _State(data, e, top)
+    rho = result.params.rho_fraction
+    active = active_users(data.indptr, data.indices, data.n_items, state.ep)
+    found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    sizer = ChunkSizer(initial=4096)
+    rng = np.zeros(1, dtype=np.uint64)
+    for level in range(1, top + 1):
+        u, n_rules = 0, 0
+        while u < data.n_records:
+            u1 = min(data.n_records, u + sizer.next_size())
+            nxt, code, n_rules = exact_chunk(level, u, u1, 0, False, rho.numerator, rho.denominator, state.dp,
+                                             state.ep, active, state.cache, rng, state.rule_u, state.rule_q,
+                                             state.rule_e, n_rules, state.work, state.log, np.zeros(5, np.int64))
+            sizer.done(max(nxt - u, 1))
+            if code == NEED_RULES:
+                state.grow_rules(2 * len(state.rule_e))
+            u = nxt
+        found.append((state.rule_u[:n_rules].copy(), state.rule_q[:n_rules, :level].copy(),
+                      state.rule_e[:n_rules].copy()))
+    out = []
+    for users, qs, es in found:
+        if not len(es):
+            continue
+        keys = np.column_stack([qs, es])
+        uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
+        inverse = inverse.ravel()
+        order = np.argsort(inverse, kind="stable")
+        bounds = np.searchsorted(inverse[order], np.arange(len(uniq) + 1))
+        for g, key in enumerate(uniq):
+            people = np.unique(users[order[bounds[g]:bounds[g + 1]]])
+            out.append((tuple(int(v) for v in key[:-1]), int(key[-1]), people))
+    return out
+
+
+def rule_browser(result: RhoResult, scan_limit: int = 5_000_000) -> RuleBrowser:
+    """Build the browser's rules for ``result`` (see the module docstring)."""
+    data, pub, e = result.original, result.published, result.constraint
+    post_d = data.inverted()
+    post_p = pub.inverted()
+    scanned = adversary_count(data.lengths, result.suppression.levels) <= scan_limit
+    entries: dict[tuple[tuple[int, ...], int], np.ndarray | None] = {}
+    if scanned:
+        for q, item, people in _scan(result):
+            entries[(q, item)] = people
+    repairs: dict[tuple[tuple[int, ...], int], list[int]] = {}
+    log = result.log
+    for k in range(len(log)):
+        key = (log.antecedent(k), int(log.meta[k, LOG_COLUMNS.index("e")]))
+        repairs.setdefault(key, []).append(k)
+        entries.setdefault(key, None)
+    rules = []
+    for (q, item), people in entries.items():
+        holders_d = _holders(post_d, q)
+        if people is None:
+            candidates = holders_d
+            people = candidates[e.protects(candidates, item)] if len(candidates) else candidates
+        with_e = _holders(post_d, q + (item,))
+        after_q = _holders(post_p, q)
+        after_qe = _holders(post_p, q + (item,))
+        rules.append(SensitiveRule(q, item, len(holders_d), len(with_e), len(after_q), len(after_qe),
+                                   np.asarray(people, dtype=np.int64), tuple(repairs.get((q, item), ()))))
+    rules.sort(key=lambda r: (-(r.conf_before or 0.0), r.antecedent, r.consequent))
+    return RuleBrowser(result, rules, scanned)

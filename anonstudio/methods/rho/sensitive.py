@@ -1,0 +1,399 @@
+"""The sensitive constraint E = {E_u}: which items each person wants kept uncertain.
+
+E is stored as one global item set plus per-record deviations (items a record
+adds, global items it drops), never as an n × |I| matrix: the paper's "fixed"
+setting is one set, "personalized+" is that set with 1 % noise per person.
+
+Files (``record,item`` CSV, ``E.csv`` / ``E_USED.csv``)
+-------------------------------------------------------
+One pair per line; an optional first line ``record,item`` is a header. The
+record is the 0-based record number (line number − 1 of a FIMI file) or ``*``
+for every record. The item is an item label of the data; labels the data does
+not hold are allowed (a person may protect an item they do not have, §4.1) and
+kept, although they can never be inferred. Blank lines and lines starting
+with ``#`` are skipped. Writing puts items that every record protects as ``*``
+rows first, then the remaining pairs in record order.
+
+Settings (§6.1)
+---------------
+With k = ⌊f·|I| + ½⌋ for the sensitive fraction f and I the items the data holds:
+``fixed`` one random k-subset S for everyone; ``personalized`` an independent
+random k-subset of I per record; ``personalized+`` S, each item of S kept with
+probability 1 − noise and each other item added with probability noise;
+``fixed+`` the union of all personalized+ sets (drawn from the same seed), for
+everyone.
+"""
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ...data.errors import DataFormatError
+from ...data.io.atomic import atomic_write
+from ...data.io.text import read_text
+from ...data.transactions import TransactionData
+from ...jobs import derive_seed
+
+__all__ = [
+    "SETTINGS", "SensitiveConstraint", "load_sensitive", "generate_sensitive", "write_sensitive",
+    "sensitive_count",
+]
+
+#: The paper's four ways of drawing E (§6.1), plus "file" for a constraint read from a file.
+SETTINGS = ("fixed", "personalized", "fixed+", "personalized+")
+
+#: Rows of random numbers drawn per block by the generators (any value gives the same draws).
+_BLOCK = 4096
+
+
+@dataclass(frozen=True, eq=False)
+class SensitiveConstraint:
+    """E_u = (global \\ dropped_u) ∪ added_u for every record u.
+
+    Attributes
+    ----------
+    n_records
+        Records of the data E belongs to.
+    labels
+        Item labels: the data's vocabulary, then labels the data does not hold.
+    n_data_items
+        Ids below this are items of the data (the only ones that can be inferred).
+    global_items
+        int32 sorted ids in E_u of every record that does not drop them.
+    add_indptr, add_items
+        Per-record CSR of ids added to the global set (sorted, disjoint from it).
+    del_indptr, del_items
+        Per-record CSR of global ids the record drops (sorted).
+    setting, fraction, noise, seed, source
+        How E was made (``setting`` is ``"file"`` for a loaded constraint).
+    """
+
+    n_records: int
+    labels: tuple[str, ...]
+    n_data_items: int
+    global_items: np.ndarray
+    add_indptr: np.ndarray
+    add_items: np.ndarray
+    del_indptr: np.ndarray
+    del_items: np.ndarray
+    setting: str = "file"
+    fraction: float | None = None
+    noise: float | None = None
+    seed: int | None = None
+    source: Path | None = None
+
+    # ------------------------------------------------------------- build
+    @classmethod
+    def from_pairs(cls, n_records: int, labels: tuple[str, ...], n_data_items: int, records: np.ndarray,
+                   items: np.ndarray, **meta) -> "SensitiveConstraint":
+        """Build from (record, item) pairs; record −1 means every record. Duplicates collapse.
+
+        An item protected by more than half of the records goes to the global
+        set (the records without it drop it), so fixed and personalized+
+        constraints stay small however they were written.
+        """
+        records = np.asarray(records, dtype=np.int64)
+        items = np.asarray(items, dtype=np.int64)
+        n_labels = len(labels)
+        star = items[records < 0]
+        keyed = np.unique(records[records >= 0] * n_labels + items[records >= 0])
+        rec = keyed // n_labels
+        itm = (keyed % n_labels).astype(np.int64)
+        everyone = np.zeros(n_labels, dtype=bool)
+        everyone[star] = True
+        # pairs already covered by a '*' row add nothing
+        keep = ~everyone[itm]
+        rec, itm = rec[keep], itm[keep]
+        per_item = np.bincount(itm, minlength=n_labels)
+        glob = everyone | (per_item * 2 > n_records)
+        in_glob = glob[itm]
+        add_rec, add_itm = rec[~in_glob], itm[~in_glob]
+        # records holding a global (non-'*') item explicitly; the others drop it
+        majority = np.flatnonzero(glob & ~everyone)
+        drop_rec: list[np.ndarray] = []
+        drop_itm: list[np.ndarray] = []
+        for i in majority:
+            holders = rec[in_glob & (itm == i)]
+            mask = np.ones(n_records, dtype=bool)
+            mask[holders] = False
+            lacking = np.flatnonzero(mask)
+            drop_rec.append(lacking)
+            drop_itm.append(np.full(len(lacking), i, dtype=np.int64))
+        del_rec = np.concatenate(drop_rec) if drop_rec else np.zeros(0, np.int64)
+        del_itm = np.concatenate(drop_itm) if drop_itm else np.zeros(0, np.int64)
+        add_indptr, add_items = _csr(n_records, add_rec, add_itm)
+        del_indptr, del_items = _csr(n_records, del_rec, del_itm)
+        return cls(n_records, tuple(labels), int(n_data_items), np.flatnonzero(glob).astype(np.int32),
+                   add_indptr, add_items, del_indptr, del_items, **meta)
+
+    # ---------------------------------------------------------- queries
+    def items_of(self, u: int) -> np.ndarray:
+        """Sorted ids of E_u (data items and foreign labels alike)."""
+        drop = self.del_items[self.del_indptr[u]:self.del_indptr[u + 1]]
+        base = np.setdiff1d(self.global_items, drop, assume_unique=True) if len(drop) else self.global_items
+        add = self.add_items[self.add_indptr[u]:self.add_indptr[u + 1]]
+        return np.union1d(base, add).astype(np.int32) if len(add) else base.astype(np.int32)
+
+    def labels_of(self, u: int) -> list[str]:
+        return [self.labels[i] for i in self.items_of(u)]
+
+    def protects(self, users: np.ndarray, item: int) -> np.ndarray:
+        """Boolean per user in ``users``: whether ``item`` is in their E_u (vectorized)."""
+        users = np.asarray(users, dtype=np.int64)
+        if item in set(self.global_items.tolist()):
+            return ~_in_rows(self.del_indptr, self.del_items, users, item)
+        return _in_rows(self.add_indptr, self.add_items, users, item)
+
+    def sizes(self) -> np.ndarray:
+        """|E_u| per record (int64)."""
+        return (len(self.global_items) - np.diff(self.del_indptr) + np.diff(self.add_indptr)).astype(np.int64)
+
+    def is_empty(self) -> bool:
+        return not len(self.global_items) and not len(self.add_items)
+
+    def kernel_arrays(self) -> tuple[np.ndarray, ...]:
+        """``(gmask, add_ptr, add_items, del_ptr, del_items)`` restricted to data items, for the kernels."""
+        nd = self.n_data_items
+        gmask = np.zeros(nd, dtype=np.uint8)
+        g = self.global_items[self.global_items < nd]
+        gmask[g] = 1
+        add_ptr, add_items = _restrict(self.add_indptr, self.add_items, nd)
+        del_ptr, del_items = _restrict(self.del_indptr, self.del_items, nd)
+        return gmask, add_ptr, add_items, del_ptr, del_items
+
+    def pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every (record, item) pair as two int64 arrays, record −1 for items every record protects.
+
+        The form ``E_USED.csv`` is written in (an independent checker reads E from here).
+        """
+        dropped = np.zeros(len(self.labels), dtype=bool)
+        dropped[self.del_items] = True
+        star = self.global_items[~dropped[self.global_items]].astype(np.int64)
+        partial = self.global_items[dropped[self.global_items]]
+        recs = [np.full(len(star), -1, dtype=np.int64)]
+        items = [star]
+        if len(partial) or len(self.add_items):
+            n = self.n_records
+            # global items some record drops: everyone else holds them
+            pg_rec = np.repeat(np.arange(n, dtype=np.int64), len(partial))
+            pg_itm = np.tile(partial.astype(np.int64), n)
+            if len(partial) and len(self.del_items):
+                del_rec = np.repeat(np.arange(n, dtype=np.int64), np.diff(self.del_indptr))
+                drop_keys = del_rec * len(self.labels) + self.del_items
+                keep = ~np.isin(pg_rec * len(self.labels) + pg_itm, drop_keys)
+                pg_rec, pg_itm = pg_rec[keep], pg_itm[keep]
+            add_rec = np.repeat(np.arange(n, dtype=np.int64), np.diff(self.add_indptr))
+            rec = np.concatenate([pg_rec, add_rec])
+            itm = np.concatenate([pg_itm, self.add_items.astype(np.int64)])
+            order = np.lexsort((itm, rec))
+            recs.append(rec[order])
+            items.append(itm[order])
+        return np.concatenate(recs), np.concatenate(items)
+
+    def describe(self) -> str:
+        sizes = self.sizes()
+        mean = float(sizes.mean()) if len(sizes) else 0.0
+        what = self.setting if self.setting != "file" else f"from {self.source.name if self.source else 'a file'}"
+        return f"sensitive items {what}: {mean:.1f} per person on average, {len(self.global_items)} shared"
+
+
+def _in_rows(indptr: np.ndarray, items: np.ndarray, users: np.ndarray, item: int) -> np.ndarray:
+    """Whether ``item`` is in row u of a CSR of sorted rows, for each u in ``users``."""
+    out = np.zeros(len(users), dtype=bool)
+    if not len(items):
+        return out
+    lo, hi = indptr[users], indptr[users + 1]
+    for k, (a, b) in enumerate(zip(lo.tolist(), hi.tolist())):
+        if a < b:
+            j = a + int(np.searchsorted(items[a:b], item))
+            out[k] = j < b and items[j] == item
+    return out
+
+
+def _csr(n: int, rec: np.ndarray, itm: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    order = np.lexsort((itm, rec))
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rec, minlength=n), out=indptr[1:])
+    return indptr, np.ascontiguousarray(itm[order].astype(np.int32))
+
+
+def _restrict(indptr: np.ndarray, items: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarray]:
+    keep = items < limit
+    if keep.all():
+        return indptr, items
+    rows = np.repeat(np.arange(len(indptr) - 1, dtype=np.int64), np.diff(indptr))
+    out = np.zeros_like(indptr)
+    np.cumsum(np.bincount(rows[keep], minlength=len(indptr) - 1), out=out[1:])
+    return out, np.ascontiguousarray(items[keep])
+
+
+# ------------------------------------------------------------------- files
+def _canonical(label: str, int_labels: bool) -> str:
+    if int_labels:
+        try:
+            return str(int(label))
+        except ValueError:
+            return label
+    return label
+
+
+def load_sensitive(path: str | Path, data: TransactionData) -> SensitiveConstraint:
+    """Read a ``record,item`` CSV (see the module docstring) for ``data``.
+
+    Raises
+    ------
+    DataFormatError
+        Naming the file, the line and the reason (a record number outside the
+        data, a missing item, a line with more than two fields...). Nothing is
+        returned for a bad file.
+    """
+    path = Path(path)
+    text = read_text(path, allow_empty=True)
+    n = data.n_records
+    vocab = data.vocab
+    int_labels = all(_is_int(v) for v in vocab[:1000])
+    index = {label: i for i, label in enumerate(vocab)}
+    extra: dict[str, int] = {}
+    recs: list[int] = []
+    items: list[int] = []
+    reader = csv.reader(io.StringIO(text))
+    header_done = False
+    for row in reader:
+        line = reader.line_num
+        if not row or (len(row) == 1 and not row[0].strip()) or row[0].lstrip().startswith("#"):
+            continue
+        fields = [f.strip() for f in row]
+        if not header_done:
+            header_done = True
+            if [f.lower() for f in fields] == ["record", "item"]:
+                continue
+        if len(fields) != 2:
+            raise DataFormatError(path, f"expected two fields 'record,item', found {len(fields)}", line)
+        rec_text, label = fields
+        if not label:
+            raise DataFormatError(path, "the item is empty", line)
+        if rec_text == "*":
+            rec = -1
+        else:
+            try:
+                rec = int(rec_text)
+            except ValueError:
+                raise DataFormatError(path, f"record {rec_text[:40]!r} is neither a record number nor '*'",
+                                      line) from None
+            if not 0 <= rec < n:
+                raise DataFormatError(path, f"record {rec} does not exist (the data has {n:,} records, "
+                                            f"numbered 0 to {n - 1:,})", line)
+        label = _canonical(label, int_labels)
+        item = index.get(label)
+        if item is None:
+            item = extra.setdefault(label, len(vocab) + len(extra))
+        recs.append(rec)
+        items.append(item)
+    labels = tuple(vocab) + tuple(extra)
+    return SensitiveConstraint.from_pairs(n, labels, len(vocab), np.asarray(recs, dtype=np.int64),
+                                          np.asarray(items, dtype=np.int64), setting="file", source=path)
+
+
+def _is_int(label: str) -> bool:
+    try:
+        int(label)
+    except ValueError:
+        return False
+    return True
+
+
+def write_sensitive(path: str | Path, constraint: SensitiveConstraint) -> None:
+    """Write ``E_USED.csv``: a ``record,item`` header, ``*`` rows, then per-record rows (atomically)."""
+    recs, items = constraint.pairs()
+    labels = np.asarray([_csv_field(v) for v in constraint.labels], dtype=object)
+    with atomic_write(path) as fh:
+        fh.write("record,item\n")
+        star = recs < 0
+        for label in labels[items[star]]:
+            fh.write(f"*,{label}\n")
+        rest_rec = recs[~star]
+        rest_lab = labels[items[~star]]
+        step = 1 << 16
+        for a in range(0, len(rest_rec), step):
+            fh.write("".join(f"{r},{lab}\n" for r, lab in zip(rest_rec[a:a + step].tolist(),
+                                                             rest_lab[a:a + step].tolist())))
+
+
+def _csv_field(value: str) -> str:
+    if any(c in value for c in ',"\n\r') or value != value.strip():
+        return '"' + value.replace('"', '""') + '"'
+    return value
+
+
+# -------------------------------------------------------------- generators
+def sensitive_count(fraction: float, n_items: int) -> int:
+    """k = ⌊f·|I| + ½⌋ (round half up)."""
+    return int(np.floor(fraction * n_items + 0.5))
+
+
+def generate_sensitive(data: TransactionData, setting: str, fraction: float, seed: int | None,
+                       noise: float = 0.01) -> SensitiveConstraint:
+    """Draw E for ``data`` in one of the paper's settings (see the module docstring).
+
+    Streams: the shared set S comes from ``derive_seed(seed, "E-global")``,
+    the per-record draws from ``derive_seed(seed, "E-person")``; fixed and
+    personalized+ of one seed share S, and fixed+ is exactly the union of the
+    personalized+ sets of the same seed.
+    """
+    if setting not in SETTINGS:
+        raise ValueError(f"setting must be one of {', '.join(SETTINGS)} (got {setting!r})")
+    n = data.n_records
+    held = np.flatnonzero(data.item_frequencies > 0).astype(np.int64)
+    k = sensitive_count(fraction, len(held))
+    meta = dict(setting=setting, fraction=float(fraction), seed=seed,
+                noise=float(noise) if setting.endswith("+") else None)
+    g_rng = np.random.default_rng(derive_seed(seed, "E-global"))
+    shared = np.sort(g_rng.choice(held, size=k, replace=False)) if k else np.zeros(0, np.int64)
+    empty_ptr = np.zeros(n + 1, dtype=np.int64)
+    empty = np.zeros(0, dtype=np.int32)
+    labels = tuple(data.vocab)
+    nd = data.n_items
+    if setting == "fixed":
+        return SensitiveConstraint(n, labels, nd, shared.astype(np.int32), empty_ptr, empty, empty_ptr.copy(),
+                                   empty, **meta)
+    p_rng = np.random.default_rng(derive_seed(seed, "E-person"))
+    if setting == "personalized":
+        rows = []
+        for a in range(0, n, _BLOCK):
+            b = min(n, a + _BLOCK)
+            keys = p_rng.random((b - a, len(held)))
+            pick = np.argpartition(keys, k - 1, axis=1)[:, :k] if 0 < k < len(held) else (
+                np.tile(np.arange(len(held)), (b - a, 1))[:, :k])
+            rows.append(np.sort(held[pick], axis=1))
+        chosen = np.concatenate(rows) if rows else np.zeros((0, k), np.int64)
+        add_ptr = np.arange(0, (n + 1) * k, k, dtype=np.int64)
+        return SensitiveConstraint(n, labels, nd, empty, add_ptr, np.ascontiguousarray(chosen.ravel().astype(np.int32)),
+                                   empty_ptr, empty, **meta)
+    # personalized+ / fixed+: each item of S kept w.p. 1 - noise, each other held item added w.p. noise
+    in_s = np.isin(held, shared)
+    threshold = np.where(in_s, 1.0 - noise, noise)
+    add_r, add_i, del_r, del_i = [], [], [], []
+    for a in range(0, n, _BLOCK):
+        b = min(n, a + _BLOCK)
+        hit = p_rng.random((b - a, len(held))) < threshold
+        r, c = np.nonzero(hit & ~in_s)
+        add_r.append(r + a)
+        add_i.append(held[c])
+        r, c = np.nonzero(~hit & in_s)
+        del_r.append(r + a)
+        del_i.append(held[c])
+    add_r, add_i = np.concatenate(add_r), np.concatenate(add_i)
+    del_r, del_i = np.concatenate(del_r), np.concatenate(del_i)
+    if setting == "fixed+":
+        union = np.union1d(shared, np.unique(add_i)).astype(np.int32)
+        # an item of S dropped by every record is in nobody's personalized+ set
+        dropped_by_all = [i for i in shared if np.count_nonzero(del_i == i) == n]
+        union = np.setdiff1d(union, np.asarray(dropped_by_all, dtype=np.int32)).astype(np.int32)
+        return SensitiveConstraint(n, labels, nd, union, empty_ptr, empty, empty_ptr.copy(), empty, **meta)
+    add_ptr, add_items = _csr(n, add_r, add_i)
+    del_ptr, del_items = _csr(n, del_r, del_i)
+    return SensitiveConstraint(n, labels, nd, shared.astype(np.int32), add_ptr, add_items, del_ptr, del_items, **meta)
