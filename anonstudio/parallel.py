@@ -62,6 +62,7 @@ __all__ = [
     "configure",
     "scheduler_address",
     "using_scheduler",
+    "check_address",
     "executor_for",
     "connect",
     "shared_client",
@@ -208,6 +209,39 @@ def _clean_address(address: str | None) -> str | None:
     return text or None
 
 
+#: Transports a Dask scheduler listens on; an address without one means tcp.
+SCHEMES = ("tcp", "tls", "ws", "wss", "ucx", "inproc")
+
+
+def check_address(address: str) -> str:
+    """``address`` stripped, if it has the form of a Dask scheduler's address; ExecutionError otherwise.
+
+    The form is ``[scheme://]host:port`` (``tcp://cluster-host:8786``,
+    ``[::1]:8786``; ``inproc://...`` for an in-process cluster). Only the
+    form is checked, without a connection: a typo is refused at once instead
+    of after the connection timeout.
+    """
+    text = (address or "").strip()
+    scheme, sep, rest = text.partition("://")
+    if not sep:
+        scheme, rest = "tcp", text
+    problem = ""
+    if scheme not in SCHEMES:
+        problem = f"{scheme}:// is not one of Dask's transports ({', '.join(s + '://' for s in SCHEMES)})"
+    elif scheme != "inproc":
+        host, colon, port = rest.rpartition(":")
+        host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+        if not colon or not port.isdigit() or not 0 < int(port) < 65536:
+            problem = "it needs a port number after the host, as in tcp://cluster-host:8786"
+        elif not host or any(c.isspace() or c in "/?#@" for c in host):
+            problem = "the host name is not valid; write it as in tcp://cluster-host:8786"
+    elif not rest or any(c.isspace() for c in rest):
+        problem = "an in-process address looks like inproc://HOST/PID/N"
+    if problem:
+        raise ExecutionError(f"{text!r} is not a Dask scheduler address: {problem}")
+    return text
+
+
 def scheduler_address() -> str | None:
     """Where cluster-capable work goes now: the address chosen for this run (:func:`using_scheduler`),
     else the studio's setting, else ``ANONSTUDIO_SCHEDULER``; None: on this machine."""
@@ -247,6 +281,7 @@ def connect(address: str, timeout: float = CONNECT_TIMEOUT):
     address = _clean_address(address)
     if address is None:
         raise ExecutionError("no Dask scheduler address given")
+    address = check_address(address)
     distributed = _distributed()
     try:
         # Not the default client: a cluster is a run option of anonstudio, not of every dask call in the process.

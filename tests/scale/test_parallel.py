@@ -170,3 +170,25 @@ def test_an_unreachable_scheduler_is_named_within_the_timeout():
     with pytest.raises(ExecutionError, match=f"cannot reach the Dask scheduler at {address} within 1 s"):
         parallel.executor_for(address, timeout=1)
     assert time.perf_counter() - t0 < 8
+
+
+@pytest.mark.parametrize("address", ["tcp://127.0.0.1:8786", " localhost:8786 ", "[::1]:8786", "tls://host:1",
+                                     "inproc://10.0.0.1/4242/1"])
+def test_scheduler_addresses_dask_accepts_pass_the_check(address):
+    assert parallel.check_address(address) == address.strip()
+
+
+@pytest.mark.parametrize("address, reason", [
+    ("not an address", "needs a port number"),
+    ("http://host:8786", "http:// is not one of Dask's transports"),
+    ("tcp://host", "needs a port number"),
+    ("tcp://host:0", "needs a port number"),
+    ("tcp://host:99999", "needs a port number"),
+    ("tcp://:8786", "host name is not valid"),
+    ("tcp://my host:8786", "host name is not valid"),
+])
+def test_a_malformed_address_is_refused_at_once_without_connecting(address, reason):
+    t0 = time.perf_counter()
+    with pytest.raises(ExecutionError, match=f"is not a Dask scheduler address: .*{reason}"):
+        parallel.executor_for(address)
+    assert time.perf_counter() - t0 < 1  # no connection attempt (which would wait for the timeout)

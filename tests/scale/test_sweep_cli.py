@@ -64,6 +64,8 @@ def test_jobs_give_the_same_file(tmp_path, monkeypatch):
     (["kmanon", "small-city", "--grid", "k=5", "--seeds", "0"], "--seeds 0: give at least 1"),
     (["kmanon", "small-city", "--grid", "k=5", "--jobs", "2", "--scheduler", "tcp://x:1"], "--jobs sets the cells"),
     (["kmanon", "no-such-file.dat", "--grid", "k=5"], "no-such-file.dat"),
+    (["kmanon", "small-city", "--grid", "k=5", "--scheduler", "http://host:8786"],
+     "'http://host:8786' is not a Dask scheduler address"),
 ])
 def test_bad_input_exits_2_before_any_work(tmp_path, capsys, args, message):
     out = tmp_path / "sweep.csv"

@@ -164,7 +164,7 @@ def run(args: argparse.Namespace) -> int:
     from ...data.io.jsonfile import dumps
     from ...methods.contract import dataset_ref, discover_methods, prepare
     from ...methods.sweep import make_grid, run_sweep
-    from ...parallel import ExecutionError, executor_for, is_cluster, scheduler_address
+    from ...parallel import ExecutionError, check_address, executor_for, is_cluster, scheduler_address
     from ...params import ParameterError, to_dict
     from ..datasets import load_dataset_argument
     from ..progress import TqdmProgress
@@ -182,6 +182,11 @@ def run(args: argparse.Namespace) -> int:
                        "(leave out one of them)")
     # An explicit --jobs means this machine, whatever ANONSTUDIO_SCHEDULER says.
     scheduler = args.scheduler or (scheduler_address() if args.jobs is None else None)
+    if scheduler:
+        try:
+            scheduler = check_address(scheduler)  # a typo is reported now, not after the data is loaded
+        except ExecutionError as exc:
+            raise CliError(str(exc)) from None
     base = _base_params(spec, _pairs(args.fixed, "--set"))
     axes = _axes(spec, _pairs(args.grid, "--grid"), args.seeds)
     try:
