@@ -178,8 +178,17 @@ class SettingsDialog(QDialog):
 
     # -------------------------------------------------------------- saving
     def accept(self) -> None:
+        """Save and apply; a scheduler address of the wrong form is named under the field and nothing changes."""
+        address = self.scheduler.text().strip()
+        if address:
+            try:
+                address = parallel.check_address(address)
+            except parallel.ExecutionError as exc:
+                self.test_status.setText(f"<span style='color:#b00020'>{exc}</span>")
+                self.scheduler.setFocus()
+                return
         self.settings.setValue(THREADS_KEY, int(self.threads.value()))
-        self.settings.setValue(SCHEDULER_KEY, self.scheduler.text().strip())
+        self.settings.setValue(SCHEDULER_KEY, address)
         self.settings.sync()
         apply_saved_settings(self.settings)
         super().accept()

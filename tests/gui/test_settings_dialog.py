@@ -72,6 +72,31 @@ def test_settings_are_saved_applied_and_read_by_the_next_window(window, qtbot, d
     reopened.reject()
 
 
+def test_a_malformed_address_is_named_and_nothing_is_saved(window, qtbot):
+    dialog = _open_settings(window, qtbot)
+    dialog.threads.setValue(3)
+    dialog.scheduler.setText("http://cluster-host:8786")
+    dialog.accept()
+    assert dialog.isVisible() and dialog.result() == 0  # still open, for the user to correct
+    assert "'http://cluster-host:8786' is not a Dask scheduler address" in dialog.test_status.text()
+    assert window.settings.value(SCHEDULER_KEY) in (None, "") and window.settings.value(THREADS_KEY) is None
+    assert parallel.scheduler_address() is None and parallel.budget.setting is None
+    dialog.scheduler.setText("cluster-host:8786")  # no scheme: tcp, as Dask reads it
+    assert dialog.test_status.text() == ""  # editing clears the message
+    dialog.accept()
+    assert not dialog.isVisible() and window.settings.value(SCHEDULER_KEY) == "cluster-host:8786"
+    assert parallel.scheduler_address() == "cluster-host:8786" and parallel.budget.total() == 3
+
+
+def test_a_hand_edited_settings_file_falls_back_to_automatic_and_no_cluster(window, qtbot):
+    window.settings.setValue(THREADS_KEY, "many")
+    window.settings.setValue(SCHEDULER_KEY, "   ")
+    dialog = _open_settings(window, qtbot)
+    assert dialog.threads.value() == 0 and dialog.scheduler.text() == ""
+    dialog.accept()
+    assert parallel.budget.setting is None and parallel.scheduler_address() is None
+
+
 def test_test_connection_answers_in_the_background(window, qtbot, cluster, monkeypatch):
     monkeypatch.setattr(SettingsDialog, "TEST_TIMEOUT", 2.0)
     dialog = _open_settings(window, qtbot)
