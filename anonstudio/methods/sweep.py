@@ -25,6 +25,7 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from ..jobs import CancelOnly, NullProgress, Progress, SubProgress
+from ..parallel import ClusterFlag, is_cluster
 from ..params import ParameterError, coerce, spec_of, to_dict, validate
 from .contract import MethodSpec, run_and_verify
 
@@ -35,6 +36,8 @@ __all__ = ["Axis", "Cell", "CellResult", "SweepResult", "SweepPreset", "make_gri
 NOT_RUN = "not run"
 #: Column of the one-line error that stopped a cell.
 REASON = "reason"
+#: Seconds a cancelled sweep waits for the cells running on a cluster to see the cancel and stop.
+CANCEL_GRACE = 10.0
 
 
 @dataclass(frozen=True)
@@ -278,14 +281,15 @@ def run_cell(spec: MethodSpec, data: Any, cell: Cell, progress: Progress | None 
                       run.seconds, run=run if keep_run else None)
 
 
-def _remote_cell(spec_name: str, data: Any, cell: Cell) -> CellResult:
+def _remote_cell(spec_name: str, data: Any, cell: Cell, stop: Any = None) -> CellResult:
     """A cell on a worker process (Dask): the spec is found again by name there; the cell uses the worker's
-    threads and sends nothing further to the cluster."""
+    threads and sends nothing further to the cluster. ``stop`` (a :class:`~anonstudio.parallel.ClusterFlag`)
+    is the sweep's cancel, read between the run's chunks."""
     from ..parallel import on_worker
     from .contract import get_method
 
     with on_worker():
-        return run_cell(get_method(spec_name), data, cell)
+        return run_cell(get_method(spec_name), data, cell, CancelOnly(stop.is_set) if stop is not None else None)
 
 
 def run_sweep(spec: MethodSpec, data: Any, cells: Sequence[Cell], progress: Progress | None = None, *,
@@ -352,24 +356,41 @@ def _run_on(executor: Any, spec: MethodSpec, data: Any, cells: Iterable[Cell], p
     from concurrent.futures import Future
 
     lock = threading.Lock()
-    if hasattr(executor, "scatter"):  # a Dask client: ship the data to the workers once, not per cell
-        data_ref = executor.scatter(data, broadcast=True)
-        pending = [executor.submit(_remote_cell, spec.name, data_ref, cell, pure=False) for cell in cells]
+    # Running cells see the sweep's cancel too, so they stop instead of finishing for nothing (a stopped sweep
+    # keeps the cells that finished before the cancel): through the progress here, through a flag on the
+    # scheduler on a cluster. A task Dask has started runs to its end even when its future is cancelled, so
+    # on a cluster the sweep waits (CANCEL_GRACE at most) for the flag to reach the cells it sent.
+    stop = None
+    if is_cluster(executor):
+        stop = ClusterFlag(executor)
+        data_ref = executor.scatter(data, broadcast=True)  # to the workers once, not per cell
+        pending = [executor.submit(_remote_cell, spec.name, data_ref, cell, stop, pure=False) for cell in cells]
     else:
-        # Cells on local threads see the sweep's cancel, so the running ones stop too instead of finishing
-        # for nothing (a stopped sweep keeps the cells that finished before the cancel).
         pending = [executor.submit(run_cell, spec, data, cell, CancelOnly(progress.cancelled)) for cell in cells]
-    while pending:
-        if progress.cancelled():
-            for f in pending:
-                f.cancel()
-            return
-        finished = [f for f in pending if f.done()]
-        for f in finished:
-            pending.remove(f)
-            if isinstance(f, Future) and f.cancelled():
-                continue
-            with lock:
-                record(f.result())
-        if not finished:
-            time.sleep(0.05)
+    cancelled_at: float | None = None
+    try:
+        while pending:
+            if cancelled_at is None and progress.cancelled():
+                if stop is None:
+                    return
+                stop.set()
+                cancelled_at = time.monotonic()
+            if cancelled_at is not None and time.monotonic() - cancelled_at > CANCEL_GRACE:
+                return
+            finished = [f for f in pending if f.done()]
+            for f in finished:
+                pending.remove(f)
+                if isinstance(f, Future) and f.cancelled():
+                    continue
+                cell_result = f.result()
+                if cell_result.status == "cancelled" and progress.cancelled():
+                    continue  # stopped by this cancel, not finished: the cell did not run
+                with lock:
+                    record(cell_result)
+            if not finished:
+                time.sleep(0.05)
+    finally:
+        for f in pending:
+            f.cancel()
+        if stop is not None:
+            stop.clear()

@@ -50,6 +50,32 @@ def test_a_sweep_through_the_clusters_address_gives_identical_numbers(client):
     assert there.to_csv_text() == here.to_csv_text()
 
 
+def test_cancel_of_a_sweep_on_the_cluster_keeps_finished_cells_and_frees_the_workers(client):
+    # Two quick cells, then two that take over a minute each unless the cancel reaches them on the workers.
+    axes = [parse_axis(KMANON.params, "m", "2,4")]
+    cells = make_grid(quick(sigma=0.999), axes, seeds=2)
+    progress = RecordingProgress(cancel_after_partials=1)  # as soon as the first cell came back
+    t0 = time.perf_counter()
+    there = run_sweep(KMANON, city(), cells, progress, axes=axes, executor=client)
+    assert time.perf_counter() - t0 < 15
+    assert not there.complete and 1 <= there.done <= 2
+    assert [r.cell.values["m"] for r in there.ordered()] == [2] * there.done
+    assert all(r.status == "done" for r in there.ordered())
+    for r in there.ordered():  # what finished is what the same cell gives here
+        assert r.summary == {k: v for k, v in run_and_verify(KMANON, city(), r.cell.params).summary().items()
+                             if k != "seconds"}
+    assert progress.statuses[-1] == "sweep stopped" and progress.partials[0].done == 1
+    # The long cells stopped on the workers (a started Dask task runs on even when its future is cancelled).
+    def busy() -> int:
+        """Tasks running in the workers' threads (the scheduler forgets a cancelled one at once; a worker not)."""
+        return sum(client.run(lambda dask_worker: len(dask_worker.active_threads)).values())
+
+    deadline = time.perf_counter() + 5
+    while busy() and time.perf_counter() < deadline:
+        time.sleep(0.1)
+    assert busy() == 0
+
+
 def test_kmanon_trials_on_the_cluster_equal_the_local_ones(cluster):
     params = quick(trials=4, m=3, seed=5)
     here = kmanonymize(city(), FreeMerge(), params)
