@@ -134,19 +134,26 @@ def test_cli_sweep_with_scheduler_writes_the_same_table(cluster, tmp_path, capsy
     assert there == here and there["complete"] is True
 
 
-def test_cli_kmanon_scheduler_gives_the_same_json(cluster, tmp_path):
-    args = ["kmanon", "small-city", "--k", "10", "--m", "2", "--sigma", "0.9", "--trials", "3",
+def test_cli_kmanon_gives_the_same_bytes_on_one_thread_two_threads_and_the_cluster(cluster, tmp_path, monkeypatch):
+    args = ["kmanon", "small-city", "--k", "10", "--m", "2", "--sigma", "0.9", "--trials", "3", "--threads", "3",
             "--verify-samples", "400", "--quiet"]
-    assert main(args + ["--json", str(tmp_path / "here.json")]) == 0
-    assert main(args + ["--json", str(tmp_path / "there.json"), "--scheduler", cluster.scheduler_address]) == 0
-    here, there = (json.loads((tmp_path / f"{n}.json").read_text()) for n in ("here", "there"))
-    for doc in (here, there):
-        _drop_timing(doc)
-    assert there == here
-    assert "scheduler" not in there["run"]["params"]  # a run option, not part of the recipe
+    docs, releases = {}, {}
+    for name, threads, extra in (("one", "1", []), ("two", "2", []),
+                                 ("cluster", "2", ["--scheduler", cluster.scheduler_address])):
+        monkeypatch.setenv(parallel.ENV_THREADS, threads)
+        out = tmp_path / name
+        out.mkdir()
+        assert main(args + extra + ["--json", str(out / "run.json"), "--out", str(out / "release.dat"),
+                                    "--map-out", str(out / "map.csv")]) == 0
+        docs[name] = _drop_timing(json.loads((out / "run.json").read_text()))
+        releases[name] = ((out / "release.dat").read_bytes(), (out / "map.csv").read_bytes())
+    assert docs["two"] == docs["one"] and docs["cluster"] == docs["one"]
+    assert releases["two"] == releases["one"] and releases["cluster"] == releases["one"]
+    assert "scheduler" not in docs["cluster"]["run"]["params"]  # a run option, not part of the recipe
 
 
 def _drop_timing(doc):
+    """``doc`` without wall-clock fields (times, rates, start date), changed in place and returned."""
     if isinstance(doc, dict):
         for key in [k for k in doc if "seconds" in k or "per_second" in k or k == "started"]:
             doc.pop(key)
@@ -155,3 +162,4 @@ def _drop_timing(doc):
     elif isinstance(doc, list):
         for value in doc:
             _drop_timing(value)
+    return doc
