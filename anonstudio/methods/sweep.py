@@ -341,7 +341,10 @@ def run_sweep(spec: MethodSpec, data: Any, cells: Sequence[Cell], progress: Prog
                 break
             start = result.done / n
             cell_progress = SubProgress(progress, start, start + 1 / n, f"{cell.label()}: ", partials=False)
-            record(run_cell(spec, data, cell, cell_progress, keep_runs))
+            cell_result = run_cell(spec, data, cell, cell_progress, keep_runs)
+            if cell_result.status == "cancelled" and progress.cancelled():
+                break  # stopped by the cancel, not finished: left out, as on a pool or a cluster
+            record(cell_result)
     else:
         _run_on(executor, spec, data, todo, progress, record)
     result.complete = result.done == len(cells) and not progress.cancelled()

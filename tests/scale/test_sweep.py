@@ -68,6 +68,24 @@ def test_cancel_mid_sweep_keeps_the_finished_cells(alone):
     assert progress.partials[-1].done == 2 and progress.statuses[-1] == "sweep stopped"
 
 
+def test_a_cell_the_cancel_stops_midway_is_left_out_as_on_a_pool_or_a_cluster(alone):
+    axes, cells = _grid(seeds=2)
+    n = len(cells)
+
+    class CancelInSecondCell(RecordingProgress):
+        """Cancels while the second cell runs (its progress passes 1/n of the sweep)."""
+
+        def cancelled(self) -> bool:
+            return any(1 / n < f < 2 / n for f in self.fractions)
+
+    progress = CancelInSecondCell()
+    result = run_sweep(KMANON, city(), cells, progress, axes=axes)
+    assert not result.complete and [r.cell.index for r in result.ordered()] == [0]
+    assert result.ordered()[0].status == "done" and _summaries(result) == {k: alone[k] for k in _summaries(result)}
+    rows = list(csv.DictReader(io.StringIO(result.to_csv_text(all_cells=True))))
+    assert [r["status"] for r in rows] == ["done"] + [NOT_RUN] * (n - 1)
+
+
 def test_cancel_on_a_pool_keeps_finished_cells_and_stops_the_running_ones(alone, monkeypatch):
     monkeypatch.setenv(parallel.ENV_THREADS, "2")
     axes, cells = _grid(seeds=2)
