@@ -46,8 +46,13 @@ def test_a_sweep_through_the_clusters_address_gives_identical_numbers(client):
     axes = [parse_axis(KMANON.params, "k", "5,20"), parse_axis(KMANON.params, "m", "1-2")]
     cells = make_grid(quick(), axes, seeds=2)
     here = run_sweep(KMANON, city(), cells, axes=axes)
-    there = run_sweep(KMANON, city(), cells, axes=axes, executor=client)
+    progress = RecordingProgress()
+    there = run_sweep(KMANON, city(), cells, progress, axes=axes, executor=client)
     assert here.complete and there.complete and there.done == 8
+    # Progress as cells come back: one partial table per cell, the fraction rising to 1.
+    assert [p.done for p in progress.partials] == list(range(1, 9))
+    assert progress.fractions == sorted(progress.fractions) and progress.fractions[-1] == 1.0
+    assert progress.statuses[-1] == "sweep done"
     assert [(r.cell.index, r.status, r.summary) for r in there.ordered()] == \
         [(r.cell.index, r.status, r.summary) for r in here.ordered()]
     assert there.to_csv_text() == here.to_csv_text()
