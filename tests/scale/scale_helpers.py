@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import functools
+import os
+import signal
 
 import numpy as np
 
@@ -36,3 +38,17 @@ def trials_key(result) -> list[tuple]:
 
 def same_labels(a: np.ndarray, b: np.ndarray) -> bool:
     return a.shape == b.shape and bool(np.array_equal(a, b))
+
+
+def ctrl_c_after_cells(monkeypatch, cells: int) -> None:
+    """Press Ctrl-C (a real SIGINT, to the CLI's installed handler) once ``cells`` sweep cells are done."""
+    from anonstudio.cli.progress import TqdmProgress
+
+    real_partial = TqdmProgress.partial
+
+    def interrupting(self, result):
+        real_partial(self, result)
+        if result.done == cells:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(TqdmProgress, "partial", interrupting)

@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
-import signal
 import time
 
 import pytest
@@ -19,7 +17,7 @@ from anonstudio.methods.kmanon.algorithm import kmanonymize  # noqa: E402
 from anonstudio.methods.kmanon.constraints import FreeMerge  # noqa: E402
 from anonstudio.methods.sweep import make_grid, parse_axis, run_sweep  # noqa: E402
 
-from tests.scale.scale_helpers import KMANON, city, levels_key, quick, trials_key  # noqa: E402
+from tests.scale.scale_helpers import KMANON, city, ctrl_c_after_cells, levels_key, quick, trials_key  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -143,17 +141,9 @@ def test_cli_sweep_with_scheduler_writes_the_same_table(cluster, tmp_path, capsy
 
 
 def test_cli_sweep_on_the_cluster_ctrl_c_exits_130_with_the_finished_cells(cluster, tmp_path, capsys, monkeypatch):
-    from anonstudio.cli.progress import TqdmProgress
     from anonstudio.methods.sweep import NOT_RUN
 
-    real_partial = TqdmProgress.partial
-
-    def interrupt_after_the_first_cell(self, result):
-        real_partial(self, result)
-        if result.done == 1:
-            os.kill(os.getpid(), signal.SIGINT)  # a real Ctrl-C, delivered to the installed handler
-
-    monkeypatch.setattr(TqdmProgress, "partial", interrupt_after_the_first_cell)
+    ctrl_c_after_cells(monkeypatch, 1)
     out, doc_path = tmp_path / "sweep.csv", tmp_path / "sweep.json"
     # Cells with m = 4 take over a minute each: the cancel must reach them on the workers.
     code = main(["sweep", "kmanon", "small-city", "--grid", "m=2,4", "--seeds", "2", "--set", "sigma=0.999",

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import signal
 
 import pytest
@@ -11,7 +10,7 @@ import pytest
 from anonstudio.cli import main
 from anonstudio.methods.sweep import NOT_RUN
 
-from tests.scale.scale_helpers import KMANON, city, quick
+from tests.scale.scale_helpers import KMANON, city, ctrl_c_after_cells, quick
 from anonstudio.methods.contract import run_and_verify
 
 QUICK = ["--set", "sigma=0.9", "--set", "verify_samples=400"]
@@ -84,16 +83,7 @@ def test_the_output_path_is_checked_before_the_data_is_read(tmp_path, capsys):
 
 
 def test_ctrl_c_writes_the_finished_cells_marked_incomplete(tmp_path, capsys, monkeypatch):
-    from anonstudio.cli.progress import TqdmProgress
-
-    real_partial = TqdmProgress.partial
-
-    def interrupt_after_two_cells(self, result):
-        real_partial(self, result)
-        if result.done == 2:
-            os.kill(os.getpid(), signal.SIGINT)  # a real Ctrl-C, delivered to the installed handler
-
-    monkeypatch.setattr(TqdmProgress, "partial", interrupt_after_two_cells)
+    ctrl_c_after_cells(monkeypatch, 2)
     before = signal.getsignal(signal.SIGINT)
     out, doc_path = tmp_path / "sweep.csv", tmp_path / "sweep.json"
     code = main(["sweep", "kmanon", "small-city", "--grid", "k=5,10,20,40", *QUICK, "--out", str(out),
