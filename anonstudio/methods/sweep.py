@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from ..jobs import CancelOnly, NullProgress, Progress, SubProgress
-from ..parallel import ClusterFlag, is_cluster
+from ..parallel import ClusterFlag, is_cluster, on_worker
 from ..params import ParameterError, coerce, spec_of, to_dict, validate
 from .contract import MethodSpec, run_and_verify
 
@@ -285,7 +285,6 @@ def _remote_cell(spec_name: str, data: Any, cell: Cell, stop: Any = None) -> Cel
     """A cell on a worker process (Dask): the spec is found again by name there; the cell uses the worker's
     threads and sends nothing further to the cluster. ``stop`` (a :class:`~anonstudio.parallel.ClusterFlag`)
     is the sweep's cancel, read between the run's chunks."""
-    from ..parallel import on_worker
     from .contract import get_method
 
     with on_worker():
@@ -355,7 +354,8 @@ def run_sweep(spec: MethodSpec, data: Any, cells: Sequence[Cell], progress: Prog
 
 def _run_on(executor: Any, spec: MethodSpec, data: Any, cells: Iterable[Cell], progress: Progress,
             record: Callable[[CellResult], None]) -> None:
-    """Submit cells to ``executor`` and record them as they finish; on cancel, drop the ones not started."""
+    """Submit cells to ``executor`` and record them as they finish; on cancel, drop the ones not started and
+    stop the running ones."""
     from concurrent.futures import Future
 
     lock = threading.Lock()
