@@ -163,3 +163,35 @@ def test_compare_tab_and_kmanon_trials_run_on_the_configured_cluster(qtbot, runn
 def _task_prefixes(client) -> list[str]:
     """Kinds of task the scheduler has run (its task prefixes: function names without the leading underscore)."""
     return client.run_on_scheduler(lambda dask_scheduler: sorted(str(k) for k in dask_scheduler.task_prefixes))
+
+
+def test_cancel_of_the_compare_tab_on_the_cluster_keeps_the_finished_cells(qtbot, runner, wait_job, cluster):
+    import time
+
+    from anonstudio.gui.workbenches.kmanon import KmAnonWorkbench
+
+    bench = KmAnonWorkbench(runner)
+    qtbot.addWidget(bench)
+    bench.set_dataset(load_sample("small-city"))
+    for name, value in dict(k=10, sigma=0.999, trials=1, seed=1, verify_samples=400).items():
+        bench.param_panel.set_value(name, value)
+    view = bench.sweep_view
+    view.x_combo.setCurrentIndex(view.x_combo.findData("m"))
+    view.x_values.setText("2,4")  # two quick cells, then two that take over a minute unless the cancel reaches them
+    view.seeds.setValue(2)
+    view.group_combo.setCurrentIndex(0)
+    parallel.configure(scheduler=cluster.scheduler_address)
+    view.start()
+    qtbot.waitUntil(lambda: view.result is not None and view.result.done >= 1, timeout=60000)
+    t0 = time.perf_counter()
+    view.cancel_button.click()
+    wait_job(view.job, timeout=30000)
+    assert time.perf_counter() - t0 < 15
+    result = view.result
+    assert not result.complete and 1 <= result.done <= 2 and view.table.rowCount() == result.done
+    assert all(r.status == "done" and r.cell.values["m"] == 2 for r in result.ordered())
+    assert "stopped early: the finished cells are shown" in view.status.text()
+    assert view.run_button.isEnabled() and not view.cancel_button.isEnabled()
+    client = parallel.shared_client(cluster.scheduler_address)
+    qtbot.waitUntil(lambda: not sum(client.run(lambda dask_worker: len(dask_worker.active_threads)).values()),
+                    timeout=5000)  # the long cells stopped on the worker
