@@ -24,7 +24,8 @@ DEMO_SIZE = (1600, 1000)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="anonstudio", description="Desktop studio for anonymizing set-valued data.")
+    parser = argparse.ArgumentParser(prog="anonstudio", description="Desktop studio for anonymizing set-valued data.",
+                                     allow_abbrev=False)
     parser.add_argument("dataset", nargs="?", metavar="DATASET", help="dataset file to open, or a project file (.toml)")
     parser.add_argument("--sample", default="chess", help="bundled sample to open when no DATASET is given "
                                                           "(default: %(default)s)")
@@ -110,10 +111,25 @@ class DemoDriver:
         self.app.exit(2)
 
 
-#: What Qt's window ("xcb") platform needs on Linux beyond Python, and how to get it on Debian/Ubuntu.
-LINUX_QT_HINT = ("anonstudio: the Qt window needs the system library libxcb-cursor0 (and its X11 friends), which "
-                 "is not installed. On Debian or Ubuntu: sudo apt install libxcb-cursor0 libxkbcommon-x11-0 "
+#: The libraries of Qt's window ("xcb") platform that a Linux may lack, as ``find_library`` names them,
+#: with their Debian/Ubuntu packages (its other X11 libraries come with any X11 desktop).
+LINUX_QT_LIBRARIES = {"xcb-cursor": "libxcb-cursor0", "xkbcommon-x11": "libxkbcommon-x11-0",
+                      "xcb-icccm": "libxcb-icccm4", "xcb-keysyms": "libxcb-keysyms1", "xcb-shape": "libxcb-shape0"}
+#: What the studio prints when some are missing ({missing}: their packages), and how to get them.
+LINUX_QT_HINT = ("anonstudio: the Qt window needs system libraries that are not installed: {missing}. "
+                 "On Debian or Ubuntu: sudo apt install libxcb-cursor0 libxkbcommon-x11-0 "
                  "libxcb-icccm4 libxcb-keysyms1 libxcb-shape0. Without a display, set QT_QPA_PLATFORM=offscreen.")
+
+
+def _library_found(name: str) -> bool:
+    import ctypes.util
+
+    # The desktop bundle (PyInstaller) carries the copies its build machine had, in its own
+    # folder, which find_library does not search: a system without them still gets a window.
+    bundle = getattr(sys, "_MEIPASS", None) if getattr(sys, "frozen", False) else None
+    if bundle and any(Path(bundle).glob(f"lib{name}.so*")):
+        return True
+    return ctypes.util.find_library(name) is not None
 
 
 def warn_missing_qt_libraries() -> bool:
@@ -121,17 +137,31 @@ def warn_missing_qt_libraries() -> bool:
 
     Qt aborts with a cryptic message when its xcb plugin cannot load; this names the fix first.
     """
-    import ctypes.util
-
     platform = os.environ.get("QT_QPA_PLATFORM", "")
     if not sys.platform.startswith("linux") or platform and not platform.startswith("xcb"):
         return False
     if os.environ.get("WAYLAND_DISPLAY") and not platform:
         return False
-    if ctypes.util.find_library("xcb-cursor") is None:
-        print(LINUX_QT_HINT, file=sys.stderr)
+    missing = [package for name, package in LINUX_QT_LIBRARIES.items() if not _library_found(name)]
+    if missing:
+        print(LINUX_QT_HINT.format(missing=", ".join(missing)), file=sys.stderr)
         return True
     return False
+
+
+def _set_window_icon(app: "QApplication") -> None:  # noqa: F821 (PySide6 is imported lazily)
+    """The studio's icon on every window and in the task bar (the same pictures the desktop entry uses)."""
+    from PySide6.QtGui import QIcon
+
+    from . import RESOURCES
+
+    icon = QIcon()
+    for size in (48, 256):
+        path = RESOURCES / "icons" / f"anonstudio-{size}.png"
+        if path.is_file():
+            icon.addFile(str(path))
+    if not icon.isNull():
+        app.setWindowIcon(icon)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -156,6 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setOrganizationName(ORGANIZATION)
     app.setApplicationName(APPLICATION)
+    _set_window_icon(app)
     scripted = bool(args.demo and args.screenshot)
     window = MainWindow(warm_up=not args.demo, restore_layout=not scripted)
     if args.window_size is not None:

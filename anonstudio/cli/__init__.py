@@ -45,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .method_command import add_method_command
 
     parser = argparse.ArgumentParser(
-        prog="anonstudio-cli",
+        prog="anonstudio-cli", allow_abbrev=False,
         description="Measure re-identification risk in set-valued data, anonymize it and attack the result.",
     )
     parser.add_argument("--version", action="version", version=f"anonstudio {__version__}")
@@ -55,7 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     entries += [(module.NAME, module) for module in _command_modules()]
     for name, entry in sorted(entries, key=lambda e: e[0]):
         if hasattr(entry, "add_arguments"):
-            p = sub.add_parser(name, help=entry.HELP, description=getattr(entry, "DESCRIPTION", entry.HELP))
+            p = sub.add_parser(name, help=entry.HELP, description=getattr(entry, "DESCRIPTION", entry.HELP),
+                               allow_abbrev=False)
             entry.add_arguments(p)
             p.set_defaults(_run=entry.run)
         else:

@@ -87,7 +87,8 @@ def add_method_command(sub: Any, spec: MethodSpec) -> argparse.ArgumentParser:
     from .datasets import add_dataset_arguments
 
     parser = sub.add_parser(spec.name, help=spec.summary, description=f"{spec.description}",
-                            epilog=EXIT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+                            epilog=EXIT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
+                            allow_abbrev=False)
     add_dataset_arguments(parser)
     group = parser.add_argument_group("parameters (every one can also be set in a project file)")
     for param_spec in specs(spec.params):

@@ -41,6 +41,7 @@ CHIP_KINDS = {
     "general": "a generalized value: a range, a set of values, a mask or a hierarchy node",
     "suppressed": "a suppressed value (*): any value of the column",
     "partition": "a published partition: stands for every item in it",
+    "sensitive": "a sensitive item: published as it is, never counted as what an attacker knows",
     "more": "more chips than a cell shows",
 }
 

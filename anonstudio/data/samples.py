@@ -6,13 +6,17 @@ Each sample folder holds its data file(s), a ``sample.json`` and a
 file name), ``description``, ``records``, ``license``; optional ``format``
 (loader format name), ``options`` (loader options) and, for UCI tables,
 ``class_column``; optional ``roles`` (column -> identifier, quasi-identifier,
-sensitive or insensitive) are applied to a table sample. File roles understood by :func:`load_sample`:
+sensitive or insensitive) are applied to a table sample; optional ``params``
+(method name -> parameter values) are the settings a method's tab starts from
+on this sample (:meth:`Sample.method_params`). File roles understood by :func:`load_sample`:
 
 * ``transactions`` (or ``data``): set-valued data;
 * ``table``: a relational CSV, with ``names`` a UCI ``.names`` file giving the
   column names (the class column is then named ``class_column``);
 * ``coords`` (or ``coordinates``): item coordinates, attached to the
   transactions of a ``location`` sample.
+* ``labels``: a ``record,label`` CSV of sensitive labels, which workbenches
+  that take such a file offer as its default (:meth:`Sample.file`).
 
 Adding a sample never edits code: drop a folder in ``resources/samples``.
 """
@@ -27,7 +31,7 @@ from .. import RESOURCES
 from .table import Table
 from .transactions import TransactionData
 
-__all__ = ["Sample", "list_samples", "get_sample", "load_sample", "load_path_or_sample", "SAMPLES_DIR"]
+__all__ = ["Sample", "list_samples", "get_sample", "load_sample", "load_path_or_sample", "sample_of", "SAMPLES_DIR"]
 
 SAMPLES_DIR = RESOURCES / "samples"
 KINDS = ("transactions", "table", "location")
@@ -63,6 +67,25 @@ class Sample:
     @property
     def license_path(self) -> Path:
         return self.path / "LICENSE.md"
+
+    def method_params(self, method: str) -> dict[str, Any]:
+        """The parameter values ``sample.json`` suggests for ``method`` ({} if none).
+
+        A value naming one of the sample's files (also inside lists, such as
+        ``[["zip3", "zip3_hierarchy.csv"]]``) becomes that file's full path.
+        """
+        raw = self.meta.get("params", {})
+        values = raw.get(method, {}) if isinstance(raw, dict) else {}
+        names = set(self.files.values())
+
+        def resolve(value: Any) -> Any:
+            if isinstance(value, str) and value in names:
+                return str(self.path / value)
+            if isinstance(value, list):
+                return [resolve(v) for v in value]
+            return value
+
+        return {str(k): resolve(v) for k, v in values.items()} if isinstance(values, dict) else {}
 
 
 def _read_sample(folder: Path) -> Sample | None:
@@ -144,6 +167,30 @@ def _from_sample(data: Any, name: str) -> Any:
 
     attach_origin(data, DatasetOrigin(sample=name))
     return data
+
+
+def sample_of(dataset: Any, root: Path | None = None) -> Sample | None:
+    """The bundled sample ``dataset`` was loaded from (its recorded origin, or the same name and data file)."""
+    from .datasets import origin_of
+
+    origin = origin_of(dataset)
+    if origin is not None and origin.sample is not None:
+        try:
+            return get_sample(origin.sample, root)
+        except KeyError:
+            return None
+    name = getattr(dataset, "name", None)
+    source = getattr(dataset, "source", None)
+    if not name or source is None:
+        return None
+    for sample in list_samples(root):
+        if sample.name == name:
+            try:
+                same = Path(source).resolve() == sample.data_path.resolve()
+            except (KeyError, OSError):
+                same = False
+            return sample if same else None
+    return None
 
 
 def load_path_or_sample(spec: str | Path, format: str | None = None) -> TransactionData | Table:

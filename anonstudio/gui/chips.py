@@ -31,6 +31,7 @@ CHIP_COLOURS = {
     "general": ("#fff0cc", "#d9b050", "#4a3500"),
     "suppressed": ("#e4e4e4", "#8f8f8f", "#303030"),
     "partition": ("#ddf1e3", "#8cc79f", "#123d21"),
+    "sensitive": ("#fbe1e1", "#d99494", "#5a1616"),
     "more": ("#ffffff", "#ffffff", "#666666"),
 }
 assert set(CHIP_COLOURS) == set(CHIP_KINDS)

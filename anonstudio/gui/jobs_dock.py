@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -160,6 +160,38 @@ class JobsPanel(QWidget):
         self.log_view.appendPlainText(f"{time.strftime('%H:%M:%S')}  {line}")
 
 
+class _ElidedLabel(QLabel):
+    """A one-line label that ends in "…" when the status bar is too narrow for it (the tooltip has it all)."""
+
+    def __init__(self, minimum: int):
+        super().__init__("")
+        self._full = ""
+        self._minimum = minimum
+
+    def setText(self, text: str) -> None:  # noqa: N802 (Qt naming)
+        self._full = text
+        self._elide()
+
+    def text(self) -> str:
+        return self._full
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt naming)
+        return QSize(self._minimum, super().minimumSizeHint().height())
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt naming)
+        return QSize(self.fontMetrics().horizontalAdvance(self._full) + 4, super().sizeHint().height())
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt naming)
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        shown = self.fontMetrics().elidedText(self._full, Qt.ElideRight, max(self.width(), self._minimum))
+        if shown != super().text():
+            super().setText(shown)
+        self.updateGeometry()
+
+
 class JobStatus(QWidget):
     """The newest running job in the status bar: title, progress, time left and Cancel.
 
@@ -180,9 +212,9 @@ class JobStatus(QWidget):
         self.job: Job | None = None
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        self.label = QLabel("")
+        # A long title and status (a sweep's cell) end in "…" instead of pushing the buttons off the bar.
+        self.label = _ElidedLabel(120)
         self.label.setObjectName("job_status_text")
-        self.label.setMinimumWidth(120)
         self.bar = QProgressBar()
         self.bar.setRange(0, 1000)
         self.bar.setFixedWidth(160)

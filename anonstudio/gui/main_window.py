@@ -30,6 +30,7 @@ from .jobs_dock import JobsPanel, JobStatus
 from .method_workbench import MethodWorkbench
 from .plots import EXPORT_FORMATS, ExportablePlot
 from .project_controller import ProjectController
+from .report_dialog import show_report_dialog
 from .settings import RecentFiles, open_settings
 from .settings_dialog import add_settings_action
 from .workbench import Workbench
@@ -229,6 +230,7 @@ class MainWindow(QMainWindow):
         self._fill_recent_menu()
         file_menu.addSeparator()
         self.export_action = file_menu.addAction("&Export plot…", self.export_plot_dialog)
+        self.report_action = file_menu.addAction("Export &report…", lambda: show_report_dialog(self))
         file_menu.addSeparator()
         quit_action = file_menu.addAction("&Quit", self.close)
         quit_action.setShortcut(QKeySequence.Quit)

@@ -223,8 +223,7 @@ class MethodWorkbench(Workbench):
         self.show_result(result, True)
 
     def _on_done(self, run: MethodRun, complete: bool) -> None:
-        self._remember(run)
-        self._show_run(run)
+        self.show_run(run)
         if complete and self.result_cache is not None:
             # Pickling a large result takes a moment: keep it off the GUI thread.
             threading.Thread(target=self.result_cache.put, args=(run,), name="store-run", daemon=True).start()
@@ -233,19 +232,23 @@ class MethodWorkbench(Workbench):
                                                    "unverified": "finished, unverified."}[run.status])
         self.run_finished.emit(run, complete)
 
-    def _remember(self, run: MethodRun) -> None:
+    def show_run(self, run: MethodRun) -> None:
+        """Show a finished run as if it had just finished here (added to the history; ``run_finished`` not emitted).
+
+        For runs computed elsewhere on this workbench's dataset (the result cache, a report's offscreen rendering).
+        """
         if run.result is not None:
             self.history.append(run)
             self.history_bar.set_runs([self.run_label(r, i) for i, r in enumerate(self.history)],
                                       shown=len(self.history) - 1)
+        self._show_run(run)
 
     def show_stored_run(self, run: MethodRun) -> None:
         """Show a run read back from the result cache, as if it had just finished (nothing is recomputed)."""
         if run.data is not self.dataset:
             return  # the dataset changed while the cache was read
         self.clear_results()
-        self._remember(run)
-        self._show_run(run)
+        self.show_run(run)
         self.status.emit(f"{self.spec.title}: results of {run.started[:16].replace('T', ' ')} shown from the "
                          "cache (same data, parameters and version); press Run to compute them again.")
 

@@ -48,8 +48,19 @@ FRONT = "Pareto front"
 
 
 def sweepable(spec: MethodSpec) -> list[str]:
-    """Parameters a sweep can vary: numbers, choices and switches (not files or columns)."""
-    return [p.name for p in specs(spec.params) if p.kind in ("int", "float", "choice", "bool") and p.name != "seed"]
+    """Parameters a sweep can vary: numbers, choices and switches (not files or columns), and any field a preset
+    of the family varies (a number typed as text, such as an exact ρ)."""
+    preset = {a.name for p in spec.sweeps for a in p.axes}
+    return [p.name for p in specs(spec.params)
+            if (p.kind in ("int", "float", "choice", "bool") or p.name in preset) and p.name != "seed"]
+
+
+def _positions(xs: np.ndarray) -> np.ndarray:
+    """x positions of a curve: the values themselves, numbers written as text too; else 0, 1, 2, ..."""
+    try:
+        return np.array([float(v) for v in xs], dtype=float)
+    except (TypeError, ValueError):
+        return np.arange(len(xs), dtype=float)
 
 
 def _default_values(spec: MethodSpec, name: str) -> str:
@@ -58,6 +69,9 @@ def _default_values(spec: MethodSpec, name: str) -> str:
         return ",".join(map(str, p.choices))
     if p.kind == "bool":
         return "true,false"
+    if p.kind not in ("int", "float"):  # a field a preset varies: that preset's values
+        axis = next((a for preset in spec.sweeps for a in preset.axes if a.name == name), None)
+        return ",".join(map(str, axis.values)) if axis is not None else str(p.default)
     base = p.default if p.default is not None else (p.minimum or 1)
     if p.kind == "int":
         values = sorted({max(int(p.minimum or 1), v) for v in (base // 2 or 1, base, base * 2)})
@@ -386,8 +400,7 @@ class SweepView(QWidget):
             if name not in self.curve.series:
                 self.curve.add_series(name, kind="line", color=PALETTE[i % len(PALETTE)], symbol="o",
                                       error_bars=True)
-            numeric = xs.dtype != object
-            positions = xs.astype(float) if numeric else np.arange(len(xs), dtype=float)
+            positions = _positions(xs)
             self.curve.set_series(name, positions, mean, low=lo, high=hi,
                                   tips=[f"{x} = {v}: {y} = {number(m)}" for v, m in zip(xs, mean)])
         self.curve.fit_y_below_legend()

@@ -274,14 +274,14 @@ class Workbench(QWidget):
         def done(result: Any, complete: bool) -> None:
             if not fresh():
                 return
-            self._set_running(False)
+            self._set_running(self._others_running(job))
             if on_done is not None:
                 on_done(result, complete)
 
         def failed(exc: BaseException) -> None:
             if not fresh():
                 return
-            self._set_running(False)
+            self._set_running(self._others_running(job))
             if on_error is not None:
                 on_error(exc)
 
@@ -318,6 +318,10 @@ class Workbench(QWidget):
     def _set_running(self, running: bool) -> None:
         if self.param_panel is not None:
             self.param_panel.set_running(running)
+
+    def _others_running(self, job: Job) -> bool:
+        """Whether a job of this workbench other than ``job`` still runs (a Run started while a sweep ended)."""
+        return any(j is not job and not j.state.finished for j in self._jobs)
 
     def _job_changed(self, job: Job) -> None:
         # A superseded or cancelled-before-start job never calls on_done.

@@ -507,10 +507,14 @@ def verify_rho(original: TransactionData, published: TransactionData, sensitive_
     candidates.sort(key=lambda c: (-c[0], c[1]))
     for conf, u, q, item, sq, sqe in candidates[:worst_count]:
         worst.append(WorstRule(u, tuple(original.vocab[i] for i in q), original.vocab[item], sq, sqe))
+    if complete and progress.cancelled():
+        complete = False
     if complete:
         progress.set(0.9, "recomputing utilities")
         utilities = recompute_utilities(original, published, minsup, minconf, mining_max_length)
         mismatches = _compare(reported or {}, utilities)
+        # The recount cannot be interrupted; a cancel that came during it still stops the check.
+        complete = not progress.cancelled()
     progress.set(1.0, "check done" if complete else "check stopped")
     extra = {"adversaries_total": total, "sampler": sampler}
     return RhoVerification(rho, m, epsilon, confidence, tuple(levels), tuple(worst), n, problems, utilities,

@@ -103,6 +103,18 @@ def test_cli_help_shows_the_dataclass_defaults(name, capsys):
         assert export.flag in text
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_cli_takes_no_abbreviated_flags(name, capsys):
+    """A shortened flag is an error, not a guess: '--max-m' once meant '--max-memory' without a word."""
+    from anonstudio.cli import main
+
+    spec = SPECS[name]
+    flag = max((p.cli_flag for p in specs(spec.params) if p.kind != "bool"), key=len)
+    with pytest.raises(SystemExit) as exc:
+        main([name, "dataset", flag[:-1], "1"])
+    assert exc.value.code == 2 and "unrecognized arguments" in capsys.readouterr().err
+
+
 def _flags(spec, params) -> list[str]:
     """The CLI flags that set ``params`` (fields that differ from the defaults)."""
     default = spec.params()

@@ -1,23 +1,9 @@
-"""GUI test set-up: isolated settings, a runner, a window; no real dialogs."""
+"""GUI test set-up: a runner, a window; no real dialogs (settings are isolated by tests/conftest.py)."""
 from __future__ import annotations
 
 import pytest
 
 pytest.importorskip("pytestqt")
-
-
-@pytest.fixture(autouse=True)
-def isolated_settings(tmp_path, monkeypatch):
-    """Every GUI test writes settings to a temporary INI file, never the user's."""
-    from anonstudio.gui.settings import SETTINGS_ENV
-
-    monkeypatch.setenv(SETTINGS_ENV, str(tmp_path / "settings"))
-    # Nor the user's result cache; and closing a window with unsaved changes never waits for an answer.
-    monkeypatch.setenv("ANONSTUDIO_CACHE_DIR", str(tmp_path / "cache"))
-    from anonstudio.gui.project_controller import ProjectController
-
-    monkeypatch.setattr(ProjectController, "ask_unsaved", lambda self: "discard")
-    return tmp_path / "settings"
 
 
 @pytest.fixture

@@ -73,3 +73,16 @@ def test_missing_x11_libraries_are_named_before_qt_aborts(monkeypatch, capsys):
     assert "libxcb-cursor0" in capsys.readouterr().err
     monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
     assert not app.warn_missing_qt_libraries()
+
+
+def test_the_studio_has_its_icon(qapp):
+    from anonstudio.app import _set_window_icon
+
+    _set_window_icon(qapp)
+    sizes = {(s.width(), s.height()) for s in qapp.windowIcon().availableSizes()}
+    assert {(48, 48), (256, 256)} <= sizes
+
+
+def test_the_studio_takes_no_abbreviated_options():
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["--window", "1280x720"])

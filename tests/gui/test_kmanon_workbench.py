@@ -57,11 +57,11 @@ def test_run_on_small_city_draws_map_plots_and_check(bench, wait_job):
     assert bench.map.n_levels == 3 and bench.map.shown_level == 2
     assert bench.map.drawn_partitions == result.levels[-1].partitions < 200
     # plots vs m: one point per level
-    for plot in bench.plots.values():
+    for plot in bench.curve_plots.values():
         assert list(plot.series[BEST].x) == [1.0, 2.0]
-    assert list(bench.plots["partitions"].series[BEST].y) == [lv.partitions for lv in result.levels]
-    assert bench.plots["error"].series[BEST].y[-1] > 0
-    assert "[m]" in bench.plots["error"].y_label
+    assert list(bench.curve_plots["partitions"].series[BEST].y) == [lv.partitions for lv in result.levels]
+    assert bench.curve_plots["error"].series[BEST].y[-1] > 0
+    assert "[m]" in bench.curve_plots["error"].y_label
     # independent check, one row per ℓ, and the promise in words, green
     assert bench.verify_table.rowCount() == 2
     text = bench.callout.text()
@@ -83,7 +83,7 @@ def test_level_slider_changes_drawn_partitions(bench, finished_run):
 
 def test_trials_shown_as_points_and_best_as_line(bench, finished_run):
     bench._on_done(finished_run, True)
-    plot = bench.plots["error"]
+    plot = bench.curve_plots["error"]
     assert len(plot.series[TRIALS].x) == 4  # 2 trials x 2 levels
     best = [lv.error for lv in finished_run.result.result.levels]
     assert list(plot.series[BEST].y) == best
@@ -115,7 +115,7 @@ def test_cancel_keeps_the_partial_generalization(bench, qtbot, wait_job):
                     timeout=60000)
     # live: the finished levels are on the plots and the map before the run ends
     assert not bench.job.state.finished
-    assert len(bench.plots["partitions"].series[BEST].x) >= 1 and bench.map.n_levels >= 2
+    assert len(bench.curve_plots["partitions"].series[BEST].x) >= 1 and bench.map.n_levels >= 2
     assert "levels finished" in bench.callout.text()
     bench.param_panel.cancel_button.click()
     wait_job(bench.job, timeout=60000)
@@ -184,9 +184,9 @@ def test_dataset_without_coordinates_hides_the_map(bench, city, wait_job):
     wait_job(bench.job, timeout=60000)
     assert bench.job.state is JobState.DONE
     assert bench.last_run.result.constraint == "free"
-    assert len(bench.plots["partitions"].series[BEST].x) == 2
-    assert not bench.plots["area"].has_data()  # areas need cells
-    assert "NCP" in bench.plots["error"].y_label
+    assert len(bench.curve_plots["partitions"].series[BEST].x) == 2
+    assert not bench.curve_plots["area"].has_data()  # areas need cells
+    assert "NCP" in bench.curve_plots["error"].y_label
     assert "Any 2 items" in bench.callout.text()
     assert not bench.export_row.buttons["geojson"].isEnabled() and bench.export_row.buttons["map"].isEnabled()
 
@@ -232,7 +232,7 @@ def test_hierarchy_rule_runs_with_a_tree_file(bench, city, tmp_path, wait_job):
         members = np.flatnonzero(final.labels == pid)
         assert len(members) in (1, 20, 200)
     assert bench.map.drawn_partitions == final.partitions  # the towers still have coordinates
-    assert "NCP" in bench.plots["error"].y_label
+    assert "NCP" in bench.curve_plots["error"].y_label
     assert final.partitions < 200  # k = 50 forces district merges
     names = bench.export_to("map", tmp_path / "map.csv").read_text()
     assert "district-" in names  # partitions are named after their tree node

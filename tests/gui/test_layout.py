@@ -9,7 +9,8 @@ import os
 from pathlib import Path
 
 import pytest
-from PySide6.QtWidgets import QAbstractButton, QAbstractScrollArea, QLabel, QTabWidget, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QAbstractButton, QAbstractScrollArea, QLabel, QLayout, QTabWidget, QWidget
 
 from anonstudio.gui.method_workbench import MethodWorkbench
 
@@ -25,6 +26,14 @@ def _inside_scroll_area(widget: QWidget, stop: QWidget) -> bool:
     return False
 
 
+def _layout(widget: QWidget) -> QLayout | None:
+    """``widget.layout()``, or None when the binding hands back something else: QStatusBar rebuilds its layout
+    whenever a status widget shows or hides (a job starts or ends), and PySide may then return a stale wrapper
+    of another type (a QSpacerItem) for the new one."""
+    layout = widget.layout()
+    return layout if isinstance(layout, QLayout) else None
+
+
 def layout_problems(root: QWidget) -> list[str]:
     """Visible widgets outside their parent, laid-out siblings that overlap, buttons too small for their text."""
     problems = []
@@ -33,7 +42,7 @@ def layout_problems(root: QWidget) -> list[str]:
             continue
         parent = widget.parentWidget()
         name = f"{type(widget).__name__}({widget.objectName() or getattr(widget, 'text', lambda: '')()!s:.30})"
-        if parent is not None and parent.layout() is not None and parent.layout().indexOf(widget) >= 0:
+        if parent is not None and _layout(parent) is not None and _layout(parent).indexOf(widget) >= 0:
             inner = parent.rect().adjusted(-1, -1, 1, 1)
             if not inner.contains(widget.geometry()):
                 problems.append(f"{name} sticks out of {type(parent).__name__}: {widget.geometry()} vs {parent.rect()}")
@@ -43,11 +52,14 @@ def layout_problems(root: QWidget) -> list[str]:
                 widget.width() + 2 < widget.minimumSizeHint().width() and widget.sizePolicy().horizontalPolicy() != 4:
             problems.append(f"{name} cuts its text")
     for parent in [root, *root.findChildren(QWidget)]:
-        layout = parent.layout()
+        layout = _layout(parent)
         if layout is None or not parent.isVisibleTo(root) or _inside_scroll_area(parent, root):
             continue
-        kids = [layout.itemAt(i).widget() for i in range(layout.count())]
-        kids = [k for k in kids if k is not None and k.isVisibleTo(root)]
+        # Children looked up through indexOf, not itemAt: a wrapper of a layout item (a stretch) would outlive
+        # the layout when Qt rebuilds it (the status bar does), and PySide could later hand that stale wrapper
+        # out for a new layout at the same address.
+        kids = [k for k in parent.findChildren(QWidget, options=Qt.FindDirectChildrenOnly)
+                if layout.indexOf(k) >= 0 and k.isVisibleTo(root)]
         for i, a in enumerate(kids):
             for b in kids[i + 1:]:
                 overlap = a.geometry().intersected(b.geometry())
@@ -76,6 +88,9 @@ def test_every_workbench_fits_after_a_run(window, wait_job, qtbot, screenshots):
         bench.param_panel.run_button.click()
         assert bench.job is not None, bench.spec.name
         wait_job(bench.job, timeout=120000)
+        # A workbench may start follow-up jobs after its run (listing rules, background sweeps): check the
+        # layout once they settled, as the status bar changes while they run.
+        qtbot.waitUntil(lambda: not window.runner.active_jobs(), timeout=120000)
         assert bench.last_run is not None and bench.last_run.status == "done"
         tabs = bench.results if isinstance(bench.results, QTabWidget) else None
         for width, height in SIZES:

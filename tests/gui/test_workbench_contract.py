@@ -9,6 +9,7 @@ import pytest
 from anonstudio.data.table import Table
 from anonstudio.data.transactions import TransactionData
 from anonstudio.gui.method_workbench import MethodWorkbench
+from anonstudio.gui.plots import ExportablePlot
 from anonstudio.gui.workbenches import discover_workbenches
 
 CLASSES = [cls for cls in discover_workbenches()[0] if issubclass(cls, MethodWorkbench)]
@@ -52,6 +53,9 @@ def test_run_with_defaults_then_cancel(bench, wait_job):
     run = bench.last_run
     assert run is not None and run.status == "done", run.status_reason() if run else "no run"
     assert bench.callout.state == "ok" and bench.export_row.buttons["json"].isEnabled()
+    # File › Export plot asks every tab for its plots: a family attribute must not hide the method.
+    plots = bench.plots()
+    assert plots and all(isinstance(p, ExportablePlot) for p in plots)
     for export in bench.spec.exports:
         if export.kind == "release" and export.offered(run):
             assert bench.export_row.buttons[export.key].isEnabled()

@@ -52,6 +52,12 @@ def test_without_a_scan_the_repaired_rules_are_listed_with_their_people(rho_data
     scanned = rule_browser(res)
     logged = rule_browser(res, scan_limit=0)
     assert not logged.scanned and len(logged) == len(res.log) == 3
+    # too many threats found by the scan: the same listing of the repaired rules
+    threats = sum(len(r.people) for r in scanned.rules if r.above(Fraction(1, 2)))
+    capped = rule_browser(res, rule_limit=threats - 1)
+    assert not capped.scanned and [(r.antecedent, r.consequent, r.people.tolist()) for r in capped.rules] == [
+        (r.antecedent, r.consequent, r.people.tolist()) for r in logged.rules]
+    assert rule_browser(res, rule_limit=threats).scanned
     by_rule = {(r.antecedent, r.consequent): r for r in scanned.rules}
     for rule in logged.rules:
         full = by_rule[(rule.antecedent, rule.consequent)]

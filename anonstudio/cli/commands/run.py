@@ -58,6 +58,25 @@ def _relocations(items: list[str], project: Any) -> dict[str, Path]:
     return out
 
 
+def _project_and_steps(args: argparse.Namespace) -> tuple[Any, list]:
+    """The project file and the steps ``--step`` chose (all by default); CliError for a bad file or step name."""
+    from ...studio.project import Project, ProjectError
+    from ..errors import CliError
+
+    try:
+        project = Project.load(args.project)
+    except ProjectError as exc:
+        raise CliError(str(exc)) from None
+    steps = project.steps
+    if args.step:
+        unknown = sorted(set(args.step) - {s.method for s in steps})
+        if unknown:
+            raise CliError(f"--step {unknown[0]}: the project has no such step (steps: "
+                           f"{', '.join(s.method for s in steps) or 'none'})")
+        steps = [s for s in steps if s.method in args.step]
+    return project, steps
+
+
 def _plan(project: Any, steps: list, out: Path, audit: bool) -> dict[str, dict[str, Path]]:
     """Every output path of every step, checked before any work."""
     from ...data.io.atomic import OutputPathError, check_output_path
@@ -90,21 +109,11 @@ def run(args: argparse.Namespace) -> int:
     from ...data.io import write_json
     from ...methods.contract import prepare, run_and_verify, write_outputs
     from ...params import ParameterError
-    from ...studio.project import DatasetChanged, DatasetMissing, Project, ProjectError
+    from ...studio.project import DatasetChanged, DatasetMissing, ProjectError
     from ..errors import CliError
     from ..progress import TqdmProgress
 
-    try:
-        project = Project.load(args.project)
-    except ProjectError as exc:
-        raise CliError(str(exc)) from None
-    steps = project.steps
-    if args.step:
-        unknown = sorted(set(args.step) - {s.method for s in steps})
-        if unknown:
-            raise CliError(f"--step {unknown[0]}: the project has no such step (steps: "
-                           f"{', '.join(s.method for s in steps) or 'none'})")
-        steps = [s for s in steps if s.method in args.step]
+    project, steps = _project_and_steps(args)
     sweeps = [] if args.no_sweeps or args.step else list(project.sweeps)
     if not steps and not sweeps:
         raise CliError(f"{args.project}: the project has no workbench step to run")

@@ -174,6 +174,10 @@ def _typed_columns(path: Path, report: LoadReport, *, header, missing: Sequence[
             n_missing = int(stripped.isna().sum())
         else:
             texts = col.astype(object).where(col.notna(), "").to_numpy(dtype=object)
+            if not all(isinstance(t, str) for t in texts):
+                # Chunks typed differently (text in one, numbers in another) were concatenated: the
+                # numbers' spelling is lost, so the exact text reader decides.
+                return None
             columns[name], n_missing = _column(texts, missing_set)
         counts[name] = n_missing
     return col_names, columns, counts

@@ -67,6 +67,12 @@ class NonreciprocalParams:
     queries: int = param(500, label="Test queries per type", minimum=1, maximum=1_000_000, advanced=True,
                          section="Measures",
                          tooltip="Random count queries used to measure the query error of the release.")
+    cahd_baseline: bool = param(True, label="Measure the CAHD baseline (ℓ)", advanced=True, section="Measures",
+                                enabled_when={"k": (None,)},
+                                tooltip="ℓ only: also group the same records with CAHD, the group-based method the "
+                                        "paper compares with, publish those groups the same way (in memory, never "
+                                        "saved) and report their error rate and query error next to this "
+                                        "release's, so you see what the nonreciprocal release gains.")
     greedy_restarts: int = param(50, label="Greedy restarts per round", minimum=1, maximum=100_000, advanced=True,
                                  section="Privacy", enabled_when={"l_method": ("greedy",), "k": (None,)},
                                  tooltip="How often the greedy ℓ method may restart a stuck walk in one round before "

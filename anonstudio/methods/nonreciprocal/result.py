@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from ...data.io.record_labels import RecordLabels
+from .cahd import CahdResult
 from .metrics import QueryError
 from .order import BIT_ORDER
 from .publish import Published
@@ -49,6 +50,10 @@ class NonreciprocalResult:
     label_failures
         ℓ only: originals whose graph matches carry fewer than ℓ distinct
         published labels (always 0 for the ring; counted for greedy).
+    cahd
+        ℓ only, when asked for: the CAHD baseline (groups published by the
+        same bit vote) on the same order, labels and seed; measured, never
+        published.
     """
 
     complete: bool
@@ -92,6 +97,7 @@ class NonreciprocalResult:
     greedy_steps: list[int] = field(default_factory=list)
     greedy_abandoned: list[int] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
+    cahd: CahdResult | None = field(default=None, repr=False)
 
     # ----------------------------------------------------------- derived
     @property
@@ -168,6 +174,8 @@ class NonreciprocalResult:
             else:
                 doc["greedy_steps_per_round"] = [int(s) for s in self.greedy_steps]
                 doc["greedy_abandoned_walks"] = [int(s) for s in self.greedy_abandoned]
+        if self.mode == "l":
+            doc["cahd_baseline"] = self.cahd_json()
         if include_audit:
             doc["chosen_assignment"] = None if self.chosen is None else int(self.chosen) + 1
         return doc
@@ -186,4 +194,17 @@ class NonreciprocalResult:
         }
         if self.mode == "l":
             out["label_failures"] = self.label_failures
+        if self.cahd is not None:
+            out["cahd_error_rate"] = self.cahd.error_rate
+            out["cahd_qe_type1"] = self.cahd.query_error.type1
+            out["cahd_qe_type2"] = self.cahd.query_error.type2
         return {k: v for k, v in out.items() if v is not None}
+
+    def cahd_json(self) -> dict | None:
+        """The CAHD baseline's measures for the JSON (its time is under ``seconds``), or None."""
+        c = self.cahd
+        if c is None:
+            return None
+        sizes = c.group_sizes()
+        return {"groups": c.n_groups, "largest_group": int(sizes.max()) if len(sizes) else 0,
+                "error_rate": c.error_rate, "empty_records": c.empty_records, "query_error": c.query_error.to_json()}

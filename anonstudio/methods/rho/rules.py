@@ -3,9 +3,10 @@
 A sensitive rule Q → e threatens person u when Q ⊆ D_u and e ∈ E_u \\ Q. The
 browser lists every such rule whose confidence in the ORIGINAL data was above
 ρ (found by a scan of all adversaries when there are at most ``scan_limit``
-of them), plus every rule the algorithm repaired (some only broke ρ after
-other suppressions: the model is not monotone). For each: its confidence
-before and after, the people it threatened, and the repairs made for it.
+of them and the scan finds at most ``rule_limit`` (person, Q, e) threats),
+plus every rule the algorithm repaired (some only broke ρ after other
+suppressions: the model is not monotone). For each: its confidence before and
+after, the people it threatened, and the repairs made for it.
 """
 from __future__ import annotations
 
@@ -19,7 +20,12 @@ from ...kernels.rho_suppressor import NEED_RULES, active_users, exact_chunk
 from .result import RhoResult
 from .suppressor import LOG_COLUMNS, _State, adversary_count
 
-__all__ = ["SensitiveRule", "PersonView", "RuleBrowser", "rule_browser"]
+__all__ = ["SensitiveRule", "PersonView", "RuleBrowser", "rule_browser", "RULE_LIMIT"]
+
+#: Most (person, Q, e) threats a scan lists. On a small sample of long records nearly every itemset is held by one
+#: person, so every Q → e is at 100 % and the threats run into millions (8 million on 1,500 records of
+#: BMS-WebView-1 at m = 3): beyond this the browser lists the repaired rules only.
+RULE_LIMIT = 200_000
 
 
 @dataclass(frozen=True)
@@ -126,8 +132,21 @@ def _holders(post: tuple[np.ndarray, np.ndarray], items) -> np.ndarray:
     return out if out is not None else np.zeros(0, dtype=np.int32)
 
 
-def _scan(result: RhoResult) -> list[tuple[tuple[int, ...], int, np.ndarray]]:
-    """Every (Q, e, people) with conf_D(Q→e) > ρ, by the suppressor's own check on the untouched data."""
+def _count_with(post: tuple[np.ndarray, np.ndarray], records: np.ndarray, item: int) -> int:
+    """How many of ``records`` (sorted) hold ``item``: supp(Q ∪ {e}) from the holders of Q."""
+    ptr, rec = post
+    part = rec[ptr[item]:ptr[item + 1]]
+    if not len(part) or not len(records):
+        return 0
+    at = np.searchsorted(part, records)
+    return int(np.count_nonzero(part[np.minimum(at, len(part) - 1)] == records))
+
+
+def _scan(result: RhoResult, rule_limit: int) -> list[tuple[tuple[int, ...], int, np.ndarray]] | None:
+    """Every (Q, e, people) with conf_D(Q→e) > ρ, by the suppressor's own check on the untouched data.
+
+    None when more than ``rule_limit`` (person, Q, e) threats are found (checked after every chunk).
+    """
     data, e = result.original, result.constraint
     top = result.suppression.levels
     state = _State(data, e, top)
@@ -136,9 +155,12 @@ def _scan(result: RhoResult) -> list[tuple[tuple[int, ...], int, np.ndarray]]:
     found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     sizer = ChunkSizer(initial=4096)
     rng = np.zeros(1, dtype=np.uint64)
+    listed = 0
     for level in range(1, top + 1):
         u, n_rules = 0, 0
         while u < data.n_records:
+            if listed + n_rules > rule_limit:
+                return None
             u1 = min(data.n_records, u + sizer.next_size())
             nxt, code, n_rules = exact_chunk(level, u, u1, 0, False, rho.numerator, rho.denominator, state.dp,
                                              state.ep, active, state.cache, rng, state.rule_u, state.rule_q,
@@ -147,6 +169,9 @@ def _scan(result: RhoResult) -> list[tuple[tuple[int, ...], int, np.ndarray]]:
             if code == NEED_RULES:
                 state.grow_rules(2 * len(state.rule_e))
             u = nxt
+        if listed + n_rules > rule_limit:
+            return None
+        listed += n_rules
         found.append((state.rule_u[:n_rules].copy(), state.rule_q[:n_rules, :level].copy(),
                       state.rule_e[:n_rules].copy()))
     out = []
@@ -164,16 +189,17 @@ def _scan(result: RhoResult) -> list[tuple[tuple[int, ...], int, np.ndarray]]:
     return out
 
 
-def rule_browser(result: RhoResult, scan_limit: int = 5_000_000) -> RuleBrowser:
+def rule_browser(result: RhoResult, scan_limit: int = 5_000_000, rule_limit: int = RULE_LIMIT) -> RuleBrowser:
     """Build the browser's rules for ``result`` (see the module docstring)."""
     data, pub, e = result.original, result.published, result.constraint
     post_d = data.inverted()
     post_p = pub.inverted()
-    scanned = adversary_count(data.lengths, result.suppression.levels) <= scan_limit
+    found = _scan(result, rule_limit) if adversary_count(data.lengths, result.suppression.levels) <= scan_limit \
+        else None
+    scanned = found is not None
     entries: dict[tuple[tuple[int, ...], int], np.ndarray | None] = {}
-    if scanned:
-        for q, item, people in _scan(result):
-            entries[(q, item)] = people
+    for q, item, people in found or ():
+        entries[(q, item)] = people
     repairs: dict[tuple[tuple[int, ...], int], list[int]] = {}
     log = result.log
     for k in range(len(log)):
@@ -181,15 +207,18 @@ def rule_browser(result: RhoResult, scan_limit: int = 5_000_000) -> RuleBrowser:
         repairs.setdefault(key, []).append(k)
         entries.setdefault(key, None)
     rules = []
+    # Many rules share Q (one per sensitive item e): the holders of Q are found once per Q.
+    holders: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]] = {}
     for (q, item), people in entries.items():
-        holders_d = _holders(post_d, q)
+        if q not in holders:
+            holders[q] = (_holders(post_d, q), _holders(post_p, q))
+        holders_d, after_q = holders[q]
         if people is None:
             candidates = holders_d
             people = candidates[e.protects(candidates, item)] if len(candidates) else candidates
-        with_e = _holders(post_d, q + (item,))
-        after_q = _holders(post_p, q)
-        after_qe = _holders(post_p, q + (item,))
-        rules.append(SensitiveRule(q, item, len(holders_d), len(with_e), len(after_q), len(after_qe),
+        with_e = _count_with(post_d, holders_d, item)
+        after_qe = _count_with(post_p, after_q, item)
+        rules.append(SensitiveRule(q, item, len(holders_d), with_e, len(after_q), after_qe,
                                    np.asarray(people, dtype=np.int64), tuple(repairs.get((q, item), ()))))
     rules.sort(key=lambda r: (-(r.conf_before or 0.0), r.antecedent, r.consequent))
     return RuleBrowser(result, rules, scanned)

@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+
+import numpy as np
 
 from ...data.io.atomic import OutputSet
 from ...data.transactions import TransactionData
 from ...verifiers.rho import RhoVerification, verify_rho
 from ..contract import Description, Export, MethodRun, MethodSpec, Stage
+from ..sweep import Axis, SweepPreset
 from .api import check_data, run_rho
 from .export import write_suppressed
 from .params import RhoParams, parse_exact
@@ -67,10 +69,17 @@ def verify_run(data: TransactionData, result: RhoResult, params: RhoParams, prog
 
 
 def _example_data() -> TransactionData:
-    """Twelve baskets over items 1, 2, 3, 9 (an empty one included); the example params draw E for them."""
-    records = [["1", "9"], ["2", "9"], ["2", "9"], ["2"], ["3", "9"], ["3", "9"], ["3"],
-               ["1", "2"], ["2", "3", "9"], ["1", "3"], [], ["9"]]
-    return TransactionData.from_records(records, name="example B")
+    """400 shopping baskets of 0-5 items over 40 products (popular ones more often), the same every time.
+
+    Big enough that the trade-off plots, the rule browser and a cancel have something to show, small
+    enough for the exact algorithm with any m (about 0.1 s a run).
+    """
+    rng = np.random.default_rng(7)
+    weights = 1.0 / np.arange(1, 41) ** 0.9
+    weights /= weights.sum()
+    lengths = rng.choice(np.array([0, 1, 1, 2, 2, 2, 3, 3, 4, 5]), size=400)
+    records = [[str(101 + i) for i in rng.choice(40, size=k, replace=False, p=weights)] for k in lengths]
+    return TransactionData.from_records(records, name="example baskets")
 
 
 class RhoSpec(MethodSpec):
@@ -96,7 +105,7 @@ class RhoSpec(MethodSpec):
         Export("release", "Suppressed data", "--out",
                "SUPPRESSED.dat: the input's lines in the input's format and order, suppressed items removed",
                (".dat", ".txt", ".csv", ".parquet"), _write_release),
-        Export("sensitive", "Sensitive items used", "--sensitive-out",
+        Export("sensitive", "Sensitive items", "--sensitive-out",
                "E_USED.csv: record,item pairs of the sensitive items used ('*' = every record)", (".csv",),
                _write_sensitive, kind="audit",
                warning="it lists what each person wants hidden; keep it private"),
@@ -106,9 +115,22 @@ class RhoSpec(MethodSpec):
                warning="it names people and their sensitive items"),
     )
 
+    # The paper's figures (Nakagawa et al. 2018): loss against ρ, the sensitive share and m, one curve per
+    # setting. ε = δ (Fig. 8) moves two fields together, which a grid of axes cannot; the workbench's
+    # trade-off tab draws it.
+    sweeps = tuple(
+        SweepPreset(f"Loss vs {what}, {' vs '.join(pair)} ({fig})", (axis, Axis("setting", pair)),
+                    ("util_info", "util_mining"), group="setting")
+        for what, axis, fig in (("ρ", Axis("rho", ("0.3", "0.4", "0.5", "0.6", "0.7")), "Figs. 3, 5"),
+                                ("sensitive share", Axis("sensitive_fraction", (0.05, 0.1, 0.2, 0.3, 0.4)),
+                                 "Figs. 4, 6"),
+                                ("m", Axis("m", (1, 2, 3, 4, 5)), "Fig. 7"))
+        for pair in (("fixed", "personalized"), ("fixed+", "personalized+"))
+    )
+
     def example(self) -> tuple[TransactionData, RhoParams]:
-        return _example_data(), RhoParams(rho="0.5", m=2, setting="personalized+", sensitive_fraction=0.5,
-                                          noise=0.1, seed=3)
+        return _example_data(), RhoParams(rho="0.5", m=3, setting="personalized+", sensitive_fraction=0.2,
+                                          noise=0.05, seed=3)
 
     def check_data(self, data: TransactionData, params: RhoParams) -> None:
         check_data(data, params)

@@ -17,7 +17,14 @@ from ...data.table import RTData, Table
 from ...params import ParameterError
 from .params import RTParams
 
-__all__ = ["rt_data_for", "open_rt_table", "check_columns"]
+__all__ = ["rt_data_for", "open_rt_table", "check_columns", "suggest_params", "items_column_of"]
+
+#: Share of a column's values that must hold the item separator for it to count as the items column.
+ITEMS_SHARE = 0.05
+#: Integer columns with at most this many distinct values are taken for codes (race 1-6), not quantities.
+CODE_VALUES = 8
+#: Columns with more distinct values than this share of the rows identify people: never quasi-identifiers.
+ID_SHARE = 0.9
 
 
 def open_rt_table(path: str | Path, *, encoding: str | None = None, columns: str | None = None,
@@ -28,6 +35,37 @@ def open_rt_table(path: str | Path, *, encoding: str | None = None, columns: str
     if header is None:
         header = False if names else "auto"
     return load_rt_table(path, names=names, header=header, sep=sep, encoding=encoding, progress=progress)
+
+
+def items_column_of(table: Table, sep: str = ";", sample: int = 2000) -> str | None:
+    """The column whose values most often hold several items joined by ``sep`` (None if none does)."""
+    best, best_share = None, ITEMS_SHARE
+    for column in table.frame.columns:
+        values = table.frame[column].iloc[:sample].dropna()
+        if values.dtype.kind in "iufb" or not len(values):
+            continue
+        share = float(values.astype(str).str.contains(sep, regex=False).mean())
+        if share >= best_share:
+            best, best_share = str(column), share
+    return best
+
+
+def suggest_params(table: Table) -> dict:
+    """Parameter values to start from on a table no one described (empty when it has no items column).
+
+    The items column holds ``;``-joined items; the demographic columns are the
+    table's quasi-identifiers except that column and identifying ones (almost
+    one value per person); integer columns with few values are codes.
+    """
+    items = items_column_of(table)
+    if items is None:
+        return {}
+    frame = table.frame
+    n = max(len(frame), 1)
+    qi = [str(c) for c in table.quasi_identifiers
+          if str(c) != items and frame[c].nunique(dropna=True) <= ID_SHARE * n]
+    coded = [c for c in qi if frame[c].dtype.kind in "iu" and frame[c].nunique(dropna=True) <= CODE_VALUES]
+    return {"items_column": items, "qi": tuple(qi), "categorical": tuple(coded)}
 
 
 def check_columns(data: Table | RTData, params: RTParams) -> None:

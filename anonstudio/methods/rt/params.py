@@ -38,10 +38,12 @@ class RTParams:
                                     file_filter="CSV files (*.csv *.txt *.tsv);;All files (*)",
                                     tooltip="A second file with one row per person and item (person,item), "
                                             "joined to the table on the person id column. Codes -1 and -9 "
-                                            "mean 'no item'; people without items are left out.")
+                                            "mean 'no item'; people without items are left out.",
+                                    none_means="the items are in the table's items column")
     person_column: str = param("", kind="column", label="Person id column", section="Columns",
                                tooltip="With an items file: the column of the table that identifies a "
-                                       "person; the items file uses the same ids.")
+                                       "person; the items file uses the same ids.",
+                               none_means="no items file")
     hierarchies: tuple[tuple[str, Path], ...] = param((), kind="column_paths", flag="--hierarchy",
                                                       label="Column hierarchies", section="Hierarchies",
                                                       tooltip="For a demographic column, a file listing each "
@@ -54,7 +56,8 @@ class RTParams:
     item_hierarchy: Path | None = param(None, kind="path", optional=True, label="Item hierarchy",
                                         section="Hierarchies",
                                         tooltip="A file grouping the items (code;chapter;...;*). Empty: a "
-                                                "balanced tree is built from the items.")
+                                                "balanced tree is built from the items.",
+                                        none_means="built from the items (fan-out below)")
     item_fanout: int = param(5, label="Built hierarchy fan-out", minimum=0, maximum=1000, section="Hierarchies",
                              enabled_when={"item_hierarchy": (None,)},
                              tooltip="Without an item hierarchy file: how many items or groups share a parent "
@@ -70,7 +73,8 @@ class RTParams:
                                          section="Privacy",
                                          tooltip="A file listing sensitive items, one per line (a group label "
                                                  "stands for all items under it). They are published as they "
-                                                 "are and never count as attacker knowledge.")
+                                                 "are and never count as attacker knowledge.",
+                                         none_means="every item may be known to an attacker")
     k: int = param(25, label="k", minimum=2, maximum=1_000_000, section="Privacy",
                    tooltip="Anyone who knows a person's demographics and up to m of their items matches at "
                            "least k people.")
@@ -79,11 +83,15 @@ class RTParams:
     l: int | None = param(None, kind="int", optional=True, label="ℓ (diversity)", minimum=2, maximum=1000,
                           section="Privacy",
                           tooltip="Also keep every sensitive item in at most 1/ℓ of the people an attacker "
-                                  "could match. Needs a sensitive-items file.")
+                                  "could match. Needs a sensitive-items file.",
+                          none_means="no diversity requirement on sensitive items")
     delta: float = param(0.65, label="Loss bound δ", minimum=0.0, maximum=1.0, decimals=4, step=0.01,
                          section="Loss bound",
                          tooltip="δ caps how much the bounded side may be blurred (0 = not at all, 1 = "
-                                 "completely); the other side then loses as little as possible.")
+                                 "completely); the other side then loses as little as possible. With the "
+                                 "demographics bounded: δ caps how much the demographics may be blurred; the "
+                                 "diagnoses (items) then lose as little as possible. Below the loss of the first "
+                                 "clustering nothing can be published.")
     bound: str = param("rum", label="Bounded side", choices=BOUNDS, section="Loss bound",
                        choice_labels=("demographics (Rum ≤ δ)", "items (Tum ≤ δ)"),
                        choice_tooltips=("δ caps how much the demographics are blurred; the items then lose "
@@ -108,7 +116,8 @@ class RTParams:
     queries: Path | None = param(None, kind="path", optional=True, label="Query workloads", section="Accuracy",
                                  file_filter="JSON (*.json);;All files (*)",
                                  tooltip="A JSON file of count queries to measure accuracy on. Empty: "
-                                         "workloads are drawn from the data with the seed.")
+                                         "workloads are drawn from the data with the seed.",
+                                 none_means="drawn from the data with the seed")
     n_queries: int = param(100, label="Queries per workload", minimum=1, maximum=100_000, advanced=True,
                            section="Accuracy", tooltip="How many count queries each generated workload holds.")
     seed: int = seed_param()

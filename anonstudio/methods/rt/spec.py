@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,9 +16,10 @@ from .export import write_anon_csv, write_item_hierarchy
 from .inputs import check_columns, open_rt_table, rt_data_for
 from .params import RTParams
 from .result import RTResult
+from .sweeps import HEURISTICS
 from .verify import verify_result
 
-__all__ = ["RTSpec", "SPEC", "NotPublished"]
+__all__ = ["RTSpec", "SPEC", "NotPublished", "items_word", "promise_text", "check_text"]
 
 
 @dataclass
@@ -92,6 +94,7 @@ class RTSpec(MethodSpec):
                  "Relational and Transaction Attributes.</i> ECML PKDD 2013.")
     params = RTParams
     data_kinds = (Table, RTData)
+    sweeps = (HEURISTICS,)
     guarantee = True
     stages = (Stage("run", "anonymizing", 6.0), Stage("verify", "independent check", 1.0))
     exports = (
@@ -117,9 +120,13 @@ class RTSpec(MethodSpec):
                                     header=header, progress=progress)
 
     def example(self) -> tuple[Any, RTParams]:
-        # Adult with each person's occupation as their one item: demographics and a set column in one table.
-        return _example_table(), RTParams(qi=("age", "sex", "race", "education"), items_column="occupation",
-                                          k=20, m=1, delta=0.8, merge="r", item_fanout=4)
+        return _example_table(), self.example_params()
+
+    def example_params(self) -> RTParams:
+        """The example's settings: Adult with each person's occupation as their one item."""
+        # Columns in table order: the column pickers list them so.
+        return RTParams(qi=("age", "education", "race", "sex"), items_column="occupation", k=20, m=1, delta=0.8,
+                        merge="r", item_fanout=4)
 
     def check_data(self, data: Any, params: RTParams) -> None:
         check_columns(data, params)
@@ -138,12 +145,15 @@ class RTSpec(MethodSpec):
     def describe(self, run: MethodRun) -> Description:
         result: RTResult | None = run.result
         p: RTParams = run.params
-        knows = ", ".join(p.qi)
-        promise = (f"Anyone who knows a person's {knows} and up to {p.m} of their items matches at least "
-                   f"{p.k} people")
-        promise += (f", and no sensitive item is linked to more than 1/{p.l} of them." if p.l else ".")
+        promise = promise_text(p)
         notes = []
-        if result is not None and result.rum is not None:
+        if result is not None and result.rum is not None and result.feasible is not False:
+            rum = f"demographics loss (Rum) {result.rum:.3f}"
+            tum = "" if result.tum is None else f"items loss (Tum) {result.tum:.3f}"
+            losses = (f"{rum} ≤ δ = {p.delta:g}" + (f"; {tum}" if tum else "") if p.bound == "rum" else
+                      (f"{tum} ≤ δ = {p.delta:g}; " if tum else "") + rum)
+            notes.append(f"{result.n_clusters:,} clusters of people published together; {losses}.")
+        elif result is not None and result.rum is not None:
             side = "demographics (Rum)" if p.bound == "rum" else "items (Tum)"
             notes.append(f"Loss bound δ = {p.delta:g} on the {side}.")
         if run.status == "cancelled":
@@ -155,10 +165,8 @@ class RTSpec(MethodSpec):
         v = run.verification
         if v is None:
             check, state = "Independent check: not run.", "warning"
-        elif v.passed:
-            check, state = "Independent check passed: " + "; ".join(v.lines()), "ok"
         else:
-            check, state = "Independent check FAILED: " + "; ".join(v.lines()), "failed"
+            check, state = check_text(v), ("ok" if v.passed else "failed")
         return Description(promise=promise, check=check, state=state, notes=tuple(notes))
 
     def report_lines(self, run: MethodRun, options: dict | None = None) -> list[str]:
@@ -182,6 +190,43 @@ class RTSpec(MethodSpec):
                 lines.append("average relative error of count queries: "
                              + ", ".join(f"{name} {value:.3f}" for name, value in r.are.items()))
         return lines
+
+
+def items_word(params: RTParams) -> str:
+    """What the items are called in plain texts: a plural column name such as ``diagnoses``, else "items"."""
+    name = params.items_column.strip()
+    if params.items_file is None and re.fullmatch(r"[a-z]+(?: [a-z]+)*s", name) and name != "items":
+        return name
+    return "items"
+
+
+def promise_text(params: RTParams) -> str:
+    """"Anyone who knows a person's age, sex, race and any 2 of their diagnoses matches at least 25 people." """
+    word = items_word(params)
+    some = "any one" if params.m == 1 else f"any {params.m}"
+    known = [*params.qi, f"{some} of their {word}"]
+    knows = ", ".join(known[:-1]) + " and " + known[-1] if len(known) > 1 else known[0]
+    text = f"Anyone who knows a person's {knows} matches at least {params.k:,} people"
+    if params.sensitive_items is not None:
+        text += f" (sensitive {word} are never assumed known)"
+    text += f", and none of the sensitive {word} is linked to more than 1/{params.l} of them." if params.l else "."
+    return text
+
+
+def check_text(v: Any) -> str:
+    """The independent check in one sentence (its full lines are in the run's report)."""
+    if isinstance(v, NotPublished):
+        return "; ".join(v.lines())
+    if not v.passed:
+        failed = [line.removeprefix("FAILED: ") for line in v.lines() if line.startswith("FAILED")]
+        return "Independent check FAILED: " + "; ".join(failed or v.lines())
+    text = (f"Independent check passed: {v.n_clusters:,} clusters of at least {v.min_cluster_size:,} people; every "
+            f"published cell and item covers the original; the promise holds for all {v.n_records:,} people")
+    if v.l is not None:
+        text += f", with ℓ = {v.l} diversity"
+    if v.rum_matches and v.tum_matches:
+        text += "; Rum and Tum recomputed: equal"
+    return text + "."
 
 
 SPEC = RTSpec()

@@ -24,11 +24,13 @@ from PySide6.QtWidgets import QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from ....data.errors import DataFormatError
 from ....methods.contract import MethodRun
+from ....methods.kmanon.compare import comparison_of
 from ....methods.kmanon.gamma import sample_bound
 from ....methods.kmanon.spec import KmRunResult, resolve_constraint
 from ....parallel import scheduler_address
 from ...controls import note_label
 from ...method_workbench import MethodWorkbench
+from ...side_by_side import LazySideBySide
 from .partition_map import PartitionMap
 from .plots import make_curve_plots
 from .verify_table import VerifyTable
@@ -110,10 +112,10 @@ class KmAnonWorkbench(MethodWorkbench):
         self.cells = None
         self._cells_key: Any = None
         self.map = PartitionMap(item_word="tower")
-        self.plots = make_curve_plots()
+        self.curve_plots = make_curve_plots()
         # The paper's three curves vs m side by side, each with the tab's full height.
         curves = QSplitter(Qt.Horizontal)
-        for plot in self.plots.values():
+        for plot in self.curve_plots.values():
             curves.addWidget(plot)
         self.verify_table = VerifyTable()
         check = QWidget()
@@ -124,6 +126,8 @@ class KmAnonWorkbench(MethodWorkbench):
         self.tabs.addTab(self.map, "Map of the partitions")
         self.tabs.addTab(curves, "Partitions, error and area vs m")
         self.tabs.addTab(check, "Independent check")
+        self.side_by_side = LazySideBySide()
+        self.tabs.addTab(self.side_by_side, "Original vs published")
         return self.tabs
 
     # ------------------------------------------------------------ dataset
@@ -178,15 +182,15 @@ class KmAnonWorkbench(MethodWorkbench):
             except (TypeError, ValueError):
                 name = "free"
             label, units = ERROR_LABELS["m" if name == "contiguity" else ""]
-            self.plots["error"].set_y_label(label, units)
+            self.curve_plots["error"].set_y_label(label, units)
 
     # ------------------------------------------------------------ results
     def show_result(self, result: KmRunResult, partial: bool) -> None:
         inner = result.result
         label, units = ERROR_LABELS.get(inner.error_unit, (f"average error ({inner.error_name})",
                                                            inner.error_unit or None))
-        self.plots["error"].set_y_label(label, units)
-        for plot in self.plots.values():
+        self.curve_plots["error"].set_y_label(label, units)
+        for plot in self.curve_plots.values():
             plot.show_result(inner)
         if result.cells is not None and result.cells is not self.cells:
             self.cells = result.cells
@@ -204,19 +208,22 @@ class KmAnonWorkbench(MethodWorkbench):
             self.map.set_levels([lv.labels for lv in inner.levels], notes)
         if partial:
             self.callout.show_text(running_text(inner), "info")
+        else:
+            self.side_by_side.offer(lambda: comparison_of(result))
 
     def show_comparison(self, run: MethodRun | None) -> None:
         result = run.result.result if run is not None and run.result is not None else None
-        for plot in self.plots.values():
+        for plot in self.curve_plots.values():
             plot.show_compared(result)
 
     def show_verification(self, run: MethodRun) -> None:
         self.verify_table.show_check(run.verification, run.params.sigma_vector())
 
     def clear_results(self) -> None:
-        for plot in self.plots.values():
+        for plot in self.curve_plots.values():
             plot.clear_data()
         self.verify_table.show_check(None)
+        self.side_by_side.offer(None)
         if self.map.available:
             self.map.set_levels([])
 

@@ -26,9 +26,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from ....data.table import Table
+from ....methods.group_anon.compare import comparison_of
 from ....methods.threat.spec import ThreatRun
 from ...controls import note_label, percent
 from ...method_workbench import MethodWorkbench
+from ...side_by_side import LazySideBySide
 from .inspector import VictimInspector
 from .plots import Log2TiHistogram, ThreatScatter, TracePlot
 from .rows import RowView
@@ -54,6 +56,7 @@ TAB_L = "(c)(d) Learner right"
 TAB_PEOPLE = "Selected people"
 TAB_MEASURES = "Measures"
 TAB_CONVERGENCE = "Convergence"
+TAB_SIDE_BY_SIDE = "Original vs published"
 EMPTY_TEXT = ("Load a table to begin: pick the bundled “UCI Adult census extract” sample on the left "
               "(or File > Open a CSV table). The Threats tab analyses tables, one row per person.")
 SCATTER_A = "(a) Rows the attacker guesses right"
@@ -126,6 +129,8 @@ class ThreatsWorkbench(MethodWorkbench):
         self.tabs.addTab(people_page, TAB_PEOPLE)
         self.tabs.addTab(self.measures_table, TAB_MEASURES)
         self.tabs.addTab(convergence_page, TAB_CONVERGENCE)
+        self.side_by_side = LazySideBySide()
+        self.tabs.addTab(self.side_by_side, TAB_SIDE_BY_SIDE)
         return self.tabs
 
     # ------------------------------------------------------------ dataset
@@ -146,6 +151,7 @@ class ThreatsWorkbench(MethodWorkbench):
         self.scatter_L.reset_view()
         self.measures_table.show_measures(None)
         self.trace_plot.show_traces(None)
+        self.side_by_side.offer(None)
         self.selected = np.zeros(0, dtype=np.int64)
         self._show_selection()
         self.inspector.clear()
@@ -158,6 +164,8 @@ class ThreatsWorkbench(MethodWorkbench):
                      if has_result else None)
         if has_result:
             self._show_estimates(run, partial)
+        if not partial and run.release is not None and run.release.release is not None:
+            self.side_by_side.offer(lambda: comparison_of(run.release))
         if partial:
             release = f"<br>Release: {html.escape(run.release.text)}" if run.release.release is not None else ""
             text = self._summary_text(run, True) if has_result else "Anonymized; the sampler is burning in…"

@@ -1,0 +1,215 @@
+"""Smoke test of the desktop bundle: build packaging/anonstudio.spec, then run what it built.
+
+The build takes about two minutes on two cores and the first start of the frozen
+executables compiles every kernel again (about three), so this module runs only
+where PyInstaller is installed (``pip install -e ".[test,installer]"``, which
+``.ci/installer`` does) and is skipped where it is not (the ``.[test]`` install
+of ``.ci/run``).
+"""
+from __future__ import annotations
+
+import configparser
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("PyInstaller", reason='PyInstaller is not installed (pip install -e ".[installer]"; '
+                                           ".ci/installer runs this smoke test)")
+if not sys.platform.startswith("linux"):
+    pytest.skip("the bundle layout checked here is the Linux one", allow_module_level=True)
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
+
+ROOT = Path(__file__).resolve().parents[2]
+SPEC = ROOT / "packaging" / "anonstudio.spec"
+EXECUTABLES = ("anonstudio", "anonstudio-cli", "anonstudio-selfcheck")
+DEMO_SIZE = (1600, 1000)  # app.DEMO_SIZE, the window size of --demo --screenshot
+
+
+def snapshot(folder: Path) -> dict[str, tuple[int, int]]:
+    """Every file in ``folder`` with its size and modification time."""
+    return {str(p.relative_to(folder)): (p.lstat().st_size, p.lstat().st_mtime_ns)
+            for p in folder.rglob("*") if p.is_file() or p.is_symlink()}
+
+
+class Bundle:
+    """The built folder and a private home (settings, caches) for its runs."""
+
+    def __init__(self, folder: Path, home: Path, build_seconds: float):
+        self.folder = folder
+        self.home = home
+        self.build_seconds = build_seconds
+        self.files = snapshot(folder)
+
+    def env(self, **extra: str) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "ANONSTUDIO_", "XDG_"))}
+        env.update(HOME=str(self.home), XDG_CACHE_HOME=str(self.home / "cache"),
+                   XDG_CONFIG_HOME=str(self.home / "config"), XDG_DATA_HOME=str(self.home / "data"),
+                   QT_QPA_PLATFORM="offscreen")
+        env.update(extra)
+        return env
+
+    def run(self, executable: str, *args: str, cwd: Path | None = None, timeout: float = 600,
+            **env: str) -> subprocess.CompletedProcess:
+        """Run one of the bundle's executables; the bundle itself must stay untouched (it may be read-only)."""
+        t0 = time.perf_counter()
+        proc = subprocess.run([str(self.folder / executable), *args], env=self.env(**env), cwd=cwd or self.home,
+                              capture_output=True, text=True, timeout=timeout)
+        print(f"{executable} {' '.join(args)}: exit {proc.returncode} after {time.perf_counter() - t0:.1f} s")
+        assert snapshot(self.folder) == self.files, f"{executable} wrote into its bundle folder"
+        return proc
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory) -> Iterator[Bundle]:
+    tmp = tmp_path_factory.mktemp("installer")
+    log = tmp / "pyinstaller.log"
+    env = dict(os.environ, ANONSTUDIO_SELFCHECK="1")
+    t0 = time.perf_counter()
+    with log.open("w") as out:
+        proc = subprocess.run([sys.executable, "-m", "PyInstaller", str(SPEC), "--noconfirm",
+                               "--distpath", str(tmp / "dist"), "--workpath", str(tmp / "build")],
+                              cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, timeout=1100)
+    seconds = time.perf_counter() - t0
+    assert proc.returncode == 0, "pyinstaller failed:\n" + "".join(log.read_text().splitlines(True)[-40:])
+    print(f"bundle built in {seconds:.0f} s")
+    home = tmp / "home"
+    home.mkdir()
+    yield Bundle(tmp / "dist" / "anonstudio", home, seconds)
+    # Build folder and bundle take over a gigabyte; pytest would keep them for three runs.
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def test_the_folder_holds_both_executables_and_what_install_needs(bundle):
+    for name in EXECUTABLES:
+        assert os.access(bundle.folder / name, os.X_OK), name
+    assert os.access(bundle.folder / "install.sh", os.X_OK)
+    for name in ("anonstudio.desktop", "icons/anonstudio.svg", "icons/anonstudio-256.png", "icons/anonstudio-48.png"):
+        assert (bundle.folder / name).is_file(), name
+    internal = bundle.folder / "_internal"
+    assert (internal / "resources" / "samples" / "chess").is_dir()
+    assert (internal / "PySide6" / "Qt" / "plugins" / "platforms" / "libqoffscreen.so").is_file()
+    assert (internal / "PySide6" / "Qt" / "plugins" / "platforms" / "libqxcb.so").is_file()
+    # The kernels ship as source so that numba can key its cache on a real file.
+    assert (internal / "anonstudio" / "kernels" / "support.py").is_file()
+    assert not [p for p in bundle.folder.rglob("*") if p.is_symlink() and not p.exists()], "dangling links"
+    size = sum(p.stat().st_size for p in bundle.folder.rglob("*") if p.is_file() and not p.is_symlink())
+    print(f"bundle: {size / 2**20:.0f} MiB")
+
+
+def test_frozen_discovery_finds_what_a_checkout_finds(bundle):
+    """Methods, CLI commands, workbenches, kernels and samples are found by module name at run time."""
+    proc = bundle.run("anonstudio-selfcheck")
+    assert proc.returncode == 0, proc.stderr
+    frozen = json.loads(proc.stdout)
+    sys.path.insert(0, str(SPEC.parent / "launchers"))
+    try:
+        import selfcheck_main
+    finally:
+        sys.path.remove(str(SPEC.parent / "launchers"))
+    here = selfcheck_main.report(warm_up=False)
+    assert frozen["frozen"] and not here["frozen"]
+    for key in ("methods", "commands", "workbenches", "workbench_problems", "kernels", "samples"):
+        assert frozen[key] == here[key], key
+    assert len(frozen["methods"]) >= 6 and "uniqueness" in frozen["commands"]
+    assert Path(frozen["resources"]) == bundle.folder / "_internal" / "resources"
+    assert frozen["numba_cache_dir"] == str(bundle.home / "cache" / "anonstudio" / "numba" / "anonstudio-selfcheck")
+
+
+def test_every_kernel_compiles_in_the_bundle_and_loads_from_the_user_cache(bundle):
+    proc = bundle.run("anonstudio-selfcheck", "--warm-up")
+    assert proc.returncode == 0, proc.stderr
+    warmed = json.loads(proc.stdout)["warmed_up"]
+    assert warmed == [k for k in json.loads(proc.stdout)["kernels"] if k != "warmup"]
+    cache = bundle.home / "cache" / "anonstudio" / "numba" / "anonstudio-selfcheck"
+    assert len(list(cache.rglob("*.nbi"))) >= len(warmed)
+    # The second start loads every kernel from the cache instead of compiling it.
+    proc = bundle.run("anonstudio-selfcheck", "--warm-up", NUMBA_DEBUG_CACHE="1")
+    assert proc.returncode == 0, proc.stderr
+    debug = proc.stdout + proc.stderr
+    assert "data loaded from" in debug and "data saved to" not in debug
+
+
+def test_the_studio_demo_writes_a_screenshot_offscreen(bundle):
+    from PySide6.QtGui import QImage
+
+    shot = bundle.home / "shot.png"
+    proc = bundle.run("anonstudio", "--demo", "--screenshot", str(shot))
+    assert proc.returncode == 0, proc.stderr
+    assert "failed to import" not in proc.stderr
+    assert 30_000 < shot.stat().st_size < 5_000_000
+    image = QImage(str(shot))
+    assert (image.width(), image.height()) == DEMO_SIZE
+    colours = {image.pixel(x, y) for x in range(0, image.width(), 16) for y in range(0, image.height(), 16)}
+    assert len(colours) > 20, "the screenshot is blank"
+
+
+def test_the_cli_lists_samples_and_measures_uniqueness(bundle, tmp_path):
+    from anonstudio.cli import main as cli_main
+
+    proc = bundle.run("anonstudio-cli", "samples")
+    assert proc.returncode == 0, proc.stderr
+    assert [line.split()[0] for line in proc.stdout.splitlines()] == ["adult", "bms-webview-1", "chess", "small-city"]
+
+    out = bundle.home / "uniqueness.json"
+    proc = bundle.run("anonstudio-cli", "uniqueness", "chess", "--m", "1", "--quiet", "--json", str(out))
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(out.read_text())
+    assert doc["m"] == [1] and doc["complete"]
+    # 75 distinct items in chess, one of which occurs in a single record.
+    assert doc["itemsets"] == [75] and doc["uniqueness"] == [pytest.approx(1 / 75)]
+    # The same numbers as from the checkout (the person curve is sampled: same seed, same sample).
+    assert cli_main(["uniqueness", "chess", "--m", "1", "--quiet", "--json", str(tmp_path / "here.json")]) == 0
+    here = json.loads((tmp_path / "here.json").read_text())
+    assert (doc["uniqueness"], doc["person"]["uniqueness"]) == (here["uniqueness"], here["person"]["uniqueness"])
+    assert any((bundle.home / "cache" / "anonstudio" / "numba" / "anonstudio-cli").rglob("*.nbi"))
+
+
+def test_the_cli_writes_and_reads_parquet(bundle):
+    """pyarrow in the bundle (the recipe leaves some of its libraries out)."""
+    out = bundle.home / "chess.parquet"
+    proc = bundle.run("anonstudio-cli", "convert", "chess", str(out))
+    assert proc.returncode == 0, proc.stderr
+    proc = bundle.run("anonstudio-cli", "info", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "records: 3,196" in proc.stdout
+
+
+def test_install_script_installs_for_the_user_and_uninstalls(bundle, tmp_path):
+    home = tmp_path / "home"
+    env = {k: v for k, v in os.environ.items() if k not in ("XDG_DATA_HOME", "ANONSTUDIO_PREFIX")}
+    env["HOME"] = str(home)
+    data = home / ".local" / "share"
+    prefix = data / "anonstudio"
+
+    proc = subprocess.run([str(bundle.folder / "install.sh")], env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert (prefix / "_internal").is_dir()
+    for icon in ("scalable/apps/anonstudio.svg", "256x256/apps/anonstudio.png", "48x48/apps/anonstudio.png"):
+        assert (data / "icons" / "hicolor" / icon).is_file(), icon
+    entry = configparser.ConfigParser(interpolation=None)
+    entry.optionxform = str
+    entry.read(data / "applications" / "anonstudio.desktop")
+    desktop = entry["Desktop Entry"]
+    assert desktop["Exec"] == f'"{prefix / "anonstudio"}" %f'
+    assert desktop["TryExec"] == str(prefix / "anonstudio")
+    assert desktop["Icon"] == "anonstudio" and desktop["Type"] == "Application"
+    # The commands linked into ~/.local/bin run from the installed folder.
+    cli = home / ".local" / "bin" / "anonstudio-cli"
+    assert cli.is_symlink() and cli.resolve() == (prefix / "anonstudio-cli").resolve()
+    proc = subprocess.run([str(cli), "samples"], env=bundle.env(), capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and "chess" in proc.stdout, proc.stderr
+
+    proc = subprocess.run([str(prefix / "install.sh"), "--uninstall"], env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert not prefix.exists() and not cli.exists() and not (data / "applications" / "anonstudio.desktop").exists()
+    assert not (data / "icons" / "hicolor" / "scalable" / "apps" / "anonstudio.svg").exists()
+    assert bundle.folder.is_dir()
