@@ -23,6 +23,7 @@ __all__ = [
     "RecordingProgress",
     "SubProgress",
     "PartialRelay",
+    "CancelOnly",
     "ChunkSizer",
     "derive_seed",
     "kernel_seeds",
@@ -142,6 +143,27 @@ class PartialRelay:
 
     def cancelled(self) -> bool:
         return self.parent.cancelled()
+
+
+class CancelOnly:
+    """A Progress that reports nothing and is cancelled when ``cancelled()`` says so.
+
+    For work whose progress nobody draws but whose cancel must get through:
+    a sweep's cells on a thread pool (``CancelOnly(progress.cancelled)``), a
+    task on a cluster worker reading a shared flag.
+    """
+
+    def __init__(self, cancelled: Any):
+        self._cancelled = cancelled
+
+    def set(self, fraction: float, status: str = "") -> None:
+        pass
+
+    def partial(self, result: Any) -> None:
+        pass
+
+    def cancelled(self) -> bool:
+        return bool(self._cancelled())
 
 
 class ChunkSizer:

@@ -115,8 +115,12 @@ def main(argv: list[str] | None = None) -> int:
     """Run one subcommand; errors in the input print one line and exit 2."""
     argv = list(sys.argv[1:] if argv is None else argv)
     argv, notices = rewrite_deprecated(argv)
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+    except KeyboardInterrupt:  # Ctrl-C before the command started (building the parser takes a moment)
+        print("anonstudio-cli: aborted before the command started; nothing was written", file=sys.stderr)
+        return 130
     for notice in notices:
         print(f"anonstudio-cli {args.command}: {notice}", file=sys.stderr)
     try:

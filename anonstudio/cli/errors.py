@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..data.errors import DataFormatError
 from ..data.io.atomic import OutputPathError
+from ..parallel import ExecutionError
 from ..params import ParameterError
 
 __all__ = ["CliError", "USER_ERRORS"]
@@ -14,4 +15,4 @@ class CliError(Exception):
 
 #: Exceptions that mean "the user gave bad input", not "anonstudio has a bug".
 USER_ERRORS = (DataFormatError, ParameterError, OutputPathError, FileNotFoundError, IsADirectoryError,
-               PermissionError)
+               PermissionError, ExecutionError)

@@ -184,7 +184,7 @@ def run_method(spec: MethodSpec, args: argparse.Namespace) -> int:
     for export in spec.exports:
         if export.kind == "audit" and paths.get(export.key) is not None:
             print(f"warning: {export.flag} writes an audit file: {export.warning or export.help}", file=sys.stderr)
-    with TqdmProgress(spec.name, disable=args.quiet) as progress:
+    with spec.run_context(options), TqdmProgress(spec.name, disable=args.quiet) as progress:
         try:
             run = run_and_verify(spec, data, params, progress)
         except ParameterError as exc:

@@ -32,6 +32,7 @@ from .plots import EXPORT_FORMATS, ExportablePlot
 from .project_controller import ProjectController
 from .report_dialog import show_report_dialog
 from .settings import RecentFiles, open_settings
+from .settings_dialog import add_settings_action
 from .workbench import Workbench
 from .workbenches import discover_workbenches
 from .workers import Job, JobRunner
@@ -249,6 +250,8 @@ class MainWindow(QMainWindow):
         self.compare_values_action = tools_menu.addAction("Compare parameter &values…", self.show_compare_values)
         self.compare_values_action.setToolTip("Run the current tab's method over a grid of parameter values and "
                                               "seeds (its Compare tab).")
+        tools_menu.addSeparator()
+        self.settings_action = add_settings_action(tools_menu, self)
 
         help_menu = self.menuBar().addMenu("&Help")
         self.glossary_action = help_menu.addAction("&Glossary", self.show_glossary)

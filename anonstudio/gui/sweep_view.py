@@ -34,10 +34,12 @@ from PySide6.QtWidgets import (
 )
 
 from ..methods.contract import MethodSpec
-from ..methods.sweep import Axis, SweepResult, make_grid, parse_axis, run_sweep
+from ..methods.sweep import REASON, Axis, SweepResult, make_grid, parse_axis, run_sweep
+from ..parallel import scheduler_address
 from ..params import ParameterError, specs
 from .controls import narrow_combo, note_label, number, save_file_dialog
 from .plots import PALETTE, ExportablePlot
+from .settings_dialog import configured_executor
 
 __all__ = ["SweepView", "sweepable"]
 
@@ -97,7 +99,10 @@ class SweepView(QWidget):
     submit
         ``submit(title, fn, on_partial=, on_done=, on_error=) -> job``: runs ``fn(progress)`` in the background.
     executor
-        ``executor() -> None or an executor`` (a Dask client when a scheduler is set).
+        ``executor() -> None or an executor``, called on the sweep's worker
+        thread (connecting to a cluster may take a while); default: the
+        cluster of Tools › Settings (a Dask client) or None (cells one after
+        another on this computer, each with the whole thread budget).
 
     Signals
     -------
@@ -113,7 +118,7 @@ class SweepView(QWidget):
         self.spec = spec
         self.context = context
         self.submit = submit
-        self.executor = executor or (lambda: None)
+        self.executor = executor or configured_executor
         self.result: SweepResult | None = None
         self.job = None
         #: A studio.cache.ResultCache (set by the main window): cells computed before are not run again.
@@ -293,16 +298,23 @@ class SweepView(QWidget):
         except ParameterError as exc:
             self.status.setText(f"<span style='color:#b00020'>{exc}</span>")
             return
-        spec, executor = self.spec, self.executor()
+        spec, make_executor = self.spec, self.executor
+        address = scheduler_address() if make_executor is configured_executor else None
         cached, on_cell = self.result_cache.sweep_hooks(spec, data) if self.result_cache is not None else (None, None)
         self.result = None
         self._clear()
-        self.status.setText(f"{len(cells)} cells to run" + (" on the cluster." if executor is not None else "."))
+        self.status.setText(f"{len(cells)} cells to run" + (f" on the Dask cluster at {address}." if address
+                                                             else "."))
         self.run_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
-        self.job = self.submit(f"{spec.title}: sweep of {len(cells)} cells",
-                               lambda progress: run_sweep(spec, data, cells, progress, axes=axes, executor=executor,
-                                                          cached=cached, on_cell=on_cell),
+
+        def sweep(progress):
+            if address:
+                progress.set(0.0, f"connecting to {address}")
+            return run_sweep(spec, data, cells, progress, axes=axes, executor=make_executor(),
+                             cached=cached, on_cell=on_cell)
+
+        self.job = self.submit(f"{spec.title}: sweep of {len(cells)} cells", sweep,
                                on_partial=self.show_result, on_done=self._done, on_error=self._failed)
 
     def cancel(self) -> None:
@@ -353,7 +365,7 @@ class SweepView(QWidget):
     def _fill_table(self, result: SweepResult) -> None:
         rows = result.rows()
         keys = [a.name for a in result.axes] + (["seed"] if any("seed" in r for r in rows) else []) + \
-            ["status"] + result.measures() + ["error"]
+            ["status"] + result.measures() + [REASON]
         self.table.setSortingEnabled(False)
         self.table.setColumnCount(len(keys))
         self.table.setHorizontalHeaderLabels(keys)

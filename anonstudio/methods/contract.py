@@ -23,6 +23,7 @@ A result has ``complete: bool``, ``to_json() -> dict`` and
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as _dt
 import hashlib
@@ -374,6 +375,11 @@ class MethodSpec(abc.ABC):
 
     def check_cli_options(self, data: Any, params: Any, options: dict) -> None:
         """Raise :class:`ParameterError` for a :attr:`cli_options` value that cannot apply to ``data``."""
+
+    def run_context(self, options: dict) -> contextlib.AbstractContextManager:
+        """Where a run executes, from :attr:`cli_options` values that are run options rather than parameters
+        (e.g. a Dask scheduler for independent trials); entered around :func:`run_and_verify`. Default: here."""
+        return contextlib.nullcontext()
 
     def report_lines(self, run: "MethodRun", options: dict | None = None) -> list[str]:
         """Lines the CLI prints on stdout after a run (default: the description and the summary).

@@ -24,12 +24,20 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from ..jobs import NullProgress, Progress, SubProgress
+from ..jobs import CancelOnly, NullProgress, Progress, SubProgress
+from ..parallel import ClusterFlag, is_cluster, on_worker
 from ..params import ParameterError, coerce, spec_of, to_dict, validate
 from .contract import MethodSpec, run_and_verify
 
 __all__ = ["Axis", "Cell", "CellResult", "SweepResult", "SweepPreset", "make_grid", "run_sweep", "run_cell",
-           "parse_axis", "pareto_front"]
+           "parse_axis", "pareto_front", "NOT_RUN", "REASON"]
+
+#: Status of a cell a stopped sweep never ran (in its CSV and JSON).
+NOT_RUN = "not run"
+#: Column of the one-line error that stopped a cell.
+REASON = "reason"
+#: Seconds a cancelled sweep waits for the cells running on a cluster to see the cancel and stop.
+CANCEL_GRACE = 10.0
 
 
 @dataclass(frozen=True)
@@ -79,7 +87,8 @@ class CellResult:
     run: Any = None
 
     def to_row(self) -> dict[str, Any]:
-        return {**self.cell.values, "status": self.status, **self.summary, "error": self.error}
+        # The one-line error goes under "reason": "error" is a measure of some methods (σ-k^m's loss).
+        return {**self.cell.values, "status": self.status, **self.summary, REASON: self.error}
 
 
 @dataclass
@@ -109,21 +118,47 @@ class SweepResult:
         return [self.results[c.index] for c in self.cells if c.index in self.results]
 
     def rows(self) -> list[dict[str, Any]]:
-        """One dict per finished cell: its axis values, status, summary and error."""
+        """One dict per finished cell: its axis values, status, summary and the reason it failed (``reason``)."""
         return [r.to_row() for r in self.ordered()]
 
-    def to_csv_text(self) -> str:
+    def to_csv_text(self, all_cells: bool = False) -> str:
+        """The table as CSV: axis values (and seed), status, every measure, error.
+
+        ``all_cells`` adds a row for each cell that did not run, with status
+        ``not run``: a stopped sweep's file then says itself that it is incomplete.
+        """
         import csv
         import io
 
-        keys = [a.name for a in self.axes] + ["status"] + self.measures() + ["error"]
+        rows = self.rows()
+        if all_cells:
+            rows = [self.results[c.index].to_row() if c.index in self.results else
+                    {**c.values, "status": NOT_RUN, REASON: ""} for c in self.cells]
+        seed = ["seed"] if any("seed" in c.values for c in self.cells) and "seed" not in \
+            [a.name for a in self.axes] else []
+        keys = [a.name for a in self.axes] + seed + ["status"] + self.measures() + [REASON]
         out = io.StringIO()
         writer = csv.DictWriter(out, fieldnames=keys, lineterminator="\n", extrasaction="ignore")
         writer.writeheader()
-        for row in self.rows():
+        for row in rows:
             writer.writerow({k: ("" if v is None else (repr(v) if isinstance(v, float) else v))
                              for k, v in row.items()})
         return out.getvalue()
+
+    def to_json(self) -> dict:
+        """Every cell (those that did not run with status ``not run``), the axes and whether the sweep finished."""
+        from ..data.io.jsonfile import strict_json
+
+        cells = []
+        for c in self.cells:
+            r = self.results.get(c.index)
+            cells.append({"index": c.index, "values": c.values, "status": r.status if r else NOT_RUN,
+                          "summary": r.summary if r else {}, "seconds": round(r.seconds, 4) if r else None,
+                          REASON: r.error if r else ""})
+        return strict_json({"method": self.method, "complete": self.complete, "cells_done": self.done,
+                            "cells_total": len(self.cells), "seconds": round(self.seconds, 4),
+                            "axes": [{"name": a.name, "values": list(a.values)} for a in self.axes],
+                            "cells": cells})
 
     def series(self, x: str, y: str, group: str | None = None) -> dict[Any, tuple[np.ndarray, np.ndarray,
                                                                                    np.ndarray, np.ndarray]]:
@@ -246,11 +281,14 @@ def run_cell(spec: MethodSpec, data: Any, cell: Cell, progress: Progress | None 
                       run.seconds, run=run if keep_run else None)
 
 
-def _remote_cell(spec_name: str, data: Any, cell: Cell) -> CellResult:
-    """A cell on a worker process (Dask): the spec is found again by name there."""
+def _remote_cell(spec_name: str, data: Any, cell: Cell, stop: Any = None) -> CellResult:
+    """A cell on a worker process (Dask): the spec is found again by name there; the cell uses the worker's
+    threads and sends nothing further to the cluster. ``stop`` (a :class:`~anonstudio.parallel.ClusterFlag`)
+    is the sweep's cancel, read between the run's chunks."""
     from .contract import get_method
 
-    return run_cell(get_method(spec_name), data, cell)
+    with on_worker():
+        return run_cell(get_method(spec_name), data, cell, CancelOnly(stop.is_set) if stop is not None else None)
 
 
 def run_sweep(spec: MethodSpec, data: Any, cells: Sequence[Cell], progress: Progress | None = None, *,
@@ -302,7 +340,10 @@ def run_sweep(spec: MethodSpec, data: Any, cells: Sequence[Cell], progress: Prog
                 break
             start = result.done / n
             cell_progress = SubProgress(progress, start, start + 1 / n, f"{cell.label()}: ", partials=False)
-            record(run_cell(spec, data, cell, cell_progress, keep_runs))
+            cell_result = run_cell(spec, data, cell, cell_progress, keep_runs)
+            if cell_result.status == "cancelled" and progress.cancelled():
+                break  # stopped by the cancel, not finished: left out, as on a pool or a cluster
+            record(cell_result)
     else:
         _run_on(executor, spec, data, todo, progress, record)
     result.complete = result.done == len(cells) and not progress.cancelled()
@@ -313,26 +354,46 @@ def run_sweep(spec: MethodSpec, data: Any, cells: Sequence[Cell], progress: Prog
 
 def _run_on(executor: Any, spec: MethodSpec, data: Any, cells: Iterable[Cell], progress: Progress,
             record: Callable[[CellResult], None]) -> None:
-    """Submit cells to ``executor`` and record them as they finish; on cancel, drop the ones not started."""
+    """Submit cells to ``executor`` and record them as they finish; on cancel, drop the ones not started and
+    stop the running ones."""
     from concurrent.futures import Future
 
     lock = threading.Lock()
-    if hasattr(executor, "scatter"):  # a Dask client: ship the data to the workers once, not per cell
-        data_ref = executor.scatter(data, broadcast=True)
-        pending = [executor.submit(_remote_cell, spec.name, data_ref, cell, pure=False) for cell in cells]
+    # Running cells see the sweep's cancel too, so they stop instead of finishing for nothing (a stopped sweep
+    # keeps the cells that finished before the cancel): through the progress here, through a flag on the
+    # scheduler on a cluster. A task Dask has started runs to its end even when its future is cancelled, so
+    # on a cluster the sweep waits (CANCEL_GRACE at most) for the flag to reach the cells it sent.
+    stop = None
+    if is_cluster(executor):
+        stop = ClusterFlag(executor)
+        data_ref = executor.scatter(data, broadcast=True)  # to the workers once, not per cell
+        pending = [executor.submit(_remote_cell, spec.name, data_ref, cell, stop, pure=False) for cell in cells]
     else:
-        pending = [executor.submit(run_cell, spec, data, cell) for cell in cells]
-    while pending:
-        if progress.cancelled():
-            for f in pending:
-                f.cancel()
-            return
-        finished = [f for f in pending if f.done()]
-        for f in finished:
-            pending.remove(f)
-            if isinstance(f, Future) and f.cancelled():
-                continue
-            with lock:
-                record(f.result())
-        if not finished:
-            time.sleep(0.05)
+        pending = [executor.submit(run_cell, spec, data, cell, CancelOnly(progress.cancelled)) for cell in cells]
+    cancelled_at: float | None = None
+    try:
+        while pending:
+            if cancelled_at is None and progress.cancelled():
+                if stop is None:
+                    return
+                stop.set()
+                cancelled_at = time.monotonic()
+            if cancelled_at is not None and time.monotonic() - cancelled_at > CANCEL_GRACE:
+                return
+            finished = [f for f in pending if f.done()]
+            for f in finished:
+                pending.remove(f)
+                if isinstance(f, Future) and f.cancelled():
+                    continue
+                cell_result = f.result()
+                if cell_result.status == "cancelled" and progress.cancelled():
+                    continue  # stopped by this cancel, not finished: the cell did not run
+                with lock:
+                    record(cell_result)
+            if not finished:
+                time.sleep(0.05)
+    finally:
+        for f in pending:
+            f.cancel()
+        if stop is not None:
+            stop.clear()

@@ -1,11 +1,10 @@
 """What the uniform itemset samplers share: the eligible records and a pool of worker threads."""
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
 
 from ..data.transactions import TransactionData
+from ..parallel import budget
 
 __all__ = ["ThreadedItemsetSampler"]
 
@@ -20,7 +19,9 @@ class ThreadedItemsetSampler:
     ell
         Itemset size (>= 1).
     threads
-        Worker threads (one per chain or stream).
+        Chains or streams; as many worker threads run them as the studio's
+        thread budget allows here (:mod:`anonstudio.parallel`). The samples
+        depend on the streams, never on the threads.
     thread_name
         Prefix of the worker threads' names.
     """
@@ -32,7 +33,7 @@ class ThreadedItemsetSampler:
         self.ell = int(ell)
         #: Records with at least ell items: the only ones that hold an ell-itemset.
         self.eligible = np.flatnonzero(data.lengths >= self.ell).astype(np.int32)
-        self._pool = ThreadPoolExecutor(max_workers=max(1, int(threads)), thread_name_prefix=thread_name)
+        self._pool = budget.pool(max(1, int(threads)), thread_name)
 
     @property
     def empty(self) -> bool:

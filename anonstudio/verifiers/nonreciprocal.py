@@ -28,7 +28,6 @@ import csv
 import itertools
 import json
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -40,6 +39,7 @@ from ..data.errors import DataFormatError
 from ..data.transactions import TransactionData
 from ..jobs import NullProgress, Progress
 from ..kernels.nonreciprocal_verify import edges_in_worlds, recount_slots, world_counts
+from ..parallel import budget
 
 __all__ = ["Release", "NonreciprocalVerification", "release_from_result", "read_release", "verify_release",
            "verify_result"]
@@ -319,7 +319,7 @@ def _count_worlds(data: TransactionData, rel: Release, progress: Progress, threa
         return counts
 
     done = 0
-    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="nonreciprocal-verify") as pool:
+    with budget.pool(threads, "nonreciprocal-verify") as pool:
         todo = iter(ranges)
         pending = [pool.submit(work, span) for span in itertools.islice(todo, threads)]
         while pending:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import anonstudio
 
-CORE = ["data", "kernels", "metrics", "samplers", "verifiers", "methods", "studio", "jobs.py", "params.py"]
+CORE = ["data", "kernels", "metrics", "samplers", "verifiers", "methods", "studio", "jobs.py", "params.py",
+        "parallel.py"]
 FORBIDDEN = {"PySide6", "pyqtgraph", "shiboken6"}
 PACKAGE = Path(anonstudio.__file__).parent
 

@@ -1,7 +1,6 @@
 """Performance knobs never change the data: the same seed gives the same release for 1, 2 and 4 threads."""
 from __future__ import annotations
 
-import concurrent.futures
 import json
 
 import numpy as np
@@ -57,15 +56,15 @@ def test_exact_uniqueness_is_the_same_for_any_thread_count():
 
 def test_threat_estimates_do_not_depend_on_the_worker_count(monkeypatch):
     """Chains run on a pool of workers; how many run at once must not change a number."""
-    import anonstudio.methods.threat.sampler as sampler_module
+    from anonstudio import parallel
 
     spec = get_method("threat")
     data, params = spec.example()
-    original = concurrent.futures.ThreadPoolExecutor
     results = []
+    # The chains' pool takes as many workers as the thread budget allows (one per chain at most).
+    monkeypatch.setattr(parallel.budget, "_setting", parallel.budget.setting)
     for workers in THREADS:
-        monkeypatch.setattr(sampler_module, "ThreadPoolExecutor",
-                            lambda max_workers=None, workers=workers, **kw: original(max_workers=workers, **kw))
+        parallel.configure(threads=workers)
         import dataclasses
 
         run = run_and_verify(spec, data, dataclasses.replace(params, chains=4), NullProgress())

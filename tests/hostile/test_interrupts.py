@@ -130,3 +130,11 @@ def test_ctrl_c_in_tool_commands(cli, tmp_path, command):
         content = (folder / name).read_text()
         assert (content == OLD) == (result.code == 130), result
         assert _temporaries(folder) == []
+
+
+def test_ctrl_c_while_the_parser_is_built_exits_130(cli, tmp_path):
+    # The forked child builds the argument parser first (tens of milliseconds): a Ctrl-C then is no traceback.
+    result = cli.run(["synth-city", "--users", "20000", "--out", str(tmp_path / "c.dat"), "--quiet"], cwd=tmp_path,
+                     timeout=60, signals=[(0.005, "INT")])
+    assert result.code == 130 and not result.traceback, result
+    assert "aborted before the command started" in result.stderr and not (tmp_path / "c.dat").exists()

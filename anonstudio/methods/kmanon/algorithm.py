@@ -34,22 +34,26 @@ rare partitions), and a non-k-anonymous member of ``S`` breaks Condition 2 of
 Theorem 1. We re-check ``s`` after each merge and merge again until it passes;
 when one merge suffices (as in Example 1) this is exactly the paper's step.
 
-``r`` independent trials (seeded streams) run on up to ``threads`` threads; the
-support kernels and the sampler release the GIL. Per level, the trial with the
-least error is reported, so one run to ``m = M`` gives results for all ``m <= M``.
+``r`` independent trials (seeded streams) run on up to ``threads`` threads,
+within the studio's thread budget (:mod:`anonstudio.parallel`); the support
+kernels and the sampler release the GIL. When a Dask scheduler is chosen for
+the run (``--scheduler``, the studio's setting), the trials run as tasks on
+that cluster instead (:mod:`.cluster`); either way a trial's numbers depend on
+its seed only. Per level, the trial with the least error is reported, so one
+run to ``m = M`` gives results for all ``m <= M``.
 """
 from __future__ import annotations
 
 import math
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
 import numpy as np
 
 from ...data.transactions import TransactionData
-from ...jobs import ChunkSizer, NullProgress, Progress, derive_seed
+from ...jobs import CancelOnly, ChunkSizer, NullProgress, Progress, derive_seed
+from ...parallel import budget, remote_client
 from ...params import validate
 from ...kernels.generalized_support import (
     binomial_table,
@@ -149,28 +153,20 @@ class _Hub:
             self.current[trial] = level
             self._publish()
 
+    def trial_done(self, trial: int, levels: list[LevelResult]) -> None:
+        """A trial that ran elsewhere (a cluster) finished: take its levels at once."""
+        with self.lock:
+            self.finished[trial] = list(levels)
+            self.fraction[trial] = 1.0
+            self.current.pop(trial, None)
+            self._publish()
+
     def _publish(self) -> None:
         if self.summarize is not None:
             self.progress.partial(self.summarize(self.finished, tuple(self.current.values())))
 
     def cancelled(self) -> bool:
         return bool(self.progress.cancelled())
-
-
-class _DrawProgress:
-    """Lets the sampler see the run's cancel without drawing its own progress."""
-
-    def __init__(self, hub: _Hub):
-        self.hub = hub
-
-    def set(self, fraction: float, status: str = "") -> None:
-        pass
-
-    def partial(self, result: Any) -> None:
-        pass
-
-    def cancelled(self) -> bool:
-        return self.hub.cancelled()
 
 
 class _Trial:
@@ -315,14 +311,14 @@ class _Trial:
         sampler = self.sampler_factory(self.data, ell, seed, self.chains)
         self._progress(ell, 0.0, f"level {ell}: preparing the itemset sampler")
         t = time.perf_counter()
-        sampler.burn_in(_DrawProgress(self.hub))
+        sampler.burn_in(CancelOnly(self.hub.cancelled))
         self.sampling_seconds += time.perf_counter() - t
         return sampler
 
     def _sampling_level(self, ell: int, k: int, sigma: float, sampler) -> LevelResult:
         state = self.state
         gamma = sample_bound(sigma, self.params.bound).samples
-        draw_progress = _DrawProgress(self.hub)
+        draw_progress = CancelOnly(self.hub.cancelled)
         run = 0  # |S|: consecutive k-anonymous samples
         drawn = violations = merges = unfixable = 0
         last_partial = time.perf_counter()
@@ -330,7 +326,7 @@ class _Trial:
         # The next chunk is drawn on a helper thread while this one is checked;
         # chunk sizes and order stay fixed, so the samples do not change.
         steps = iter(range(1 << 62))
-        prefetch = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kmanon-draw")
+        prefetch = budget.pool(1, "kmanon-draw")
 
         def draw_next():
             size = _DRAW_SCHEDULE[min(next(steps), len(_DRAW_SCHEDULE) - 1)]
@@ -586,7 +582,6 @@ def kmanonymize(
     error = error or constraint.default_error()
     factory = sampler_factory or SAMPLER_FACTORIES[params.sampler]
     r = params.trials
-    workers = max(1, min(params.threads, r))
     # Sampler streams per trial depend on the trials only, never on the
     # threads: a performance knob must not change the data.
     chains = 2 if r == 1 else 1
@@ -609,14 +604,25 @@ def kmanonymize(
 
     hub.summarize = summarize
     seeds = [derive_seed(params.seed, "kmanon-trial", t) for t in range(r)]
-    trials = [_Trial(data, constraint, error, params, t, seeds[t], hub, factory, chains) for t in range(r)]
-    if workers == 1:
-        results = [t.run() for t in trials]
+    # One trial gains nothing from a cluster (its streams are threads of one process): it runs here.
+    client = remote_client() if r > 1 else None
+    if client is not None:
+        from .cluster import run_trials_on_cluster
+
+        results, reasons = run_trials_on_cluster(client, data, constraint, error, params, seeds, hub, factory,
+                                                 chains)
     else:
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="kmanon-trial") as pool:
-            results = list(pool.map(lambda t: t.run(), trials))
+        trials = [_Trial(data, constraint, error, params, t, seeds[t], hub, factory, chains) for t in range(r)]
+        # Trials one after another (each then has the whole thread budget for its streams) or side by side,
+        # each with its share: the threads parameter caps the trials at once, the budget caps the threads.
+        if budget.workers(min(params.threads, r)) == 1:
+            results = [t.run() for t in trials]
+        else:
+            with budget.pool(min(params.threads, r), "kmanon-trial") as pool:
+                results = list(pool.map(lambda t: t.run(), trials))
+        reasons = [t.stopped_reason for t in trials]
     finished = [list(res.levels) for res in results]
-    reason = next((t.stopped_reason for t in trials if t.stopped_reason), "")
+    reason = next((text for text in reasons if text), "")
     complete = all(res.complete for res in results) and not reason
     out = summarize(finished, (), results, complete, reason)
     progress.set(1.0, "done" if complete else "stopped")

@@ -1,6 +1,7 @@
 """The σ-k^m family: probabilistic k^m-anonymity by constrained generalization (paper 000, Algorithm 2)."""
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,7 @@ from ...data.io.atomic import OutputSet
 from ...data.transactions import TransactionData
 from ...glossary import meaning
 from ...jobs import PartialRelay
+from ...parallel import shared_client, using_scheduler
 from ...params import ParameterError
 from ...verifiers.km_verify import KmVerifyResult, verify_km
 from ..contract import Description, Export, MethodRun, MethodSpec, Stage
@@ -208,6 +210,14 @@ class KmAnonSpec(MethodSpec):
     sweeps = (SweepPreset("Partitions and error vs k, one curve per m", (Axis("k", (5, 10, 20, 50)),
                                                                          Axis("m", (1, 2, 3))),
                           ("partitions", "error"), group="m"),)
+    # Where the trials run is a run option, not part of the recipe: the numbers are the same anywhere.
+    cli_options = (
+        ("--scheduler", dict(metavar="ADDRESS", default=None,
+                             help="run the independent trials (--trials above 1) as tasks on the Dask cluster of "
+                                  "this scheduler (tcp://host:8786); default: the ANONSTUDIO_SCHEDULER environment "
+                                  "variable, else this machine. The result is the same. Needs "
+                                  "pip install anonstudio[cluster]")),
+    )
     cli_aliases = {
         "--free": (lambda _v: ["--constraint", "free"], False, "--free is now --constraint free"),
         "--sample-always": (lambda _v: ["--no-exact-when-cheaper"], False,
@@ -233,6 +243,15 @@ class KmAnonSpec(MethodSpec):
         if params.boundary is not None and name != "contiguity":
             raise ParameterError("A study area only applies to touching-towers merging, which needs coordinates",
                                  name="boundary")
+
+    def check_cli_options(self, data: TransactionData, params: KmAnonParams, options: dict) -> None:
+        address = options.get("scheduler")
+        if address and params.trials > 1:
+            shared_client(address)  # an unreachable scheduler is reported before the run, not after a while
+
+    def run_context(self, options: dict):
+        address = options.get("scheduler")
+        return using_scheduler(address) if address else contextlib.nullcontext()
 
     def run(self, data: TransactionData, params: KmAnonParams, progress) -> KmRunResult:
         data, constraint, cells, projection, name = _prepare(data, params)

@@ -9,7 +9,6 @@ segment ever gets longer than in the Gray order.
 from __future__ import annotations
 
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,6 +16,7 @@ import numpy as np
 from ...data.transactions import TransactionData
 from ...jobs import NullProgress, Progress, kernel_seeds
 from ...kernels.nonreciprocal_tsp import EXACT_MAX, improve_segments
+from ...parallel import budget
 
 __all__ = ["TspOutcome", "improve_order", "EXACT_MAX"]
 
@@ -75,7 +75,7 @@ def improve_order(data: TransactionData, order: np.ndarray, bounds: np.ndarray, 
             done += work(first)
             progress.set(done / n_seg, f"{done:,} of {n_seg:,} segments")
     else:
-        with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="nonreciprocal-tsp") as pool:
+        with budget.pool(threads, "nonreciprocal-tsp") as pool:
             pending = []
             it = iter(starts)
             for first in it:

@@ -40,7 +40,6 @@ from __future__ import annotations
 import math
 import os
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,6 +56,7 @@ from ...kernels.enumerate import (
     subsets_by_smallest_item,
 )
 from ...kernels.mcmc_sampler import record_first_supports
+from ...parallel import budget
 from ...params import ParameterError, param, seed_param, validate
 from ...samplers.mcmc_sampler import PROPOSALS, ItemsetSampler
 
@@ -377,7 +377,7 @@ def _run_exact(data: TransactionData, plan: ExactPlan, progress: Progress) -> tu
         return n, int(d), int(s)
 
     distinct = unique = done = 0
-    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="enumerate") as pool:
+    with budget.pool(threads, "enumerate") as pool:
         for start in range(0, len(chunks), threads):
             batch = chunks[start : start + threads]
             for n, d, s in pool.map(count, range(len(batch)), batch):

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -16,6 +15,7 @@ import numpy as np
 
 from ...jobs import ChunkSizer, Progress, kernel_seeds
 from ...kernels import gibbs
+from ...parallel import budget
 from .layout import HorizontalLayout, VerticalLayout
 from .model import EncodedRelease
 
@@ -153,7 +153,9 @@ class ChainSet:
         last_partial = time.perf_counter()
         wait = partial_every
         total = self.plan.iterations
-        with ThreadPoolExecutor(max_workers=len(self.chains)) as pool:
+        # At most one thread per chain, within the studio's thread budget; chains own their state, so the
+        # number of threads never changes the numbers.
+        with budget.pool(len(self.chains), "threat-chain") as pool:
             while not self.complete:
                 if progress.cancelled():
                     return False

@@ -27,6 +27,7 @@ from ....methods.contract import MethodRun
 from ....methods.kmanon.compare import comparison_of
 from ....methods.kmanon.gamma import sample_bound
 from ....methods.kmanon.spec import KmRunResult, resolve_constraint
+from ....parallel import scheduler_address
 from ...controls import note_label
 from ...method_workbench import MethodWorkbench
 from ...side_by_side import LazySideBySide
@@ -70,6 +71,9 @@ def running_text(result) -> str:
     else:
         head = (f"Running {r} trials… {finished} of {r} finished; the map and the plots show, per level, the best "
                 "trial that finished it so far.")
+        address = scheduler_address()
+        if address:  # Tools › Settings sent the trials to a cluster: each one shows up when it comes back
+            head += f" The trials run on the Dask cluster at {address}."
     return (f"{head} Each level is drawn as it finishes. Progress and time left: in the status bar; Cancel keeps "
             "what is done (partial, not a guarantee).")
 
