@@ -56,6 +56,7 @@ def _records_by_lines(text: str) -> int:
        fmt=st.sampled_from([None, "fimi", "spmf-seq", "csv-long", "csv-sets", "checkins", "csv-table"]),
        encoding=st.sampled_from(["utf-8", "utf-16", "latin-1"]))
 @example(text="-|\n0|", fmt=None, encoding="utf-8")  # a text column the fast reader typed half as numbers
+@example(text=';"\n0', fmt=None, encoding="utf-8")  # the csv module raised inside a format sniffer
 def test_any_text_loads_or_fails_in_one_line(tmp_path, text, fmt, encoding):
     path = tmp_path / "fuzz.dat"
     raw = text.encode(encoding) if encoding != "latin-1" else text.encode("latin-1", errors="replace")

@@ -7,6 +7,8 @@ rules.
 """
 from __future__ import annotations
 
+import csv
+
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -126,6 +128,18 @@ def format_for_extension(path: Path, kind: str | None) -> Format | None:
 CONFIDENT = 0.1
 
 
+def _sniff_score(fmt: Format, head: Head) -> float:
+    """``fmt``'s score for ``head``; a sniffer that stumbles over the text has simply not recognised it.
+
+    Sniffers parse arbitrary text with helpers such as the csv module, which raises on some inputs
+    (an unquoted line break after a quote); guessing must never turn into an error of its own.
+    """
+    try:
+        return fmt.sniff(head)
+    except (csv.Error, ValueError, IndexError, UnicodeError):
+        return 0.0
+
+
 def sniff_format(path: str | Path, kind: str | None = None, *, encoding: str | None = None) -> Format:
     """The most plausible format for ``path`` (optionally among one kind).
 
@@ -141,7 +155,7 @@ def sniff_format(path: str | Path, kind: str | None = None, *, encoding: str | N
     """
     path = Path(path)
     head = Head.read(path, encoding)
-    scored = sorted(((fmt.sniff(head), i, fmt) for i, fmt in enumerate(formats(kind))),
+    scored = sorted(((_sniff_score(fmt, head), i, fmt) for i, fmt in enumerate(formats(kind))),
                     key=lambda t: (-t[0], t[1]))
     if scored and scored[0][0] >= CONFIDENT:
         return scored[0][2]
