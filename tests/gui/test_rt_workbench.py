@@ -28,7 +28,6 @@ from anonstudio.gui.workbenches.rt.heuristics import (
     THIS_RUN,
     VS_DELTA,
     HeuristicComparison,
-    Trace,
     are_slots,
 )
 from anonstudio.gui.chips import CELL_ROLE

@@ -51,7 +51,7 @@ def skewed_labels(seed, n, n_labels, l, tight=True):
 @pytest.mark.parametrize("seed", range(4))
 def test_publication_equals_the_reference_vote(seed):
     data = random_data(seed, 40, 10)
-    order, nbr = np.arange(40), ring_graph(np.random.default_rng(seed).permutation(40), 2 + seed)
+    nbr = ring_graph(np.random.default_rng(seed).permutation(40), 2 + seed)
     pre_indptr, pre = preimages(nbr)
     pub = publish(data, pre_indptr, pre)
     recs = ref.records_of(data)

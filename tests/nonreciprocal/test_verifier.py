@@ -81,7 +81,7 @@ def test_planted_faults_are_caught(l_run):
     j = next(j for j in range(rel.n_slots) if rel.base_indptr[j + 1] > rel.base_indptr[j]
              and rel.base_items[rel.base_indptr[j]] not in distance(j))
     base_items = rel.base_items.copy()
-    lo, hi = rel.base_indptr[j], rel.base_indptr[j + 1]
+    lo = rel.base_indptr[j]
     removed = np.concatenate([base_items[:lo], base_items[lo + 1:]])
     base_indptr = rel.base_indptr.copy()
     base_indptr[j + 1:] -= 1

@@ -4,7 +4,6 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-import numpy as np
 import pytest
 
 from anonstudio import parallel

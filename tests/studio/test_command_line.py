@@ -11,7 +11,7 @@ from anonstudio.cli.method_command import params_from_args
 from anonstudio.data.datasets import ReadOptions, load_with_options
 from anonstudio.data.table import Role, Table
 from anonstudio.data.transactions import TransactionData
-from anonstudio.methods.contract import get_method, run_and_verify
+from anonstudio.methods.contract import run_and_verify
 from anonstudio.params import specs
 from anonstudio.studio.command_line import NotReproducible, command_line, dataset_arguments, run_command_line
 
