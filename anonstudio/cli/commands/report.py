@@ -28,17 +28,14 @@ DESCRIPTION = (HELP + ": per run the input and its SHA-256, the method, every pa
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("project", type=Path, metavar="PROJECT", help="a project file saved by the studio (.toml)")
+    from .run import add_project_arguments
+
+    add_project_arguments(parser, "report")
     parser.add_argument("--html", type=Path, metavar="FILE", help="write the report as one self-contained HTML file")
     parser.add_argument("--pdf", type=Path, metavar="FILE", help="write the certificate as PDF")
     parser.add_argument("--internal", action="store_true",
                         help="internal report: adds previews of the released records and of the audit files (they "
                              "re-identify people; the report says so on every page). Default: external")
-    parser.add_argument("--step", action="append", metavar="METHOD",
-                        help="report only this workbench's step (repeat for several; default: all)")
-    parser.add_argument("--relocate", action="append", default=[], metavar="KEY=PATH",
-                        help="a dataset that moved since the project was saved: its key and where it is now (its "
-                             "SHA-256 must still match)")
     parser.add_argument("--recompute", action="store_true",
                         help="recompute every step instead of reading finished runs from the result cache")
     parser.add_argument("--no-figures", action="store_true",

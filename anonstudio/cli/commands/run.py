@@ -24,16 +24,21 @@ DESCRIPTION = (HELP + ". Datasets are checked against the SHA-256 the project re
 _SEVERITY = {0: 0, 3: 1, 130: 2}
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_project_arguments(parser: argparse.ArgumentParser, verb: str) -> None:
+    """PROJECT, --step and --relocate: what every command over a saved project takes (``verb``: run, report)."""
     parser.add_argument("project", type=Path, metavar="PROJECT", help="a project file saved by the studio (.toml)")
-    parser.add_argument("--out", type=Path, metavar="DIR",
-                        help="folder for the outputs, created if needed (default: PROJECT-outputs beside the "
-                             "project file)")
     parser.add_argument("--step", action="append", metavar="METHOD",
-                        help="run only this workbench's step (repeat for several; default: all)")
+                        help=f"{verb} only this workbench's step (repeat for several; default: all)")
     parser.add_argument("--relocate", action="append", default=[], metavar="KEY=PATH",
                         help="a dataset that moved since the project was saved: its key and where it is now (its "
                              "SHA-256 must still match)")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_project_arguments(parser, "run")
+    parser.add_argument("--out", type=Path, metavar="DIR",
+                        help="folder for the outputs, created if needed (default: PROJECT-outputs beside the "
+                             "project file)")
     parser.add_argument("--audit", action="store_true",
                         help="also write audit files (they de-anonymize people together with the release; keep "
                              "them private)")
