@@ -45,7 +45,7 @@ def adult(rows: int | None) -> pd.DataFrame:
 
 
 def release(frame: pd.DataFrame, scheme: str, k: int):
-    params = GroupAnonParams(scheme=scheme, k=k, l=k, qi=",".join(QI), sensitive="occupation")
+    params = GroupAnonParams(scheme=scheme, k=k, l=k, qi=tuple(QI), sensitive="occupation")
     return anonymize(Table(frame), params).release
 
 
