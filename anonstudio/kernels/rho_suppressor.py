@@ -564,12 +564,21 @@ def record_bits(indptr, indices, n_items):
 
 def warm_up() -> None:
     """Compile the kernels on Table 2 of the paper (see ``kernels.warmup``)."""
+    # Loaded datasets hand over read-only arrays, which numba compiles separately from writable ones:
+    # warm up both, or the first real run pays the compilation.
+    for read_only in (False, True):
+        _warm_up_once(read_only)
+
+
+def _warm_up_once(read_only: bool) -> None:
     indptr = np.array([0, 2, 4, 6, 7], dtype=np.int64)
     indices = np.array([0, 1, 0, 1, 0, 1, 0], dtype=np.int32)
+    indptr.flags.writeable = indices.flags.writeable = not read_only
     n_items = 2
     c0 = np.bincount(indices, minlength=n_items).astype(np.int64)
     post_start = np.zeros(n_items + 1, dtype=np.int64)
     np.cumsum(c0, out=post_start[1:])
+    post_start.flags.writeable = not read_only  # the posting index comes with the data, read-only alike
     post_rec = np.repeat(np.arange(4, dtype=np.int32), np.diff(indptr))[np.argsort(indices, kind="stable")]
     for bits in (np.zeros((0, 0), dtype=np.uint64), record_bits(indptr, indices, n_items)):
         dp = (indptr, indices, np.ones(7, dtype=np.uint8), post_start, c0.copy(),
@@ -599,3 +608,4 @@ def warm_up() -> None:
             n_rules, _ = draw_and_check(1, 4, pool, cum, make_state(2), 1, 2, dp, ep, cache, work, rule_q, rule_e,
                                         np.zeros(16, dtype=np.int64), stats)
             repair_rules(1, 1, n_rules, rule_q, rule_e, 1, 2, dp, rng, work, log, stats)
+
