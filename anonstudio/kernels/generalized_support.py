@@ -527,8 +527,11 @@ def records_per_partition(indptr, indices, part_of_item, n_parts):
     return counts
 
 
-def warm_up() -> None:
-    """Compile the kernels above on tiny inputs (see ``kernels.warmup``)."""
+def warm_up(read_only: bool = False) -> None:
+    """Compile the kernels above on tiny inputs (see ``kernels.warmup``).
+
+    ``read_only`` makes the data arrays read-only, as a loaded dataset's are (numba compiles the two apart).
+    """
     pool = np.array([0, 1, 2, 1, 2, 0, 0, 0, 0, 0], dtype=np.int32)
     start = np.array([0, 3], dtype=np.int64)
     length = np.array([3, 2], dtype=np.int64)
@@ -542,6 +545,7 @@ def warm_up() -> None:
     check_batch(np.array([[0, 1]], dtype=np.int32), 0, label, pool, start, length, bits, bit_row, 2, 5)
     indptr = np.array([0, 2, 3], dtype=np.int64)
     indices = np.array([0, 1, 1], dtype=np.int32)
+    indptr.flags.writeable = indices.flags.writeable = not read_only
     count_keys(indptr, indices, label, 2, 2)
     out = np.empty(8, dtype=np.uint64)
     n = enumerate_keys(indptr, indices, label, 2, 2, 2, out, 0, len(indptr) - 1, 0)
@@ -558,3 +562,4 @@ def warm_up() -> None:
     dense_violators(counts, flags, 2, off, binom, 2, 2, np.empty((off[-1], 2), dtype=np.int32))
     remap_and_shuffle(np.zeros((2, 2), dtype=np.int32), np.arange(2, dtype=np.int32), make_state(1))
     records_per_partition(indptr, indices, np.zeros(2, dtype=np.int64), 1)
+

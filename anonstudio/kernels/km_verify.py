@@ -176,10 +176,14 @@ def records_of_lists(n_lists, indptr, list_of_entry):
     return lists_indptr, records
 
 
-def warm_up() -> None:
-    """Compile the kernels above on tiny inputs (see ``kernels.warmup``)."""
+def warm_up(read_only: bool = False) -> None:
+    """Compile the kernels above on tiny inputs (see ``kernels.warmup``).
+
+    ``read_only`` makes the data arrays read-only, as a loaded dataset's are (numba compiles the two apart).
+    """
     indptr = np.array([0, 2, 4], dtype=np.int64)
     indices = np.array([0, 1, 0, 1], dtype=np.int32)
+    indptr.flags.writeable = indices.flags.writeable = not read_only
     post_indptr = np.array([0, 2, 4], dtype=np.int64)
     post_records = np.array([0, 1, 0, 1], dtype=np.int64)
     cum = np.array([1.0, 2.0])
@@ -188,3 +192,4 @@ def warm_up() -> None:
     sup = np.empty(2, dtype=np.int64)
     generalized_supports(out, np.array([0, 0], dtype=np.int64), post_indptr, post_records, sup)
     records_of_lists(2, indptr, indices.astype(np.int64))
+

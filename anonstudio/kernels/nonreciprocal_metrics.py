@@ -54,13 +54,19 @@ def query_counts(post_indptr, post_records, n_records, queries, disjoint):
     return out
 
 
-def warm_up() -> None:
-    """Compile the kernels above on tiny inputs."""
+def warm_up(read_only: bool = False) -> None:
+    """Compile the kernels above on tiny inputs.
+
+    ``read_only`` makes the data arrays read-only, as a loaded dataset's are (numba compiles the two apart).
+    """
     indptr = np.array([0, 2, 3], dtype=np.int64)
     indices = np.array([0, 1, 1], dtype=np.int32)
-    error_rate(indptr, indices, indptr, indices, np.array([1, 0], dtype=np.int64))
+    indptr.flags.writeable = indices.flags.writeable = not read_only
+    # The original may be read-only (loaded); the published records are always built in memory.
+    error_rate(indptr, indices, indptr.copy(), indices.copy(), np.array([1, 0], dtype=np.int64))
     post_indptr = np.array([0, 1, 3], dtype=np.int64)
     post_records = np.array([0, 0, 1], dtype=np.int64)
     queries = np.array([[0, 1]], dtype=np.int64)
     query_counts(post_indptr, post_records, 2, queries, False)
     query_counts(post_indptr, post_records, 2, queries, True)
+

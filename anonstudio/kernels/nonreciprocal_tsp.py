@@ -412,13 +412,17 @@ def improve_segments(indptr, indices, order, bounds, first, last, seeds, kicks, 
         after[sgm] = c
 
 
-def warm_up() -> None:
-    """Compile the kernels above on tiny inputs."""
+def warm_up(read_only: bool = False) -> None:
+    """Compile the kernels above on tiny inputs.
+
+    ``read_only`` makes the data arrays read-only, as a loaded dataset's are (numba compiles the two apart).
+    """
     rng = np.random.default_rng(0)
     lists = [np.sort(rng.choice(12, size=4, replace=False)) for _ in range(16)]
     indptr = np.zeros(17, dtype=np.int64)
     indptr[1:] = np.cumsum([len(x) for x in lists])
     indices = np.concatenate(lists).astype(np.int32)
+    indptr.flags.writeable = indices.flags.writeable = not read_only
     order = np.arange(16, dtype=np.int64)
     out = order.copy()
     bounds = np.array([0, 6, 16], dtype=np.int64)
@@ -426,3 +430,4 @@ def warm_up() -> None:
     before = np.zeros(2, dtype=np.int64)
     after = np.zeros(2, dtype=np.int64)
     improve_segments(indptr, indices, order, bounds, 0, 2, seeds, 2, 12, out, before, after)
+

@@ -190,10 +190,14 @@ def recount_slots(rec_indptr, rec_items, pre_indptr, pre, base_indptr, base_item
             mark[dist_items[p]] = 0
 
 
-def warm_up() -> None:
-    """Compile the kernels above on the paper's slot r'_5 (base 1100, d 0011, t 1)."""
+def warm_up(read_only: bool = False) -> None:
+    """Compile the kernels above on the paper's slot r'_5 (base 1100, d 0011, t 1).
+
+    ``read_only`` makes the data arrays read-only, as a loaded dataset's are (numba compiles the two apart).
+    """
     rec_indptr = np.array([0, 2, 5], dtype=np.int64)
     rec_items = np.array([0, 1, 0, 1, 2], dtype=np.int32)
+    rec_indptr.flags.writeable = rec_items.flags.writeable = not read_only
     base_indptr = np.array([0, 2], dtype=np.int64)
     base_items = np.array([0, 1], dtype=np.int32)
     dist_indptr = np.array([0, 2], dtype=np.int64)
@@ -206,3 +210,4 @@ def warm_up() -> None:
     problems = np.zeros(1, dtype=np.int64)
     recount_slots(rec_indptr, rec_items, np.array([0, 2], dtype=np.int64), np.array([0, 1], dtype=np.int64),
                   base_indptr, base_items, dist_indptr, dist_items, thr, 4, problems)
+

@@ -562,15 +562,11 @@ def record_bits(indptr, indices, n_items):
     return bits
 
 
-def warm_up() -> None:
-    """Compile the kernels on Table 2 of the paper (see ``kernels.warmup``)."""
-    # Loaded datasets hand over read-only arrays, which numba compiles separately from writable ones:
-    # warm up both, or the first real run pays the compilation.
-    for read_only in (False, True):
-        _warm_up_once(read_only)
+def warm_up(read_only: bool = False) -> None:
+    """Compile the kernels on Table 2 of the paper (see ``kernels.warmup``).
 
-
-def _warm_up_once(read_only: bool) -> None:
+    ``read_only`` makes the data arrays read-only, as a loaded dataset's are (numba compiles the two apart).
+    """
     indptr = np.array([0, 2, 4, 6, 7], dtype=np.int64)
     indices = np.array([0, 1, 0, 1, 0, 1, 0], dtype=np.int32)
     indptr.flags.writeable = indices.flags.writeable = not read_only

@@ -483,13 +483,17 @@ def generalize_cluster(rows, indptr, indices, sens_id, n_sens, strategy, item_le
     return items, grp, gnode, gsize, rec_ul.sum(), True
 
 
-def warm_up() -> None:
-    """Compile the kernels above on tiny inputs (see ``kernels.warmup``)."""
+def warm_up(read_only: bool = False) -> None:
+    """Compile the kernels above on tiny inputs (see ``kernels.warmup``).
+
+    ``read_only`` makes the data arrays read-only, as a loaded dataset's are (numba compiles the two apart).
+    """
     indptr = np.array([0, 2, 4, 5], dtype=np.int64)
     indices = np.array([0, 1, 1, 2, 0], dtype=np.int32)
+    indptr.flags.writeable = indices.flags.writeable = not read_only
     sens = np.array([-1, -1, 0], dtype=np.int32)
     # hierarchy: leaves 0, 1 under node 3; leaf 2 under root 4; node 3 under root
-    parent = np.array([3, 3, 4, 4, -1], dtype=np.int32)
+    parent = np.array([3, 3, 4, 4, -1], dtype=np.int64)  # the method passes int64 parents
     span_lo = np.array([0, 1, 2, 0, 0], dtype=np.int64)
     span_hi = np.array([1, 2, 3, 2, 3], dtype=np.int64)
     node_items = np.array([1.0, 1.0, 0.0, 2.0, 2.0])
@@ -500,3 +504,4 @@ def warm_up() -> None:
         for coarsest in (False, True):
             generalize_cluster(rows, indptr, indices, sens, 1, strategy, leaf, pos, parent, span_lo, span_hi,
                                node_items, 4, 2, 2, 2, coarsest)
+
