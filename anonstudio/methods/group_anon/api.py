@@ -1,7 +1,7 @@
 """One entry point for the three group-anonymization schemes.
 
 >>> result = anonymize(table, GroupAnonParams(scheme="mondrian", k=4, l=4,
-...                    qi="age,sex", sensitive="occupation"))   # doctest: +SKIP
+...                    qi=("age", "sex"), sensitive="occupation"))   # doctest: +SKIP
 >>> result.release.n_groups                                        # doctest: +SKIP
 """
 from __future__ import annotations
