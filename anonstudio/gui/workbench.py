@@ -294,9 +294,14 @@ class Workbench(QWidget):
         return job
 
     def cancel(self) -> None:
-        """Stop this workbench's running job (its partial result is kept)."""
-        if self.job is not None:
-            self.job.cancel()
+        """Stop everything this workbench is computing: its run and any background job it started.
+
+        Partial results are kept. Cancelling only the newest job would let the pinned Cancel stop a
+        background comparison started after a run while the run itself went on.
+        """
+        for job in [*self._jobs, self.job]:
+            if job is not None and not job.state.finished:
+                job.cancel()
 
     def plots(self) -> list[ExportablePlot]:
         """Every exportable plot on this workbench, in creation order."""

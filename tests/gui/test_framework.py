@@ -108,6 +108,26 @@ def test_cancel_from_the_dock_keeps_partial(qtbot, runner, wait_job):
     assert "stopped at user request" in dock.log_view.toPlainText() or "cancelled" in dock.log_view.toPlainText()
 
 
+def test_the_pinned_cancel_stops_the_run_and_the_background_job_started_after_it(qtbot, runner, wait_job):
+    bench, _dock, run = held_run(qtbot, runner)
+    gate = threading.Event()
+
+    def background(progress):  # a comparison the tab starts while its run goes on
+        while not progress.cancelled() and not gate.wait(0.01):
+            pass
+        return None
+
+    extra = bench.submit("Background comparison", background, key=f"{bench.job_key}:extra")
+    assert bench.job is extra
+    bench.param_panel.cancel_button.click()
+    bench.gate.set()
+    wait_job(run)
+    wait_job(extra)
+    assert run.state.value == "cancelled" and extra.state.value == "cancelled"
+    assert bench.results == [([3], False)]
+    assert not bench.param_panel.cancel_button.isEnabled()
+
+
 def test_new_dataset_retires_the_running_job_and_drops_its_callbacks(qtbot, runner, wait_job):
     bench, dock, job = held_run(qtbot, runner)
     other = TransactionData.from_records([["x"]], name="other")
