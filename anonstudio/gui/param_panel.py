@@ -275,7 +275,8 @@ class ParamPanel(QWidget):
         self.run_button.clicked.connect(self._on_run)
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setEnabled(False)
-        self.cancel_button.setToolTip("Stop what this tab is computing (the run and any comparison it started) and keep what it computed so far.")
+        self.cancel_button.setToolTip("Stop what this tab is computing (the run and any comparison it started) "
+                                      "and keep what it computed so far.")
         self.cancel_button.clicked.connect(self.cancel_requested)
         buttons.addWidget(self.run_button, 1)
         buttons.addWidget(self.cancel_button)
