@@ -28,8 +28,9 @@ from anonstudio.data.table import Table
 from anonstudio.methods.group_anon.api import GroupAnonParams, anonymize
 from anonstudio.methods.threat import ThreatParams, analyze_threat
 from anonstudio.methods.threat.analysis import prepare
+from bench_data import BENCH_DATA  # noqa: E402  (benchmarks/ is the script folder)
 
-ADULT = Path("/work/shared/data/adult/adult.data")
+ADULT = BENCH_DATA / "adult" / "adult.data"
 COLUMNS = ["age", "workclass", "fnlwgt", "education", "education-num", "marital-status", "occupation",
            "relationship", "race", "sex", "capital-gain", "capital-loss", "hours-per-week", "native-country", "salary"]
 USED = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "salary", "occupation"]

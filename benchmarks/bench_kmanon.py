@@ -23,8 +23,9 @@ import time
 from pathlib import Path
 
 import numpy as np
+from bench_data import BENCH_DATA  # noqa: E402  (benchmarks/ is the script folder)
 
-FOURSQUARE = Path("/work/shared/data/location")
+FOURSQUARE = BENCH_DATA / "location"
 
 
 def peak_rss_gb() -> float:

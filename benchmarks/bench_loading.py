@@ -15,7 +15,7 @@ included), so the figures are those of a user running the command. Cases:
 * ``info city``: ``anonstudio-cli info`` on that file;
 * ``uniqueness city``: ``anonstudio-cli uniqueness --m 1`` on it (a method run
   on a file, loading included);
-* ``load adult``: ``load_table`` of UCI Adult (``/work/shared/data/adult``)
+* ``load adult``: ``load_table`` of UCI Adult (``../shared/data/adult``)
   next to ``pandas.read_csv`` of the same file (the library it sits on);
 * ``info adult`` and ``group-anonymize adult`` (Mondrian, k = 4, four
   quasi-identifiers): command runs on the file.
@@ -31,9 +31,10 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from bench_data import BENCH_DATA  # noqa: E402  (benchmarks/ is the script folder)
 
 HERE = Path(__file__).resolve().parents[1]
-ADULT = Path("/work/shared/data/adult/adult.data")
+ADULT = BENCH_DATA / "adult" / "adult.data"
 
 _PROBE = r"""
 import json, os, resource, sys, time

@@ -31,8 +31,9 @@ import time
 from pathlib import Path
 
 import numpy as np
+from bench_data import BENCH_DATA  # noqa: E402  (benchmarks/ is the script folder)
 
-SHARED = Path("/work/shared/data")
+SHARED = BENCH_DATA
 
 
 def peak_rss_mb() -> float:

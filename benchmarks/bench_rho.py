@@ -46,8 +46,9 @@ from anonstudio.methods.rho import (  # noqa: E402
     generate_sensitive, sample_size, suppress_exact, suppress_sampled, util_info,
 )
 from tests.reference import rho_reference as ref  # noqa: E402
+from bench_data import BENCH_DATA  # noqa: E402  (benchmarks/ is the script folder)
 
-BMS = Path("/work/shared/data/transactions/BMS-WebView-1.dat")
+BMS = BENCH_DATA / "transactions" / "BMS-WebView-1.dat"
 RHO = Fraction(1, 2)
 
 

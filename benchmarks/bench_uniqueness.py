@@ -6,7 +6,7 @@ Usage (from the repository root)::
     .venv/bin/python benchmarks/bench_uniqueness.py --accuracy BMS-WebView-1 --m 1-4
     .venv/bin/python benchmarks/bench_uniqueness.py --kernels            # support strategies
 
-Datasets are read from ``/work/shared/data/transactions/<name>.dat`` unless a path is given.
+Datasets are read from ``../shared/data/transactions/<name>.dat`` unless a path is given.
 """
 from __future__ import annotations
 
@@ -26,8 +26,9 @@ from anonstudio.kernels.mcmc_sampler import subset_counts
 from anonstudio.kernels.warmup import warm_up_all
 from anonstudio.samplers.mcmc_sampler import ItemsetSampler
 from anonstudio.methods.risk.uniqueness import UniquenessParams, exact_uniqueness, hoeffding_samples, uniqueness_curve
+from bench_data import BENCH_DATA  # noqa: E402  (benchmarks/ is the script folder)
 
-DATA = Path("/work/shared/data/transactions")
+DATA = BENCH_DATA / "transactions"
 
 
 def load(name: str):
