@@ -1,12 +1,12 @@
-"""Gray-sort sums on the shared benchmark data (implementation note §6.2); slow, needs /work/shared."""
-from pathlib import Path
+"""Gray-sort sums on the shared benchmark data (implementation note §6.2); slow, skipped without ../shared."""
 
 import pytest
 
 from anonstudio.data.io import load_transactions
 from anonstudio.methods.nonreciprocal.order import cyclic_hamming, gray_order
+from tests.shared_data import SHARED_DATA
 
-SHARED = Path("/work/shared/data/transactions")
+SHARED = SHARED_DATA / "transactions"
 
 
 @pytest.mark.slow

@@ -1,7 +1,6 @@
 """BMS-WebView-1′ (records of ≤ 5 items, from /work/shared/data): a 10 % sample, checked exhaustively."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,8 +9,9 @@ from anonstudio.data.io import load_transactions
 from anonstudio.jobs import derive_seed
 from anonstudio.methods.rho import RhoParams, run_rho
 from anonstudio.verifiers.rho import verify_rho
+from tests.shared_data import SHARED_DATA
 
-BMS = Path("/work/shared/data/transactions/BMS-WebView-1.dat")
+BMS = SHARED_DATA / "transactions" / "BMS-WebView-1.dat"
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(not BMS.exists(), reason="benchmark data not available")]
 

@@ -16,6 +16,7 @@ from anonstudio.methods.rt import (  # noqa: E402
 )
 from anonstudio.params import ParameterError  # noqa: E402
 from anonstudio.verifiers.rt import RTCheck, check_anon_csv, verify_published  # noqa: E402
+from tests.shared_data import SHARED_DATA  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "rt"
 
@@ -207,7 +208,7 @@ def test_exact_ul_order_agrees_with_the_btd_order_on_validity(tmp_path):
 
 @pytest.mark.slow
 def test_informs_rmerge_rt_with_the_built_hierarchy():
-    base = Path("/work/shared/data/informs")
+    base = SHARED_DATA / "informs"
     if not base.exists():
         pytest.skip("INFORMS data not available")
     from anonstudio.data.io.rt import load_rt_long
