@@ -187,6 +187,11 @@ def main(argv: list[str] | None = None) -> int:
     app.setOrganizationName(ORGANIZATION)
     app.setApplicationName(APPLICATION)
     _set_window_icon(app)
+    # Python's cyclic collector must not run in a worker thread: collecting a Qt widget there deadlocks
+    # PySide. This collects on the GUI thread from a timer instead (automatic collection off).
+    from pyqtgraph.util.garbage_collector import GarbageCollector
+
+    collector = GarbageCollector(interval=1.0)  # noqa: F841 (kept alive for the application's lifetime)
     scripted = bool(args.demo and args.screenshot)
     window = MainWindow(warm_up=not args.demo, restore_layout=not scripted)
     if args.window_size is not None:

@@ -1,6 +1,7 @@
 """Test-wide set-up: Qt offscreen, fixed numba cache location, shared fixtures."""
 from __future__ import annotations
 
+import gc
 import os
 from pathlib import Path
 
@@ -53,3 +54,24 @@ def isolated_settings(tmp_path, monkeypatch):
 
     monkeypatch.setattr(ProjectController, "ask_unsaved", lambda self: "discard")
     return tmp_path / "settings"
+
+
+@pytest.fixture(autouse=True)
+def qt_garbage_on_the_gui_thread(request):
+    """In a test that uses Qt, Python's cyclic collector runs only on the GUI thread.
+
+    Left automatic, it may run in a worker thread that happens to allocate, and destroy a Qt widget
+    there; PySide then waits for the interpreter lock the collecting thread holds, and the test hangs
+    (seen once in a full run). The studio does the same with pyqtgraph's GarbageCollector.
+    """
+    if not {"qtbot", "qapp"} & set(request.fixturenames):
+        yield
+        return
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.collect()
+        if was_enabled:
+            gc.enable()
