@@ -220,10 +220,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _set_max_m(window, max_m: int) -> None:
-    from .gui.workbenches.risk.workbench import RiskWorkbench
+    from .gui.workbenches.uniqueness.workbench import UniquenessWorkbench
 
     try:
-        window.workbench(RiskWorkbench).param_panel.set_value("max_m", max_m)
+        window.workbench(UniquenessWorkbench).param_panel.set_value("max_m", max_m)
     except KeyError:
         pass
 

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from anonstudio.data.table import Table
-from anonstudio.methods.group_anon.api import GroupAnonParams, anonymize
+from anonstudio.methods.group_anonymize.api import GroupAnonParams, anonymize
 from anonstudio.methods.threat import ThreatParams, analyze_threat
 from anonstudio.methods.threat.analysis import prepare
 from bench_data import BENCH_DATA  # noqa: E402  (benchmarks/ is the script folder)

@@ -65,7 +65,7 @@ def run_city(users: int, k: int, m: int, sigma: float, trials: int, seed: int, v
     from anonstudio.data.synth_city import SynthCityParams, generate_city
     from anonstudio.methods.kmanon import KmAnonParams, kmanonymize
     from anonstudio.methods.kmanon.constraints import Contiguity
-    from anonstudio.verifiers.km_verify import verify_km
+    from anonstudio.verifiers.kmanon import verify_km
 
     t = time.perf_counter()
     city = generate_city(SynthCityParams(towers=1303, area_km2=128.0, users=users, seed=seed))
@@ -133,7 +133,7 @@ def run_nyc(k: int, m: int, sigma: float, trials: int, seed: int, verify: int) -
     from anonstudio.data.geo import build_voronoi
     from anonstudio.methods.kmanon import KmAnonParams, kmanonymize
     from anonstudio.methods.kmanon.constraints import Contiguity
-    from anonstudio.verifiers.km_verify import verify_km
+    from anonstudio.verifiers.kmanon import verify_km
 
     ds = build_location_dataset(FOURSQUARE / "Foursquare_checkins.txt", FOURSQUARE / "Foursquare_poi_coos.txt")
     data = ds.data

@@ -1,7 +1,7 @@
 """Original vs published, row by row: what a method family hands to the side-by-side view.
 
 A family adapts its release to :class:`Comparison` (Qt-free, in its own
-package, e.g. ``methods/group_anon/compare.py``); the studio's
+package, e.g. ``methods/group_anonymize/compare.py``); the studio's
 ``SideBySideView`` shows the two row sources next to each other, scrolls and
 selects them together, highlights the selected row's group (all rows of an
 equivalence class or cluster) and its chip keys (the partitions its items

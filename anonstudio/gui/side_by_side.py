@@ -2,9 +2,9 @@
 
 A workbench hands :meth:`SideBySideView.set_comparison` a Qt-free
 :class:`~anonstudio.data.compare.Comparison` from its family's adapter
-(``methods/group_anon/compare.py``, ``methods/kmanon/compare.py``)::
+(``methods/group_anonymize/compare.py``, ``methods/kmanon/compare.py``)::
 
-    from ...methods.group_anon.compare import comparison_of
+    from ...methods.group_anonymize.compare import comparison_of
 
     self.side_by_side = SideBySideView()           # in build_results, e.g. as a tab
     ...

@@ -37,7 +37,7 @@ from ..data.io.text import read_text
 from ..data.transactions import TransactionData
 from ..jobs import NullProgress, Progress, derive_seed
 from ..kernels.rho_verify import check_groups, distinct_positions
-from .km_verify import clopper_pearson
+from .kmanon import clopper_pearson
 
 __all__ = [
     "RhoLevelCheck", "WorstRule", "RhoVerification", "verify_rho", "check_subsets", "check_lines",

@@ -8,8 +8,8 @@ from PySide6.QtCore import Qt
 from anonstudio.data.io import load_report
 from anonstudio.data.table import Role, Table
 from anonstudio.gui.column_roles import ROLE_COLUMN, ColumnSummaryModel, RoleDelegate, summaries_of
-from anonstudio.gui.workbenches.threats import ThreatsWorkbench
-from anonstudio.gui.workbenches.threats.workbench import default_columns
+from anonstudio.gui.workbenches.threat import ThreatWorkbench
+from anonstudio.gui.workbenches.threat.workbench import default_columns
 
 
 def roles_shown(dock) -> dict[str, str]:
@@ -44,7 +44,7 @@ def test_a_sample_shows_the_roles_of_its_description(window, adult):
 
 def test_changing_a_role_re_announces_the_table_to_every_workbench(window, adult):
     dock = window.datasets
-    bench = window.workbench(ThreatsWorkbench)
+    bench = window.workbench(ThreatWorkbench)
     assert bench.param_panel.values()["sensitive"] == "occupation"
     seen = []
     dock.dataset_loaded.connect(seen.append)

@@ -5,13 +5,13 @@ import csv
 import io
 
 from anonstudio.gui.workbenches.kmanon.workbench import KmAnonWorkbench
-from anonstudio.gui.workbenches.risk.workbench import RiskWorkbench
+from anonstudio.gui.workbenches.uniqueness.workbench import UniquenessWorkbench
 from anonstudio.methods.sweep import pareto_front
 
 
 def test_runs_of_two_methods_are_compared(window, wait_job, data_dir):
     wait_job(window.open_dataset(data_dir / "gui" / "tiny.dat"))
-    risk = window.workbench(RiskWorkbench)
+    risk = window.workbench(UniquenessWorkbench)
     risk.param_panel.set_value("max_m", 2)
     risk.param_panel.run_button.click()
     wait_job(risk.job)

@@ -167,8 +167,8 @@ def test_side_by_side(qtbot, shots, family):
     from anonstudio.gui.side_by_side import SideBySideView
 
     if family == "group":
-        from anonstudio.methods.group_anon.compare import comparison_of
-        from anonstudio.methods.group_anon.spec import SPEC, release_of
+        from anonstudio.methods.group_anonymize.compare import comparison_of
+        from anonstudio.methods.group_anonymize.spec import SPEC, release_of
 
         table, params = SPEC.example()
         comparison = comparison_of(release_of(table, params, NullProgress()))

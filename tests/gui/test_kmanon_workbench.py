@@ -14,7 +14,7 @@ from anonstudio.gui.workbenches.kmanon.workbench import NO_COORDINATES_TEXT
 from anonstudio.gui.workers import JobState
 from anonstudio.methods.contract import get_method, run_and_verify
 from anonstudio.methods.kmanon import KmAnonParams, sample_bound
-from anonstudio.verifiers.km_verify import read_partition_map
+from anonstudio.verifiers.kmanon import read_partition_map
 
 # Small enough to run in about a second, strong enough to merge towers at m = 2.
 FAST = dict(k=50, m=2, sigma=0.9, trials=1, seed=1, verify_samples=1000)

@@ -114,13 +114,13 @@ def test_an_analysis_started_during_the_warm_up_waits_and_says_so(qtbot, dialogs
     import threading
 
     from anonstudio.gui.main_window import MainWindow
-    from anonstudio.gui.workbenches.risk import RiskWorkbench
+    from anonstudio.gui.workbenches.uniqueness import UniquenessWorkbench
 
     w = MainWindow(warm_up=False, restore_layout=False)
     qtbot.addWidget(w)
     w.runner.kernels_ready.clear()  # as if the first start's compilation were still running
     wait_job(w.open_dataset(data_dir / "gui" / "tiny.dat"))
-    bench = w.workbench(RiskWorkbench)
+    bench = w.workbench(UniquenessWorkbench)
     bench.param_panel.set_value("max_m", 2)
     bench.param_panel.run_button.click()
     qtbot.waitUntil(lambda: "kernels to compile" in bench.job.status, timeout=5000)
@@ -178,11 +178,11 @@ def test_a_table_explains_why_set_valued_workbenches_do_not_apply(window):
     import pandas as pd
 
     from anonstudio.data.table import Table
-    from anonstudio.gui.workbenches.risk import RiskWorkbench
+    from anonstudio.gui.workbenches.uniqueness import UniquenessWorkbench
 
     table = Table(pd.DataFrame({"age": [30, 40], "job": ["a", "b"]}), name="people.csv")
     window.datasets.set_dataset(table)
-    bench = window.workbench(RiskWorkbench)
+    bench = window.workbench(UniquenessWorkbench)
     assert bench.dataset is None
     assert "set-valued data" in bench.empty_label.text() and "people.csv" in bench.empty_label.text()
     assert not bench.param_panel.run_button.isEnabled()
@@ -207,7 +207,7 @@ def test_dataset_plots_come_back_for_set_valued_data(window, wait_job, data_dir)
 def test_bundled_sample_from_the_list_then_uniqueness_points(window, wait_job):
     from PySide6.QtCore import Qt
 
-    from anonstudio.gui.workbenches.risk import RiskWorkbench
+    from anonstudio.gui.workbenches.uniqueness import UniquenessWorkbench
 
     samples = window.datasets.samples
     names = [samples.item(i).data(Qt.UserRole) for i in range(samples.count())]
@@ -215,7 +215,7 @@ def test_bundled_sample_from_the_list_then_uniqueness_points(window, wait_job):
     samples.itemActivated.emit(samples.item(names.index("chess")))
     wait_job(window.datasets.last_job)
     assert window.dataset.name == "chess" and window.dataset.n_records == 3196
-    bench = window.workbench(RiskWorkbench)
+    bench = window.workbench(UniquenessWorkbench)
     bench.param_panel.set_value("max_m", 2)
     bench.param_panel.run_button.click()
     wait_job(bench.job, timeout=60000)

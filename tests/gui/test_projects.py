@@ -9,7 +9,7 @@ import pytest
 from anonstudio.gui.main_window import MainWindow
 from anonstudio.gui.project_controller import ProjectController, autosave_path
 from anonstudio.gui.workbenches.kmanon.workbench import KmAnonWorkbench
-from anonstudio.gui.workbenches.risk.workbench import RiskWorkbench
+from anonstudio.gui.workbenches.uniqueness.workbench import UniquenessWorkbench
 from anonstudio.studio.project import Project
 
 
@@ -19,7 +19,7 @@ def study(window, wait_job, data_dir, tmp_path):
     data_file = tmp_path / "tiny.dat"
     shutil.copy(data_dir / "gui" / "tiny.dat", data_file)
     wait_job(window.open_dataset(data_file))
-    risk = window.workbench(RiskWorkbench)
+    risk = window.workbench(UniquenessWorkbench)
     risk.param_panel.set_value("max_m", 2)
     risk.param_panel.set_value("method", "exact")
     risk.param_panel.run_button.click()
@@ -38,7 +38,7 @@ def _save(window, path, qtbot):
     window.projects._write(path)
     # The runs are stored by a background thread: wait until both are readable.
     cache = window.projects.cache
-    for bench in (window.workbench(RiskWorkbench), window.workbench(KmAnonWorkbench)):
+    for bench in (window.workbench(UniquenessWorkbench), window.workbench(KmAnonWorkbench)):
         run = bench.last_run
         qtbot.waitUntil(lambda b=bench, r=run: cache.get(b.spec, r.params, r.data) is not None, timeout=10000)
 
@@ -55,7 +55,7 @@ def test_a_saved_project_reopens_with_its_plots_without_recomputing(study, qtbot
     assert window.windowTitle().startswith("Untitled project*")
     _save(window, tmp_path / "study.toml", qtbot)
     assert window.windowTitle().startswith("study.toml —") and not window.projects.dirty
-    risk_before = window.workbench(RiskWorkbench).last_run.to_json()
+    risk_before = window.workbench(UniquenessWorkbench).last_run.to_json()
     km_before = window.workbench(KmAnonWorkbench).last_run.to_json()
     window.close()
 
@@ -65,7 +65,7 @@ def test_a_saved_project_reopens_with_its_plots_without_recomputing(study, qtbot
                         lambda *a, **k: started.append(a) or pytest.fail("a stored run was recomputed"))
     job = again.open_project(tmp_path / "study.toml")
     wait_job(job)
-    risk, km = again.workbench(RiskWorkbench), again.workbench(KmAnonWorkbench)
+    risk, km = again.workbench(UniquenessWorkbench), again.workbench(KmAnonWorkbench)
     qtbot.waitUntil(lambda: risk.last_run is not None and km.last_run is not None, timeout=10000)
     assert risk.last_run.cached and km.last_run.cached and started == []
     assert risk.last_run.to_json() == risk_before and km.last_run.to_json() == km_before
@@ -79,7 +79,7 @@ def test_a_saved_project_reopens_with_its_plots_without_recomputing(study, qtbot
 def test_editing_marks_the_project_unsaved_and_closing_asks(study, qtbot, tmp_path, monkeypatch):
     window, _ = study
     _save(window, tmp_path / "p.toml", qtbot)
-    window.workbench(RiskWorkbench).param_panel.set_value("max_m", 3)
+    window.workbench(UniquenessWorkbench).param_panel.set_value("max_m", 3)
     assert window.projects.dirty and window.windowTitle().startswith("p.toml*")
     asked = []
     monkeypatch.setattr(ProjectController, "ask_unsaved", lambda self: asked.append(1) or "cancel")
@@ -141,7 +141,7 @@ def test_copy_command_line_puts_the_exact_command_on_the_clipboard(study):
 
 def test_a_sweep_run_twice_takes_its_cells_from_the_cache(study, qtbot, wait_job):
     window, _ = study
-    risk = window.workbench(RiskWorkbench)
+    risk = window.workbench(UniquenessWorkbench)
     view = risk.sweep_view
     view.x_combo.setCurrentIndex(view.x_combo.findData("max_m"))
     view.x_values.setText("1,2")

@@ -15,7 +15,7 @@ from anonstudio.jobs import NullProgress
 
 @pytest.fixture(scope="module")
 def group_run():
-    from anonstudio.methods.group_anon.spec import SPEC, release_of
+    from anonstudio.methods.group_anonymize.spec import SPEC, release_of
 
     table, params = SPEC.example()
     return release_of(table, params, NullProgress())
@@ -51,7 +51,7 @@ def marked(table) -> list[int]:
 
 
 def test_selecting_a_row_selects_it_on_both_sides_and_marks_its_group(view, group_run):
-    from anonstudio.methods.group_anon.compare import comparison_of
+    from anonstudio.methods.group_anonymize.compare import comparison_of
 
     view.set_comparison(comparison_of(group_run))
     release = group_run.release
@@ -68,7 +68,7 @@ def test_selecting_a_row_selects_it_on_both_sides_and_marks_its_group(view, grou
 
 
 def test_only_this_group_and_rows_of_a_group_together(view, group_run):
-    from anonstudio.methods.group_anon.compare import comparison_of
+    from anonstudio.methods.group_anonymize.compare import comparison_of
 
     view.set_comparison(comparison_of(group_run))
     groups = group_run.release.row_group
@@ -88,7 +88,7 @@ def test_only_this_group_and_rows_of_a_group_together(view, group_run):
 
 
 def test_sorting_one_side_orders_both(view, group_run):
-    from anonstudio.methods.group_anon.compare import comparison_of
+    from anonstudio.methods.group_anonymize.compare import comparison_of
 
     view.set_comparison(comparison_of(group_run))
     view.original.sortByColumn(1, Qt.DescendingOrder)  # age
@@ -101,7 +101,7 @@ def test_sorting_one_side_orders_both(view, group_run):
 
 
 def test_search_filters_both_sides(view, group_run):
-    from anonstudio.methods.group_anon.compare import comparison_of
+    from anonstudio.methods.group_anonymize.compare import comparison_of
 
     view.set_comparison(comparison_of(group_run))
     view.search.field.setText("occupation = Sales")

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from anonstudio.gui.workbenches.kmanon.workbench import KmAnonWorkbench
-from anonstudio.gui.workbenches.threats.workbench import ThreatsWorkbench
+from anonstudio.gui.workbenches.threat.workbench import ThreatWorkbench
 
 
 def _run_example(window, bench, wait_job):
@@ -29,7 +29,7 @@ def test_kmanon_builds_its_comparison_when_the_tab_is_opened(window, wait_job, q
 
 
 def test_threats_shows_the_release_beside_the_table(window, wait_job, qtbot):
-    bench = window.workbench(ThreatsWorkbench)
+    bench = window.workbench(ThreatWorkbench)
     _run_example(window, bench, wait_job)
     view = bench.side_by_side
     bench.tabs.setCurrentWidget(view)

@@ -39,7 +39,7 @@ def _boundary(path):
 
 
 def _domains(path):
-    from anonstudio.methods.group_anon.published_csv import load_domain_file
+    from anonstudio.methods.group_anonymize.published_csv import load_domain_file
 
     return load_domain_file(path)
 

@@ -1,21 +1,18 @@
 """Algorithm 2: paper Example 1, exact mode vs brute force, sampling, monotonicity, cancel, seeds."""
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from reference.kmanon_reference import (  # noqa: E402
+from tests.reference.kmanon_reference import (
     brute_force_factory, fraction_k_anonymous, is_km_anonymous, random_data, violators,
 )
 
-from anonstudio.data.hierarchy import Hierarchy  # noqa: E402
-from anonstudio.data.transactions import TransactionData  # noqa: E402
-from anonstudio.jobs import RecordingProgress  # noqa: E402
-from anonstudio.methods.kmanon import KmAnonParams, kmanonymize  # noqa: E402
-from anonstudio.methods.kmanon.params import SAMPLERS  # noqa: E402
-from anonstudio.methods.kmanon.constraints import FreeMerge, HierarchyCut, PointCentroidError  # noqa: E402
+from anonstudio.data.hierarchy import Hierarchy
+from anonstudio.data.transactions import TransactionData
+from anonstudio.jobs import RecordingProgress
+from anonstudio.methods.kmanon import KmAnonParams, kmanonymize
+from anonstudio.methods.kmanon.params import SAMPLERS
+from anonstudio.methods.kmanon.constraints import FreeMerge, HierarchyCut, PointCentroidError
 
 TABLE_I = [
     ["LA"],

@@ -8,7 +8,7 @@ from anonstudio.cli import main
 from anonstudio.data.io import load_transactions
 from anonstudio.data.synth_city import SynthCityParams, generate_city, write_coordinates_csv
 from anonstudio.data.io import save_transactions
-from anonstudio.verifiers.km_verify import read_partition_map, verify_km
+from anonstudio.verifiers.kmanon import read_partition_map, verify_km
 
 
 def test_example_1_with_hierarchy(data_dir, tmp_path):

@@ -8,7 +8,7 @@ from anonstudio.data.synth_city import SynthCityParams, generate_city
 from anonstudio.methods.kmanon import KmAnonParams, kmanonymize
 from anonstudio.methods.kmanon.params import SAMPLERS
 from anonstudio.methods.kmanon.constraints import Contiguity
-from anonstudio.verifiers.km_verify import verify_km
+from anonstudio.verifiers.kmanon import verify_km
 
 
 @pytest.fixture(scope="module")

@@ -1,17 +1,14 @@
 """Generalized support kernels against brute force on random partitions."""
-import sys
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from reference.kmanon_reference import generalized_support, random_data, records_of  # noqa: E402
+from tests.reference.kmanon_reference import generalized_support, random_data, records_of
 
-from anonstudio.kernels.generalized_support import (  # noqa: E402
+from anonstudio.kernels.generalized_support import (
     binomial_table, count_keys, dense_count, dense_offsets, dense_violators, enumerate_keys, key_bits, unpack_key,
     violating_keys,
 )
-from anonstudio.methods.kmanon.partition_state import PartitionState  # noqa: E402
+from anonstudio.methods.kmanon.partition_state import PartitionState
 
 
 def _random_merges(state, rng, n):

@@ -5,7 +5,7 @@ import numpy as np
 
 from anonstudio.methods.kmanon import LevelResult
 from anonstudio.methods.kmanon.report import check_text, guarantee_notes, guarantee_text
-from anonstudio.verifiers.km_verify import KmVerifyPoint, KmVerifyResult, clopper_pearson
+from anonstudio.verifiers.kmanon import KmVerifyPoint, KmVerifyResult, clopper_pearson
 
 
 def _level(level, k, sigma, mode="sampling", complete=True, unfixable=0):

@@ -1,19 +1,16 @@
 """Gray order, DP segmentation and the fixed-end TSP against slow references."""
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from reference import nonreciprocal_reference as ref  # noqa: E402
+from tests.reference import nonreciprocal_reference as ref
 
-from anonstudio.data.transactions import TransactionData  # noqa: E402
-from anonstudio.kernels.nonreciprocal_order import segment_dp  # noqa: E402
-from anonstudio.kernels.nonreciprocal_tsp import EXACT_MAX, local_search, path_cost  # noqa: E402
-from anonstudio.kernels.rng import make_state  # noqa: E402
-from anonstudio.methods.nonreciprocal.order import cyclic_hamming, gray_order, segment_bounds  # noqa: E402
-from anonstudio.methods.nonreciprocal.tsp import improve_order  # noqa: E402
+from anonstudio.data.transactions import TransactionData
+from anonstudio.kernels.nonreciprocal_order import segment_dp
+from anonstudio.kernels.nonreciprocal_tsp import EXACT_MAX, local_search, path_cost
+from anonstudio.kernels.rng import make_state
+from anonstudio.methods.nonreciprocal.order import cyclic_hamming, gray_order, segment_bounds
+from anonstudio.methods.nonreciprocal.tsp import improve_order
 
 
 def random_data(seed, n, b, density=0.35, dup=0.2):

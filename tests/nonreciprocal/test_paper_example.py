@@ -1,24 +1,22 @@
 """The paper's worked example (Tables 1, 3, 4; §4.3), values from the implementation note §4."""
 import itertools
-import sys
 from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from reference import nonreciprocal_reference as ref  # noqa: E402
+from tests.reference import nonreciprocal_reference as ref
 
-from anonstudio.data.io import load_transactions  # noqa: E402
-from anonstudio.data.transactions import TransactionData  # noqa: E402
-from anonstudio.kernels.nonreciprocal_tsp import exact_path, segment_distances  # noqa: E402
-from anonstudio.methods.nonreciprocal.algorithm import nonreciprocal  # noqa: E402
-from anonstudio.methods.nonreciprocal.order import cyclic_hamming, gray_order  # noqa: E402
-from anonstudio.methods.nonreciprocal.params import NonreciprocalParams  # noqa: E402
-from anonstudio.methods.nonreciprocal.publish import preimages, publish  # noqa: E402
-from anonstudio.methods.nonreciprocal.walk import ring_graph  # noqa: E402
-from anonstudio.verifiers.nonreciprocal import verify_result  # noqa: E402
+from anonstudio.data.io import load_transactions
+from anonstudio.data.transactions import TransactionData
+from anonstudio.kernels.nonreciprocal_tsp import exact_path, segment_distances
+from anonstudio.methods.nonreciprocal.algorithm import nonreciprocal
+from anonstudio.methods.nonreciprocal.order import cyclic_hamming, gray_order
+from anonstudio.methods.nonreciprocal.params import NonreciprocalParams
+from anonstudio.methods.nonreciprocal.publish import preimages, publish
+from anonstudio.methods.nonreciprocal.walk import ring_graph
+from anonstudio.verifiers.nonreciprocal import verify_result
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "nonreciprocal"
 

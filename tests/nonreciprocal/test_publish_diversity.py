@@ -1,27 +1,24 @@
 """Publication, ℓ-diversity (ring and greedy), CAHD and the utility measures."""
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from reference import nonreciprocal_reference as ref  # noqa: E402
+from tests.reference import nonreciprocal_reference as ref
 
-from anonstudio.data.io.record_labels import RecordLabels  # noqa: E402
-from anonstudio.data.transactions import TransactionData  # noqa: E402
-from anonstudio.kernels.nonreciprocal_diversity import spaced_order, windows_distinct  # noqa: E402
-from anonstudio.methods.nonreciprocal.algorithm import nonreciprocal  # noqa: E402
-from anonstudio.methods.nonreciprocal.cahd import cahd  # noqa: E402
-from anonstudio.methods.nonreciprocal.diversity import (  # noqa: E402
+from anonstudio.data.io.record_labels import RecordLabels
+from anonstudio.data.transactions import TransactionData
+from anonstudio.kernels.nonreciprocal_diversity import spaced_order, windows_distinct
+from anonstudio.methods.nonreciprocal.algorithm import nonreciprocal
+from anonstudio.methods.nonreciprocal.cahd import cahd
+from anonstudio.methods.nonreciprocal.diversity import (
     NotEligibleError, _block_layout, check_eligible, label_spaced_order, tighten_spacing,
 )
-from anonstudio.methods.nonreciprocal.metrics import error_rate, query_error  # noqa: E402
-from anonstudio.methods.nonreciprocal.params import NonreciprocalParams  # noqa: E402
-from anonstudio.methods.nonreciprocal.publish import group_preimages, preimages, publish  # noqa: E402
-from anonstudio.methods.nonreciprocal.walk import extract_assignments, ring_graph  # noqa: E402
-from anonstudio.verifiers.nonreciprocal import verify_result  # noqa: E402
-from nonreciprocal.helpers import labels_file  # noqa: E402
+from anonstudio.methods.nonreciprocal.metrics import error_rate, query_error
+from anonstudio.methods.nonreciprocal.params import NonreciprocalParams
+from anonstudio.methods.nonreciprocal.publish import group_preimages, preimages, publish
+from anonstudio.methods.nonreciprocal.walk import extract_assignments, ring_graph
+from anonstudio.verifiers.nonreciprocal import verify_result
+from nonreciprocal.helpers import labels_file
 
 
 def random_data(seed, n, b, density=0.25):

@@ -1,21 +1,18 @@
 """The independent verifier: brute-force possible worlds and planted faults."""
 import dataclasses
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from reference import nonreciprocal_reference as ref  # noqa: E402
+from tests.reference import nonreciprocal_reference as ref
 
-from anonstudio.data.io.record_labels import RecordLabels  # noqa: E402
-from anonstudio.data.transactions import TransactionData  # noqa: E402
-from anonstudio.methods.nonreciprocal.algorithm import nonreciprocal  # noqa: E402
-from anonstudio.methods.nonreciprocal.export import write_graph, write_json, write_published  # noqa: E402
-from anonstudio.methods.nonreciprocal.params import NonreciprocalParams  # noqa: E402
-from nonreciprocal.helpers import labels_file  # noqa: E402
-from anonstudio.verifiers.nonreciprocal import (  # noqa: E402
+from anonstudio.data.io.record_labels import RecordLabels
+from anonstudio.data.transactions import TransactionData
+from anonstudio.methods.nonreciprocal.algorithm import nonreciprocal
+from anonstudio.methods.nonreciprocal.export import write_graph, write_json, write_published
+from anonstudio.methods.nonreciprocal.params import NonreciprocalParams
+from nonreciprocal.helpers import labels_file
+from anonstudio.verifiers.nonreciprocal import (
     read_release, release_from_result, verify_release, verify_result,
 )
 

@@ -1,18 +1,15 @@
 """Closed walk (Alg. 1), greedy extraction (Alg. 2) and the WMC baselines."""
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from reference import nonreciprocal_reference as ref  # noqa: E402
+from tests.reference import nonreciprocal_reference as ref
 
-from anonstudio.data.transactions import TransactionData  # noqa: E402
-from anonstudio.jobs import RecordingProgress, derive_seed  # noqa: E402
-from anonstudio.methods.nonreciprocal.walk import extract_assignments, greedy_assignments, ring_graph  # noqa: E402
-from anonstudio.methods.nonreciprocal.walk import GreedyStuck  # noqa: E402
-from anonstudio.methods.nonreciprocal.wmc import backtrack_assignments  # noqa: E402
+from anonstudio.data.transactions import TransactionData
+from anonstudio.jobs import RecordingProgress, derive_seed
+from anonstudio.methods.nonreciprocal.walk import extract_assignments, greedy_assignments, ring_graph
+from anonstudio.methods.nonreciprocal.walk import GreedyStuck
+from anonstudio.methods.nonreciprocal.wmc import backtrack_assignments
 
 
 def random_ring(seed, n, m):

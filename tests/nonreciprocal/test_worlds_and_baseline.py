@@ -1,24 +1,22 @@
 """What the workbench reads from a run: one person's possible worlds, the CAHD baseline, the Fig. 6 sweeps."""
 import dataclasses
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from reference import nonreciprocal_reference as ref  # noqa: E402
+from tests.reference import nonreciprocal_reference as ref
 
-from anonstudio.data.io import load_transactions  # noqa: E402
-from anonstudio.data.io.record_labels import load_record_labels  # noqa: E402
-from anonstudio.data.transactions import TransactionData  # noqa: E402
-from anonstudio.methods.contract import run_and_verify  # noqa: E402
-from anonstudio.methods.nonreciprocal.algorithm import nonreciprocal  # noqa: E402
-from anonstudio.methods.nonreciprocal.cahd import cahd  # noqa: E402
-from anonstudio.methods.nonreciprocal.params import NonreciprocalParams  # noqa: E402
-from anonstudio.methods.nonreciprocal.publish import world_slots  # noqa: E402
-from anonstudio.methods.nonreciprocal.spec import K_SWEEP, L_SWEEP, SPEC  # noqa: E402
-from anonstudio.methods.sweep import make_grid, run_sweep  # noqa: E402
+from anonstudio.data.io import load_transactions
+from anonstudio.data.io.record_labels import load_record_labels
+from anonstudio.data.transactions import TransactionData
+from anonstudio.methods.contract import run_and_verify
+from anonstudio.methods.nonreciprocal.algorithm import nonreciprocal
+from anonstudio.methods.nonreciprocal.cahd import cahd
+from anonstudio.methods.nonreciprocal.params import NonreciprocalParams
+from anonstudio.methods.nonreciprocal.publish import world_slots
+from anonstudio.methods.nonreciprocal.spec import K_SWEEP, L_SWEEP, SPEC
+from anonstudio.methods.sweep import make_grid, run_sweep
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "nonreciprocal"
 

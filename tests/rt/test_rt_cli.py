@@ -97,10 +97,8 @@ def test_hostile_inputs_get_one_line_and_exit_2(tmp_path, capsys, monkeypatch, a
 
 
 def test_ctrl_c_keeps_the_merges_done_and_writes_a_partial_json(tmp_path, capsys, monkeypatch):
-    import sys
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from reference.rt_reference import random_rt
+    from tests.reference.rt_reference import random_rt
 
     from anonstudio.cli.progress import TqdmProgress
 

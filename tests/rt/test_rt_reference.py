@@ -1,21 +1,18 @@
 """Fast code against the slow references on small random RT-data."""
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from reference.rt_reference import (  # noqa: E402
+from tests.reference.rt_reference import (
     random_rt, ref_cluster, ref_km_violations, ref_ncp, ref_rmerge_r,
 )
 
-from anonstudio.methods.rt import RTParams, anon_rows, run_rt  # noqa: E402
-from anonstudio.methods.rt.cluster import cluster, clusters_from_assignment  # noqa: E402
-from anonstudio.methods.rt.merge import MergeState, run_merges  # noqa: E402
-from anonstudio.methods.rt.prepare import prepare  # noqa: E402
-from anonstudio.methods.rt.transaction import Generalizer  # noqa: E402
-from anonstudio.verifiers.rt import RTCheck, verify_published  # noqa: E402
+from anonstudio.methods.rt import RTParams, anon_rows, run_rt
+from anonstudio.methods.rt.cluster import cluster, clusters_from_assignment
+from anonstudio.methods.rt.merge import MergeState, run_merges
+from anonstudio.methods.rt.prepare import prepare
+from anonstudio.methods.rt.transaction import Generalizer
+from anonstudio.verifiers.rt import RTCheck, verify_published
 
 
 def _setup(data_seed, tmp_path, n=40, empty=None, **kw):

@@ -1,22 +1,20 @@
 """Whole runs: seeds, cancel, empty item sets, ℓ-diversity, query accuracy, parameters and outputs."""
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from reference.rt_reference import random_rt  # noqa: E402
+from tests.reference.rt_reference import random_rt
 
-from anonstudio.data.io.rt import load_rt_csv  # noqa: E402
-from anonstudio.jobs import RecordingProgress  # noqa: E402
-from anonstudio.methods.rt import (  # noqa: E402
+from anonstudio.data.io.rt import load_rt_csv
+from anonstudio.jobs import RecordingProgress
+from anonstudio.methods.rt import (
     RTParams, anon_rows, generate_workloads, run_rt, write_anon_csv, write_item_hierarchy, write_json,
 )
-from anonstudio.params import ParameterError  # noqa: E402
-from anonstudio.verifiers.rt import RTCheck, check_anon_csv, verify_published  # noqa: E402
-from tests.shared_data import SHARED_DATA  # noqa: E402
+from anonstudio.params import ParameterError
+from anonstudio.verifiers.rt import RTCheck, check_anon_csv, verify_published
+from tests.shared_data import SHARED_DATA
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "rt"
 

@@ -1,15 +1,13 @@
 """The independent verifier catches planted faults in an otherwise valid ANON.csv."""
 import csv
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from reference.rt_reference import random_rt  # noqa: E402
+from tests.reference.rt_reference import random_rt
 
-from anonstudio.methods.rt import RTParams, run_rt, write_anon_csv  # noqa: E402
-from anonstudio.verifiers.rt import RTCheck, check_anon_csv, read_anon_csv  # noqa: E402
+from anonstudio.methods.rt import RTParams, run_rt, write_anon_csv
+from anonstudio.verifiers.rt import RTCheck, check_anon_csv, read_anon_csv
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "rt"
 

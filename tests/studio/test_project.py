@@ -121,8 +121,8 @@ def test_a_project_of_the_unversioned_layout_is_migrated(tmp_path):
     path = tmp_path / "old.toml"
     path.write_text(
         '[anonstudio]\nversion = "0.0.9"\n\n[datasets.chess]\nsample = "chess"\n\n'
-        '[workbenches.risk]\nmethod = "uniqueness"\ndataset = "chess"\n\n'
-        '[workbenches.risk.params]\nmax_m = 2\nseed = 5\n', encoding="utf-8")
+        '[workbenches.uniqueness]\nmethod = "uniqueness"\ndataset = "chess"\n\n'
+        '[workbenches.uniqueness.params]\nmax_m = 2\nseed = 5\n', encoding="utf-8")
     project = Project.load(path)
     (step,) = project.steps
     assert step.method == "uniqueness" and step.params.max_m == 2 and step.params.seed == 5

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from anonstudio.methods.group_anon.release import GroupRelease
+from anonstudio.methods.group_anonymize.release import GroupRelease
 
 DISEASES = ["Heart", "Flu", "Stomach", "HIV", "Diabetes"]
 NATIONS = ["Malaysia", "Japan", "China", "India"]

@@ -85,7 +85,7 @@ def test_release_without_generalization_teaches_the_ideal_model():
     enc = encode_release(frame, release)
     for a, c in enumerate(release.qi):
         cells[c][groups, enc.r_code[:, a]] = True
-    from anonstudio.methods.group_anon.release import GroupRelease
+    from anonstudio.methods.group_anonymize.release import GroupRelease
     clear = GroupRelease("horizontal", release.qi, release.sensitive, release.domains, groups, cells)
     result = analyze_threat(frame, clear, ThreatParams(iterations=200, burn_in=100, thinning=1, chains=1, seed=1))
     assert np.allclose(result.p_L, result.p_I, atol=1e-12)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from anonstudio.data.samples import get_sample, load_sample
-from anonstudio.methods.risk.uniqueness import UniquenessParams, uniqueness_curve
+from anonstudio.methods.uniqueness.uniqueness import UniquenessParams, uniqueness_curve
 
 
 def _sample(name):

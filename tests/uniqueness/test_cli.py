@@ -157,7 +157,7 @@ def test_ctrl_c_in_a_subprocess_exits_130_with_partial_json(tmp_path):
     out = tmp_path / "u.json"
     data = Path(__file__).parents[1] / "data" / "uniqueness" / "baskets.dat"
     code = (
-        "import sys, time, anonstudio.methods.risk.uniqueness as u\n"
+        "import sys, time, anonstudio.methods.uniqueness.uniqueness as u\n"
         "from anonstudio.cli import main\n"
         "real = u._itemset_point\n"
         "def slow(data, m, params, progress):\n"

@@ -10,7 +10,7 @@ from anonstudio.data.io import load_transactions
 from anonstudio.jobs import RecordingProgress
 from anonstudio.kernels.enumerate import subsets_by_smallest_item
 from anonstudio.samplers.mcmc_sampler import ItemsetSampler, burn_in_status
-from anonstudio.methods.risk.uniqueness import (
+from anonstudio.methods.uniqueness.uniqueness import (
     BYTES_PER_KEY,
     UniquenessParams,
     default_memory_limit,

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from anonstudio.methods.risk.linkage_attack import linkage_attack, random_person
+from anonstudio.methods.uniqueness.linkage_attack import linkage_attack, random_person
 from tests.reference import uniqueness_reference as ref
 from tests.uniqueness.helpers import as_data, id_sets
 

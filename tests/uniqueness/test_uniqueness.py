@@ -10,7 +10,7 @@ import pytest
 from anonstudio.data.io import load_transactions
 from anonstudio.jobs import RecordingProgress
 from anonstudio.kernels.enumerate import plan_chunks, subsets_by_smallest_item
-from anonstudio.methods.risk.uniqueness import (
+from anonstudio.methods.uniqueness.uniqueness import (
     UniquenessParams,
     enumeration_cost,
     exact_uniqueness,

@@ -33,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ...data.io import check_output_path, write_json
     from ...data.transactions import TransactionData
-    from ...methods.risk.linkage_attack import linkage_attack, random_person
+    from ...methods.uniqueness.linkage_attack import linkage_attack, random_person
     from ...params import SEED_MAX
     from ..datasets import load_dataset_argument
     from ..errors import CliError

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ...verifiers.km_verify import KmVerifyResult
+from ...verifiers.kmanon import KmVerifyResult
 from .result import LevelResult
 
 __all__ = ["guarantee_text", "guarantee_notes", "check_text"]

@@ -13,7 +13,7 @@ from ...glossary import meaning
 from ...jobs import PartialRelay
 from ...parallel import shared_client, using_scheduler
 from ...params import ParameterError
-from ...verifiers.km_verify import KmVerifyResult, verify_km
+from ...verifiers.kmanon import KmVerifyResult, verify_km
 from ..contract import Description, Export, MethodRun, MethodSpec, Stage
 from ..sweep import Axis, SweepPreset
 from .algorithm import kmanonymize

@@ -33,7 +33,7 @@ from ...data.table import RTData
 from ...data.transactions import TransactionData
 from ...metrics.ncp import categorical_ncp, numeric_ncp
 from ...params import ParameterError
-from ..group_anon.domains import value_text  # one text form of cell values across methods
+from ..group_anonymize.domains import value_text  # one text form of cell values across methods
 from .params import RTParams
 
 __all__ = ["Column", "Summaries", "RTProblem", "prepare", "value_text"]

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ...jobs import NullProgress, Progress, derive_seed
-from ..group_anon.release import GroupRelease
+from ..group_anonymize.release import GroupRelease
 from . import estimates as est
 from .diagnostics import geweke_from_batches, weiss_test
 from .layout import HorizontalLayout, horizontal_layout, vertical_layout

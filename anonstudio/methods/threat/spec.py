@@ -19,11 +19,11 @@ from ...data.io.atomic import OutputSet
 from ...data.table import Table
 from ...jobs import PartialRelay
 from ...params import ParameterError, param, reuse_param, validate
-from ...verifiers.group_privacy import GroupPrivacyReport
+from ...verifiers.group_anonymize import GroupPrivacyReport
 from ..contract import Description, Export, MethodRun, MethodSpec, Stage
 from ..sweep import Axis, SweepPreset
-from ..group_anon.api import PUBLISHED, GroupAnonParams
-from ..group_anon.spec import GroupRun, check_release, release_of, write_group_release
+from ..group_anonymize.api import PUBLISHED, GroupAnonParams
+from ..group_anonymize.spec import GroupRun, check_release, release_of, write_group_release
 from .analysis import ThreatResult, analyze_threat
 from .params import ThreatParams
 
@@ -206,12 +206,12 @@ class ThreatSpec(MethodSpec):
     }
 
     def example(self):
-        from ..group_anon.spec import example_table
+        from ..group_anonymize.spec import example_table
 
         return example_table(200), ThreatRunParams(k=4, l=2, iterations=300, burn_in=100, thinning=1)
 
     def check_data(self, table: Table, params: ThreatRunParams) -> None:
-        from ..group_anon.spec import SPEC as GROUP
+        from ..group_anonymize.spec import SPEC as GROUP
 
         GROUP.check_data(table, params.group_params())
 
@@ -269,7 +269,7 @@ class ThreatSpec(MethodSpec):
         return lines
 
     def check_cli_options(self, data: Table, params: ThreatRunParams, options: dict) -> None:
-        from ..group_anon.spec import prepared_table
+        from ..group_anonymize.spec import prepared_table
 
         victim = options.get("victim")
         if victim is None:

@@ -5,7 +5,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
-from ....verifiers.km_verify import KmVerifyResult
+from ....verifiers.kmanon import KmVerifyResult
 from ...controls import STATE_COLOURS, integer
 
 __all__ = ["VerifyTable"]

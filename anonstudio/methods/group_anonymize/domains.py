@@ -134,7 +134,7 @@ class EncodedTable:
     Attributes
     ----------
     qi, sensitive, domains
-        As in :class:`~anonstudio.methods.group_anon.release.GroupRelease`.
+        As in :class:`~anonstudio.methods.group_anonymize.release.GroupRelease`.
     codes
         ``(n_rows, len(qi))`` int64 domain codes.
     s_codes

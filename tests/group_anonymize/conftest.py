@@ -8,7 +8,7 @@ import pytest
 
 from anonstudio.data.table import Role, Table
 
-HERE = Path(__file__).resolve().parent.parent / "data" / "group_anon"
+HERE = Path(__file__).resolve().parent.parent / "data" / "group_anonymize"
 
 
 @pytest.fixture

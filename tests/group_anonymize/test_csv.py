@@ -6,10 +6,10 @@ import pytest
 
 from anonstudio.data.errors import DataFormatError
 from anonstudio.data.table import Role, Table
-from anonstudio.methods.group_anon.api import GroupAnonParams, anonymize
-from anonstudio.methods.group_anon.published_csv import export_release, import_release
-from anonstudio.verifiers.group_privacy import verify_group_release
-from tests.group_anon.group_anon_helpers import ADULT_QI, random_table
+from anonstudio.methods.group_anonymize.api import GroupAnonParams, anonymize
+from anonstudio.methods.group_anonymize.published_csv import export_release, import_release
+from anonstudio.verifiers.group_anonymize import verify_group_release
+from tests.group_anonymize.helpers import ADULT_QI, random_table
 
 
 @pytest.mark.parametrize("scheme", ["mondrian", "global", "anatomy"])

@@ -1,7 +1,7 @@
 """Full-domain global recoding: one generalization level per attribute, chosen optimally.
 
 Every quasi-identifier has a ladder of generalization levels
-(:mod:`~anonstudio.methods.group_anon.levels`). A *level vector* picks one rung
+(:mod:`~anonstudio.methods.group_anonymize.levels`). A *level vector* picks one rung
 per attribute; recoding every value to its node at that rung groups rows with
 equal recoded tuples. The search looks for the vector whose release meets k
 (and distinct l-diversity when l is set) with the least information loss.

@@ -10,7 +10,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
-from ....methods.risk.uniqueness import UniquenessResult
+from ....methods.uniqueness.uniqueness import UniquenessResult
 from ...controls import percent
 from ...plots import ExportablePlot, integer_ticks
 

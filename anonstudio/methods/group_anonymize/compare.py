@@ -106,7 +106,7 @@ class GroupComparison:
 
 
 def comparison_of(group_run) -> GroupComparison:
-    """The comparison of a :class:`~anonstudio.methods.group_anon.spec.GroupRun` (a run's ``result``).
+    """The comparison of a :class:`~anonstudio.methods.group_anonymize.spec.GroupRun` (a run's ``result``).
 
     For a threat analysis pass its ``release`` (a GroupRun as well).
     """

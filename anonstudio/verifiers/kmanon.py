@@ -6,7 +6,7 @@ Omega^ell) whose generalized support is at least ``k``, with a Clopper-Pearson
 confidence interval. Small cases are enumerated exactly.
 
 Shares no code with the anonymizer: its own exact rejection sampler (no MCMC),
-its own posting lists and intersections (:mod:`anonstudio.kernels.km_verify`).
+its own posting lists and intersections (:mod:`anonstudio.kernels.kmanon_verify`).
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from scipy.stats import beta
 from ..data.errors import DataFormatError
 from ..data.transactions import TransactionData
 from ..jobs import NullProgress, Progress, derive_seed
-from ..kernels.km_verify import draw_uniform_itemsets, generalized_supports, records_of_lists
+from ..kernels.kmanon_verify import draw_uniform_itemsets, generalized_supports, records_of_lists
 
 __all__ = ["KmVerifyPoint", "KmVerifyResult", "verify_km", "read_partition_map", "clopper_pearson"]
 

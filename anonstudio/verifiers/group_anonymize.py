@@ -1,7 +1,7 @@
 """Independent check of a group-anonymized release against its cleartext table.
 
 Given the cleartext :class:`~anonstudio.data.table.Table` and a
-:class:`~anonstudio.methods.group_anon.release.GroupRelease` (from any
+:class:`~anonstudio.methods.group_anonymize.release.GroupRelease` (from any
 anonymizer or an imported CSV), :func:`verify_group_release` checks from the
 data alone that
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 import pytest
 
 from anonstudio.data.errors import DataFormatError
-from anonstudio.methods.group_anon.api import GroupAnonParams, anonymize
-from anonstudio.methods.group_anon.published_csv import import_release
-from anonstudio.verifiers.group_privacy import verify_group_release
+from anonstudio.methods.group_anonymize.api import GroupAnonParams, anonymize
+from anonstudio.methods.group_anonymize.published_csv import import_release
+from anonstudio.verifiers.group_anonymize import verify_group_release
 
 
 def _cell_sets(release, column):

@@ -8,11 +8,11 @@ import pytest
 
 from anonstudio.data.io import load_hierarchy
 from anonstudio.jobs import RecordingProgress
-from anonstudio.methods.group_anon.api import GroupAnonParams, anonymize
-from anonstudio.verifiers.group_privacy import verify_group_release
-from tests.reference import group_anon_reference as ref
+from anonstudio.methods.group_anonymize.api import GroupAnonParams, anonymize
+from anonstudio.verifiers.group_anonymize import verify_group_release
+from tests.reference import group_anonymize_reference as ref
 
-from tests.group_anon.group_anon_helpers import ADULT_QI, random_table
+from tests.group_anonymize.helpers import ADULT_QI, random_table
 
 QI = ("age", "zip", "sex", "job")
 CASES = [(seed, k, l) for seed in range(8) for k, l in [(2, None), (3, 2), (4, 3), (5, None)]]

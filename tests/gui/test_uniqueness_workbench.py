@@ -6,9 +6,9 @@ import threading
 import numpy as np
 import pytest
 
-from anonstudio.gui.workbenches.risk import RiskWorkbench
-from anonstudio.gui.workbenches.risk import plots as risk_plots
-from anonstudio.methods.risk import spec as risk_spec
+from anonstudio.gui.workbenches.uniqueness import UniquenessWorkbench
+from anonstudio.gui.workbenches.uniqueness import plots as risk_plots
+from anonstudio.methods.uniqueness import spec as risk_spec
 
 
 @pytest.fixture
@@ -29,7 +29,7 @@ def brute_force_uniqueness(records: list[set[int]], m: int) -> float:
 
 
 def test_run_puts_points_on_both_plots_and_the_table(tiny_window, wait_job):
-    bench = tiny_window.workbench(RiskWorkbench)
+    bench = tiny_window.workbench(UniquenessWorkbench)
     assert tiny_window.current_param_panel() is bench.param_panel
     bench.param_panel.set_value("max_m", 3)
     bench.param_panel.set_value("method", "exact")
@@ -51,7 +51,7 @@ def test_run_puts_points_on_both_plots_and_the_table(tiny_window, wait_job):
 
 
 def test_points_arrive_live_and_cancel_keeps_them(tiny_window, wait_job, monkeypatch, qtbot):
-    bench = tiny_window.workbench(RiskWorkbench)
+    bench = tiny_window.workbench(UniquenessWorkbench)
     gate = threading.Event()
     real_curve = risk_spec.uniqueness_curve
 
@@ -92,7 +92,7 @@ def test_points_arrive_live_and_cancel_keeps_them(tiny_window, wait_job, monkeyp
 
 
 def test_newer_run_replaces_older(tiny_window, wait_job, monkeypatch):
-    bench = tiny_window.workbench(RiskWorkbench)
+    bench = tiny_window.workbench(UniquenessWorkbench)
     gate = threading.Event()
     real = risk_spec.RiskSpec.run
     calls = []
@@ -119,7 +119,7 @@ def test_newer_run_replaces_older(tiny_window, wait_job, monkeypatch):
 
 
 def test_new_dataset_clears_results(tiny_window, wait_job, data_dir):
-    bench = tiny_window.workbench(RiskWorkbench)
+    bench = tiny_window.workbench(UniquenessWorkbench)
     bench.param_panel.set_value("max_m", 2)
     bench.param_panel.run_button.click()
     wait_job(bench.job)
@@ -135,7 +135,7 @@ def unique_people(data) -> list[int]:
 
 
 def test_attack_demo_reveals_items_until_singled_out(tiny_window):
-    bench = tiny_window.workbench(RiskWorkbench)
+    bench = tiny_window.workbench(UniquenessWorkbench)
     demo = bench.attack_demo
     data = tiny_window.dataset
     person = unique_people(data)[0]
@@ -162,7 +162,7 @@ def test_attack_demo_reveals_items_until_singled_out(tiny_window):
 
 
 def test_attack_demo_play_runs_on_a_timer(tiny_window, qtbot):
-    demo = tiny_window.workbench(RiskWorkbench).attack_demo
+    demo = tiny_window.workbench(UniquenessWorkbench).attack_demo
     demo.timer.setInterval(5)
     person = unique_people(tiny_window.dataset)[0]
     demo.person_box.setValue(person)
@@ -172,14 +172,14 @@ def test_attack_demo_play_runs_on_a_timer(tiny_window, qtbot):
 
 
 def test_attack_demo_random_person(tiny_window):
-    demo = tiny_window.workbench(RiskWorkbench).attack_demo
+    demo = tiny_window.workbench(UniquenessWorkbench).attack_demo
     person = demo.pick_random_person()
     assert 0 <= person < tiny_window.dataset.n_records
     assert demo.trace.person == person and demo.person_box.value() == person
 
 
 def test_smallest_m_above_largest_m_is_refused_inline(tiny_window):
-    panel = tiny_window.workbench(RiskWorkbench).param_panel
+    panel = tiny_window.workbench(UniquenessWorkbench).param_panel
     panel.set_value("max_m", 3)
     panel.set_value("min_m", 4)
     assert panel.error == "Smallest m (4) is larger than largest m (3)"
@@ -189,7 +189,7 @@ def test_smallest_m_above_largest_m_is_refused_inline(tiny_window):
 
 
 def test_zoom_fits_the_y_axis_and_labels_show_percent(tiny_window, wait_job):
-    bench = tiny_window.workbench(RiskWorkbench)
+    bench = tiny_window.workbench(UniquenessWorkbench)
     bench.param_panel.set_value("max_m", 1)
     bench.param_panel.run_button.click()
     wait_job(bench.job)
@@ -225,7 +225,7 @@ def test_switching_dataset_mid_run_shows_no_points_of_the_old_dataset(tiny_windo
                                                                     qtbot):
     from anonstudio.data.transactions import TransactionData
 
-    bench = tiny_window.workbench(RiskWorkbench)
+    bench = tiny_window.workbench(UniquenessWorkbench)
     gate = threading.Event()
     real_curve = risk_spec.uniqueness_curve
     monkeypatch.setattr(risk_spec, "uniqueness_curve",
@@ -255,7 +255,7 @@ def test_loading_a_table_clears_the_risk_results(tiny_window, wait_job):
 
     from anonstudio.data.table import Table
 
-    bench = tiny_window.workbench(RiskWorkbench)
+    bench = tiny_window.workbench(UniquenessWorkbench)
     bench.param_panel.set_value("max_m", 1)
     bench.param_panel.run_button.click()
     wait_job(bench.job)
@@ -266,7 +266,7 @@ def test_loading_a_table_clears_the_risk_results(tiny_window, wait_job):
 
 
 def test_plots_state_dataset_and_confidence_level(tiny_window, wait_job):
-    bench = tiny_window.workbench(RiskWorkbench)
+    bench = tiny_window.workbench(UniquenessWorkbench)
     bench.param_panel.set_value("max_m", 1)
     bench.param_panel.set_value("delta", 0.05)
     bench.param_panel.run_button.click()
@@ -278,7 +278,7 @@ def test_plots_state_dataset_and_confidence_level(tiny_window, wait_job):
 
 
 def test_points_have_hover_tips_and_the_csv_one_row_per_point(tiny_window, wait_job):
-    bench = tiny_window.workbench(RiskWorkbench)
+    bench = tiny_window.workbench(UniquenessWorkbench)
     bench.param_panel.set_value("max_m", 3)
     bench.param_panel.set_value("method", "exact")
     bench.param_panel.run_button.click()

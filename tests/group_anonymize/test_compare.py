@@ -10,10 +10,10 @@ from anonstudio.data.compare import check_comparison
 from anonstudio.data.rows import Chip
 from anonstudio.data.table import Table
 from anonstudio.jobs import NullProgress
-from anonstudio.methods.group_anon.api import GroupAnonParams, anonymize
-from anonstudio.methods.group_anon.compare import GroupComparison, comparison_of
-from anonstudio.methods.group_anon.published_csv import export_release
-from anonstudio.methods.group_anon.spec import release_of
+from anonstudio.methods.group_anonymize.api import GroupAnonParams, anonymize
+from anonstudio.methods.group_anonymize.compare import GroupComparison, comparison_of
+from anonstudio.methods.group_anonymize.published_csv import export_release
+from anonstudio.methods.group_anonymize.spec import release_of
 
 from .group_anon_helpers import random_table
 
@@ -70,7 +70,7 @@ def test_anatomy_publishes_the_group_multiset_as_one_chip(table1):
 
 
 def test_describe_and_comparison_of_a_run():
-    from anonstudio.methods.group_anon.spec import SPEC
+    from anonstudio.methods.group_anonymize.spec import SPEC
 
     table, params = SPEC.example()
     run = release_of(table, params, NullProgress())

@@ -1,16 +1,13 @@
 """The independent verifier against brute force."""
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from reference.kmanon_reference import fraction_k_anonymous, omega, random_data  # noqa: E402
+from tests.reference.kmanon_reference import fraction_k_anonymous, omega, random_data
 
-from anonstudio.data.errors import DataFormatError  # noqa: E402
-from anonstudio.kernels.km_verify import draw_uniform_itemsets  # noqa: E402
-from anonstudio.verifiers.km_verify import read_partition_map, verify_km  # noqa: E402
+from anonstudio.data.errors import DataFormatError
+from anonstudio.kernels.kmanon_verify import draw_uniform_itemsets
+from anonstudio.verifiers.kmanon import read_partition_map, verify_km
 
 
 def _random_labels(n_items, n_parts, seed):
@@ -77,7 +74,7 @@ def test_read_partition_map(tmp_path):
 
 
 def test_verifier_lists_hold_each_record_once_in_order():
-    from anonstudio.kernels.km_verify import records_of_lists
+    from anonstudio.kernels.kmanon_verify import records_of_lists
 
     rng = np.random.default_rng(5)
     records = [sorted(rng.choice(9, size=rng.integers(0, 6), replace=False).tolist()) for _ in range(40)]

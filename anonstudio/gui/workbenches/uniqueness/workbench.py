@@ -18,13 +18,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from ....methods.contract import MethodRun
-from ....methods.risk.uniqueness import RiskResult
+from ....methods.uniqueness.uniqueness import RiskResult
 from ...controls import note_label
 from ...method_workbench import MethodWorkbench
 from .attack_demo import AttackDemo
 from .plots import ITEMSET_Y, PERSON_Y, ResultsTable, UniquenessPlot, ci_caption
 
-__all__ = ["RiskWorkbench"]
+__all__ = ["UniquenessWorkbench"]
 
 INTRO = "<b>How many items does an attacker need to single someone out?</b>"
 GUIDE = (
@@ -47,7 +47,7 @@ PERSON_NOTE = (
 )
 
 
-class RiskWorkbench(MethodWorkbench):
+class UniquenessWorkbench(MethodWorkbench):
     """Uniqueness vs m (itemset and person level) and the linkage-attack demo."""
 
     SPEC = "uniqueness"

@@ -26,7 +26,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from ....data.table import Table
-from ....methods.group_anon.compare import comparison_of
+from ....methods.group_anonymize.compare import comparison_of
 from ....methods.threat.spec import ThreatRun
 from ...controls import note_label, percent
 from ...method_workbench import MethodWorkbench
@@ -36,7 +36,7 @@ from .plots import Log2TiHistogram, ThreatScatter, TracePlot
 from .rows import RowView
 from .tables import MAX_LISTED, MeasuresTable, ThreatRowsTable, format_measure
 
-__all__ = ["ThreatsWorkbench", "default_columns"]
+__all__ = ["ThreatWorkbench", "default_columns"]
 
 INTRO = ("<b>Does the release tell an attacker more about the people in it than it teaches about "
          "everyone?</b>")
@@ -72,7 +72,7 @@ PLOT_TIP = ("Red area: p_A > p_L, the attacker is more confident than the learne
             "Help > Method references.")
 
 
-class ThreatsWorkbench(MethodWorkbench):
+class ThreatWorkbench(MethodWorkbench):
     """Relative privacy threat of a group-anonymized table; see the module docstring."""
 
     SPEC = "threat"

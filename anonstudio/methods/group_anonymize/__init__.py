@@ -9,5 +9,5 @@ Modules:
 - :mod:`.published_csv` (with :mod:`.cells`): the CSV form, export and import;
 - :mod:`.domains`: column domains and value codes.
 
-The independent verifier lives in :mod:`anonstudio.verifiers.group_privacy`.
+The independent verifier lives in :mod:`anonstudio.verifiers.group_anonymize`.
 """

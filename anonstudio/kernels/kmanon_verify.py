@@ -1,4 +1,4 @@
-"""Kernels of the independent k^m-anonymity verifier (``anonstudio.verifiers.km_verify``).
+"""Kernels of the independent k^m-anonymity verifier (``anonstudio.verifiers.kmanon``).
 
 Deliberately separate from the anonymizer's kernels: plain merge-intersection
 of sorted lists, exact rejection sampling driven by pre-drawn uniforms.

@@ -1,7 +1,7 @@
 """Slow, obvious reference implementations for group anonymization tests.
 
 Plain Python loops over rows and dicts; nothing here is shared with
-``anonstudio.methods.group_anon`` or ``anonstudio.verifiers.group_privacy``.
+``anonstudio.methods.group_anonymize`` or ``anonstudio.verifiers.group_anonymize``.
 """
 from __future__ import annotations
 

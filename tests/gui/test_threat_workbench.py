@@ -14,10 +14,10 @@ import pytest
 from PySide6.QtCore import QPointF, QRectF, Qt
 
 from anonstudio.data.table import Table
-from anonstudio.gui.workbenches.threats import ThreatsWorkbench
-from anonstudio.gui.workbenches.threats.inspector import DISTRIBUTIONS
-from anonstudio.gui.workbenches.threats.tables import MEASURE_NAMES
-from anonstudio.gui.workbenches.threats.workbench import PAPER_ADULT_QI
+from anonstudio.gui.workbenches.threat import ThreatWorkbench
+from anonstudio.gui.workbenches.threat.inspector import DISTRIBUTIONS
+from anonstudio.gui.workbenches.threat.tables import MEASURE_NAMES
+from anonstudio.gui.workbenches.threat.workbench import PAPER_ADULT_QI
 from anonstudio.methods.threat import MEASURE_MEANINGS
 from anonstudio.methods.threat.export import ROW_COLUMNS
 
@@ -34,8 +34,8 @@ def adult300() -> Table:
 
 
 @pytest.fixture
-def bench(window) -> ThreatsWorkbench:
-    b = window.workbench(ThreatsWorkbench)
+def bench(window) -> ThreatWorkbench:
+    b = window.workbench(ThreatWorkbench)
     window.tabs.setCurrentWidget(b)
     return b
 
@@ -183,7 +183,7 @@ def test_dragging_a_rectangle_selects_like_select_rect(adult_run):
 
 
 def test_negative_sampled_rf_is_explained():
-    from anonstudio.gui.workbenches.threats.workbench import _rf_caveat
+    from anonstudio.gui.workbenches.threat.workbench import _rf_caveat
 
     assert "far from the cleartext" in _rf_caveat({"RF": -0.13, "RF_exact": 0.0})
     assert _rf_caveat({"RF": 0.7, "RF_exact": 0.0}) == "" and _rf_caveat({"RF": -0.1, "RF_exact": 1.0}) == ""
@@ -217,7 +217,7 @@ def drag(scatter, scene_points, modifiers=Qt.NoModifier) -> None:
 def test_points_in_polygon_matches_qt(qtbot):
     from PySide6.QtGui import QPolygonF
 
-    from anonstudio.gui.workbenches.threats.plots import points_in_polygon
+    from anonstudio.gui.workbenches.threat.plots import points_in_polygon
 
     rng = np.random.default_rng(5)
     for _ in range(20):

@@ -8,7 +8,7 @@ from typing import Any
 from ...data.io.atomic import OutputSet
 from ...data.table import Role, Table
 from ...params import ParameterError
-from ...verifiers.group_privacy import GroupPrivacyReport, verify_group_release
+from ...verifiers.group_anonymize import GroupPrivacyReport, verify_group_release
 from ..contract import Description, Export, MethodRun, MethodSpec, Stage
 from .api import PUBLISHED, GroupAnonParams, GroupAnonResult, anonymize
 from .domains import complete_rows, resolve_columns

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from anonstudio.data.hierarchy import Hierarchy
-from anonstudio.methods.group_anon.cells import parse_cell
-from anonstudio.methods.group_anon.levels import flat_levels, hierarchy_levels, interval_levels
+from anonstudio.methods.group_anonymize.cells import parse_cell
+from anonstudio.methods.group_anonymize.levels import flat_levels, hierarchy_levels, interval_levels
 
 
 def _nested(levels):

@@ -5,7 +5,7 @@ rarest first, the way a real attacker would prefer). After each item the
 plot shows how many people in the dataset still have every revealed item;
 when only the chosen person is left, they are singled out.
 
-The attack itself is :func:`anonstudio.methods.risk.linkage_attack.linkage_attack`;
+The attack itself is :func:`anonstudio.methods.uniqueness.linkage_attack.linkage_attack`;
 this widget only replays its trace.
 """
 from __future__ import annotations
@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ....methods.risk.linkage_attack import AttackTrace, linkage_attack, random_person
+from ....methods.uniqueness.linkage_attack import AttackTrace, linkage_attack, random_person
 from ...controls import Callout
 from ...plots import ExportablePlot, integer_ticks
 

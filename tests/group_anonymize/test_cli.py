@@ -8,9 +8,9 @@ import pytest
 
 from anonstudio.cli import main
 from anonstudio.data.table import Role, Table
-from anonstudio.methods.group_anon.published_csv import import_release
-from anonstudio.verifiers.group_privacy import verify_group_release
-from tests.group_anon.group_anon_helpers import ADULT_QI
+from anonstudio.methods.group_anonymize.published_csv import import_release
+from anonstudio.verifiers.group_anonymize import verify_group_release
+from tests.group_anonymize.helpers import ADULT_QI
 
 
 @pytest.mark.parametrize("scheme", ["mondrian", "global", "anatomy"])

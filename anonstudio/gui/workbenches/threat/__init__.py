@@ -1,0 +1,4 @@
+"""The threats workbench: its page, plots and tables."""
+from .workbench import ThreatWorkbench
+
+__all__ = ["ThreatWorkbench"]

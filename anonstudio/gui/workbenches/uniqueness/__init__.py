@@ -1,0 +1,4 @@
+"""The risk workbench: its page, plots and tables."""
+from .workbench import UniquenessWorkbench
+
+__all__ = ["UniquenessWorkbench"]
