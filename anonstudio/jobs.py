@@ -11,6 +11,8 @@ Qt signal emitter (``anonstudio.gui.workers``); tests and scripts use
 """
 from __future__ import annotations
 
+import hashlib
+
 import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -204,6 +206,19 @@ class ChunkSizer:
         self.size = int(min(max(wanted, self.minimum, self.size // 4), self.size * 4, self.maximum))
 
 
+def _stream_word(part: int | str) -> int:
+    """One spawn-key word of a stream part: an int as it is (mod 2³²), a name by a hash of all of it.
+
+    Hashing the whole name keeps streams whose names share a prefix apart (``kmanon-exact`` and
+    ``kmanon-sampler`` once shared a stream because only the first bytes were kept).
+    """
+    if isinstance(part, int):
+        return int(part) & 0xFFFFFFFF
+    digest = hashlib.blake2b(str(part).encode("utf-8"), digest_size=8, person=b"anonstudio-seed").digest()
+    # Above 2**32, so a name never collides with an int part.
+    return int.from_bytes(digest, "little") | (1 << 64)
+
+
 def derive_seed(seed: int | None, *stream: int | str) -> int:
     """A 63-bit seed for one independent stream of a seeded computation.
 
@@ -211,8 +226,7 @@ def derive_seed(seed: int | None, *stream: int | str) -> int:
     (trials, chains, levels) are statistically independent. ``seed=None`` draws
     fresh entropy.
     """
-    words = [s if isinstance(s, int) else int.from_bytes(str(s).encode()[:8].ljust(8, b"\0"), "little") for s in stream]
-    ss = np.random.SeedSequence(entropy=seed, spawn_key=tuple(int(w) & 0xFFFFFFFF for w in words))
+    ss = np.random.SeedSequence(entropy=seed, spawn_key=tuple(_stream_word(s) for s in stream))
     return int(ss.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
 
 

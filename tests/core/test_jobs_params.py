@@ -67,3 +67,14 @@ def test_chunk_sizer_grows_towards_target_but_at_most_4x():
     assert s.size == 400
     s.done(400, seconds=1.0)  # too slow -> shrink to 40 but not below size//4 = 100
     assert s.size == 100
+
+
+def test_stream_names_sharing_a_prefix_get_independent_seeds():
+    names = ["kmanon-exact", "kmanon-sampler", "kmanon-trial", "independent-sampler",
+             "independent-sampler-pilot", "threat-gibbs", "threat-etv"]
+    seeds = {derive_seed(1, name) for name in names}
+    assert len(seeds) == len(names)
+    assert derive_seed(1, "kmanon-exact") != derive_seed(1, "kmanon-sampler")
+    # A name never collides with an int part, and the same stream always gives the same seed.
+    assert derive_seed(1, "a", 2) == derive_seed(1, "a", 2) != derive_seed(1, "a", 3)
+    assert list(kernel_seeds(7, 3, "x")) == list(kernel_seeds(7, 3, "x"))
