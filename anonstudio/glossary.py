@@ -7,9 +7,11 @@ parentheses is the CLI flag or JSON key.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
+from typing import Iterable
 
-__all__ = ["Term", "TERMS", "term", "meaning", "search"]
+__all__ = ["Term", "TERMS", "term", "meaning", "search", "register", "all_terms"]
 
 
 @dataclass(frozen=True)
@@ -220,25 +222,59 @@ _ENTRIES = (
          "for each person.", "rho", "sensitive_fraction"),
 )
 
-#: Every entry by key.
+#: Every entry by key: the shared ones above and those the method families declare (:func:`register`).
 TERMS: dict[str, Term] = {t.key: t for t in _ENTRIES}
+_ALL: list[Term] = list(_ENTRIES)
 
 
-def term(key: str) -> Term:
-    """The entry for ``key`` (case-insensitive; also found by its symbol or ASCII spelling)."""
+def register(terms: Iterable[Term], family: str = "") -> None:
+    """Add a method family's own entries (its ``MethodSpec.terms``; the method discovery calls this).
+
+    ``family`` fills an entry's family where it names none. An entry whose key is already known from the same
+    family is replaced (a family registered twice); the same key from another family is kept beside it, and
+    :func:`term` prefers the shared entry, then the first family's.
+    """
+    for t in terms:
+        if family and not t.family:
+            t = dataclasses.replace(t, family=family)
+        for i, old in enumerate(_ALL):
+            if old.key == t.key and old.family == t.family:
+                _ALL[i] = t
+                break
+        else:
+            _ALL.append(t)
+        TERMS.setdefault(t.key, t)
+        if TERMS[t.key].family == t.family:
+            TERMS[t.key] = t
+
+
+def all_terms() -> list[Term]:
+    """Every entry, shared ones first."""
+    return list(_ALL)
+
+
+def term(key: str, family: str = "") -> Term:
+    """The entry for ``key`` (case-insensitive; also found by its symbol or ASCII spelling).
+
+    ``family`` prefers that family's own entry where several share a key.
+    """
+    if family:
+        for t in _ALL:
+            if t.key == key and t.family == family:
+                return t
     if key in TERMS:
         return TERMS[key]
     low = key.lower()
-    for t in _ENTRIES:
+    for t in _ALL:
         if low in (t.key.lower(), t.name.lower(), t.ascii.lower()):
             return t
     raise KeyError(f"no glossary entry for {key!r}")
 
 
-def meaning(key: str) -> str:
+def meaning(key: str, family: str = "") -> str:
     """The one-line meaning of ``key`` ("" when the glossary has no entry)."""
     try:
-        return term(key).meaning
+        return term(key, family).meaning
     except KeyError:
         return ""
 
@@ -246,4 +282,4 @@ def meaning(key: str) -> str:
 def search(text: str) -> list[Term]:
     """Entries whose name, spelling or meaning contains ``text`` (all of them for "")."""
     low = text.strip().lower()
-    return [t for t in _ENTRIES if not low or low in f"{t.key} {t.name} {t.ascii} {t.meaning}".lower()]
+    return [t for t in _ALL if not low or low in f"{t.key} {t.name} {t.ascii} {t.meaning}".lower()]

@@ -23,6 +23,7 @@ __all__ = [
     "Progress",
     "NullProgress",
     "RecordingProgress",
+    "ForwardingProgress",
     "SubProgress",
     "PartialRelay",
     "CancelOnly",
@@ -99,7 +100,27 @@ class RecordingProgress:
         return False
 
 
-class SubProgress:
+class ForwardingProgress:
+    """A Progress that passes everything to ``parent``: the base of every adapter.
+
+    Subclasses override only what they change (a slice of the bar, a status
+    prefix, wrapped partial results), so the forwarding is written once.
+    """
+
+    def __init__(self, parent: Progress):
+        self.parent = parent
+
+    def set(self, fraction: float, status: str = "") -> None:
+        self.parent.set(fraction, status)
+
+    def partial(self, result: Any) -> None:
+        self.parent.partial(result)
+
+    def cancelled(self) -> bool:
+        return self.parent.cancelled()
+
+
+class SubProgress(ForwardingProgress):
     """Maps a sub-task's [0, 1] onto the slice [start, stop] of a parent Progress.
 
     ``partials=False`` keeps the sub-task's partial results to itself (a sweep
@@ -107,7 +128,7 @@ class SubProgress:
     """
 
     def __init__(self, parent: Progress, start: float, stop: float, prefix: str = "", partials: bool = True):
-        self.parent = parent
+        super().__init__(parent)
         self.start = float(start)
         self.stop = float(stop)
         self.prefix = prefix
@@ -122,11 +143,8 @@ class SubProgress:
         if self.partials:
             self.parent.partial(result)
 
-    def cancelled(self) -> bool:
-        return self.parent.cancelled()
 
-
-class PartialRelay:
+class PartialRelay(ForwardingProgress):
     """Passes progress and cancel through; turns each partial result into ``wrap(partial)`` first.
 
     Lets a step of a larger run publish partial results of the whole run
@@ -134,17 +152,11 @@ class PartialRelay:
     """
 
     def __init__(self, parent: Progress, wrap: Any):
-        self.parent = parent
+        super().__init__(parent)
         self.wrap = wrap
-
-    def set(self, fraction: float, status: str = "") -> None:
-        self.parent.set(fraction, status)
 
     def partial(self, result: Any) -> None:
         self.parent.partial(self.wrap(result))
-
-    def cancelled(self) -> bool:
-        return self.parent.cancelled()
 
 
 class CancelOnly:

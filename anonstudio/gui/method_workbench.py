@@ -46,7 +46,7 @@ from typing import Any
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QApplication, QHBoxLayout, QMessageBox, QTabWidget, QVBoxLayout, QWidget
 
-from ..methods.contract import MethodRun, MethodSpec, get_method, run_and_verify, write_outputs
+from ..methods.contract import MethodRun, MethodSpec, get_method, run_and_verify, verdict_head, write_outputs
 from ..params import ParameterError, from_dict, to_dict
 from .controls import BoundedArea, Callout, Collapsible, ExportRow, HistoryBar, note_label, save_file_dialog
 from .sweep_view import SweepView
@@ -227,9 +227,11 @@ class MethodWorkbench(Workbench):
         if complete and self.result_cache is not None:
             # Pickling a large result takes a moment: keep it off the GUI thread.
             threading.Thread(target=self.result_cache.put, args=(run,), name="store-run", daemon=True).start()
-        self.status.emit(f"{self.spec.title}: " + {"done": "finished.", "not-met": "the promise is NOT met.",
+        head = verdict_head(run)
+        self.status.emit(f"{self.spec.title}: " + {"done": "finished.", "not-met": "finished; do not publish it.",
                                                    "cancelled": "stopped; partial result shown.",
-                                                   "unverified": "finished, unverified."}[run.status])
+                                                   "unverified": "finished, unverified."}[run.status]
+                         + (f" {head}." if head else ""))
         self.run_finished.emit(run, complete)
 
     def show_run(self, run: MethodRun) -> None:
@@ -262,11 +264,13 @@ class MethodWorkbench(Workbench):
         self._update_exports()
 
     def run_label(self, run: MethodRun, index: int) -> str:
-        """"#2 14:03:10 k = 10, m = 3 — done": the parameters that differ from the defaults, and the status."""
+        """"#2 14:03:10 k = 10, m = 3 — passed": the parameters that differ from the defaults, and the check's verdict
+        (passed, FAILED, incomplete) or, for a measurement, its status."""
         defaults = to_dict(self.spec.params())
         changed = [f"{k} = {_short(v)}" for k, v in to_dict(run.params).items() if defaults.get(k) != v]
         when = run.started[11:19] if len(run.started) >= 19 else run.started
-        return f"#{index + 1} {when} {', '.join(changed) or 'defaults'} — {run.status}"
+        outcome = (verdict_head(run) or run.status).removeprefix("Independent check ")
+        return f"#{index + 1} {when} {', '.join(changed) or 'defaults'} — {outcome}"
 
     def show_history_run(self, index: int) -> None:
         """Show an earlier run of this dataset again (results, check, callout, exports)."""
@@ -283,23 +287,22 @@ class MethodWorkbench(Workbench):
         self.callout.show_text(f"<b>The run could not start or failed:</b> {html.escape(str(exc))}", "failed")
 
     def run_text(self, run: MethodRun) -> str:
-        """The callout after a run: status, promise (bold only when confirmed), check and notes."""
+        """The callout after a run: the verdict first (the contract's words), then the promise and the notes."""
         d = self.spec.describe(run)
         parts = []
+        if d.check:
+            head, sep, figures = d.check.partition(": ")
+            parts.append(f"<b>{html.escape(head)}</b>{sep}{html.escape(figures)}")
         if run.status == "not-met":
-            parts.append(f"<b>The independent check found the promise broken: do not publish this release.</b> "
-                         f"{html.escape(run.status_reason())}.")
-            parts.append(f"Intended promise: {self.promise_html(run, d, emphasize=False)}")
+            parts.append("<b>Do not publish this release.</b> "
+                         f"Intended promise: {self.promise_html(run, d, emphasize=False)}")
         elif run.status == "cancelled":
-            parts.append(f"<b>Stopped early:</b> {html.escape(run.status_reason())}. What is shown is partial and "
-                         "not a guarantee.")
-            parts.append(f"So far: {self.promise_html(run, d, emphasize=False)}")
+            parts.append("What is shown is partial and not a guarantee. "
+                         f"So far: {self.promise_html(run, d, emphasize=False)}")
         elif run.status == "unverified":
             parts.append(f"{self.promise_html(run, d, emphasize=False)} <i>(not independently checked)</i>")
         else:
             parts.append(self.promise_html(run, d, emphasize=True))
-        if d.check:
-            parts.append(html.escape(d.check))
         parts.extend(html.escape(n) for n in d.notes)
         return "<br>".join(parts)
 

@@ -40,7 +40,10 @@ from typing import Any, Callable, Iterable, Protocol, Sequence, runtime_checkabl
 from .. import __version__
 from ..data.io.atomic import OutputSet, check_output_path
 from ..data.io.jsonfile import strict_json, write_json
-from ..jobs import NullProgress, Progress, SubProgress
+from ..formatting import measure
+from ..glossary import Term
+from ..glossary import register as register_terms
+from ..jobs import ForwardingProgress, NullProgress, Progress, SubProgress
 from ..params import ParameterError, to_dict, validate
 
 __all__ = [
@@ -62,6 +65,11 @@ __all__ = [
     "STATUS_EXIT",
     "TIMING_KEYS",
     "without_timings",
+    "CHECK_PASSED",
+    "CHECK_FAILED",
+    "CHECK_INCOMPLETE",
+    "verdict",
+    "verdict_head",
 ]
 
 
@@ -108,7 +116,7 @@ class Stage:
         return max(float(w), 0.0)
 
 
-class StagedProgress:
+class StagedProgress(ForwardingProgress):
     """A Progress split into the weighted :class:`Stage` slices of a spec.
 
     ``stage(key)`` returns the sub-progress of one stage (its status lines
@@ -117,7 +125,7 @@ class StagedProgress:
     """
 
     def __init__(self, parent: Progress, stages: Sequence[Stage], params: Any):
-        self.parent = parent
+        super().__init__(parent)
         costs = [s.cost(params) for s in stages]
         total = sum(costs) or 1.0
         self._slices: dict[str, tuple[float, float, str]] = {}
@@ -134,30 +142,12 @@ class StagedProgress:
             return _Silent(self.parent)
         return SubProgress(self.parent, start, stop, f"{label}: ")
 
-    def set(self, fraction: float, status: str = "") -> None:
-        self.parent.set(fraction, status)
 
-    def partial(self, result: Any) -> None:
-        self.parent.partial(result)
-
-    def cancelled(self) -> bool:
-        return self.parent.cancelled()
-
-
-class _Silent:
+class _Silent(ForwardingProgress):
     """Forwards cancel and partial results, but not progress (an undeclared stage)."""
-
-    def __init__(self, parent: Progress):
-        self.parent = parent
 
     def set(self, fraction: float, status: str = "") -> None:
         pass
-
-    def partial(self, result: Any) -> None:
-        self.parent.partial(result)
-
-    def cancelled(self) -> bool:
-        return self.parent.cancelled()
 
 
 # ------------------------------------------------------------------ exports
@@ -320,6 +310,12 @@ class MethodSpec(abc.ABC):
     cli_options: tuple[tuple[str, dict], ...] = ()
     #: Sweeps the family offers by default (the paper's figures), as ``methods.sweep.SweepPreset`` s.
     sweeps: tuple = ()
+    #: Bundled samples the family runs on, each with parameter settings small enough for a quick run: the
+    #: contract tests run the CLI on the first, and the kernel warm-up check runs every one.
+    samples: tuple[tuple[str, dict[str, Any]], ...] = ()
+    #: The family's own glossary entries (its measures and parameters), registered when the family is found;
+    #: terms shared by several families live in ``anonstudio/glossary.py``.
+    terms: tuple[Term, ...] = ()
     #: Version of the params' saved form; raise it (and extend :meth:`migrate_params`) when a field is
     #: renamed, removed or changes meaning, so projects saved by older versions still open.
     params_schema: int = 1
@@ -370,8 +366,29 @@ class MethodSpec(abc.ABC):
         return None
 
     def describe(self, run: "MethodRun") -> Description:
-        """The plain-language promise and check texts of a run."""
-        return Description(promise=self.title, check=_verification_text(run))
+        """The plain-language texts of a run: :meth:`promise`, the :func:`verdict`, :meth:`notes`.
+
+        Families override the three parts, not this: the verdict's words are the contract's.
+        """
+        return Description(promise=self.promise(run), check=verdict(run), state=run.state,
+                           notes=tuple(self.notes(run)))
+
+    def promise(self, run: "MethodRun") -> str:
+        """What the run's release guarantees, in words a privacy officer reads (default: the title)."""
+        return self.title
+
+    def check_figures(self, run: "MethodRun") -> str:
+        """The family's own figures after the verdict's words (default: the verification's lines)."""
+        v = run.verification
+        return "; ".join(v.lines()) if v is not None else ""
+
+    def notes(self, run: "MethodRun") -> list[str]:
+        """Caveats shown under the verdict (rows dropped, a cancelled run's coarser result...)."""
+        return []
+
+    def detail_lines(self, run: "MethodRun", options: dict | None = None) -> list[str]:
+        """Extra CLI lines of the family between the texts and the measures (a curve's table...)."""
+        return []
 
     def check_cli_options(self, data: Any, params: Any, options: dict) -> None:
         """Raise :class:`ParameterError` for a :attr:`cli_options` value that cannot apply to ``data``."""
@@ -382,17 +399,17 @@ class MethodSpec(abc.ABC):
         return contextlib.nullcontext()
 
     def report_lines(self, run: "MethodRun", options: dict | None = None) -> list[str]:
-        """Lines the CLI prints on stdout after a run (default: the description and the summary).
+        """Lines the CLI prints on stdout after a run: the promise, the verdict, the notes, the family's
+        :meth:`detail_lines` and every measure of :meth:`MethodRun.summary` (timings aside).
 
         ``options`` holds the values of :attr:`cli_options` by flag name (``victim`` for ``--victim``).
         """
         d = self.describe(run)
-        lines = [d.promise]
-        if d.check:
-            lines.append(d.check)
-        lines.extend(d.notes)
+        lines = [d.promise] + ([d.check] if d.check else []) + list(d.notes)
+        lines.extend(self.detail_lines(run, options))
         for key, value in run.summary().items():
-            lines.append(f"{key} = {_fmt(value)}")
+            if not is_timing_key(key):
+                lines.append(f"{key} = {measure(value)}")
         return lines
 
     def migrate_params(self, values: dict[str, Any], schema: int) -> dict[str, Any]:
@@ -420,21 +437,41 @@ class MethodSpec(abc.ABC):
         return "verify" if any(s.key == "verify" for s in self.stages) else None
 
 
-def _fmt(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    if isinstance(value, int) and not isinstance(value, bool):
-        return f"{value:,}"
-    return str(value)
+#: The three verdicts of an independent check: every front end (CLI, studio, report, certificate, sweep
+#: tables) starts its verdict line with one of them, followed by the family's own figures.
+CHECK_PASSED = "Independent check passed"
+CHECK_FAILED = "Independent check FAILED"
+CHECK_INCOMPLETE = "Independent check incomplete"
 
 
-def _verification_text(run: "MethodRun") -> str:
+def verdict_head(run: "MethodRun") -> str:
+    """:data:`CHECK_PASSED`, :data:`CHECK_FAILED` or :data:`CHECK_INCOMPLETE` ("" for a run with no promise).
+
+    A run is *passed* only when it is complete and its check confirmed the promise; a run cancelled before or
+    during its check, or whose check was skipped, is *incomplete*: a release never claims more than was checked.
+    """
     v = run.verification
-    if v is None:
-        return "Independent check: not run." if run.spec.guarantee else ""
-    head = "Independent check passed" if v.passed and v.complete else (
-        "Independent check stopped before it finished" if not v.complete else "Independent check FAILED")
-    return head + (": " + "; ".join(v.lines()) if v.lines() else ".")
+    if v is None and not run.spec.guarantee:
+        return ""
+    if v is None or not v.complete or not run.complete:
+        return CHECK_INCOMPLETE
+    return CHECK_PASSED if v.passed else CHECK_FAILED
+
+
+def verdict(run: "MethodRun") -> str:
+    """The verdict line: :func:`verdict_head`, then the family's :meth:`MethodSpec.check_figures` or the reason
+    the check is incomplete ("" for a run with no promise and no check)."""
+    head = verdict_head(run)
+    if not head:
+        return ""
+    if run.verification is None:
+        detail = run.status_reason() or "the check did not run"
+    else:
+        detail = run.spec.check_figures(run)
+        if head == CHECK_INCOMPLETE:
+            reason = run.status_reason()
+            detail = "; ".join(part for part in (reason, detail) if part)
+    return f"{head}: {detail}" if detail else f"{head}."
 
 
 # ---------------------------------------------------------------------- run
@@ -698,6 +735,7 @@ def discover_methods() -> dict[str, MethodSpec]:
                     if spec.name in found:
                         raise RuntimeError(f"two method families are named {spec.name!r}")
                     found[spec.name] = spec
+                    register_terms(spec.terms, spec.name)
             _SPECS = found
         return dict(_SPECS)
 

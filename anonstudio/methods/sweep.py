@@ -27,7 +27,7 @@ import numpy as np
 from ..jobs import CancelOnly, NullProgress, Progress, SubProgress
 from ..parallel import ClusterFlag, is_cluster, on_worker
 from ..params import ParameterError, coerce, spec_of, to_dict, validate
-from .contract import MethodSpec, run_and_verify
+from .contract import MethodSpec, run_and_verify, verdict_head
 
 __all__ = ["Axis", "Cell", "CellResult", "SweepResult", "SweepPreset", "make_grid", "run_sweep", "run_cell",
            "parse_axis", "pareto_front", "NOT_RUN", "REASON"]
@@ -85,10 +85,20 @@ class CellResult:
     seconds: float = 0.0
     error: str = ""
     run: Any = None
+    #: The verdict of the cell's independent check (:func:`~anonstudio.methods.contract.verdict_head`), "" for a
+    #: measurement or a cell that failed before it ran.
+    check: str = ""
+
+    @classmethod
+    def of_run(cls, cell: Cell, run: Any, keep_run: bool = False) -> "CellResult":
+        """The cell's result from its finished :class:`~anonstudio.methods.contract.MethodRun`."""
+        return cls(cell, run.status, {k: v for k, v in run.summary().items() if k != "seconds"}, run.seconds,
+                   run=run if keep_run else None, check=verdict_head(run))
 
     def to_row(self) -> dict[str, Any]:
         # The one-line error goes under "reason": "error" is a measure of some methods (σ-k^m's loss).
-        return {**self.cell.values, "status": self.status, **self.summary, REASON: self.error}
+        return {**self.cell.values, "status": self.status, "check": self.check, **self.summary,
+                REASON: self.error}
 
 
 @dataclass
@@ -136,7 +146,7 @@ class SweepResult:
                     {**c.values, "status": NOT_RUN, REASON: ""} for c in self.cells]
         seed = ["seed"] if any("seed" in c.values for c in self.cells) and "seed" not in \
             [a.name for a in self.axes] else []
-        keys = [a.name for a in self.axes] + seed + ["status"] + self.measures() + [REASON]
+        keys = [a.name for a in self.axes] + seed + ["status", "check"] + self.measures() + [REASON]
         out = io.StringIO()
         writer = csv.DictWriter(out, fieldnames=keys, lineterminator="\n", extrasaction="ignore")
         writer.writeheader()
@@ -153,6 +163,7 @@ class SweepResult:
         for c in self.cells:
             r = self.results.get(c.index)
             cells.append({"index": c.index, "values": c.values, "status": r.status if r else NOT_RUN,
+                          "check": r.check if r else "",
                           "summary": r.summary if r else {}, "seconds": round(r.seconds, 4) if r else None,
                           REASON: r.error if r else ""})
         return strict_json({"method": self.method, "complete": self.complete, "cells_done": self.done,
@@ -277,8 +288,7 @@ def run_cell(spec: MethodSpec, data: Any, cell: Cell, progress: Progress | None 
         run = run_and_verify(spec, data, cell.params, progress)
     except (ParameterError, ValueError) as exc:
         return CellResult(cell, "failed", seconds=time.perf_counter() - t0, error=" ".join(str(exc).split()))
-    return CellResult(cell, run.status, {k: v for k, v in run.summary().items() if k != "seconds"},
-                      run.seconds, run=run if keep_run else None)
+    return CellResult.of_run(cell, run, keep_run)
 
 
 def _remote_cell(spec_name: str, data: Any, cell: Cell, stop: Any = None) -> CellResult:

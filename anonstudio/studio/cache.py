@@ -200,14 +200,14 @@ class ResultCache:
         return doc
 
     def put_cell(self, spec: MethodSpec, params: Any, data: Any, status: str, summary: dict, seconds: float,
-                 error: str = "") -> bool:
+                 error: str = "", check: str = "") -> bool:
         if status == "cancelled":
             return False
         key = run_key(spec, params, data)
         if key is None:
             return False
         doc = {"key": key, "anonstudio": __version__, "method": spec.name, "status": status,
-               "summary": summary, "seconds": seconds, "error": error}
+               "summary": summary, "seconds": seconds, "error": error, "check": check}
         self._write(self.folder / (key + _CELL_SUFFIX), json.dumps(doc, default=float).encode("utf-8"))
         return True
 
@@ -221,11 +221,11 @@ class ResultCache:
             if doc is None:
                 return None
             return CellResult(cell, doc["status"], dict(doc["summary"]), float(doc.get("seconds", 0.0)),
-                              str(doc.get("error", "")))
+                              str(doc.get("error", "")), check=str(doc.get("check", "")))
 
         def on_cell(result: Any) -> None:
             self.put_cell(spec, result.cell.params, data, result.status, result.summary, result.seconds,
-                          result.error)
+                          result.error, result.check)
 
         return cached, on_cell
 

@@ -139,7 +139,7 @@ def test_cli_runs_on_a_bundled_sample_and_its_json_reproduces_the_run(name, tmp_
 
     spec = SPECS[name]
     _, params = spec.example()
-    sample = {"TransactionData": "small-city", "Table": "adult"}[spec.data_kinds[0].__name__]
+    sample = spec.samples[0][0]
     out = tmp_path / "run.json"
     assert main([name, sample, *_flags(spec, params), "--json", str(out), "--quiet"]) == 0
     doc = json.loads(out.read_text())

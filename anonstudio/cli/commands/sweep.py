@@ -146,11 +146,14 @@ def table_lines(spec: Any, result: Any) -> list[str]:
     if any("seed" in c.values for c in result.cells) and "seed" not in keys:
         keys.append("seed")
     measures = _measures(spec, result)
-    header = keys + ["status"] + measures
+    header = keys + ["status", "independent check"] + measures
     rows = []
     for cell in result.cells:
         r = result.results.get(cell.index)
-        row = {**cell.values, "status": r.status if r else NOT_RUN, **(r.summary if r else {})}
+        # The check column reads passed / FAILED / incomplete: the verdict's own words without its prefix.
+        check = r.check.removeprefix("Independent check ") if r and r.check else ""
+        row = {**cell.values, "status": r.status if r else NOT_RUN, "independent check": check,
+               **(r.summary if r else {})}
         rows.append([_cell_text(row.get(k)) for k in header])
     widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(header)]
     lines = ["  ".join(h.rjust(w) for h, w in zip(header, widths))]

@@ -179,6 +179,7 @@ def _write_release(path: Path, run: MethodRun, outputs: OutputSet) -> None:
 
 class GroupAnonSpec(MethodSpec):
     name = "group-anonymize"
+    samples = (("adult", {}),)
     title = "Group anonymization (k-anonymity, ℓ-diversity, Anatomy)"
     summary = "group-anonymize a table (Mondrian, global recoding or Anatomy), or check a published CSV"
     description = (

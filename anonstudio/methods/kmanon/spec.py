@@ -178,6 +178,7 @@ def _write_geojson(path: Path, run: MethodRun, outputs: OutputSet) -> None:
 
 class KmAnonSpec(MethodSpec):
     name = "kmanon"
+    samples = (("small-city", {"k": 10, "m": 2, "trials": 1}),)
     title = "σ-k^m anonymity"
     summary = "generalize items so that any m items of a person are shared by at least k people (with probability σ)"
     description = (

@@ -42,6 +42,7 @@ def _complete(run: MethodRun) -> bool:
 
 class NonreciprocalSpec(MethodSpec):
     name = "nonreciprocal"
+    samples = (("sports-example", {}),)
     title = "Nonreciprocal recoding"
     summary = ("publish each record generalized towards k (or ℓ) others, without groups or hierarchies, "
                "so that every person could be any of k published records")

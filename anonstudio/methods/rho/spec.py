@@ -84,6 +84,9 @@ def _example_data() -> TransactionData:
 
 class RhoSpec(MethodSpec):
     name = "rho"
+    samples = (("sports-example", {"rho": "0.5", "m": 2, "setting": "fixed", "sensitive_fraction": 0.5}),
+               ("chess", {"rho": "0.5", "m": 2, "epsilon": 0.2, "delta": 0.2, "setting": "fixed",
+                          "sensitive_fraction": 0.05}))
     title = "Personalized ρ-uncertainty"
     summary = "suppress single items until nobody can infer a person's sensitive items with confidence above rho"
     description = (

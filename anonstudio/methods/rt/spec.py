@@ -78,6 +78,7 @@ def _example_table(rows: int = 400) -> Table:
 
 class RTSpec(MethodSpec):
     name = "rt"
+    samples = (("small-clinic", {"qi": ("age", "sex"), "items_column": "diagnoses", "k": 10, "m": 2, "delta": 0.7}),)
     title = "RT-data: demographics with item sets"
     summary = "anonymize people's demographics together with their item sets (diagnoses, baskets) under a loss bound"
     description = (

@@ -160,6 +160,7 @@ def _write_release(path: Path, run: MethodRun, outputs: OutputSet) -> None:
 
 class ThreatSpec(MethodSpec):
     name = "threat"
+    samples = (("adult", {"rows": 300, "iterations": 200, "burn_in": 100}),)
     title = "Threats: attacker vs learner"
     summary = "measure what an attacker learns from a group-anonymized table beyond what it teaches about everyone"
     description = (

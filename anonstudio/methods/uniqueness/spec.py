@@ -54,6 +54,7 @@ def _wants(measure: str, curve: str) -> bool:
 
 class RiskSpec(MethodSpec):
     name = "uniqueness"
+    samples = (("chess", {"max_m": 2}),)
     title = "Risk: uniqueness vs m"
     summary = "uniqueness of m-itemsets and person unicity for m = 1..M (exact or sampled, with confidence intervals)"
     description = (
