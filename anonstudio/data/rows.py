@@ -13,8 +13,9 @@ viewer draws as chips. A chip's ``key`` ties chips that belong together (the
 items of one partition and the partition itself) so that a viewer can
 highlight them together.
 
-Rows are numbered from 0, as in the workbenches ("row 17" of a threat
-analysis) and in the record numbers anonstudio writes (csv-long).
+Rows are numbered from 1 wherever a person reads them, as in the workbenches and
+in the record numbers anonstudio writes (csv-long); ``row`` arguments are 0-based
+positions.
 """
 from __future__ import annotations
 
@@ -197,7 +198,7 @@ class TransactionRows:
             keys = self.item_keys
             chips = [Chip(vocab[i], "item", int(keys[i])) for i in shown]
         own_id = (self.record_ids[row],) if self.record_ids is not None else ()
-        return (str(row), *own_id, f"{len(ids):,}", capped(chips, len(ids)))
+        return (str(row + 1), *own_id, f"{len(ids):,}", capped(chips, len(ids)))
 
     def sort_order(self, column: int, descending: bool = False) -> np.ndarray | None:
         name = self.columns[column]
@@ -242,9 +243,9 @@ class TransactionRows:
         """
         text = text.strip()
         if text.startswith("#") and text[1:].strip().isdigit():
-            row = int(text[1:])
-            rows = np.array([row] if row < self.n_rows else [], dtype=np.int64)
-            return Match(rows, f"record {row}" if len(rows) else f"no record {row}")
+            number = int(text[1:])  # records are numbered from 1, as the view shows them
+            rows = np.array([number - 1] if 1 <= number <= self.n_rows else [], dtype=np.int64)
+            return Match(rows, f"record {number}" if len(rows) else f"no record {number}")
         terms = [t.strip() for t in text.split(",") if t.strip()]
         if not terms:
             return Match(np.arange(self.n_rows, dtype=np.int64), "all records")
@@ -298,7 +299,7 @@ class TableRows:
         for array, missing, chip in zip(self._arrays, self._missing, self._chips):
             text = None if missing[row] else display_value(array[row])
             values.append((chip(text),) if chip is not None and text is not None else text)
-        return (str(row), *values)
+        return (str(row + 1), *values)
 
     def sort_order(self, column: int, descending: bool = False) -> np.ndarray | None:
         if column == 0:
@@ -313,9 +314,9 @@ class TableRows:
         if not text:
             return Match(np.arange(self.n_rows, dtype=np.int64), "all rows")
         if text.startswith("#") and text[1:].strip().isdigit():
-            row = int(text[1:])
-            rows = np.array([row] if row < self.n_rows else [], dtype=np.int64)
-            return Match(rows, f"row {row}" if len(rows) else f"no row {row}")
+            number = int(text[1:])  # rows are numbered from 1, as the view shows them
+            rows = np.array([number - 1] if 1 <= number <= self.n_rows else [], dtype=np.int64)
+            return Match(rows, f"row {number}" if len(rows) else f"no row {number}")
         name, sep, value = (part.strip() for part in text.partition("="))
         if sep and name in map(str, frame.columns):
             column = frame[name]
@@ -371,7 +372,7 @@ class GeneralizedRecords(TransactionRows):
         groups = self.groups_of(row).tolist()
         names = self.group_names
         chips = [Chip(names.get(g, str(g)), "partition", g) for g in groups[:MAX_CHIPS]]
-        return (str(row), f"{len(groups):,}", capped(chips, len(groups)))
+        return (str(row + 1), f"{len(groups):,}", capped(chips, len(groups)))
 
     def sizes(self) -> np.ndarray:
         """Distinct published items per record (computed once, on first use).

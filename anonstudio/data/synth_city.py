@@ -188,7 +188,7 @@ def _tower_positions(p: SynthCityParams, rng: np.random.Generator) -> np.ndarray
     return xy[rng.permutation(len(xy))]
 
 
-def _owner_raster(towers: np.ndarray, side: float) -> tuple[np.ndarray, float]:
+def tower_raster(towers: np.ndarray, side: float) -> tuple[np.ndarray, float]:
     """Nearest-tower id of every pixel; pixels ~1/16 of the mean tower spacing."""
     pixels = int(min(2048, max(256, np.ceil(16 * np.sqrt(len(towers))))))
     pixel = side / pixels
@@ -209,7 +209,7 @@ def generate_city(params: SynthCityParams | None = None, progress: Progress | No
     seeds = kernel_seeds(p.seed, 2, "synth-city")
     side = p.side_m
     towers = _tower_positions(p, np.random.default_rng(int(seeds[0])))
-    owner, pixel = _owner_raster(towers, side)
+    owner, pixel = tower_raster(towers, side)
     max_size = min(p.max_record_size, p.towers)
     cdf = np.cumsum(record_size_pmf(p.mean_record_size, p.std_record_size, max_size))
     cdf[-1] = 1.0

@@ -8,6 +8,8 @@ To bound memory the work is split by the *smallest* item of the subset: a chunk
 covers the subsets whose smallest item lies in ``[lo, hi)``. Within a chunk the
 smallest item is stored as ``item - lo`` in the top bits, which leaves room for
 ``(m - 1) * bits`` bits of the other items.
+
+Slow reference: tests/reference/uniqueness_reference.py::omega
 """
 from __future__ import annotations
 

@@ -5,6 +5,8 @@ to ``values`` and the item count of every line to ``counts``. Anything beyond
 the common case (a byte other than a digit, space, tab, comma or line feed;
 a number of more than 18 digits, a lone carriage return) stops the kernel with a status, and the
 line-by-line reader takes that chunk, naming the offending line.
+
+Slow reference: tests/reference/io_reference.py::reference_fimi
 """
 from __future__ import annotations
 

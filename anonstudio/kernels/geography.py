@@ -18,6 +18,8 @@ and the centroid of a merge needs no polygon union.
 The error of a partition, ``E_p = sum_{i in p} f_i * |x_i - centroid(p)|``
 (``f_i`` = occurrences of item ``i``), has no such closed form because the
 distance is not quadratic, so a merge walks both member lists once.
+
+Slow reference: tests/reference/geography_reference.py::error
 """
 from __future__ import annotations
 

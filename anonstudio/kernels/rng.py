@@ -7,6 +7,8 @@ chunks and seeds from :func:`anonstudio.jobs.kernel_seeds`.
 
 The generator is splitmix64 (Steele, Lea, Flood 2014): a 64-bit Weyl sequence
 through a strong mixer; it passes BigCrush and is ample for Monte Carlo here.
+
+Slow reference: tests/reference/rng_reference.py::splitmix64
 """
 from __future__ import annotations
 

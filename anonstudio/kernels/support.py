@@ -16,6 +16,8 @@ picks between the two from a cost model (``_BITSET_WORD_COST`` was measured with
 
 The weighted variant also returns ``q(x) = sum_{u : D_u ⊇ x} w_u``, the proposal mass
 that the MCMC sampler of Acs et al. (Algorithm 1) needs in its acceptance step.
+
+Slow reference: tests/reference/uniqueness_reference.py::support
 """
 from __future__ import annotations
 

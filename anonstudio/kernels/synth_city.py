@@ -6,6 +6,8 @@ user's index, so a run is reproducible whatever the chunk sizes were.
 Places (home, work, random visits) are points in the square city; the tower
 "visited" at a point is the one whose Voronoi cell holds it, looked up in a
 raster of nearest-tower ids (``owner[row, col]``).
+
+Slow reference: tests/reference/geography_reference.py::nearest_site
 """
 from __future__ import annotations
 

@@ -7,6 +7,8 @@ JSON for the same seed. Its CLI command must show the dataclass defaults.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import re
 
@@ -139,7 +141,9 @@ def test_cli_runs_on_a_bundled_sample_and_its_json_reproduces_the_run(name, tmp_
 
     spec = SPECS[name]
     _, params = spec.example()
-    sample = spec.samples[0][0]
+    sample, settings = spec.samples[0]
+    fields = {f.name for f in dataclasses.fields(params)}
+    params = dataclasses.replace(params, **{k: v for k, v in settings.items() if k in fields})
     out = tmp_path / "run.json"
     assert main([name, sample, *_flags(spec, params), "--json", str(out), "--quiet"]) == 0
     doc = json.loads(out.read_text())

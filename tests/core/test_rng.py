@@ -31,3 +31,17 @@ def test_sample_without_replacement_is_distinct_and_uniform():
         assert len(set(out.tolist())) == 3
         counts[out] += 1
     assert np.allclose(counts / 4000, 3 / 8, atol=0.03)
+
+
+def test_splitmix64_matches_the_plain_python_reference():
+    from anonstudio.kernels.rng import next_u64
+    from tests.reference.rng_reference import splitmix64
+    from tests.reference.rng_reference import uniform as reference_uniform
+
+    for seed in (0, 1, 2**63 + 12345, 2**64 - 1):
+        state = np.array([seed], dtype=np.uint64)
+        words, after = splitmix64(seed, 50)
+        assert [int(next_u64(state)) for _ in range(50)] == words
+        assert int(state[0]) == after
+        state = np.array([seed], dtype=np.uint64)
+        assert [uniform(state) for _ in range(50)] == [reference_uniform(w) for w in words]

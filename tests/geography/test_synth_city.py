@@ -155,3 +155,22 @@ def test_bundled_sample_is_what_its_command_generates():
 
     loaded = load_sample("small-city")
     assert loaded.n_records == 5000 and np.allclose(loaded.coords, fresh.data.coords)
+
+
+def test_tower_lookup_raster_matches_the_nearest_tower_of_the_reference():
+    """The raster the city kernel reads a visit's tower from agrees with a brute-force nearest site."""
+    from anonstudio.data.synth_city import tower_raster
+    from tests.reference.geography_reference import nearest_site
+
+    rng = np.random.default_rng(4)
+    side = 1000.0
+    towers = rng.uniform(0, side, size=(40, 2))
+    owner, pixel = tower_raster(towers, side)
+    checked = 0
+    for x, y in rng.uniform(0, side - 1e-6, size=(400, 2)):
+        nearest, gap = nearest_site((x, y), [tuple(t) for t in towers])
+        if gap < 2 * pixel:  # a raster cell may straddle a Voronoi edge: skip near-ties
+            continue
+        assert owner[int(y // pixel), int(x // pixel)] == nearest
+        checked += 1
+    assert checked > 300

@@ -116,12 +116,13 @@ def _write_long(data: TransactionData, path: Path, sep: str, header: list[str] |
         writer = csv.writer(fh, delimiter=sep, lineterminator="\n")
         if header:
             writer.writerow(header)
-        for u, labels in enumerate(records_as_label_lists(data)):
+        # Records are numbered from 1, as everywhere a person reads a record number.
+        for u, labels in enumerate(records_as_label_lists(data), start=1):
             writer.writerows([(u, label) for label in labels] or [(u, "")])
 
 
 def save_csv_long(data: TransactionData, path: str | Path) -> None:
-    """Write ``record,item`` with a header; records are numbered from 0."""
+    """Write ``record,item`` with a header; records are numbered from 1."""
     _write_long(data, Path(path), ",", ["record", "item"])
 
 
