@@ -44,7 +44,7 @@ def test_convert_between_formats(io_data, tmp_path, capsys):
     out = tmp_path / "long.csv"
     assert main(["convert", str(io_data / "small.dat"), str(out)]) == 0
     assert "wrote 4 records" in capsys.readouterr().out
-    assert out.read_text().splitlines()[:3] == ["record,item", "0,1", "0,3"]
+    assert out.read_text().splitlines()[:3] == ["record,item", "1,1", "1,3"]
     back = tmp_path / "back.txt"
     assert main(["convert", str(out), str(back), "--to", "fimi"]) == 0
     original = load_transactions(io_data / "small.dat")

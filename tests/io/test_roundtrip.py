@@ -61,7 +61,7 @@ def test_transactions_round_trip(tmp_path, fmt):
 
 def test_save_chooses_format_from_extension(tmp_path):
     data = TransactionData.from_records([["1", "2"], ["3"]])
-    for ext, first_line in [("dat", "1 2"), ("csv", "record,item"), ("sets.csv", "items"), ("tsv", "0\t1")]:
+    for ext, first_line in [("dat", "1 2"), ("csv", "record,item"), ("sets.csv", "items"), ("tsv", "1\t1")]:
         save_transactions(data, tmp_path / f"out.{ext}")
         assert (tmp_path / f"out.{ext}").read_text().splitlines()[0] == first_line
 
