@@ -11,8 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ...data.rows import Chip, TableRows, cell_chip
-from ...data.table import Role, Table
-from .domains import value_text
+from ...data.table import Role, Table, value_text
 # The published CSV's own cell texts, so that the view and the file say the same.
 from .published_csv import horizontal_cell_texts, group_multisets
 from .release import GroupRelease

@@ -47,9 +47,9 @@ import numpy as np
 
 from ...data.errors import DataFormatError
 from ...data.io import atomic_write
-from ...data.table import Table
+from ...data.table import Table, value_text
 from .cells import CellError, cell_text, multiset_text, parse_cell, parse_multiset
-from .domains import build_domains, column_domain, encode_column, is_numeric_domain, value_text
+from .domains import build_domains, column_domain, encode_column, is_numeric_domain
 from .release import GroupRelease, canonical_group_ids, member_cells
 
 __all__ = ["export_release", "import_release", "load_domain_file", "group_multisets", "horizontal_cell_texts",

@@ -29,14 +29,13 @@ from ...data.hierarchy import Hierarchy
 from ...data.io import load_hierarchy
 from ...data.io.rt import load_item_list
 from ...data.item_hierarchy import balanced_hierarchy
-from ...data.table import RTData
+from ...data.table import RTData, value_text
 from ...data.transactions import TransactionData
 from ...metrics.ncp import categorical_ncp, numeric_ncp
 from ...params import ParameterError
-from ..group_anonymize.domains import value_text  # one text form of cell values across methods
 from .params import RTParams
 
-__all__ = ["Column", "Summaries", "RTProblem", "prepare", "value_text"]
+__all__ = ["Column", "Summaries", "RTProblem", "prepare"]
 
 
 @dataclass
