@@ -31,7 +31,7 @@ from .. import RESOURCES
 from .table import Table
 from .transactions import TransactionData
 
-__all__ = ["Sample", "list_samples", "get_sample", "load_sample", "load_path_or_sample", "sample_of", "SAMPLES_DIR"]
+__all__ = ["Sample", "list_samples", "get_sample", "load_sample", "sample_of", "SAMPLES_DIR"]
 
 SAMPLES_DIR = RESOURCES / "samples"
 KINDS = ("transactions", "table", "location")
@@ -191,23 +191,3 @@ def sample_of(dataset: Any, root: Path | None = None) -> Sample | None:
                 same = False
             return sample if same else None
     return None
-
-
-def load_path_or_sample(spec: str | Path, format: str | None = None) -> TransactionData | Table:
-    """Load a file, or a bundled sample when no file ``spec`` exists (CLI ``DATASET`` arguments).
-
-    ``format`` names a registered format of either kind (``fimi``,
-    ``csv-table``...); None sniffs. Raises KeyError when ``spec`` is neither
-    a file nor a sample, DataFormatError for a bad file.
-    """
-    from .io import get_format, load_any, load_table, load_transactions
-
-    path = Path(spec)
-    if not path.exists() and not path.suffix and str(spec) in {s.name for s in list_samples()}:
-        return load_sample(str(spec))
-    if not path.exists():
-        raise KeyError(f"{spec}: no such file or bundled sample")
-    if format is None:
-        return load_any(path)
-    fmt = get_format(format)
-    return load_table(path, format=format) if fmt.kind == "table" else load_transactions(path, format=format)

@@ -31,7 +31,7 @@ from .nonreciprocal_order import hamming
 from .rng import make_state, randbelow
 
 __all__ = [
-    "RoundState", "new_round", "walk_round", "greedy_round", "retire_edges", "edge_rounds_from", "warm_up",
+    "RoundState", "walk_round", "greedy_round", "retire_edges", "edge_rounds_from", "warm_up",
     "DONE", "MORE", "STUCK", "META_LSIZE", "META_WALK", "META_STEPS", "META_ABANDONED",
 ]
 
@@ -75,10 +75,6 @@ class RoundState:
     @property
     def abandoned(self) -> int:
         return int(self.meta[META_ABANDONED])
-
-
-def new_round(n: int) -> RoundState:
-    return RoundState(n)
 
 
 @njit(nogil=True, cache=True, inline="always")

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -316,9 +315,3 @@ def _item_hierarchy(data: TransactionData, params: RTParams,
     h = balanced_hierarchy(labels + absent, params.item_fanout, order=params.item_order,
                            frequencies=np.concatenate([freq, np.zeros(len(absent))]), name="items")
     return h, True
-
-
-def item_sets(problem: RTProblem, rows: Sequence[int]) -> list[list[int]]:
-    """Non-sensitive item ids of some records (for tests and references)."""
-    p, idx = problem.ns_indptr, problem.ns_indices
-    return [idx[p[r]:p[r + 1]].tolist() for r in rows]
