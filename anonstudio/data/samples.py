@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import RESOURCES
+from .origin import DatasetOrigin, attach_origin, origin_of
 from .table import Table
 from .transactions import TransactionData
 
@@ -163,16 +164,12 @@ def load_sample(name: str | Sample, root: Path | None = None) -> TransactionData
 
 
 def _from_sample(data: Any, name: str) -> Any:
-    from .datasets import DatasetOrigin, attach_origin
-
     attach_origin(data, DatasetOrigin(sample=name))
     return data
 
 
 def sample_of(dataset: Any, root: Path | None = None) -> Sample | None:
     """The bundled sample ``dataset`` was loaded from (its recorded origin, or the same name and data file)."""
-    from .datasets import origin_of
-
     origin = origin_of(dataset)
     if origin is not None and origin.sample is not None:
         try:
