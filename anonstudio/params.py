@@ -59,7 +59,6 @@ __all__ = [
     "specs",
     "spec_of",
     "validate",
-    "replace_validated",
     "coerce",
     "to_dict",
     "from_dict",
@@ -373,11 +372,6 @@ def _path_problem(spec: ParamSpec, value: Any) -> str | None:
         if not value.is_file():
             return f"must be a regular file, not a folder, pipe or device: {value}"
     return None
-
-
-def replace_validated(params: Any, **changes: Any) -> Any:
-    """``dataclasses.replace`` followed by :func:`validate`."""
-    return validate(dataclasses.replace(params, **changes))
 
 
 # ----------------------------------------------------------------- conversion

@@ -1,72 +1,23 @@
 """Open a dataset the way every front end names one: a file path or a bundled sample's name.
 
-:class:`ReadOptions` is how a file is read (format, encoding, header row,
+:class:`~.origin.ReadOptions` is how a file is read (format, encoding, header row,
 separator, column names); the CLI's ``--format``, ``--encoding`` and
 ``--columns`` and the studio's import preview both fill one, and
 :func:`load_with_options` reads a file with it.
 """
 from __future__ import annotations
 
-import dataclasses
-import inspect
-import weakref
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .errors import DataFormatError
+from .origin import DatasetOrigin, ReadOptions, applicable_options, attach_origin, origin_of
+from .samples import list_samples, load_sample
 
-__all__ = ["open_dataset", "ReadOptions", "load_with_options", "require_regular_file", "applicable_options",
-           "DatasetOrigin", "attach_origin", "origin_of", "parse_roles", "table_with_roles"]
-
-
-@dataclass(frozen=True)
-class ReadOptions:
-    """How to read a file; every field left at its default is guessed from the file.
-
-    Parameters
-    ----------
-    format
-        A registered format name (``fimi``, ``csv-table``...); None sniffs the content.
-    encoding
-        A text encoding (``latin-1``...); None reads UTF-8 (a byte-order mark is dropped).
-    header
-        Whether the first row names the columns; None guesses (delimited formats only).
-    sep
-        The field separator; None guesses (delimited formats only).
-    names
-        Column names for a table (they replace a header row, or name a file without one).
-    """
-
-    format: str | None = None
-    encoding: str | None = None
-    header: bool | None = None
-    sep: str | None = None
-    names: tuple[str, ...] = ()
-
-    def replace(self, **changes: Any) -> "ReadOptions":
-        return dataclasses.replace(self, **changes)
-
-    def format_for(self, path: str | Path):
-        """The :class:`~anonstudio.data.io.Format` these options read ``path`` with (column names mean a table)."""
-        from .io import get_format, sniff_format
-
-        if self.format:
-            return get_format(self.format)
-        return sniff_format(path, "table" if self.names else None)
-
-    def loader_options(self, fmt) -> dict[str, Any]:
-        """The options the format's loader takes (the others do not apply to it)."""
-        accepted = applicable_options(fmt)
-        wanted = {"encoding": self.encoding, "sep": self.sep, "header": self.header,
-                  "names": list(self.names) if self.names else None}
-        return {k: v for k, v in wanted.items() if v is not None and k in accepted}
-
-
-def applicable_options(fmt) -> set[str]:
-    """Which of :class:`ReadOptions`' fields (``encoding``, ``sep``, ``header``, ``names``) a format's loader takes."""
-    accepted = inspect.signature(fmt.load).parameters
-    return {name for name in ("encoding", "sep", "header", "names") if name in accepted}
+# ReadOptions, DatasetOrigin and the origin registry live in .origin (below .samples); they are
+# re-exported here, where the front ends and the studio look for them.
+__all__ = ["open_dataset", "reopen", "ReadOptions", "load_with_options", "require_regular_file",
+           "applicable_options", "DatasetOrigin", "attach_origin", "origin_of", "parse_roles", "table_with_roles"]
 
 
 def load_with_options(path: str | Path, options: ReadOptions | None = None, *, report=None,
@@ -90,44 +41,13 @@ def load_with_options(path: str | Path, options: ReadOptions | None = None, *, r
     return data
 
 
-@dataclass(frozen=True)
-class DatasetOrigin:
-    """How to open a loaded dataset again: a bundled sample's name, or a file and how it was read.
-
-    Projects store it; :meth:`open` reads the same data again.
-    """
-
-    sample: str | None = None
-    path: Path | None = None
-    options: ReadOptions = ReadOptions()
-
-    def open(self, path: Path | None = None, progress: Any = None) -> Any:
-        """Load the dataset again (from ``path`` instead when the file moved)."""
-        if self.sample is not None:
-            from .samples import load_sample
-
-            return load_sample(self.sample)
-        target = Path(path or self.path)
-        require_regular_file(target)
-        return load_with_options(target, self.options, progress=progress)
-
-
-# Kept beside the datasets rather than inside them (TransactionData is frozen);
-# the weak keys let a dataset be garbage-collected.
-_ORIGINS: "weakref.WeakKeyDictionary[Any, DatasetOrigin]" = weakref.WeakKeyDictionary()
-
-
-def attach_origin(data: Any, origin: DatasetOrigin) -> None:
-    """Remember how ``data`` was opened (a table with new roles passes its origin on)."""
-    _ORIGINS[data] = origin
-
-
-def origin_of(data: Any) -> DatasetOrigin | None:
-    """How ``data`` was opened; None for data built in memory (a generated city, a test's table)."""
-    try:
-        return _ORIGINS.get(data)
-    except TypeError:
-        return None
+def reopen(origin: DatasetOrigin, path: Path | None = None, progress: Any = None) -> Any:
+    """Load the dataset ``origin`` names again (from ``path`` instead when the file moved)."""
+    if origin.sample is not None:
+        return load_sample(origin.sample)
+    target = Path(path or origin.path)
+    require_regular_file(target)
+    return load_with_options(target, origin.options, progress=progress)
 
 
 def open_dataset(spec: str | Path, *, format: str | None = None, encoding: str | None = None,
@@ -145,8 +65,6 @@ def open_dataset(spec: str | Path, *, format: str | None = None, encoding: str |
     cancel raises :class:`~anonstudio.data.errors.LoadCancelled` between
     chunks (nothing is returned: the caller keeps what it had).
     """
-    from .samples import list_samples, load_sample
-
     path = Path(spec)
     if path.exists() or path.is_symlink():
         require_regular_file(path)

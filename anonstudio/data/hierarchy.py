@@ -325,17 +325,6 @@ class Hierarchy:
             cover[lo:hi] += 1
         return bool(np.all(cover == 1))
 
-    def cut_mapping(self, nodes: Iterable[int]) -> np.ndarray:
-        """Leaf (in :attr:`leaves` order) -> the cut node above it; ValueError if not a cut."""
-        nodes = list(nodes)
-        if not self.is_cut(nodes):
-            raise ValueError("the nodes are not a cut: some leaf is covered zero or several times")
-        out = np.empty(self.n_leaves, dtype=np.int32)
-        for v in nodes:
-            lo, hi = self._span[v]
-            out[lo:hi] = v
-        return out
-
     def ancestor_table(self) -> np.ndarray:
         """``(n_nodes, height + 1)`` int32: column ``d`` is each node's ancestor at depth ``d``.
 

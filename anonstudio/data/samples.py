@@ -28,10 +28,11 @@ from pathlib import Path
 from typing import Any
 
 from .. import RESOURCES
+from .origin import DatasetOrigin, attach_origin, origin_of
 from .table import Table
 from .transactions import TransactionData
 
-__all__ = ["Sample", "list_samples", "get_sample", "load_sample", "load_path_or_sample", "sample_of", "SAMPLES_DIR"]
+__all__ = ["Sample", "list_samples", "get_sample", "load_sample", "sample_of", "SAMPLES_DIR"]
 
 SAMPLES_DIR = RESOURCES / "samples"
 KINDS = ("transactions", "table", "location")
@@ -163,16 +164,12 @@ def load_sample(name: str | Sample, root: Path | None = None) -> TransactionData
 
 
 def _from_sample(data: Any, name: str) -> Any:
-    from .datasets import DatasetOrigin, attach_origin
-
     attach_origin(data, DatasetOrigin(sample=name))
     return data
 
 
 def sample_of(dataset: Any, root: Path | None = None) -> Sample | None:
     """The bundled sample ``dataset`` was loaded from (its recorded origin, or the same name and data file)."""
-    from .datasets import origin_of
-
     origin = origin_of(dataset)
     if origin is not None and origin.sample is not None:
         try:
@@ -191,23 +188,3 @@ def sample_of(dataset: Any, root: Path | None = None) -> Sample | None:
                 same = False
             return sample if same else None
     return None
-
-
-def load_path_or_sample(spec: str | Path, format: str | None = None) -> TransactionData | Table:
-    """Load a file, or a bundled sample when no file ``spec`` exists (CLI ``DATASET`` arguments).
-
-    ``format`` names a registered format of either kind (``fimi``,
-    ``csv-table``...); None sniffs. Raises KeyError when ``spec`` is neither
-    a file nor a sample, DataFormatError for a bad file.
-    """
-    from .io import get_format, load_any, load_table, load_transactions
-
-    path = Path(spec)
-    if not path.exists() and not path.suffix and str(spec) in {s.name for s in list_samples()}:
-        return load_sample(str(spec))
-    if not path.exists():
-        raise KeyError(f"{spec}: no such file or bundled sample")
-    if format is None:
-        return load_any(path)
-    fmt = get_format(format)
-    return load_table(path, format=format) if fmt.kind == "table" else load_transactions(path, format=format)

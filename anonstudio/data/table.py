@@ -5,11 +5,28 @@ from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from .transactions import TransactionData
 
-__all__ = ["Role", "Table", "RTData"]
+__all__ = ["Role", "Table", "RTData", "value_text"]
+
+
+def value_text(value) -> str:
+    """The text form of a cleartext cell value: ``39`` for 39 and 39.0, ``'Flu'`` for Flu.
+
+    The one text form in which every method compares, encodes and prints cell
+    values (group domains, RT columns, threat attributes).
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        f = float(value)
+        return str(int(f)) if f.is_integer() else repr(f)
+    return str(value)
 
 
 class Role(str, Enum):

@@ -31,8 +31,8 @@ from .nonreciprocal_order import hamming
 from .rng import make_state, randbelow
 
 __all__ = [
-    "RoundState", "new_round", "walk_round", "greedy_round", "retire_edges", "edge_rounds_from", "warm_up",
-    "DONE", "MORE", "STUCK",
+    "RoundState", "walk_round", "greedy_round", "retire_edges", "edge_rounds_from", "warm_up",
+    "DONE", "MORE", "STUCK", "META_LSIZE", "META_WALK", "META_STEPS", "META_ABANDONED",
 ]
 
 #: Status codes of a chunk of walks.
@@ -40,11 +40,11 @@ DONE = 0
 MORE = 1
 STUCK = -1
 
-# meta[...] fields of a round's state
-_LSIZE = 0
-_WALK = 1
-_STEPS = 2
-_ABANDONED = 3
+#: Fields of a round's ``meta`` array (shared with the weighted walks of :mod:`.nonreciprocal_wmc`).
+META_LSIZE = 0
+META_WALK = 1
+META_STEPS = 2
+META_ABANDONED = 3
 
 
 class RoundState:
@@ -57,7 +57,7 @@ class RoundState:
         self.todo = np.arange(n, dtype=np.int64)  # L, unordered
         self.todo_pos = np.arange(n, dtype=np.int64)  # position in todo, -1 once removed
         self.meta = np.zeros(4, dtype=np.int64)
-        self.meta[_LSIZE] = n
+        self.meta[META_LSIZE] = n
         self.entered = np.zeros(n, dtype=np.int64)  # walk id that last entered each slot
         self.child = np.zeros(n, dtype=np.int64)
         self.child_edge = np.zeros(n, dtype=np.int64)
@@ -66,19 +66,15 @@ class RoundState:
 
     @property
     def remaining(self) -> int:
-        return int(self.meta[_LSIZE])
+        return int(self.meta[META_LSIZE])
 
     @property
     def steps(self) -> int:
-        return int(self.meta[_STEPS])
+        return int(self.meta[META_STEPS])
 
     @property
     def abandoned(self) -> int:
-        return int(self.meta[_ABANDONED])
-
-
-def new_round(n: int) -> RoundState:
-    return RoundState(n)
+        return int(self.meta[META_ABANDONED])
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -86,11 +82,11 @@ def _remove(todo, todo_pos, meta, x):
     p = todo_pos[x]
     if p < 0:
         return
-    last = todo[meta[_LSIZE] - 1]
+    last = todo[meta[META_LSIZE] - 1]
     todo[p] = last
     todo_pos[last] = p
     todo_pos[x] = -1
-    meta[_LSIZE] -= 1
+    meta[META_LSIZE] -= 1
 
 
 @njit(nogil=True, cache=True)
@@ -122,9 +118,9 @@ def apply_cycle(target, post, post_edge, owner, todo, todo_pos, meta, child, chi
 @njit(nogil=True, cache=True, inline="always")
 def begin_walk(todo, post, meta, state):
     """Start a walk: a new walk id, a random ``u0`` in ``L`` and the slot it holds (the walk's target)."""
-    meta[_WALK] += 1
-    u0 = todo[randbelow(state, meta[_LSIZE])]
-    return meta[_WALK], u0, post[u0]
+    meta[META_WALK] += 1
+    u0 = todo[randbelow(state, meta[META_LSIZE])]
+    return meta[META_WALK], u0, post[u0]
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -132,7 +128,7 @@ def leave(child, child_edge, meta, cur, y, edge):
     """Record the exit from slot ``cur`` to ``y`` (the last exit wins) and count the step."""
     child[cur] = y
     child_edge[cur] = edge
-    meta[_STEPS] += 1
+    meta[META_STEPS] += 1
 
 
 @njit(nogil=True, cache=True)
@@ -148,7 +144,7 @@ def walk_round(nbr, free, nfree, post, post_edge, owner, todo, todo_pos, meta, e
     regular graph).
     """
     taken = 0
-    while meta[_LSIZE] > 0:
+    while meta[META_LSIZE] > 0:
         if taken >= max_steps:
             return MORE
         wid, u0, target = begin_walk(todo, post, meta, state)
@@ -271,7 +267,7 @@ def greedy_round(r, order, rank, indptr, indices, prev, labels, post, post_edge,
     (record, slot) pairs taken by the current walk (``walk_cap`` entries).
     """
     taken = 0
-    while meta[_LSIZE] > 0:
+    while meta[META_LSIZE] > 0:
         if taken >= max_steps:
             return MORE
         wid, u0, target = begin_walk(todo, post, meta, state)
@@ -284,7 +280,7 @@ def greedy_round(r, order, rank, indptr, indices, prev, labels, post, post_edge,
                 y = greedy_pick(x, r, order, rank, indptr, indices, prev, labels, entered, wid,
                                 vhead, vstamp, vnext, vslot)
             if y < 0:
-                meta[_ABANDONED] += 1
+                meta[META_ABANDONED] += 1
                 return STUCK
             if vstamp[x] != wid:
                 vstamp[x] = wid

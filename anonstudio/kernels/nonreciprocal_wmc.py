@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .nonreciprocal_walk import _LSIZE, _STEPS, DONE, MORE, RoundState, apply_cycle, begin_walk, leave
+from .nonreciprocal_walk import META_LSIZE, META_STEPS, DONE, MORE, RoundState, apply_cycle, begin_walk, leave
 from .rng import make_state, randbelow
 
 __all__ = ["KEEP_MARKS", "UNMARK", "OVER_BUDGET", "backtrack_round", "warm_up"]
@@ -54,7 +54,7 @@ def backtrack_round(nbr, edge_round, post, post_edge, owner, todo, todo_pos, met
     """
     m = nbr.shape[1]
     taken = 0
-    while meta[_LSIZE] > 0:
+    while meta[META_LSIZE] > 0:
         if taken >= max_steps:
             return MORE
         wid, u0, target = begin_walk(todo, post, meta, state)
@@ -64,7 +64,7 @@ def backtrack_round(nbr, edge_round, post, post_edge, owner, todo, todo_pos, met
         stack_next[0] = 0
         closed = False
         while depth >= 0:
-            if meta[_STEPS] >= budget:
+            if meta[META_STEPS] >= budget:
                 return OVER_BUDGET
             s = stack_slot[depth]
             x = u0 if depth == 0 else owner[s]
@@ -97,7 +97,7 @@ def backtrack_round(nbr, edge_round, post, post_edge, owner, todo, todo_pos, met
                     entered[s] = 0
                 depth -= 1
                 taken += 1
-                meta[_STEPS] += 1
+                meta[META_STEPS] += 1
         if not closed:
             return -1  # no cycle through target: not a regular residual graph
         apply_cycle(target, post, post_edge, owner, todo, todo_pos, meta, child, child_edge, chain, movers)

@@ -2,7 +2,7 @@
 
 The published data D' is the ORIGINAL records plus one ``alive`` flag per item
 occurrence, with indexes that are updated on every suppression. The kernels
-take them as tuples (built by the driver's ``_State``):
+take them as tuples (built by the driver's ``SuppressionState``):
 
 ``dp = (indptr, indices, alive, post_start, post_len, post_rec, c0, tot, bits, stamp, clock)``
     ``indptr``/``indices``: the original records (CSR, ids sorted per record);
@@ -45,7 +45,7 @@ import numpy as np
 from numba import njit
 
 from .rng import first_above, make_state, randbelow, sample_without_replacement, uniform
-from .support import _in_record, _trailing_zeros
+from .support import in_record, trailing_zeros
 
 __all__ = [
     "LOG_COLUMNS", "OK", "NEED_RULES", "NEED_LOG",
@@ -74,8 +74,8 @@ def _in_e(u, i, ep):
     """Whether data item ``i`` is in E_u."""
     gmask, add_ptr, add_items, del_ptr, del_items = ep
     if gmask[i]:
-        return not _in_record(del_items, del_ptr[u], del_ptr[u + 1], i)
-    return _in_record(add_items, add_ptr[u], add_ptr[u + 1], i)
+        return not in_record(del_items, del_ptr[u], del_ptr[u + 1], i)
+    return in_record(add_items, add_ptr[u], add_ptr[u + 1], i)
 
 
 @njit(nogil=True, cache=True)
@@ -103,7 +103,7 @@ def _collect(q, ell, dp, words, out):
         for w in range(n_words):
             x = words[w]
             while x:
-                out[s] = w * 64 + _trailing_zeros(x)
+                out[s] = w * 64 + trailing_zeros(x)
                 s += 1
                 x &= x - np.uint64(1)
         return s

@@ -36,6 +36,8 @@ __all__ = [
     "build_summaries",
     "count_two_level",
     "no_bitsets",
+    "in_record",
+    "trailing_zeros",
     "MODE_AUTO",
     "MODE_LISTS",
     "MODE_BITSETS",
@@ -57,7 +59,7 @@ _BITSET_WORD_COST = 0.1
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _in_record(indices, start, stop, item):
+def in_record(indices, start, stop, item):
     """Binary search for ``item`` in the sorted slice ``indices[start:stop]``."""
     lo = start
     hi = stop
@@ -85,7 +87,7 @@ def _popcount(typingctx, x):
 
 
 @intrinsic
-def _trailing_zeros(typingctx, x):
+def trailing_zeros(typingctx, x):
     """Index of the lowest set bit of a non-zero uint64 (LLVM ``cttz``)."""
     sig = types.int64(types.uint64)
 
@@ -139,7 +141,7 @@ def support_of(items, indptr, indices, post_indptr, post_records):
             continue
         ok = True
         for j in range(ell):
-            if j != r and not _in_record(indices, start, stop, items[j]):
+            if j != r and not in_record(indices, start, stop, items[j]):
                 ok = False
                 break
         if ok:
@@ -184,7 +186,7 @@ def _weight_by_and(items, weights, bit_row, bits, uniform_weight):
         word = acc[w]
         base = w * 64
         while word != 0:
-            wsum += weights[base + _trailing_zeros(word)]
+            wsum += weights[base + trailing_zeros(word)]
             count += 1
             word &= word - np.uint64(1)
     return count, wsum
@@ -262,7 +264,7 @@ def count_two_level(items, bit_row, bits, summary, limit):
         for j in range(1, ell):
             flags &= summary[rows[j], s]
         while flags != 0:
-            w = (s << 6) + _trailing_zeros(flags)
+            w = (s << 6) + trailing_zeros(flags)
             x = bits[rows[0], w]
             for j in range(1, ell):
                 x &= bits[rows[j], w]
@@ -345,7 +347,7 @@ def support_weight_bounded(
                 if (bits[row, u >> 6] >> np.uint64(u & 63)) & np.uint64(1) == 0:
                     ok = False
                     break
-            elif not _in_record(indices, indptr[u], indptr[u + 1], it):
+            elif not in_record(indices, indptr[u], indptr[u + 1], it):
                 ok = False
                 break
         if ok:

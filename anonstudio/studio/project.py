@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from .. import __version__
-from ..data.datasets import DatasetOrigin, ReadOptions, origin_of, table_with_roles
+from ..data.datasets import DatasetOrigin, ReadOptions, origin_of, reopen, table_with_roles
 from ..data.io.atomic import atomic_write
 from ..data.table import Role, Table
 from ..methods.contract import MethodSpec, file_sha256, get_method
@@ -133,7 +133,7 @@ class DatasetEntry:
         origin = self.origin
         if path is not None and origin.sample is None:
             origin = DatasetOrigin(path=Path(path), options=origin.options)
-        data = origin.open(progress=progress)
+        data = reopen(origin, progress=progress)
         if self.roles is not None and isinstance(data, Table):
             try:
                 data = table_with_roles(data, self.roles)

@@ -87,9 +87,6 @@ class KmVerifyResult:
     partitions: int = 0
     extra: dict = field(default_factory=dict)
 
-    def min_fraction(self) -> float:
-        return min((p.fraction for p in self.points), default=1.0)
-
     @property
     def passed(self) -> bool:
         """No itemset size is statistically below its promised σ (exact sizes: none below σ)."""

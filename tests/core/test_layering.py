@@ -1,9 +1,11 @@
-"""The Qt-free core must import without PySide6 or pyqtgraph."""
-import pytest
+"""The layers hold: the Qt-free core imports no Qt, and the import-linter contracts of pyproject.toml are kept."""
 import ast
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
+
+import pytest
 
 import anonstudio
 
@@ -49,24 +51,55 @@ def test_core_modules_import_in_a_process_without_qt():
     assert out.stdout.strip() == ""
 
 
-def test_import_linter_layer_contracts_are_kept():
-    """Front ends > studio > methods > verifiers, samplers > metrics > data > kernels > jobs, params (pyproject.toml)."""
+def test_import_linter_contracts_are_kept():
+    """The contracts of pyproject.toml: the layers, no Qt below the GUI, independent families and
+    workbenches, verifiers that share no code with what they check."""
     from importlinter.cli import lint_imports
 
     config = PACKAGE.parent / "pyproject.toml"
     assert lint_imports(config_filename=str(config), no_cache=True, no_logo=True) == 0
 
 
-def test_verifiers_use_no_kernel_of_a_method():
-    """A verifier shares no code with what it checks: the only kernels it may use are verifier kernels."""
-    offenders = []
-    for path in sorted((PACKAGE / "verifiers").glob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module:
-                module = node.module
-                if "kernels" in module.split(".") and "verify" not in module.split(".")[-1]:
-                    offenders.append(f"{path.name}: {module}")
-                if module.split(".")[0] in ("methods", "samplers") or ".methods" in f".{module}":
-                    offenders.append(f"{path.name}: {module}")
-    assert offenders == []
+def _contract(name_start: str) -> dict:
+    config = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    contracts = [c for c in config["tool"]["importlinter"]["contracts"] if c["name"].startswith(name_start)]
+    assert len(contracts) == 1, name_start
+    return contracts[0]
+
+
+def _packages(folder: Path) -> set[str]:
+    return {p.name for p in folder.iterdir() if (p / "__init__.py").is_file()}
+
+
+def test_every_method_family_is_in_the_independence_contract():
+    listed = {m.removeprefix("anonstudio.methods.") for m in _contract("method families are independent")["modules"]}
+    assert listed == _packages(PACKAGE / "methods")
+
+
+def test_every_workbench_is_in_the_independence_contract():
+    listed = {m.removeprefix("anonstudio.gui.workbenches.")
+              for m in _contract("workbenches are independent")["modules"]}
+    assert listed == _packages(PACKAGE / "gui" / "workbenches")
+
+
+#: Kernels of the data layer (parsing FIMI files, drawing the synthetic city): no method's logic, so a verifier
+#: may read its input through them.
+DATA_KERNELS = {"anonstudio.kernels.fimi", "anonstudio.kernels.synth_city"}
+
+
+def test_verifiers_are_forbidden_every_kernel_of_the_methods_and_samplers():
+    """A new method kernel joins the verifiers' forbidden list; a verifier kernel (``*_verify``) never does."""
+    import grimp
+
+    graph = grimp.build_graph("anonstudio", cache_dir=None)
+    reached = set()
+    for layer in ("anonstudio.methods", "anonstudio.samplers"):
+        reached |= {m for m in graph.find_upstream_modules(layer, as_package=True)
+                    if m.startswith("anonstudio.kernels.")}
+    verifier_kernels = {m for m in graph.modules if m.startswith("anonstudio.kernels.") and m.endswith("_verify")}
+    assert verifier_kernels, "the verifiers' kernels are named *_verify"
+    method_kernels = reached - verifier_kernels - DATA_KERNELS
+    forbidden = set(_contract("a verifier shares no code")["forbidden_modules"])
+    assert {"anonstudio.methods", "anonstudio.samplers"} <= forbidden
+    assert sorted(method_kernels - forbidden) == []
+    assert sorted(forbidden & verifier_kernels) == []

@@ -175,10 +175,10 @@ def test_exact_budget_stops_with_a_reason():
 
 @pytest.mark.parametrize("plan", ["dense", "sorted"])
 def test_both_enumeration_paths_give_exact_results(plan, monkeypatch):
-    from anonstudio.methods.kmanon import algorithm
+    from anonstudio.methods.kmanon import trial
 
     # Dense counters are used whenever they fit; force each path in turn.
-    monkeypatch.setattr(algorithm._Trial, "_exact_plan", lambda self, ell: (plan, 0.0))
+    monkeypatch.setattr(trial.Trial, "_exact_plan", lambda self, ell: (plan, 0.0))
     data = random_data(13, 150, 30, 6)
     res = kmanonymize(data, FreeMerge(), KmAnonParams(k=3, m=3, sigma=1.0, seed=2))
     assert res.complete

@@ -70,15 +70,15 @@ def run(args: argparse.Namespace) -> int:
     from ...studio.project import DatasetChanged, DatasetMissing, ProjectError
     from ..errors import CliError
     from ..progress import TqdmProgress
-    from .run import _SEVERITY, _project_and_steps, _relocations
+    from .run import EXIT_SEVERITY, project_and_steps, relocations
 
-    project, steps = _project_and_steps(args)
+    project, steps = project_and_steps(args)
     if not steps:
         raise CliError(f"{args.project}: the project has no workbench step to report")
     unset = [s.method for s in steps if s.dataset is None]
     if unset:
         raise CliError(f"{args.project}: step {unset[0]} names no dataset")
-    relocated = _relocations(args.relocate, project)
+    relocated = relocations(args.relocate, project)
     inputs = tuple(e.file for e in project.datasets.values() if e.file is not None) + (args.project,)
     inputs += tuple(relocated.values())
     _outputs(args, inputs)
@@ -113,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
         runs.append(run_)
         print(f"{step.method}: {run_.status}" + (f" ({run_.status_reason()})" if run_.status != "done" else "")
               + ("; read from the result cache" if found is not None else ""))
-        if _SEVERITY.get(run_.exit_code, 0) > _SEVERITY.get(worst, 0):
+        if EXIT_SEVERITY.get(run_.exit_code, 0) > EXIT_SEVERITY.get(worst, 0):
             worst = run_.exit_code
         if run_.status == "cancelled":
             rest = [s.method for s in steps[i + 1:]]

@@ -21,7 +21,8 @@ DESCRIPTION = (HELP + ". Datasets are checked against the SHA-256 the project re
                "not met (its release is not written); 130 cancelled by Ctrl-C (finished steps are written, the "
                "running one's JSON is marked incomplete).")
 
-_SEVERITY = {0: 0, 3: 1, 130: 2}
+#: How bad an exit status is, to report the worst of several runs (``anonstudio-cli report`` shares it).
+EXIT_SEVERITY = {0: 0, 3: 1, 130: 2}
 
 
 def add_project_arguments(parser: argparse.ArgumentParser, verb: str) -> None:
@@ -48,7 +49,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
-def _relocations(items: list[str], project: Any) -> dict[str, Path]:
+def relocations(items: list[str], project: Any) -> dict[str, Path]:
+    """``--relocate KEY=PATH`` items as dataset key -> new path; CliError for a malformed item or unknown key."""
     from ..errors import CliError
 
     out = {}
@@ -63,7 +65,7 @@ def _relocations(items: list[str], project: Any) -> dict[str, Path]:
     return out
 
 
-def _project_and_steps(args: argparse.Namespace) -> tuple[Any, list]:
+def project_and_steps(args: argparse.Namespace) -> tuple[Any, list]:
     """The project file and the steps ``--step`` chose (all by default); CliError for a bad file or step name."""
     from ...studio.project import Project, ProjectError
     from ..errors import CliError
@@ -118,14 +120,14 @@ def run(args: argparse.Namespace) -> int:
     from ..errors import CliError
     from ..progress import TqdmProgress
 
-    project, steps = _project_and_steps(args)
+    project, steps = project_and_steps(args)
     sweeps = [] if args.no_sweeps or args.step else list(project.sweeps)
     if not steps and not sweeps:
         raise CliError(f"{args.project}: the project has no workbench step to run")
     missing = [s.method for s in steps if s.dataset is None]
     if missing:
         raise CliError(f"{args.project}: step {missing[0]} names no dataset")
-    relocated = _relocations(args.relocate, project)
+    relocated = relocations(args.relocate, project)
     out = args.out or args.project.absolute().parent / f"{args.project.stem}-outputs"
     plan = _plan(project, steps, out, args.audit)
 
@@ -163,14 +165,14 @@ def run(args: argparse.Namespace) -> int:
               + f"; outputs in {paths['json'].parent}")
         for line in skipped:
             print(f"{step.method}: {line}", file=sys.stderr)
-        if _SEVERITY.get(run_.exit_code, 0) > _SEVERITY.get(worst, 0):
+        if EXIT_SEVERITY.get(run_.exit_code, 0) > EXIT_SEVERITY.get(worst, 0):
             worst = run_.exit_code
         if run_.status == "cancelled":
             break
     if worst != 130:
         for i, sweep in enumerate(sweeps, start=1):
             code = _run_sweep(project, sweep, i, out, dataset, args.quiet, timings)
-            if _SEVERITY.get(code, 0) > _SEVERITY.get(worst, 0):
+            if EXIT_SEVERITY.get(code, 0) > EXIT_SEVERITY.get(worst, 0):
                 worst = code
             if code == 130:
                 break

@@ -100,9 +100,6 @@ class ContiguityGeometry:
         """The paper's average error in metres (0 when there are no occurrences)."""
         return self.error_sum / self.total_weight if self.total_weight > 0 else 0.0
 
-    def partition_of(self, item: int) -> int:
-        return int(self.label[item])
-
     def partitions(self) -> np.ndarray:
         """Ids of the current partitions (ascending)."""
         return np.flatnonzero(self.size > 0).astype(np.int32)

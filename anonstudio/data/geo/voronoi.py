@@ -89,10 +89,6 @@ class VoronoiCells:
         return self._cache["areas"]
 
     @property
-    def item_areas_km2(self) -> np.ndarray:
-        return self.item_areas_m2 / 1e6
-
-    @property
     def cell_centroids(self) -> np.ndarray:
         """``(n_items, 2)`` centroid of each item's cell (metres)."""
         if "centroids" not in self._cache:

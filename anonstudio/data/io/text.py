@@ -44,7 +44,7 @@ from typing import Any, Iterator
 
 from ..errors import DataFormatError, LoadCancelled
 
-__all__ = ["MissingFileError", "reading_head", "HeadRead", "read_bytes", "read_text", "decode_text", "line_of_offset", "split_lines", "split_records",
+__all__ = ["MissingFileError", "reading_head", "HeadRead", "read_bytes", "read_text", "decode_text", "split_lines", "split_records",
            "iter_text_chunks", "TextChunk", "InputFile", "require_regular_file", "check_cancel", "SNIFF_BYTES",
            "CHUNK_BYTES", "COMPRESSED_CAP_MIN", "COMPRESSED_EXPANSION"]
 
@@ -229,12 +229,6 @@ def read_bytes(path: str | Path, limit: int | None = None, *, progress: Any = No
             if progress is not None:
                 progress.set(src.fraction, f"reading {src.path.name}")
         return b"".join(parts)
-
-
-def line_of_offset(data: bytes | str, offset: int) -> int:
-    """1-based line number of a byte/character offset."""
-    newline = b"\n" if isinstance(data, bytes) else "\n"
-    return data.count(newline, 0, offset) + 1
 
 
 def _encoding_of(head: bytes, encoding: str | None, path: Path | str) -> str:

@@ -8,7 +8,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .exportable import ExportablePlot, _fmt
+from .exportable import ExportablePlot, csv_number
 
 __all__ = ["HistogramPlot", "RankFrequencyPlot", "integer_bins", "integer_histogram"]
 
@@ -90,7 +90,7 @@ class HistogramPlot(ExportablePlot):
         writer.writerow([f"{self.x_label} from", f"{self.x_label} to", self.y_label])
         counts = self.series[self._series_name].y
         for left, right, count in zip(self.edges[:-1], self.edges[1:], counts):
-            writer.writerow([_fmt(left), _fmt(right), _fmt(count)])
+            writer.writerow([csv_number(left), csv_number(right), csv_number(count)])
         return out.getvalue()
 
 
@@ -129,5 +129,5 @@ class RankFrequencyPlot(ExportablePlot):
         writer.writerow(["rank", "item", self.y_label])
         s = self.series[self._series_name]
         for rank, label, count in zip(s.x, self.item_labels, s.y):
-            writer.writerow([_fmt(rank), label, _fmt(count)])
+            writer.writerow([csv_number(rank), label, csv_number(count)])
         return out.getvalue()

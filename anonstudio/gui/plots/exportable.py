@@ -23,7 +23,8 @@ from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QToolButton, QVB
 
 from ...data.io import atomic_write
 
-__all__ = ["ExportablePlot", "Series", "EXPORT_FORMATS", "PlainLogAxis", "axis_text", "integer_ticks"]
+__all__ = ["ExportablePlot", "Series", "EXPORT_FORMATS", "PlainLogAxis", "axis_text", "integer_ticks",
+           "csv_number"]
 
 EXPORT_FORMATS = {"png": "PNG image (*.png)", "svg": "SVG vector image (*.svg)", "csv": "Plot data as CSV (*.csv)"}
 
@@ -489,9 +490,9 @@ class ExportablePlot(QWidget):
             if not s.in_csv:
                 continue
             for i in range(len(s.x)):
-                low = _fmt(s.low[i]) if s.low is not None else ""
-                high = _fmt(s.high[i]) if s.high is not None else ""
-                writer.writerow([s.name, _fmt(s.x[i]), _fmt(s.y[i]), low, high])
+                low = csv_number(s.low[i]) if s.low is not None else ""
+                high = csv_number(s.high[i]) if s.high is not None else ""
+                writer.writerow([s.name, csv_number(s.x[i]), csv_number(s.y[i]), low, high])
         return out.getvalue()
 
     def export_dialog(self, fmt: str) -> Path | None:
@@ -511,7 +512,8 @@ class ExportablePlot(QWidget):
             return None
 
 
-def _fmt(value: float) -> str:
+def csv_number(value: float) -> str:
+    """A plot value as CSV text: integers without a decimal point, floats in full, nothing for NaN or inf."""
     if not math.isfinite(value):
         return ""
     return repr(int(value)) if float(value).is_integer() else repr(float(value))

@@ -21,9 +21,9 @@ import time
 
 import numpy as np
 
-from ...data.table import Table
+from ...data.table import Table, value_text
 from ...jobs import Progress, derive_seed
-from .domains import EncodedTable, value_text
+from .domains import EncodedTable
 from .release import GroupRelease, canonical_group_ids, member_cells
 
 __all__ = ["anatomy", "vertical_release_from_groups"]

@@ -20,7 +20,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .domains import value_text
+from ...data.table import value_text
 
 __all__ = ["cell_text", "parse_cell", "multiset_text", "parse_multiset", "CellError"]
 

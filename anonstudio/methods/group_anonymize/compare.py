@@ -11,10 +11,9 @@ import numpy as np
 import pandas as pd
 
 from ...data.rows import Chip, TableRows, cell_chip
-from ...data.table import Role, Table
-from .domains import value_text
+from ...data.table import Role, Table, value_text
 # The published CSV's own cell texts, so that the view and the file say the same.
-from .published_csv import _horizontal_texts, group_multisets
+from .published_csv import horizontal_cell_texts, group_multisets
 from .release import GroupRelease
 
 __all__ = ["GroupComparison", "comparison_of"]
@@ -62,7 +61,7 @@ class GroupComparison:
         groups = release.row_group
         if release.scheme == "horizontal":
             for c in release.qi:
-                texts = _horizontal_texts(release, c)
+                texts = horizontal_cell_texts(release, c)
                 published[c] = np.asarray(texts, dtype=object)[groups]
                 lookup = _cell_chips(release, c, texts)
                 chips[c] = lambda text, lookup=lookup: lookup.get(text) or cell_chip(text)

@@ -3,7 +3,7 @@
 A domain is the ordered list of values a column may take. Numeric columns are
 sorted ascending (so that ranges are runs of consecutive codes), categorical
 columns lexicographically by their text. Every value is compared through its
-*text form* (:func:`value_text`), which is also what masks such as ``4550*``
+*text form* (:func:`anonstudio.data.table.value_text`), which is also what masks such as ``4550*``
 match against.
 """
 from __future__ import annotations
@@ -13,10 +13,9 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from ...data.table import Table
+from ...data.table import Table, value_text
 
 __all__ = [
-    "value_text",
     "is_numeric_domain",
     "column_domain",
     "build_domains",
@@ -26,18 +25,6 @@ __all__ = [
     "complete_rows",
     "EncodedTable",
 ]
-
-
-def value_text(value) -> str:
-    """The text form of a cleartext value: ``39`` for 39 and 39.0, ``'Flu'`` for Flu."""
-    if isinstance(value, (bool, np.bool_)):
-        return str(bool(value))
-    if isinstance(value, (int, np.integer)):
-        return str(int(value))
-    if isinstance(value, (float, np.floating)):
-        f = float(value)
-        return str(int(f)) if f.is_integer() else repr(f)
-    return str(value)
 
 
 def _plain(value):

@@ -26,8 +26,9 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from ...data.hierarchy import Hierarchy
+from ...data.table import value_text
 from .cells import cell_text
-from .domains import is_numeric_domain, value_text
+from .domains import is_numeric_domain
 
 __all__ = ["AttributeLevels", "interval_levels", "flat_levels", "hierarchy_levels", "default_levels"]
 

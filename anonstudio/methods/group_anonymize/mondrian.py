@@ -26,10 +26,10 @@ import time
 import numpy as np
 
 from ...data.hierarchy import Hierarchy
-from ...data.table import Table
+from ...data.table import Table, value_text
 from ...jobs import Progress
 from .cells import cell_text
-from .domains import EncodedTable, value_text
+from .domains import EncodedTable
 from .release import GroupRelease, canonical_group_ids, member_cells
 
 __all__ = ["mondrian", "horizontal_release_from_groups"]

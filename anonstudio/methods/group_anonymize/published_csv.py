@@ -47,18 +47,19 @@ import numpy as np
 
 from ...data.errors import DataFormatError
 from ...data.io import atomic_write
-from ...data.table import Table
+from ...data.table import Table, value_text
 from .cells import CellError, cell_text, multiset_text, parse_cell, parse_multiset
-from .domains import build_domains, column_domain, encode_column, is_numeric_domain, value_text
+from .domains import build_domains, column_domain, encode_column, is_numeric_domain
 from .release import GroupRelease, canonical_group_ids, member_cells
 
-__all__ = ["export_release", "import_release", "load_domain_file", "group_multisets", "DEFAULT_GID_COLUMN"]
+__all__ = ["export_release", "import_release", "load_domain_file", "group_multisets", "horizontal_cell_texts",
+           "DEFAULT_GID_COLUMN"]
 
 DEFAULT_GID_COLUMN = "gid"
 
 
 # ----------------------------------------------------------------------------- export
-def _horizontal_texts(release: GroupRelease, column: str) -> list[str]:
+def horizontal_cell_texts(release: GroupRelease, column: str) -> list[str]:
     """Cell text per group: the recorded label when it reads back to the same cell."""
     domain = release.domains[column]
     numeric = is_numeric_domain(domain)
@@ -108,7 +109,7 @@ def export_release(release: GroupRelease, table: Table, path: str | Path, *,
     ids = _row_ids(table, id_column) if id_column else None
     sensitive_text = [value_text(v) for v in frame[release.sensitive]]
     if release.scheme == "horizontal":
-        group_texts = {c: _horizontal_texts(release, c) for c in release.qi}
+        group_texts = {c: horizontal_cell_texts(release, c) for c in release.qi}
         qi_cell = lambda c, i, g: group_texts[c][g]  # noqa: E731
         qi_columns = {}
     else:

@@ -1,6 +1,6 @@
 """σ-k^m's independent trials as tasks on a Dask cluster.
 
-Each trial is a seeded stream of Algorithm 2 (:class:`~.algorithm._Trial`)
+Each trial is a seeded stream of Algorithm 2 (:class:`~.trial.Trial`)
 that needs nothing from the others, so a trial is one task: the dataset, the
 merge rule and the error function go to the workers once (scattered), every
 task runs one trial with its own seed and returns its levels. The numbers are
@@ -22,6 +22,7 @@ from ...parallel import ClusterFlag, on_worker
 from .constraints.base import Constraint, ErrorFunction
 from .params import KmAnonParams
 from .result import TrialResult
+from .trial import Trial, TrialHub
 
 __all__ = ["run_trials_on_cluster"]
 
@@ -33,11 +34,9 @@ _POLL = 0.05
 def _remote_trial(data, constraint: Constraint, error: ErrorFunction, params: KmAnonParams, trial: int, seed: int,
                   factory, chains: int, n_trials: int, flag: ClusterFlag) -> tuple[TrialResult, str]:
     """One trial on a cluster worker: (its result, why it stopped early or "")."""
-    from .algorithm import _Hub, _Trial
-
     with on_worker():
-        hub = _Hub(CancelOnly(flag.is_set), n_trials, params.m)
-        runner = _Trial(data, constraint, error, params, trial, seed, hub, factory, chains)
+        hub = TrialHub(CancelOnly(flag.is_set), n_trials, params.m)
+        runner = Trial(data, constraint, error, params, trial, seed, hub, factory, chains)
         return runner.run(), runner.stopped_reason
 
 
@@ -45,7 +44,7 @@ def run_trials_on_cluster(client: Any, data, constraint: Constraint, error: Erro
                           seeds: list[int], hub, factory, chains: int) -> tuple[list[TrialResult], list[str]]:
     """Run every trial as a task through ``client``; results in trial order, as the local pool returns them.
 
-    ``hub`` is the run's local fan-in (:class:`~.algorithm._Hub`): it gets
+    ``hub`` is the run's local fan-in (:class:`~.trial.TrialHub`): it gets
     each trial's levels when the trial comes back and answers the cancel.
     """
     r = len(seeds)

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ...data.io import atomic_write, save_transactions
+from ...data.io import atomic_write
 from ...data.transactions import TransactionData
 from .result import KmAnonResult, LevelResult
 
 __all__ = [
-    "partition_names", "anonymized_dataset", "write_partition_map", "write_anonymized", "write_json", "result_json",
+    "partition_names", "anonymized_dataset", "write_partition_map", "write_json", "result_json",
 ]
 
 
@@ -58,11 +58,6 @@ def write_partition_map(path: str | Path, data: TransactionData, level: LevelRes
         writer.writerow(["item", "partition"])
         for i, label in enumerate(data.vocab):
             writer.writerow([label, names[int(level.labels[i])]])
-
-
-def write_anonymized(path: str | Path, data: TransactionData, level: LevelResult, format: str | None = None) -> None:
-    """The anonymized records in any transaction format (by extension unless ``format``)."""
-    save_transactions(anonymized_dataset(data, level), path, format)
 
 
 def write_json(path: str | Path, doc: dict) -> None:

@@ -18,7 +18,7 @@ import numpy as np
 from ...jobs import ChunkSizer
 from ...kernels.rho_suppressor import NEED_RULES, active_users, exact_chunk
 from .result import RhoResult
-from .suppressor import LOG_COLUMNS, _State, adversary_count
+from .suppressor import LOG_COLUMNS, SuppressionState, adversary_count
 
 __all__ = ["SensitiveRule", "PersonView", "RuleBrowser", "rule_browser", "RULE_LIMIT"]
 
@@ -149,7 +149,7 @@ def _scan(result: RhoResult, rule_limit: int) -> list[tuple[tuple[int, ...], int
     """
     data, e = result.original, result.constraint
     top = result.suppression.levels
-    state = _State(data, e, top)
+    state = SuppressionState(data, e, top)
     rho = result.params.rho_fraction
     active = active_users(data.indptr, data.indices, data.n_items, state.ep)
     found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []

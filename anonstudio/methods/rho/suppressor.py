@@ -40,7 +40,7 @@ from .sensitive import SensitiveConstraint
 
 __all__ = [
     "LevelStats", "PassRecord", "RepairLog", "Suppression", "SuppressionProgress",
-    "suppress_exact", "suppress_sampled", "adversary_count", "published_from_alive",
+    "suppress_exact", "suppress_sampled", "adversary_count", "published_from_alive", "SuppressionState",
 ]
 
 
@@ -174,7 +174,7 @@ _BITS_BUDGET = 256 * 2**20
 _CACHE_ITEMS = 4096
 
 
-class _State:
+class SuppressionState:
     """The kernels' tuples for D' (see :mod:`anonstudio.kernels.rho_suppressor`) plus the repair log."""
 
     def __init__(self, data: TransactionData, constraint: SensitiveConstraint, width: int):
@@ -243,7 +243,8 @@ class _State:
 
 def _start(data: TransactionData, constraint: SensitiveConstraint, rho: Fraction, seed: int | None, width: int):
     """The state, ρ = p/qd and the record-choice stream every run starts from."""
-    return _State(data, constraint, width), rho.numerator, rho.denominator, make_state(derive_seed(seed, "suppress"))
+    return (SuppressionState(data, constraint, width), rho.numerator, rho.denominator,
+            make_state(derive_seed(seed, "suppress")))
 
 
 def _overall(passes_done: int, within: float) -> float:
@@ -252,8 +253,8 @@ def _overall(passes_done: int, within: float) -> float:
     return x / (x + 1.0)
 
 
-def _finish(algorithm: str, state: _State, passes: list[PassRecord], levels: int, n_s: int | None, complete: bool,
-            t0: float, active: int) -> Suppression:
+def _finish(algorithm: str, state: SuppressionState, passes: list[PassRecord], levels: int, n_s: int | None,
+            complete: bool, t0: float, active: int) -> Suppression:
     return Suppression(algorithm, published_from_alive(state.data, state.alive), tuple(passes), state.repair_log(),
                        levels, n_s, complete, time.perf_counter() - t0, active)
 
@@ -319,7 +320,8 @@ def _level(level: int, stats: np.ndarray) -> LevelStats:
     return LevelStats(level, int(stats[4]), int(stats[0]), int(stats[1]), int(stats[2]), int(stats[3]))
 
 
-def _pass(number: int, levels: list[LevelStats], state: _State, t0: float, complete: bool = True) -> PassRecord:
+def _pass(number: int, levels: list[LevelStats], state: SuppressionState, t0: float,
+          complete: bool = True) -> PassRecord:
     return PassRecord(number, tuple(levels), state.suppressed, state.util_info(), time.perf_counter() - t0, complete)
 
 

@@ -31,9 +31,9 @@ import numpy as np
 
 from ...data.errors import DataFormatError
 from ...data.io.text import read_text
-from ...data.table import RTData
+from ...data.table import RTData, value_text
 from ...jobs import derive_seed
-from .prepare import RTProblem, Summaries, value_text
+from .prepare import RTProblem, Summaries
 from .transaction import ClusterT
 
 __all__ = ["Query", "load_workloads", "generate_workloads", "average_relative_errors"]

@@ -22,8 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ...data.rows import Cell, Chip, TableRows, capped
-from ...data.table import Role, Table
-from .prepare import value_text
+from ...data.table import Role, Table, value_text
 from .result import RTResult
 from .spec import items_word
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -29,14 +28,13 @@ from ...data.hierarchy import Hierarchy
 from ...data.io import load_hierarchy
 from ...data.io.rt import load_item_list
 from ...data.item_hierarchy import balanced_hierarchy
-from ...data.table import RTData
+from ...data.table import RTData, value_text
 from ...data.transactions import TransactionData
 from ...metrics.ncp import categorical_ncp, numeric_ncp
 from ...params import ParameterError
-from ..group_anonymize.domains import value_text  # one text form of cell values across methods
 from .params import RTParams
 
-__all__ = ["Column", "Summaries", "RTProblem", "prepare", "value_text"]
+__all__ = ["Column", "Summaries", "RTProblem", "prepare"]
 
 
 @dataclass
@@ -317,9 +315,3 @@ def _item_hierarchy(data: TransactionData, params: RTParams,
     h = balanced_hierarchy(labels + absent, params.item_fanout, order=params.item_order,
                            frequencies=np.concatenate([freq, np.zeros(len(absent))]), name="items")
     return h, True
-
-
-def item_sets(problem: RTProblem, rows: Sequence[int]) -> list[list[int]]:
-    """Non-sensitive item ids of some records (for tests and references)."""
-    p, idx = problem.ns_indptr, problem.ns_indices
-    return [idx[p[r]:p[r + 1]].tolist() for r in rows]

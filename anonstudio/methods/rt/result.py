@@ -4,9 +4,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 import numpy as np
 
-from ...data.table import RTData
+from ...data.table import RTData, value_text
 from .params import RTParams
-from .prepare import RTProblem, Summaries, value_text
+from .prepare import RTProblem, Summaries
 from .transaction import ClusterT
 
 __all__ = ["RTResult", "relational_cells", "number_text"]

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..group_anonymize.domains import value_text as text_of
+from ...data.table import value_text as text_of
 from ..group_anonymize.release import GroupRelease
 
 __all__ = ["Priors", "EncodedRelease", "encode_release", "text_of"]

@@ -1,0 +1,98 @@
+"""Where a loaded dataset came from: how a file was read (:class:`ReadOptions`) and its origin.
+
+A dataset remembers how it was opened (:class:`DatasetOrigin`: a bundled
+sample's name, or a file and its reading options) so that projects, the result
+cache and command lines can name it. This module sits below both
+:mod:`.samples` (which records a sample's origin) and :mod:`.datasets` (which
+records a file's and opens either again), so neither imports the other's
+caller.
+"""
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import weakref
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = ["ReadOptions", "applicable_options", "DatasetOrigin", "attach_origin", "origin_of"]
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """How to read a file; every field left at its default is guessed from the file.
+
+    Parameters
+    ----------
+    format
+        A registered format name (``fimi``, ``csv-table``...); None sniffs the content.
+    encoding
+        A text encoding (``latin-1``...); None reads UTF-8 (a byte-order mark is dropped).
+    header
+        Whether the first row names the columns; None guesses (delimited formats only).
+    sep
+        The field separator; None guesses (delimited formats only).
+    names
+        Column names for a table (they replace a header row, or name a file without one).
+    """
+
+    format: str | None = None
+    encoding: str | None = None
+    header: bool | None = None
+    sep: str | None = None
+    names: tuple[str, ...] = ()
+
+    def replace(self, **changes: Any) -> "ReadOptions":
+        return dataclasses.replace(self, **changes)
+
+    def format_for(self, path: str | Path):
+        """The :class:`~anonstudio.data.io.Format` these options read ``path`` with (column names mean a table)."""
+        from .io import get_format, sniff_format
+
+        if self.format:
+            return get_format(self.format)
+        return sniff_format(path, "table" if self.names else None)
+
+    def loader_options(self, fmt) -> dict[str, Any]:
+        """The options the format's loader takes (the others do not apply to it)."""
+        accepted = applicable_options(fmt)
+        wanted = {"encoding": self.encoding, "sep": self.sep, "header": self.header,
+                  "names": list(self.names) if self.names else None}
+        return {k: v for k, v in wanted.items() if v is not None and k in accepted}
+
+
+def applicable_options(fmt) -> set[str]:
+    """Which of :class:`ReadOptions`' fields (``encoding``, ``sep``, ``header``, ``names``) a format's loader takes."""
+    accepted = inspect.signature(fmt.load).parameters
+    return {name for name in ("encoding", "sep", "header", "names") if name in accepted}
+
+
+@dataclass(frozen=True)
+class DatasetOrigin:
+    """How to open a loaded dataset again: a bundled sample's name, or a file and how it was read.
+
+    Projects store it; :func:`anonstudio.data.datasets.reopen` reads the same data again.
+    """
+
+    sample: str | None = None
+    path: Path | None = None
+    options: ReadOptions = ReadOptions()
+
+
+# Kept beside the datasets rather than inside them (TransactionData is frozen);
+# the weak keys let a dataset be garbage-collected.
+_ORIGINS: "weakref.WeakKeyDictionary[Any, DatasetOrigin]" = weakref.WeakKeyDictionary()
+
+
+def attach_origin(data: Any, origin: DatasetOrigin) -> None:
+    """Remember how ``data`` was opened (a table with new roles passes its origin on)."""
+    _ORIGINS[data] = origin
+
+
+def origin_of(data: Any) -> DatasetOrigin | None:
+    """How ``data`` was opened; None for data built in memory (a generated city, a test's table)."""
+    try:
+        return _ORIGINS.get(data)
+    except TypeError:
+        return None
