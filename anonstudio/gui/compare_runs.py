@@ -17,10 +17,11 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
 from ..data.io import atomic_write
+from ..formatting import number
 from ..glossary import meaning
 from ..methods.sweep import pareto_front
 from ..params import to_dict
-from .controls import narrow_combo, note_label, number, save_file_dialog
+from .controls import narrow_combo, note_label, save_file_dialog
 from .method_workbench import MethodWorkbench
 from .plots import ExportablePlot
 

@@ -35,9 +35,10 @@ from ..data.kinds import kind_words
 from ..data.rows import RowSource, TableRows, TransactionRows
 from ..data.table import RTData, Table
 from ..data.transactions import TransactionData
+from ..formatting import integer
 from .chips import GAP, chip_width
 from .column_roles import ColumnSummaryModel, summary_view
-from .controls import STYLE, fitting_size, integer, note_label
+from .controls import STYLE, fitting_size, note_label
 from .rows_model import RowsModel, configure_rows_view
 
 __all__ = ["SearchBar", "RowsTable", "DataView", "DataViewWindow", "DataViews", "rows_of", "headline"]

@@ -33,11 +33,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..formatting import number
 from ..methods.contract import MethodSpec
 from ..methods.sweep import REASON, Axis, SweepResult, make_grid, parse_axis, run_sweep
 from ..parallel import scheduler_address
 from ..params import ParameterError, specs
-from .controls import narrow_combo, note_label, number, save_file_dialog
+from .controls import narrow_combo, note_label, save_file_dialog
 from .plots import PALETTE, ExportablePlot
 from .settings_dialog import configured_executor
 
