@@ -11,7 +11,6 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
-    QSplitter,
     QTableWidget,
     QTableWidgetItem,
     QToolButton,
@@ -20,7 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..formatting import duration, percent
-from .controls import ElidedLabel
+from .controls import ElidedLabel, splitter
 from .workers import Job, JobRunner, JobState
 
 __all__ = ["JobStatus", "JobsPanel"]
@@ -59,14 +58,9 @@ class JobsPanel(QWidget):
         self.log_view.setMaximumBlockCount(5000)
         self.log_view.setPlaceholderText("Messages from loads and analyses appear here.")
 
-        splitter = QSplitter(Qt.Horizontal)
-        splitter.addWidget(self.table)
-        splitter.addWidget(self.log_view)
-        splitter.setStretchFactor(0, 3)
-        splitter.setStretchFactor(1, 2)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
-        layout.addWidget(splitter)
+        layout.addWidget(splitter(Qt.Horizontal, (self.table, self.log_view), (3, 2)))
 
         runner.job_added.connect(self.add_job)
         runner.log.connect(self.append_log)

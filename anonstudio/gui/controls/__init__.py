@@ -2,7 +2,7 @@
 
 * :mod:`.labels` — :func:`note_label`, :class:`Callout` (the coloured banner with a
   run's promise and check), :class:`ElidedLabel`, :class:`Collapsible` (a guide);
-* :mod:`.layout` — :class:`BoundedArea`, :func:`narrow_combo`;
+* :mod:`.layout` — :class:`BoundedArea`, :func:`narrow_combo`, :func:`splitter`;
 * :mod:`.dialogs` — :func:`open_file_dialog`, :func:`save_file_dialog` with the
   studio's defaults, and :func:`fitting_size` for windows;
 * :mod:`.files` — :class:`FileRow` (a file chooser), :class:`ColumnPathsEditor`
@@ -27,12 +27,12 @@ from .export import ExportRow
 from .files import ColumnPathsEditor, FileRow
 from .history import HistoryBar
 from .labels import Callout, Collapsible, ElidedLabel, note_label
-from .layout import BoundedArea, narrow_combo
+from .layout import BoundedArea, narrow_combo, splitter
 from .levels import LevelsTable
 from .style import STATE_COLOURS, STYLE
 
 __all__ = [
     "STYLE", "STATE_COLOURS", "Callout", "ElidedLabel", "Collapsible", "note_label", "BoundedArea", "narrow_combo",
-    "fitting_size", "open_file_dialog", "save_file_dialog", "FileRow", "ColumnPathsEditor",
+    "splitter", "fitting_size", "open_file_dialog", "save_file_dialog", "FileRow", "ColumnPathsEditor",
     "ColumnCombo", "ColumnPicker", "LevelsTable", "ExportRow", "HistoryBar",
 ]

@@ -1,10 +1,12 @@
-"""Sizing: a height-bounded scroll area, combo boxes that shrink with the parameter dock."""
+"""Sizing and arranging: a height-bounded scroll area, combo boxes that shrink, splitters in one call."""
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt
-from PySide6.QtWidgets import QComboBox, QFrame, QScrollArea, QSizePolicy, QWidget
+from typing import Sequence
 
-__all__ = ["BoundedArea", "narrow_combo"]
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtWidgets import QComboBox, QFrame, QScrollArea, QSizePolicy, QSplitter, QWidget
+
+__all__ = ["BoundedArea", "narrow_combo", "splitter"]
 
 
 def narrow_combo(combo: QComboBox, chars: int = 12) -> QComboBox:
@@ -14,6 +16,22 @@ def narrow_combo(combo: QComboBox, chars: int = 12) -> QComboBox:
     view = combo.view()
     view.setMinimumWidth(max(view.sizeHintForColumn(0) + 24, 120))
     return combo
+
+
+def splitter(orientation: Qt.Orientation, widgets: Sequence[QWidget], stretch: Sequence[int] = (), *,
+             collapsible: bool = True) -> QSplitter:
+    """A splitter holding ``widgets`` in order, ``stretch[i]`` the stretch factor of the i-th one.
+
+    ``collapsible=False`` keeps the user from dragging a pane down to nothing.
+    """
+    out = QSplitter(orientation)
+    for widget in widgets:
+        out.addWidget(widget)
+    for index, factor in enumerate(stretch):
+        out.setStretchFactor(index, factor)
+    if not collapsible:
+        out.setChildrenCollapsible(False)
+    return out
 
 
 class BoundedArea(QScrollArea):
