@@ -29,14 +29,7 @@ HTML parts (:func:`html_parts`).
 """
 from __future__ import annotations
 
-from .html import (
-    HTML_FIGURE_BOX,
-    data_uri,
-    html_parts,
-    png_size,
-    reference_html,
-    render_html,
-)
+from .html import HTML_FIGURE_BOX, data_uri, html_parts, png_size, reference_html, render_html
 from .model import (
     EXTERNAL_LABEL,
     EXTERNAL_NOTE,
@@ -54,16 +47,7 @@ from .model import (
     output_files,
     versions,
 )
-from .wording import (
-    command_text,
-    format_value,
-    input_rows,
-    measure_meaning,
-    measure_term,
-    own_meanings,
-    parameter_rows,
-    verdict,
-)
+from .wording import command_text, input_rows, measure_meaning, measure_term, own_meanings, parameter_rows, verdict
 
 __all__ = [
     "Figure",
@@ -81,7 +65,6 @@ __all__ = [
     "parameter_rows",
     "input_rows",
     "command_text",
-    "format_value",
     "reference_html",
     "data_uri",
     "png_size",

@@ -15,9 +15,10 @@ import struct
 from typing import Any, Callable, Iterable, Sequence
 
 from ... import __version__
+from ...formatting import measure
 from ...methods.contract import MethodRun, is_timing_key
 from .model import INTERNAL_LABEL, Figure, Report, RunReport
-from .wording import command_text, format_value, input_rows, measure_meaning, own_meanings, parameter_rows, verdict
+from .wording import command_text, input_rows, measure_meaning, own_meanings, parameter_rows, verdict
 
 __all__ = ["html_parts", "render_html", "reference_html", "data_uri", "png_size", "HTML_FIGURE_BOX"]
 
@@ -140,7 +141,7 @@ def _measures_table(summary: dict, family: str, own: dict) -> str:
         text = _e(meaning) if meaning else '<span class="muted">(no glossary entry)</span>'
         if name and name.lower() != key.lower():
             text = f"<b>{_e(name)}</b>: {text}"
-        rows.append([f"<code>{_e(key)}</code>", _e(format_value(value)), text])
+        rows.append([f"<code>{_e(key)}</code>", _e(measure(value)), text])
     if not rows:
         return '<p class="muted">No measures.</p>'
     out = ["<table><tr><th>Measure</th><th>Value</th><th>Meaning</th></tr>"]

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ... import __version__
+from ...formatting import integer
 from ...jobs import NullProgress, Progress, SubProgress
 from ...methods.contract import MethodRun, write_outputs
 
@@ -226,6 +227,6 @@ def _preview(path: Path) -> tuple[str, ...]:
     try:
         text = head.decode("utf-8")
     except UnicodeDecodeError:
-        return (f"(binary file, {path.stat().st_size:,} bytes: not previewed)",)
+        return (f"(binary file, {integer(path.stat().st_size)} bytes: not previewed)",)
     lines = text.splitlines()[:PREVIEW_LINES]
     return tuple(line if len(line) <= PREVIEW_WIDTH else line[:PREVIEW_WIDTH] + "…" for line in lines)

@@ -5,22 +5,23 @@ status and never more than was checked; :func:`measure_meaning` looks a
 summary measure up in the glossary (:mod:`anonstudio.glossary`);
 :func:`parameter_rows` and :func:`input_rows` give the rows of the parameters
 and input tables as the studio's panel words them; :func:`command_text` the
-command line that repeats the run.
+command line that repeats the run. Values read as :mod:`anonstudio.formatting`
+writes them.
 """
 from __future__ import annotations
 
-import math
 import re
 from typing import Any
 
 from ... import glossary
 from ...data.kinds import kind_words
+from ...formatting import integer, measure
 from ...methods.contract import MethodRun
 from ...params import ParamSpec, is_enabled, specs
 from ..command_line import NotReproducible, run_command_line
 
 __all__ = ["verdict", "measure_term", "measure_meaning", "own_meanings", "parameter_rows", "input_rows",
-           "command_text", "format_value"]
+           "command_text"]
 
 
 def verdict(run: MethodRun) -> tuple[str, str, str]:
@@ -94,23 +95,6 @@ def own_meanings(run: MethodRun) -> dict:
     return dict(meanings) if isinstance(meanings, dict) else {}
 
 
-def format_value(value: Any) -> str:
-    """A measure for a table: whole numbers with separators, others to 6 significant digits, n/a for none."""
-    if value is None:
-        return "n/a"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, int):
-        return f"{value:,}"
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            return "n/a"
-        if value.is_integer() and abs(value) < 1e15:
-            return f"{int(value):,}"
-        return f"{value:.6g}"
-    return str(value)
-
-
 def _param_value(spec: ParamSpec, value: Any, inputs: dict[str, dict], labels: dict[str, str]) -> str:
     """A parameter's value as the studio's panel shows it (choice labels, yes/no, files with their SHA-256).
 
@@ -134,14 +118,14 @@ def _param_value(spec: ParamSpec, value: Any, inputs: dict[str, dict], labels: d
         if not value and spec.per_level:
             scalar = spec.per_level[1]
             return f"the same {labels.get(scalar, scalar)} for every level"
-        return ", ".join(format_value(v) for v in value)
+        return ", ".join(measure(v) for v in value)
     if kind == "column_paths":
         parts = []
         for column, path in value:
             sha = (inputs.get(f"{spec.name}[{column}]") or {}).get("sha256")
             parts.append(f"{column}: {path}" + (f" (SHA-256 {sha})" if sha else ""))
         return "; ".join(parts) or "none"
-    return format_value(value)
+    return measure(value)
 
 
 def parameter_rows(run: MethodRun) -> list[tuple[str, str, str, bool]]:
@@ -170,8 +154,8 @@ def _size_text(size: int | None) -> str:
         return "unknown"
     for unit, scale in (("GB", 1 << 30), ("MB", 1 << 20), ("kB", 1 << 10)):
         if size >= scale:
-            return f"{size:,} bytes ({size / scale:.1f} {unit})"
-    return f"{size:,} bytes"
+            return f"{integer(size)} bytes ({size / scale:.1f} {unit})"
+    return f"{integer(size)} bytes"
 
 
 def input_rows(run: MethodRun) -> list[tuple[str, str]]:
@@ -182,7 +166,7 @@ def input_rows(run: MethodRun) -> list[tuple[str, str]]:
     for attr, word in (("n_records", "Records"), ("n_rows", "Rows")):
         count = getattr(data, attr, None)
         if isinstance(count, int):
-            rows.append((word, f"{count:,}"))
+            rows.append((word, integer(count)))
             break
     if ref.path is None:
         rows.append(("File", "built in memory, not read from a file: no file size and no SHA-256 to check it "
