@@ -32,7 +32,8 @@ from PySide6.QtWidgets import (
 
 from ..data.summary import ColumnSummary, column_summaries
 from ..data.table import Role, Table
-from .controls import integer, note_label
+from ..formatting import integer
+from .controls import note_label
 
 __all__ = ["ColumnSummaryModel", "RoleDelegate", "ColumnRolesEditor", "ROLE_HELP", "ROLE_COLOURS", "summaries_of"]
 

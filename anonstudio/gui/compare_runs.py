@@ -13,14 +13,15 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog, QFormLayout, QHBoxLayout,
-                               QHeaderView, QListWidget, QListWidgetItem, QPushButton, QSplitter, QTableWidget,
+                               QHeaderView, QListWidget, QListWidgetItem, QPushButton, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
 from ..data.io import atomic_write
+from ..formatting import number
 from ..glossary import meaning
 from ..methods.sweep import pareto_front
 from ..params import to_dict
-from .controls import narrow_combo, note_label, number, save_file_dialog
+from .controls import narrow_combo, note_label, save_file_dialog, splitter
 from .method_workbench import MethodWorkbench
 from .plots import ExportablePlot
 
@@ -87,15 +88,9 @@ class CompareRunsWindow(QDialog):
         buttons.addWidget(refresh)
         buttons.addWidget(self.csv_button)
         left_layout.addLayout(buttons)
-        right = QSplitter(Qt.Vertical)
-        right.addWidget(self.plot)
-        right.addWidget(self.table)
-        splitter = QSplitter(Qt.Horizontal)
-        splitter.addWidget(left)
-        splitter.addWidget(right)
-        splitter.setStretchFactor(1, 1)
+        right = splitter(Qt.Vertical, (self.plot, self.table))
         layout = QVBoxLayout(self)
-        layout.addWidget(splitter)
+        layout.addWidget(splitter(Qt.Horizontal, (left, right), (0, 1)))
         self.resize(1100, 650)
         self.refresh()
 

@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
-    QSplitter,
     QTableView,
     QTabWidget,
     QVBoxLayout,
@@ -35,9 +34,10 @@ from ..data.kinds import kind_words
 from ..data.rows import RowSource, TableRows, TransactionRows
 from ..data.table import RTData, Table
 from ..data.transactions import TransactionData
+from ..formatting import integer
 from .chips import GAP, chip_width
 from .column_roles import ColumnSummaryModel, summary_view
-from .controls import STYLE, fitting_size, integer, note_label
+from .controls import STYLE, fitting_size, note_label, splitter
 from .rows_model import RowsModel, configure_rows_view
 
 __all__ = ["SearchBar", "RowsTable", "DataView", "DataViewWindow", "DataViews", "rows_of", "headline"]
@@ -290,12 +290,7 @@ class DataView(QWidget):
                                             "them unless told otherwise."))
         columns_layout.addWidget(self.columns_view, 1)
         self.columns_page = columns_page
-        self.splitter = QSplitter(Qt.Vertical)
-        self.splitter.addWidget(columns_page)
-        self.splitter.addWidget(rows_page)
-        self.splitter.setStretchFactor(0, 2)
-        self.splitter.setStretchFactor(1, 3)
-        self.splitter.setChildrenCollapsible(False)
+        self.splitter = splitter(Qt.Vertical, (columns_page, rows_page), (2, 3), collapsible=False)
 
         self.items_table: RowsTable | None = None
         self.tabs: QTabWidget | None = None

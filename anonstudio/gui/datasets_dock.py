@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QPushButton,
-    QSplitter,
     QVBoxLayout,
     QWidget,
 )
@@ -33,6 +32,7 @@ from ..data.io import load_report
 from ..data.table import Role, Table
 from ..data.transactions import TransactionData
 from .column_roles import ColumnRolesEditor
+from .controls import splitter
 from .data_view import DataViews, DataViewWindow
 from .plots import HistogramPlot, RankFrequencyPlot
 from .workers import Job, JobRunner
@@ -148,18 +148,12 @@ class DatasetsPanel(QWidget):
         top_layout.addWidget(QLabel("Bundled samples:"))
         top_layout.addWidget(self.samples)
         top_layout.addWidget(self.summary)
-        splitter = QSplitter(Qt.Vertical)
-        splitter.addWidget(top)
-        splitter.addWidget(self.length_plot)
-        splitter.addWidget(self.frequency_plot)
-        splitter.addWidget(self.roles)
         # Extra height goes to the plots (or the columns); the list and summary keep their size.
-        splitter.setCollapsible(0, False)
-        for index, stretch in enumerate((0, 1, 1, 1)):
-            splitter.setStretchFactor(index, stretch)
+        panes = splitter(Qt.Vertical, (top, self.length_plot, self.frequency_plot, self.roles), (0, 1, 1, 1))
+        panes.setCollapsible(0, False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(splitter)
+        layout.addWidget(panes)
 
     # ------------------------------------------------------------- loading
     def import_file(self, path: str | Path, options: ReadOptions | None = None):

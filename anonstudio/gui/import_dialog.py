@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPlainTextEdit,
-    QSplitter,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -34,7 +33,7 @@ from PySide6.QtWidgets import (
 from ..data.datasets import ReadOptions, applicable_options
 from ..data.io import formats, get_format
 from ..data.preview import ENCODINGS, SEPARATORS, Preview, preview_file, size_text
-from .controls import Callout, fitting_size, narrow_combo, note_label
+from .controls import Callout, fitting_size, narrow_combo, note_label, splitter
 from .data_view import RowsTable, rows_of
 
 __all__ = ["ImportDialog"]
@@ -116,12 +115,7 @@ class ImportDialog(QDialog):
         facts_layout.addLayout(self.facts)
         facts_layout.addStretch(1)
 
-        top = QSplitter(Qt.Horizontal)
-        top.addWidget(choices)
-        top.addWidget(facts_box)
-        top.setChildrenCollapsible(False)
-        top.setStretchFactor(0, 1)
-        top.setStretchFactor(1, 1)
+        top = splitter(Qt.Horizontal, (choices, facts_box), (1, 1), collapsible=False)
 
         self.status = Callout("")
         self.status.setObjectName("preview_status")

@@ -11,7 +11,6 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
-    QSplitter,
     QTableWidget,
     QTableWidgetItem,
     QToolButton,
@@ -19,26 +18,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .controls import ElidedLabel
+from ..formatting import duration, percent
+from .controls import ElidedLabel, splitter
 from .workers import Job, JobRunner, JobState
 
-__all__ = ["JobStatus", "JobsPanel", "format_duration"]
+__all__ = ["JobStatus", "JobsPanel"]
 
 COLUMNS = ("Job", "Progress", "Status", "Elapsed", "Time left", "")
 #: Finished rows kept before the oldest are dropped (the log keeps everything).
 MAX_ROWS = 200
-
-
-def format_duration(seconds: float | None) -> str:
-    """``"–"``, ``"42 s"``, ``"3 min 05 s"`` or ``"1 h 02 min"``."""
-    if seconds is None:
-        return "–"
-    seconds = max(0, int(round(seconds)))
-    if seconds < 60:
-        return f"{seconds} s"
-    if seconds < 3600:
-        return f"{seconds // 60} min {seconds % 60:02d} s"
-    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
 
 
 class JobsPanel(QWidget):
@@ -70,14 +58,9 @@ class JobsPanel(QWidget):
         self.log_view.setMaximumBlockCount(5000)
         self.log_view.setPlaceholderText("Messages from loads and analyses appear here.")
 
-        splitter = QSplitter(Qt.Horizontal)
-        splitter.addWidget(self.table)
-        splitter.addWidget(self.log_view)
-        splitter.setStretchFactor(0, 3)
-        splitter.setStretchFactor(1, 2)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
-        layout.addWidget(splitter)
+        layout.addWidget(splitter(Qt.Horizontal, (self.table, self.log_view), (3, 2)))
 
         runner.job_added.connect(self.add_job)
         runner.log.connect(self.append_log)
@@ -125,7 +108,7 @@ class JobsPanel(QWidget):
         row = self._rows.index(job)
         bar: QProgressBar = self.table.cellWidget(row, 1)
         bar.setValue(int(round(job.fraction * 1000)))
-        bar.setFormat(f"{job.fraction * 100:.0f} %")
+        bar.setFormat(percent(job.fraction, 0))
         if job.state.finished:
             status = job.state_text()
             if job.state is JobState.FAILED:
@@ -137,8 +120,8 @@ class JobsPanel(QWidget):
         item.setToolTip(job.error_details or status)
         if job.state is JobState.FAILED:
             item.setForeground(Qt.red)
-        self.table.item(row, 3).setText(format_duration(job.elapsed()) if job.started_at else "–")
-        self.table.item(row, 4).setText(format_duration(job.eta()))
+        self.table.item(row, 3).setText(duration(job.elapsed()) if job.started_at else "–")
+        self.table.item(row, 4).setText(duration(job.eta()))
         button: QPushButton = self.table.cellWidget(row, 5)
         button.setEnabled(not job.state.finished and not job.cancel_requested)
 
@@ -229,9 +212,9 @@ class JobStatus(QWidget):
             return
         if running:
             eta = job.eta()
-            left = f", {format_duration(eta)} left" if eta is not None else ""
+            left = f", {duration(eta)} left" if eta is not None else ""
             self.bar.setValue(int(round(job.fraction * 1000)))
-            self.bar.setFormat(f"{job.fraction * 100:.0f} %")
+            self.bar.setFormat(percent(job.fraction, 0))
             self.label.setText(f"{job.title}: {job.status}{left}")
             self.cancel.setEnabled(not job.cancel_requested)
         else:

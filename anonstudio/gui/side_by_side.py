@@ -25,11 +25,11 @@ from typing import Callable
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QVBoxLayout, QWidget
 
 from ..data.compare import Comparison, check_comparison
 from ..data.rows import TransactionRows
-from .controls import note_label
+from .controls import note_label, splitter
 from .data_view import ITEMS_HINT, TEXT_HINT, RowsTable, SearchBar, go_to_row, run_search
 
 __all__ = ["SideBySideView"]
@@ -83,21 +83,20 @@ class SideBySideView(QWidget):
         heading.addWidget(self.title, 1)
         heading.addWidget(self.sort_by_group)
         heading.addWidget(self.group_only)
-        splitter = QSplitter(Qt.Horizontal)
+        sides = []
         for label, table in ((self.original_label, self.original), (self.published_label, self.published)):
             side = QWidget()
             side_layout = QVBoxLayout(side)
             side_layout.setContentsMargins(0, 0, 0, 0)
             side_layout.addWidget(label)
             side_layout.addWidget(table, 1)
-            splitter.addWidget(side)
-        splitter.setChildrenCollapsible(False)
-        self.splitter = splitter
+            sides.append(side)
+        self.splitter = splitter(Qt.Horizontal, sides, collapsible=False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(heading)
         layout.addWidget(self.search)
-        layout.addWidget(splitter, 1)
+        layout.addWidget(self.splitter, 1)
         layout.addWidget(self.detail)
         self.set_comparison(None)
 

@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QSpinBox,
-    QSplitter,
     QTabWidget,
     QTableWidget,
     QTableWidgetItem,
@@ -33,11 +32,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..formatting import number
 from ..methods.contract import MethodSpec
 from ..methods.sweep import REASON, Axis, SweepResult, make_grid, parse_axis, run_sweep
 from ..parallel import scheduler_address
 from ..params import ParameterError, specs
-from .controls import narrow_combo, note_label, number, save_file_dialog
+from .controls import narrow_combo, note_label, save_file_dialog, splitter
 from .plots import PALETTE, ExportablePlot
 from .settings_dialog import configured_executor
 
@@ -213,9 +213,7 @@ class SweepView(QWidget):
         controls_layout.addStretch(1)
         controls.setMaximumWidth(250)
 
-        plots = QSplitter(Qt.Horizontal)
-        plots.addWidget(self.curve)
-        plots.addWidget(self.tradeoff)
+        plots = splitter(Qt.Horizontal, (self.curve, self.tradeoff))
         table_box = QWidget()
         table_layout = QVBoxLayout(table_box)
         table_layout.setContentsMargins(0, 0, 0, 0)

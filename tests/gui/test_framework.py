@@ -8,7 +8,7 @@ import numpy as np
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from anonstudio.data.transactions import TransactionData
-from anonstudio.gui.jobs_dock import JobsPanel, format_duration
+from anonstudio.gui.jobs_dock import JobsPanel
 from anonstudio.gui.plots import ExportablePlot
 from anonstudio.gui.workbench import Workbench
 from anonstudio.gui.workbenches import discover_workbenches
@@ -168,13 +168,6 @@ def test_discovery_returns_sorted_workbench_classes():
     assert problems == []
     assert all(issubclass(c, Workbench) for c in classes)
     assert [c.ORDER for c in classes] == sorted(c.ORDER for c in classes)
-
-
-def test_format_duration():
-    assert format_duration(None) == "–"
-    assert format_duration(42) == "42 s"
-    assert format_duration(185) == "3 min 05 s"
-    assert format_duration(3720) == "1 h 02 min"
 
 
 def test_run_stays_disabled_without_a_dataset_even_after_edits(qtbot, runner):

@@ -22,7 +22,7 @@ def test_info_on_a_sample_name(capsys):
     assert main(["info", "chess", "--top", "1"]) == 0
     out = capsys.readouterr().out
     assert "records: 3,196" in out and "distinct items: 75" in out
-    assert "58      3,195   99.97%" in out
+    assert "58      3,195   99.97 %" in out
 
 
 def test_info_on_a_table(io_data, capsys):

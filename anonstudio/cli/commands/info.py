@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ...formatting import integer, percent
 from ..datasets import add_dataset_arguments, dataset_options, load_dataset_argument
 
 NAME = "info"
@@ -79,7 +80,7 @@ def _print_transactions(info: dict[str, Any]) -> None:
         print(f"top {len(info['top_items'])} items (records containing):")
         width = max(len(t["item"]) for t in info["top_items"])
         for t in info["top_items"]:
-            print(f"  {t['item']:<{width}}  {t['records']:>9,}  {t['share'] * 100:6.2f}%")
+            print(f"  {t['item']:<{width}}  {integer(t['records']):>9}  {percent(t['share'], 2):>8}")
 
 
 def _print_table(info: dict[str, Any]) -> None:

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ...formatting import number
 from ..datasets import add_dataset_arguments
 from ..errors import CliError
 
@@ -131,10 +132,11 @@ def _measures(spec: Any, result: Any) -> list[str]:
 
 
 def _cell_text(value: Any) -> str:
+    """A cell as the studio's sweep table shows it: numbers as :func:`~anonstudio.formatting.number`."""
     if value is None:
         return ""
-    if isinstance(value, float):
-        return f"{value:.4g}"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return number(value)
     return str(value)
 
 

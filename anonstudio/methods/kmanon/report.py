@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from ...formatting import integer, percent
 from ...verifiers.kmanon import KmVerifyResult
 from .result import LevelResult
 
@@ -65,11 +66,12 @@ def check_text(verify: KmVerifyResult | None, item_word: str = "item") -> str:
     if not verify.points:
         return "Independent check: nothing to check."
     last = verify.points[-1]
-    conf = f"{verify.confidence:.0%}"
+    conf = percent(verify.confidence, 0)
     how = "all" if last.method == "exact" else "random"
-    interval = "" if last.method == "exact" else f" ({conf} confidence interval {last.ci_low:.2%} – {last.ci_high:.2%})"
-    text = (f"Independent check (separate code): of {last.itemsets:,} {how} combinations of "
-            f"{_plural(last.ell, item_word)} from the original data, {last.fraction:.2%} match at least "
+    interval = "" if last.method == "exact" else (
+        f" ({conf} confidence interval {percent(last.ci_low, 2)} – {percent(last.ci_high, 2)})")
+    text = (f"Independent check (separate code): of {integer(last.itemsets)} {how} combinations of "
+            f"{_plural(last.ell, item_word)} from the original data, {percent(last.fraction, 2)} match at least "
             f"{last.k} people{interval}.")
     bad = [p.ell for p in verify.points if not p.passed]
     if bad:

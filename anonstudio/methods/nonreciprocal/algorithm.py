@@ -25,7 +25,7 @@ from ...jobs import NullProgress, Progress, SubProgress, derive_seed
 from ...params import ParameterError, validate
 from .cahd import cahd
 from .diversity import (
-    NotEligibleError, check_eligible, label_spaced_order, published_label_failures, tighten_spacing,
+    NotEligibleError, check_eligible, label_spaced_order, published_label_failures, records_share, tighten_spacing,
 )
 from .metrics import error_rate, query_error, query_sizes
 from .order import cyclic_hamming, gray_order, segment_bounds
@@ -168,8 +168,8 @@ def nonreciprocal(data: TransactionData, params: NonreciprocalParams, progress: 
             raise NotEligibleError(
                 f"data not ℓ-eligible for the greedy method: {exc.restarts} walks found no admissible slot in "
                 f"round {exc.round + 1} of {m}; the most frequent label {labels.names[top]!r} "  # type: ignore
-                f"holds {int(counts[top]):,} of {data.n_records:,} records "
-                f"({100.0 * counts[top] / data.n_records:.1f}%); try a smaller ℓ or the ring method") from exc
+                f"holds {records_share(int(counts[top]), data.n_records)}; try a smaller ℓ or the ring method"
+            ) from exc
         res.greedy_steps = list(greedy.steps)
         res.greedy_abandoned = list(greedy.abandoned)
         if not greedy.complete:

@@ -17,12 +17,13 @@ from __future__ import annotations
 import numpy as np
 
 from ...data.io.record_labels import RecordLabels
+from ...formatting import integer, percent
 from ...params import ParameterError
 from ...data.transactions import TransactionData
 from ...kernels.nonreciprocal_diversity import LOCAL, MOST_REMAINING, spaced_order, swap_same_labels, windows_distinct
 
 __all__ = ["NotEligibleError", "check_eligible", "label_spaced_order", "tighten_spacing", "published_label_failures",
-           "SWAP_REACH", "SWAP_PASSES"]
+           "records_share", "SWAP_REACH", "SWAP_PASSES"]
 
 #: Same-label swaps: copies tried on either side, and passes at most.
 SWAP_REACH = 32
@@ -36,8 +37,9 @@ class NotEligibleError(ParameterError):
         super().__init__(message, name="l")
 
 
-def _share(count: int, n: int) -> str:
-    return f"{count:,} of {n:,} records ({100.0 * count / max(n, 1):.1f}%)"
+def records_share(count: int, n: int) -> str:
+    """``"12 of 100 records (12.0 %)"``."""
+    return f"{integer(count)} of {integer(n)} records ({percent(count / max(n, 1))})"
 
 
 def check_eligible(labels: RecordLabels, l: int, method: str) -> None:
@@ -62,14 +64,14 @@ def check_eligible(labels: RecordLabels, l: int, method: str) -> None:
             best = max((x for x in range(2, l) if worst <= n // (2 * x - 1)), default=None)
             hint = f"ℓ = {best} is possible" if best else "no ℓ >= 2 is possible with this method"
             raise NotEligibleError(
-                f"label {name!r} holds {_share(worst, n)}; the diverse ring for ℓ = {l} allows at most "
+                f"label {name!r} holds {records_share(worst, n)}; the diverse ring for ℓ = {l} allows at most "
                 f"{limit:,} records per label (1/(2ℓ-1) of the data): {hint}")
     else:
         if distinct < l or worst * l > n:
             best = max((x for x in range(2, l) if worst * x <= n and distinct >= x), default=None)
             hint = f"ℓ = {best} is possible" if best else "no ℓ >= 2 is possible"
             raise NotEligibleError(
-                f"data not ℓ-eligible: label {name!r} holds {_share(worst, n)}, more than 1/ℓ = 1/{l}: {hint}")
+                f"data not ℓ-eligible: label {name!r} holds {records_share(worst, n)}, more than 1/ℓ = 1/{l}: {hint}")
 
 
 def label_spaced_order(order: np.ndarray, labels: RecordLabels, l: int) -> tuple[np.ndarray, str]:

@@ -13,6 +13,7 @@ import numpy as np
 
 from ...data.rows import MAX_CHIPS, Chip, TransactionRows, capped
 from ...data.transactions import TransactionData
+from ...formatting import percent
 from .result import RhoResult
 from .sensitive import SensitiveConstraint
 
@@ -121,7 +122,7 @@ def comparison_of(result: RhoResult) -> SuppressionComparison:
     """The comparison of a ρ run's result (complete or stopped early)."""
     state = "" if result.complete else " (stopped early: the data so far, not a safe release)"
     plural = "s" if result.suppressed_items != 1 else ""
-    title = (f"{result.suppressed_items:,} item occurrence{plural} suppressed ({result.util_info:.2%}) from "
+    title = (f"{result.suppressed_items:,} item occurrence{plural} suppressed ({percent(result.util_info, 2)}) from "
              f"{int(np.count_nonzero(suppressed_counts(result.original, result.published))):,} of "
              f"{result.original.n_records:,} records{state}")
     return SuppressionComparison(result.original, result.published, result.constraint, title)

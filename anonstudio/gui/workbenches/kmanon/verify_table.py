@@ -5,8 +5,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
+from ....formatting import integer
 from ....verifiers.kmanon import KmVerifyResult
-from ...controls import STATE_COLOURS, integer
+from ...controls import STATE_COLOURS
 
 __all__ = ["VerifyTable"]
 

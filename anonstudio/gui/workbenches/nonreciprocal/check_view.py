@@ -15,8 +15,9 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
 
+from ....formatting import integer
 from ....methods.contract import MethodRun
-from ...controls import integer, note_label
+from ...controls import note_label
 from ...plots import ExportablePlot
 
 __all__ = ["CheckView", "check_lines_html"]

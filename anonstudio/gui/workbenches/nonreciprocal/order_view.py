@@ -13,8 +13,9 @@ import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
 
+from ....formatting import integer
 from ....methods.nonreciprocal.result import PHASES, NonreciprocalResult
-from ...controls import integer, note_label
+from ...controls import note_label
 from ...plots import ExportablePlot
 
 __all__ = ["OrderView", "hamming_bars", "ORDER_NAMES"]

@@ -14,9 +14,10 @@ from PySide6.QtWidgets import (
     QAbstractItemView, QHeaderView, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
+from ....formatting import integer, number, percent
 from ....methods.contract import MethodRun
 from ....verifiers.rho import RhoLevelCheck, RhoVerification
-from ...controls import STATE_COLOURS, integer, note_label, number, percent
+from ...controls import STATE_COLOURS, note_label
 
 __all__ = ["CheckView", "LEVEL_COLUMNS", "verdict"]
 

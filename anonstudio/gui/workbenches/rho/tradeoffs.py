@@ -16,9 +16,10 @@ import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSplitter, QStackedWidget, QVBoxLayout, QWidget
 
+from ....formatting import number
 from ....methods.contract import MethodRun, MethodSpec
 from ....methods.sweep import CellResult, SweepResult, run_sweep
-from ...controls import narrow_combo, note_label, number
+from ...controls import narrow_combo, note_label
 from ...plots import ExportablePlot
 from .figures import FIGURES, MEASURES, PAIRS, SEEDS, SweepSample, curves, figure_cells, run_point, sweep_sample
 

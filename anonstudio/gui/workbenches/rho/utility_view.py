@@ -9,10 +9,11 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
+from ....formatting import integer, number, percent
 from ....glossary import meaning
 from ....methods.rho.result import RhoResult
 from ....methods.rho.suppressor import PassRecord
-from ...controls import integer, note_label, number, percent
+from ...controls import note_label
 from ...glossary_dialog import glossary_button
 from ...plots import ExportablePlot, integer_ticks
 

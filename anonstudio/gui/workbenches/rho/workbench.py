@@ -23,6 +23,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QTabWidget, QWidget
 
+from ....formatting import integer, percent
 from ....methods.contract import MethodRun
 from ....methods.rho.compare import comparison_of
 from ....methods.rho.params import RhoParams
@@ -31,7 +32,6 @@ from ....methods.rho.rules import rule_browser
 from ....methods.rho.spec import verify_run
 from ....methods.rho.suppressor import SuppressionProgress, adversary_count
 from ....params import ParameterError
-from ...controls import integer, percent
 from ...method_workbench import MethodWorkbench
 from ...side_by_side import SideBySideView
 from .check_view import CheckView

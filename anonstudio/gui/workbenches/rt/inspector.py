@@ -20,8 +20,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ....formatting import integer, number
 from ....methods.rt.compare import ClusterView
-from ...controls import integer, note_label, number
+from ...controls import note_label
 
 __all__ = ["ClusterInspector"]
 

@@ -23,8 +23,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ....formatting import integer, number
 from ....glossary import meaning
-from ...controls import integer, note_label, number
+from ...controls import note_label
 from ...plots import PALETTE, ExportablePlot
 
 __all__ = ["LossAlongMerges", "MeasuresTable", "RunView", "measure_rows"]

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 
-from ...controls import number, probability
+from ....formatting import number, probability
 from ...plots import ExportablePlot
 from .tables import ThreatRowsTable
 

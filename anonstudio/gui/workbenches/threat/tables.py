@@ -16,9 +16,9 @@ import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
+from ....formatting import MISSING, integer, probability
 from ....methods.threat import MEASURE_MEANINGS
 from ....methods.threat.model import text_of
-from ...controls import probability
 
 __all__ = ["ThreatRowsTable", "MeasuresTable", "MEASURE_NAMES", "format_measure", "row_values"]
 
@@ -51,13 +51,18 @@ _ERRORS = {"ABS_A", "ABS_RW", "ABS_L"}
 
 
 def format_measure(key: str, value: float) -> str:
-    """Four decimals like the paper's tables; counts as integers, flags as yes/no."""
+    """A threat measure as the paper's Tables IV/V print it: four decimals, errors and the largest Ti to two.
+
+    Counts read as :func:`~anonstudio.formatting.integer`, a missing or
+    non-finite value as :data:`~anonstudio.formatting.MISSING`, and the
+    ``RF_exact`` flag says how RF was computed.
+    """
     if value is None or not math.isfinite(value):
-        return "n/a"
+        return MISSING
     if key == "RF_exact":
         return "yes" if value else "no (estimated by sampling, ETV)"
     if key in _COUNTS:
-        return f"{int(round(value)):,}"
+        return integer(value)
     if key in _ERRORS or key == "max_Ti":
         return f"{value:,.2f}"
     return f"{value:.4f}"
@@ -77,7 +82,7 @@ class _NumberItem(QTableWidgetItem):
 
 
 def _probability(value: float) -> QTableWidgetItem:
-    text = "∞" if math.isinf(value) else probability(value) if value < 100 else f"{value:,.0f}"
+    text = "∞" if math.isinf(value) else probability(value) if value < 100 else integer(value)
     item = _NumberItem(value, text)
     item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
     return item

@@ -26,9 +26,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from ....data.table import Table
+from ....formatting import percent
 from ....methods.group_anonymize.compare import comparison_of
 from ....methods.threat.spec import ThreatRun
-from ...controls import note_label, percent
+from ...controls import note_label
 from ...method_workbench import MethodWorkbench
 from ...side_by_side import LazySideBySide
 from .inspector import VictimInspector

@@ -10,8 +10,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
+from ....formatting import percent
 from ....methods.uniqueness.uniqueness import UniquenessResult
-from ...controls import percent
 from ...plots import ExportablePlot, integer_ticks
 
 #: The series of a run drawn for comparison (the history bar's "compare with").
