@@ -103,7 +103,7 @@ def test_a_guarantee_not_met_exits_3_and_the_report_says_so(project, cache_folde
     assert main(["report", str(project), "--html", str(html), "--no-figures", "--quiet"]) == 3
     assert "group-anonymize: not-met" in capsys.readouterr().out
     words = _words(html)
-    assert "NOT MET" in words and "no release: guarantee not met" in words and "planted fault" in words
+    assert "Independent check FAILED" in words and "no release: guarantee not met" in words and "planted fault" in words
 
 
 def test_ctrl_c_during_a_step_exits_130_and_reports_what_ran(project, cache_folder, tmp_path, monkeypatch, capsys):
@@ -121,5 +121,5 @@ def test_ctrl_c_during_a_step_exits_130_and_reports_what_ran(project, cache_fold
     assert main(["report", str(project), "--html", str(html), "--no-figures", "--quiet"]) == 130
     assert "group-anonymize: cancelled" in capsys.readouterr().out
     words = _words(html)
-    assert "INCOMPLETE" in words and "Not run (cancelled before they started): uniqueness." in words
+    assert "Independent check incomplete" in words and "Not run (cancelled before they started): uniqueness." in words
     assert not cache_folder.exists() or not any(cache_folder.iterdir())  # a stopped run is never cached

@@ -84,6 +84,6 @@ def test_a_not_met_run_reads_not_met_in_the_certificate(project_runs, qapp):
     data, plan = pdf_bytes(build_report([not_met(project_runs.runs["nonreciprocal"])]))
     texts = _pages_text(data)
     cover, run_pages = texts[0], " ".join(texts[1:])
-    assert "NOT MET" in cover
-    assert "NOT MET" in run_pages and "no release: guarantee not met" in run_pages
-    assert "GUARANTEE MET" not in run_pages
+    assert "Independent check FAILED" in cover
+    assert "Independent check FAILED" in run_pages and "no release: guarantee not met" in run_pages
+    assert "Independent check passed" not in run_pages

@@ -5,7 +5,7 @@ For each run a report states what was done and what was checked, never more:
 * the input (name, kind, size, SHA-256, and every input file the parameters name);
 * the method, its paper reference and every parameter by its label;
 * the promise in plain words and the independent check's verdict, shown as
-  NOT MET or INCOMPLETE in red when the run is not ``done``;
+  the contract's words (Independent check passed / FAILED / incomplete), red when the run is not ``done``;
 * the utility and risk measures, each with its one-line meaning from the
   glossary (:mod:`anonstudio.glossary`);
 * the figures the caller rendered (the studio's own plots, see

@@ -16,7 +16,8 @@ from typing import Any, Callable, Iterable, Sequence
 
 from ... import __version__
 from ...formatting import measure
-from ...methods.contract import MethodRun, is_timing_key
+from ...methods.contract import CHECK_PASSED, MethodRun, is_timing_key
+from ...methods.contract import verdict as contract_verdict
 from .model import INTERNAL_LABEL, Figure, Report, RunReport
 from .wording import command_text, input_rows, measure_meaning, own_meanings, parameter_rows, verdict
 
@@ -218,8 +219,8 @@ def _run_html(report: Report, index: int, entry: RunReport, image_src: Callable[
 
     out.append("<h3>Guarantee</h3>")
     if spec.guarantee:
-        lead = {"not-met": '<span class="red">Intended promise, NOT MET:</span> ',
-                "cancelled": '<span class="red">So far (INCOMPLETE, not a guarantee):</span> ',
+        lead = {"not-met": '<span class="red">Intended promise, not met:</span> ',
+                "cancelled": '<span class="red">So far (incomplete, not a guarantee):</span> ',
                 "unverified": "Promise (not independently checked): "}.get(run.status, "Promise: ")
         out.append(f"<p>{lead}{_e(d.promise)}</p>")
     else:
@@ -281,14 +282,11 @@ def _check_html(run: MethodRun, own: dict) -> str:
         if run.status == "cancelled":
             return '<p class="red">Not run: the run stopped before its check.</p>'
         return '<p class="red">Not run: the promise is unchecked.</p>'
+    # The contract's verdict line, the same words as the CLI and the studio; red unless it passed.
+    word, _, _figures = contract_verdict(run).partition(": ")
+    head = f"<b>{_e(word)}</b>" if word == CHECK_PASSED else f'<b class="red">{_e(word)}</b>'
     if v.passed and v.complete and not run.complete:
-        head = '<b class="red">Verdict on the partial result: passed, but the run did not finish: not a guarantee</b>'
-    elif v.passed and v.complete:
-        head = "<b>Verdict: PASSED</b>"
-    elif not v.complete:
-        head = '<b class="red">Verdict: INCOMPLETE, stopped before it finished</b>'
-    else:
-        head = '<b class="red">Verdict: FAILED, the promise is NOT MET</b>'
+        head += '<span class="red">: the check passed on a partial result, which is not a guarantee</span>'
     out = [f"<p>{head} (separate code that shares nothing with the method).</p>"]
     lines = v.lines()
     if lines:
@@ -369,7 +367,7 @@ def _cover_html(report: Report, qt: bool) -> str:
     out.append("<p>Each section below is one run: its input, method, parameters, promise, the verdict of an "
                "independent check written separately from the method, its measures with their meanings, its plots, "
                "the SHA-256 of its output files and the command that repeats it. A release is certified only where "
-               "the verdict reads GUARANTEE MET.</p>")
+               "the verdict reads Independent check passed.</p>")
     rows = []
     for i, entry in enumerate(report.runs):
         word, state, _ = verdict(entry.run)

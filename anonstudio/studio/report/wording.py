@@ -16,7 +16,7 @@ from typing import Any
 from ... import glossary
 from ...data.kinds import kind_words
 from ...formatting import integer, measure
-from ...methods.contract import MethodRun
+from ...methods.contract import CHECK_INCOMPLETE, MethodRun, verdict_head
 from ...params import ParamSpec, is_enabled, specs
 from ..command_line import NotReproducible, run_command_line
 
@@ -27,20 +27,23 @@ __all__ = ["verdict", "measure_term", "measure_meaning", "own_meanings", "parame
 def verdict(run: MethodRun) -> tuple[str, str, str]:
     """``(word, state, sentence)``: the run's status as a report states it; never more than was checked.
 
-    ``state`` is a CSS class: ``ok``, ``info``, ``failed``, ``incomplete`` or ``warning``.
+    ``word`` is the contract's verdict (``Independent check passed`` / ``FAILED`` / ``incomplete``, the same
+    words as the CLI and the studio), or ``Measured`` for a method that promises nothing. ``state`` is a CSS
+    class: ``ok``, ``info``, ``failed``, ``incomplete`` or ``warning``.
     """
     status = run.status
     reason = run.status_reason()
+    head = verdict_head(run)
     if status == "not-met":  # the reason reads "the independent check found the promise broken (...)"
-        return ("NOT MET", "failed", f"{reason[:1].upper()}{reason[1:]}. Do not publish this release.")
+        return (head, "failed", f"{reason[:1].upper()}{reason[1:]}. Do not publish this release.")
     if status == "cancelled":
-        return ("INCOMPLETE", "incomplete", f"Stopped early: {reason}. Nothing in this section is a guarantee.")
+        return (head or CHECK_INCOMPLETE, "incomplete",
+                f"Stopped early: {reason}. Nothing in this section is a guarantee.")
     if status == "unverified":
-        return ("UNVERIFIED", "warning", "Complete, but the independent check was skipped: the promise is "
-                                         "unchecked.")
+        return (head, "warning", "Complete, but the independent check was skipped: the promise is unchecked.")
     if run.spec.guarantee:
-        return ("GUARANTEE MET", "ok", "Complete, and the independent check confirmed the promise.")
-    return ("MEASURED", "info", "Complete. This method measures; it makes no privacy promise.")
+        return (head, "ok", "Complete, and the independent check confirmed the promise.")
+    return ("Measured", "info", "Complete. This method measures; it makes no privacy promise.")
 
 
 _LEVEL_SUFFIX = re.compile(r"_(?:m|l|level)\d+$")
