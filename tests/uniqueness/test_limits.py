@@ -10,9 +10,9 @@ from anonstudio.data.io import load_transactions
 from anonstudio.jobs import RecordingProgress
 from anonstudio.kernels.enumerate import subsets_by_smallest_item
 from anonstudio.samplers.mcmc_sampler import ItemsetSampler, burn_in_status
-from anonstudio.methods.uniqueness.uniqueness import (
+from anonstudio.methods.uniqueness.params import UniquenessParams
+from anonstudio.methods.uniqueness.algorithm import (
     BYTES_PER_KEY,
-    UniquenessParams,
     default_memory_limit,
     exact_memory_plan,
     exact_uniqueness,
