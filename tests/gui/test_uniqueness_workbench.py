@@ -120,7 +120,7 @@ def test_new_dataset_clears_results(tiny_window, wait_job, data_dir):
 
 
 def unique_people(data) -> list[int]:
-    """Records no other record contains entirely (brute force)."""
+    """Rows (0-based) of the records no other record contains entirely (brute force)."""
     records = [set(data.record(u).tolist()) for u in range(data.n_records)]
     return [u for u, r in enumerate(records) if r and sum(r <= other for other in records) == 1]
 
@@ -129,11 +129,14 @@ def test_attack_demo_reveals_items_until_singled_out(tiny_window):
     bench = tiny_window.workbench(UniquenessWorkbench)
     demo = bench.attack_demo
     data = tiny_window.dataset
-    person = unique_people(data)[0]
-    demo.person_box.setValue(person)
+    index = unique_people(data)[0]
+    record = index + 1  # people are numbered from 1 in the demo
+    demo.person_box.setValue(record)
     demo.order_box.setCurrentIndex(demo.order_box.findData("rarest"))
     demo.start_button.click()
+    assert demo.trace.index == index
     assert demo.revealed_list.count() == 0 and "knows nothing" in demo.verdict.text()
+    assert f"person #{record}." in demo.verdict.text() and demo.person_items.text().startswith(f"Person #{record} ")
     records = [set(data.record(u).tolist()) for u in range(data.n_records)]
     revealed: set[int] = set()
     singled = []
@@ -142,21 +145,29 @@ def test_attack_demo_reveals_items_until_singled_out(tiny_window):
         demo.next_button.click()
         step = demo.trace.steps[demo.revealed - 1]
         revealed.add(step.item)
-        assert step.item in records[person]
+        assert step.item in records[index]
         # Independent count of people holding every revealed item.
-        assert step.matches == sum(revealed <= r for r in records)
+        assert step.matches == len(ref.linkage_matches(records, revealed))
         assert demo.plot.series["people matching"].y[-1] == step.matches
-    assert singled == [(person, demo.revealed)]
-    assert "Singled out" in demo.verdict.text()
+    assert singled == [(record, demo.revealed)]
+    assert "Singled out" in demo.verdict.text() and f"person #{record} has all" in demo.verdict.text()
     assert demo.revealed_list.count() == demo.revealed
     assert demo.plot.series["people matching"].y[0] == data.n_records
+
+
+def test_attack_demo_numbers_people_from_1(tiny_window):
+    demo = tiny_window.workbench(UniquenessWorkbench).attack_demo
+    n = tiny_window.dataset.n_records
+    assert (demo.person_box.minimum(), demo.person_box.maximum()) == (1, n)
+    demo.person_box.setValue(n)
+    demo.start_button.click()
+    assert demo.trace.index == n - 1 and demo.trace.record == n
 
 
 def test_attack_demo_play_runs_on_a_timer(tiny_window, qtbot):
     demo = tiny_window.workbench(UniquenessWorkbench).attack_demo
     demo.timer.setInterval(5)
-    person = unique_people(tiny_window.dataset)[0]
-    demo.person_box.setValue(person)
+    demo.person_box.setValue(unique_people(tiny_window.dataset)[0] + 1)
     demo.play_button.click()
     qtbot.waitUntil(lambda: "Singled out" in demo.verdict.text(), timeout=5000)
     assert not demo.play_button.isChecked() and not demo.timer.isActive()
@@ -164,9 +175,9 @@ def test_attack_demo_play_runs_on_a_timer(tiny_window, qtbot):
 
 def test_attack_demo_random_person(tiny_window):
     demo = tiny_window.workbench(UniquenessWorkbench).attack_demo
-    person = demo.pick_random_person()
-    assert 0 <= person < tiny_window.dataset.n_records
-    assert demo.trace.person == person and demo.person_box.value() == person
+    record = demo.pick_random_person()
+    assert 1 <= record <= tiny_window.dataset.n_records
+    assert demo.trace.record == record and demo.person_box.value() == record
 
 
 def test_smallest_m_above_largest_m_is_refused_inline(tiny_window):

@@ -74,8 +74,32 @@ def test_attack_prints_trace(data_dir, tmp_path, capsys):
     doc = json.loads(out.read_text())
     assert len(doc["matches"]) == len(lines) - 2
     assert doc["singled_out"] == (doc["matches"][-1] == 1)
+    assert lines[0].startswith(f"target: record {doc['record']} ") and doc["record"] == doc["index"] + 1
     assert main(["attack", path, "--record", "99999"]) == 2
     assert main(["attack", path, "--person", "99999"]) == 2  # the old spelling still works
+
+
+def test_attack_numbers_records_from_1_and_the_old_spellings_count_from_0(data_dir, tmp_path, capsys):
+    path = data_dir / "kmanon" / "table1.sets.csv"  # Table I of the paper: record 7 = {LA, Seattle, NY, Boston}
+    out = tmp_path / "a.json"
+    assert main(["attack", str(path), "--record", "7", "--order", "rarest", "--json", str(out)]) == 0
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    assert lines[0].startswith("target: record 7 (4 items)") and captured.err == ""
+    assert lines[-2].endswith("-> records 7") and lines[-1] == "singled out after 2 of 4 items"
+    doc = json.loads(out.read_text())
+    assert (doc["record"], doc["index"]) == (7, 6) and doc["match_records"][-1] == [7]
+    for old in ("--record-index", "--person"):
+        assert main(["attack", str(path), old, "6", "--order", "rarest"]) == 0
+        captured = capsys.readouterr()
+        assert captured.out.splitlines() == lines
+        assert captured.err.strip() == (f"anonstudio-cli attack: note: {old} 6 counts records from 0 and is "
+                                        "deprecated; it is --record 7 (records are numbered from 1)")
+    assert main(["attack", str(path), "--record", "0"]) == 2
+    assert main(["attack", str(path), "--record", "8"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].endswith("error: --record counts records from 1 (the first record is 1; got 0)")
+    assert err[1].endswith("error: --record 8 is beyond the 7 records (1..7)")
 
 
 def test_cli_errors_name_the_flag_not_the_gui_label(data_dir, capsys):
