@@ -6,7 +6,7 @@ import pytest
 
 from anonstudio.data.compare import check_comparison
 from anonstudio.data.transactions import TransactionData
-from anonstudio.methods.kmanon import LevelResult
+from anonstudio.methods.kmanon.result import LevelResult
 from anonstudio.methods.kmanon.compare import PartitionComparison, comparison_of
 from anonstudio.methods.kmanon.export import anonymized_dataset, partition_names
 
@@ -66,7 +66,7 @@ def test_comparison_of_a_run():
     run = run_and_verify(SPEC, data, params, NullProgress())
     comparison = comparison_of(run.result)
     assert comparison.level is run.result.final and comparison.item_word == run.result.item_word
-    first = comparison_of(run.result, run.result.result.levels[0])
+    first = comparison_of(run.result, run.result.levels[0])
     assert first.level.level == 1
 
 

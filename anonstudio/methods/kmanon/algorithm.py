@@ -44,6 +44,7 @@ run to ``m = M`` gives results for all ``m <= M``.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import threading
 import time
@@ -52,9 +53,8 @@ from typing import Any, Callable
 import numpy as np
 
 from ...data.transactions import TransactionData
-from ...jobs import CancelOnly, ChunkSizer, NullProgress, Progress, derive_seed
+from ...jobs import CancelOnly, ChunkSizer, NullProgress, PartialRelay, Progress, derive_seed
 from ...parallel import budget, remote_client
-from ...params import validate
 from ...kernels.generalized_support import (
     binomial_table,
     check_batch,
@@ -70,12 +70,14 @@ from ...kernels.generalized_support import (
 )
 from ...kernels.rng import make_state
 from .constraints.base import Constraint, ErrorFunction
+from ..contract import StagedProgress
 from .gamma import sample_bound
+from .inputs import prepare_run
 from .params import KmAnonParams
 from .partition_state import PartitionState
 from .result import KmAnonResult, LevelResult, TrialResult
 
-__all__ = ["kmanonymize", "SamplerFactory", "SAMPLER_FACTORIES"]
+__all__ = ["run_kmanon", "kmanonymize", "SamplerFactory", "SAMPLER_FACTORIES"]
 
 #: ``factory(data, ell, seed, chains)`` -> object with ``burn_in(progress)`` and
 #: ``draw(n, progress) -> (items (n, ell) int32, supports)``; optionally
@@ -576,8 +578,10 @@ def kmanonymize(
     sampler_factory
         Uniform sampler over Omega^ell of the original data (default: the one
         ``params.sampler`` names).
+
+    The params are not validated here: the pipeline (:func:`anonstudio.methods.contract.run_and_verify`)
+    does it once, before any work.
     """
-    validate(params)
     progress = progress or NullProgress()
     error = error or constraint.default_error()
     factory = sampler_factory or SAMPLER_FACTORIES[params.sampler]
@@ -627,3 +631,22 @@ def kmanonymize(
     out = summarize(finished, (), results, complete, reason)
     progress.set(1.0, "done" if complete else "stopped")
     return out
+
+
+def run_kmanon(data: TransactionData, params: KmAnonParams, progress: Progress | None = None) -> KmAnonResult:
+    """Anonymize ``data`` as ``params`` say: load the merge rule's files, then run :func:`kmanonymize`.
+
+    The result (and every partial result published through ``progress``) carries the dataset the
+    partitions refer to and, for touching-towers merging, the items' cells. Given the pipeline's
+    :class:`~anonstudio.methods.contract.StagedProgress`, the work reports in its ``anonymize`` stage.
+    """
+    progress = progress or NullProgress()
+    if isinstance(progress, StagedProgress):
+        progress = progress.stage("anonymize")
+    prepared = prepare_run(data, params)
+
+    def attach(result: KmAnonResult) -> KmAnonResult:
+        return dataclasses.replace(result, data=prepared.data, cells=prepared.cells, projection=prepared.projection)
+
+    result = kmanonymize(prepared.data, prepared.constraint, params, PartialRelay(progress, attach))
+    return attach(result)
