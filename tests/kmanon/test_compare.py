@@ -51,7 +51,7 @@ def test_describe_names_partitions_and_their_size(data):
     i = int(data.record(u)[0])
     group = {0: "north", 2: "centre", 5: "west", 6: "east", 8: "south"}[labels[i]]
     count = labels.count(labels[i])
-    assert comparison.describe(u) == (f"Record {u}: 1 tower published as 1 partition: {group} ({count} tower"
+    assert comparison.describe(u) == (f"Record {u + 1}: 1 tower published as 1 partition: {group} ({count} tower"
                                       f"{'s' if count != 1 else ''}).")
     assert comparison.published.search("south").text == "records with partition south"
     assert comparison.title == "σ-k^m release (k = 3, m = 2): 12 towers in 5 partitions"
