@@ -21,7 +21,7 @@ from anonstudio.methods.uniqueness.algorithm import (
 )
 from anonstudio.params import ParameterError
 from tests.reference import uniqueness_reference as ref
-from tests.uniqueness.helpers import as_data, id_sets
+from tests.uniqueness.helpers import BASKETS_OMEGA3, as_data, id_sets
 
 
 @pytest.fixture(scope="module")
@@ -77,6 +77,12 @@ def test_chunk_plan_covers_every_item_once_and_respects_the_cap():
     assert all(k <= 6 or hi - lo == 1 for lo, hi, k in chunks)
     with pytest.raises(ValueError):
         plan_chunks(per_item, 8, 10, max_keys=6)
+
+
+@pytest.mark.slow
+def test_the_pinned_baskets_counts_are_the_references(baskets):
+    counts = ref.omega(id_sets(baskets), 3)
+    assert BASKETS_OMEGA3 == (len(counts), sum(1 for c in counts.values() if c == 1))
 
 
 def test_subset_counts_by_smallest_item(baskets):
@@ -179,5 +185,5 @@ def test_exact_enumeration_checks_cancel_between_chunks(baskets):
     assert exact_uniqueness(baskets, 3, progress, max_chunk_keys=5000) is None
     assert len(progress.fractions) == 2 and progress.fractions[-1] < 1.0
     full = RecordingProgress()
-    assert exact_uniqueness(baskets, 3, full, max_chunk_keys=5000) == (9491, 896)
+    assert exact_uniqueness(baskets, 3, full, max_chunk_keys=5000) == BASKETS_OMEGA3
     assert len(full.fractions) > 5 and full.fractions[-1] == 1.0
