@@ -33,8 +33,6 @@ _ENTRIES = (
     # ---------------------------------------------------------------- parameters
     Term("k", "k", "The crowd size: every published record (or itemset, or group) is shared by at least k people."),
     Term("m", "m", "How many of a person's items an attacker is assumed to know."),
-    Term("sigma", "σ", "Probability that a random itemset an attacker may know is k-anonymous (1 = every itemset "
-                       "is checked).", "kmanon", "sigma"),
     Term("l", "ℓ", "Diversity: every group (or every record's possible matches) shows at least ℓ different "
                    "sensitive values, so knowing a person's group never pins down their value.", "", "l"),
     Term("rho", "ρ", "The most confidence anyone may have that a person holds one of their sensitive items, given "
@@ -43,24 +41,9 @@ _ENTRIES = (
                        "release may not exceed (RT-datasets).", "", "delta"),
     Term("epsilon", "ε", "The error an estimate may have: sampled results are within ±ε of the truth with "
                          "confidence 1 - δ.", "", "epsilon"),
-    Term("gamma", "γ", "How many uniformly drawn itemsets in a row must be k-anonymous before a σ-k^m level is "
-                       "accepted (Theorem 1).", "kmanon", "gamma"),
     Term("skewness", "γ (skewness)", "Skewness of a log2 Ti histogram: above 0, a long tail of people the attacker "
          "is much surer about than the learner.", "threat", "skewness"),
     Term("seed", "seed", "The random seed: the same seed gives the same result, whatever the number of threads."),
-    # ---------------------------------------------------------------- risk
-    Term("uniqueness", "Uniqueness(m)", "Of all combinations of m items that occur in the data, the share that "
-         "belongs to exactly one person.", "uniqueness"),
-    Term("unicity", "Unicity(m)", "The chance that a person is unique given m of their items: pick a person and m "
-         "of their items at random; how often does no one else have all m.", "uniqueness"),
-    # ---------------------------------------------------------------- σ-k^m
-    Term("partitions", "partitions", "How many published items (merged groups of original items) remain; more "
-         "is more detail for the data's users.", "kmanon"),
-    Term("error", "error", "How far, on average over all visits, a tower is moved when its partition's centre is "
-         "published instead (metres); with a hierarchy or free merging, the NCP of the published partitions.",
-         "kmanon"),
-    Term("area", "area per person", "Area of the partition a person's visit is published as, averaged over "
-         "people (km²).", "kmanon"),
     # ---------------------------------------------------------------- threats
     Term("p_A", "p_A", "The attacker's probability of a person's sensitive value: learns from the release and "
          "knows the person is in the table (Lemma 1).", "threat"),
@@ -169,12 +152,6 @@ _ENTRIES = (
          "someone who finds a person's group guesses that value with at most this confidence."),
     Term("misfits", "misfits", "Rows whose published group does not cover their true values (0 for a correct "
          "release)."),
-    Term("levels_finished", "levels finished", "How many sizes m = 1, 2, … of attacker knowledge were made safe; "
-         "the release protects against up to this many items.", "kmanon"),
-    Term("partition_merges", "merges", "How many times two partitions were merged into one published item.",
-         "kmanon", "merges"),
-    Term("k_anonymous_share", "k-anonymous share", "Of the itemsets the independent check drew (per size ℓ), the "
-         "share that at least k people have in the release; the promise needs at least σ.", "kmanon"),
     Term("hamming_before", "Hamming sum, input order", "Items that differ between neighbouring records in the "
          "input order, added up around the whole order.", "nonreciprocal"),
     Term("hamming_gray", "Hamming sum, Gray order", "The same sum after sorting the records in Gray order.",

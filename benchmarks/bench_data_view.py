@@ -110,7 +110,7 @@ def side_by_side(app, data) -> None:
     import numpy as np
 
     from anonstudio.gui.side_by_side import SideBySideView
-    from anonstudio.methods.kmanon import LevelResult
+    from anonstudio.methods.kmanon.result import LevelResult
     from anonstudio.methods.kmanon.compare import PartitionComparison
 
     labels = (np.arange(data.n_items) * 100 // data.n_items).astype(np.int32)

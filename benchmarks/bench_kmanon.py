@@ -63,7 +63,8 @@ class _Log:
 def run_city(users: int, k: int, m: int, sigma: float, trials: int, seed: int, verify: int) -> dict:
     from anonstudio.data.geo import build_voronoi
     from anonstudio.data.synth_city import SynthCityParams, generate_city
-    from anonstudio.methods.kmanon import KmAnonParams, kmanonymize
+    from anonstudio.methods.kmanon.algorithm import kmanonymize
+    from anonstudio.methods.kmanon.params import KmAnonParams
     from anonstudio.methods.kmanon.constraints import Contiguity
     from anonstudio.verifiers.kmanon import verify_km
 
@@ -131,7 +132,8 @@ def run_nyc(k: int, m: int, sigma: float, trials: int, seed: int, verify: int) -
 
     from anonstudio.data.foursquare import build_location_dataset
     from anonstudio.data.geo import build_voronoi
-    from anonstudio.methods.kmanon import KmAnonParams, kmanonymize
+    from anonstudio.methods.kmanon.algorithm import kmanonymize
+    from anonstudio.methods.kmanon.params import KmAnonParams
     from anonstudio.methods.kmanon.constraints import Contiguity
     from anonstudio.verifiers.kmanon import verify_km
 

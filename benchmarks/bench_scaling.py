@@ -122,7 +122,7 @@ def main() -> None:
 
         def one_run():
             run = run_and_verify(spec, data, params)
-            return repr([(lv.partitions, lv.error) for lv in run.result.result.levels])
+            return repr([(lv.partitions, lv.error) for lv in run.result.levels])
 
         def on_cluster():
             with parallel.using_scheduler(cluster.scheduler_address):

@@ -25,7 +25,8 @@ from anonstudio.kernels import support as K
 from anonstudio.kernels.mcmc_sampler import subset_counts
 from anonstudio.kernels.warmup import warm_up_all
 from anonstudio.samplers.mcmc_sampler import ItemsetSampler
-from anonstudio.methods.uniqueness.uniqueness import UniquenessParams, exact_uniqueness, hoeffding_samples, uniqueness_curve
+from anonstudio.methods.uniqueness.algorithm import exact_uniqueness, hoeffding_samples, uniqueness_curve
+from anonstudio.methods.uniqueness.params import UniquenessParams
 from bench_data import BENCH_DATA  # noqa: E402  (benchmarks/ is the script folder)
 
 DATA = BENCH_DATA / "transactions"

@@ -15,6 +15,8 @@ partitions, which also keep a bitset over records, galloping search otherwise.
 Deterministic (sigma = 1) levels enumerate every generalized itemset of the
 records as packed uint64 keys (see :func:`enumerate_keys`) and count them by
 sorting.
+
+Slow reference: tests/reference/kmanon_reference.py::generalized_support, tests/reference/kmanon_reference.py::violators
 """
 from __future__ import annotations
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 import csv
 import dataclasses
 import itertools
+import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
@@ -24,6 +25,7 @@ from scipy.stats import beta
 
 from ..data.errors import DataFormatError
 from ..data.transactions import TransactionData
+from ..formatting import integer, percent
 from ..jobs import NullProgress, Progress, derive_seed
 from ..kernels.kmanon_verify import draw_uniform_itemsets, generalized_supports, records_of_lists
 
@@ -70,6 +72,25 @@ class KmVerifyPoint:
     def passed(self) -> bool:
         return self.verdict != "below target"
 
+    def line(self, confidence: float) -> str:
+        """What was checked at this size and what it found, in one line.
+
+        An enumeration says it was exhaustive; a sample says it was sampled, with the
+        lower bound its interval puts on the k-anonymous share (rounded down, never up).
+        """
+        shared = f"shared by ≥ {integer(self.k)} people"
+        target = f"σ = {self.sigma:g}: {self.verdict}"
+        if self.method == "exact":
+            return (f"ℓ = {self.ell}: exhaustive: {integer(self.k_anonymous)} of {integer(self.itemsets)} itemsets "
+                    f"{shared} ({percent(self.fraction, 2)}), {target}")
+        bound = percent(math.floor(self.ci_low * 1e4) / 1e4, 2)
+        if self.k_anonymous == self.itemsets:
+            return (f"ℓ = {self.ell}: sampled: no violation in {integer(self.itemsets)} itemsets (so at least "
+                    f"{bound} are {shared}, {percent(confidence, 0)} confidence), {target}")
+        return (f"ℓ = {self.ell}: sampled: {integer(self.k_anonymous)} of {integer(self.itemsets)} itemsets {shared} "
+                f"({percent(self.fraction, 2)}; {percent(confidence, 0)} interval {bound} – "
+                f"{percent(math.ceil(self.ci_high * 1e4) / 1e4, 2)}), {target}")
+
     def to_json(self) -> dict:
         return {
             "ell": self.ell, "k": self.k, "sigma": self.sigma, "method": self.method, "itemsets": self.itemsets,
@@ -81,11 +102,12 @@ class KmVerifyPoint:
 
 @dataclass(frozen=True)
 class KmVerifyResult:
+    """The check of every itemset size ``ℓ = 1..m`` (``points``); ``complete`` is False when it was cancelled."""
+
     points: tuple[KmVerifyPoint, ...]
     confidence: float
     complete: bool
     partitions: int = 0
-    extra: dict = field(default_factory=dict)
 
     @property
     def passed(self) -> bool:
@@ -93,14 +115,8 @@ class KmVerifyResult:
         return all(p.passed for p in self.points)
 
     def lines(self) -> list[str]:
-        """One line per itemset size, e.g. "ℓ = 2: 100.00 % of 20,000 sampled itemsets k-anonymous ..."."""
-        out = []
-        for p in self.points:
-            how = "all" if p.method == "exact" else "sampled"
-            interval = "" if p.method == "exact" else f", {self.confidence:.0%} interval {p.ci_low:.4f}–{p.ci_high:.4f}"
-            out.append(f"ℓ = {p.ell}: {p.fraction:.2%} of {p.itemsets:,} {how} itemsets shared by ≥ {p.k} people"
-                       f"{interval}, target σ = {p.sigma:g}: {p.verdict}")
-        return out
+        """One line per itemset size, saying whether it was exhaustive or sampled (:meth:`KmVerifyPoint.line`)."""
+        return [p.line(self.confidence) for p in self.points]
 
     def summary(self) -> dict[str, float]:
         out: dict[str, float] = {"passed": float(self.passed)}
@@ -153,7 +169,8 @@ def read_partition_map(path: str | Path, vocab: Sequence[str]) -> np.ndarray:
             labels[index[item]] = part_ids.setdefault(part, len(part_ids))
     missing = np.flatnonzero(labels < 0)
     if len(missing):
-        raise DataFormatError(path, f"{len(missing)} item(s) of the dataset have no partition (first: {vocab[missing[0]]!r})")
+        raise DataFormatError(path, f"{len(missing)} item(s) of the dataset have no partition "
+                                    f"(first: {vocab[missing[0]]!r})")
     return labels
 
 
@@ -242,7 +259,8 @@ def verify_km(
             continue
         if total <= exact_budget:
             if gen_sets is None:
-                gen_sets = {"part": part, "records": [set(part[data.record(u)].tolist()) for u in range(data.n_records)]}
+                gen_sets = {"part": part,
+                            "records": [set(part[data.record(u)].tolist()) for u in range(data.n_records)]}
             points.append(dataclasses.replace(_exact_point(data, gen_sets, ell, ks[ell - 1], t0),
                                               sigma=sigmas[ell - 1]))
             continue

@@ -1,6 +1,7 @@
 """σ-k^m workbench on the bundled small city: run, map, plots vs m, check, cancel, exports, no coordinates."""
 from __future__ import annotations
 
+import html
 import json
 
 import numpy as np
@@ -12,8 +13,16 @@ from anonstudio.gui.workbenches.kmanon import KmAnonWorkbench
 from anonstudio.gui.workbenches.kmanon.plots import BEST, RUNNING, TRIALS
 from anonstudio.gui.workbenches.kmanon.workbench import NO_COORDINATES_TEXT
 from anonstudio.gui.workers import JobState
-from anonstudio.methods.contract import get_method, run_and_verify
-from anonstudio.methods.kmanon import KmAnonParams, sample_bound
+from anonstudio.methods.contract import (
+    CHECK_FAILED,
+    CHECK_INCOMPLETE,
+    CHECK_PASSED,
+    get_method,
+    run_and_verify,
+    verdict,
+)
+from anonstudio.methods.kmanon.gamma import sample_bound
+from anonstudio.methods.kmanon.params import KmAnonParams
 from anonstudio.verifiers.kmanon import read_partition_map
 
 # Small enough to run in about a second, strong enough to merge towers at m = 2.
@@ -51,7 +60,7 @@ def test_run_on_small_city_draws_map_plots_and_check(bench, wait_job):
     bench.param_panel.run_button.click()
     wait_job(bench.job, timeout=60000)
     assert bench.job.state is JobState.DONE
-    result = bench.last_run.result.result
+    result = bench.last_run.result
     assert result.complete and [lv.level for lv in result.levels] == [1, 2]
     # map: level 0 + two levels, the last one drawn, fewer partitions than towers
     assert bench.map.n_levels == 3 and bench.map.shown_level == 2
@@ -62,11 +71,12 @@ def test_run_on_small_city_draws_map_plots_and_check(bench, wait_job):
     assert list(bench.curve_plots["partitions"].series[BEST].y) == [lv.partitions for lv in result.levels]
     assert bench.curve_plots["error"].series[BEST].y[-1] > 0
     assert "[m]" in bench.curve_plots["error"].y_label
-    # independent check, one row per ℓ, and the promise in words, green
+    # independent check, one row per ℓ, and the promise in words, green; the verdict in the contract's words
     assert bench.verify_table.rowCount() == 2
     text = bench.callout.text()
     assert "Any 2 towers" in text and "at least 50 people" in text and "≥ 0.9" in text
-    assert "Independent check" in text and bench.callout.state == "ok"
+    assert text.startswith(f"<b>{CHECK_PASSED}</b>: ") and bench.callout.state == "ok"
+    assert html.unescape(text.split("<br>")[0].replace("<b>", "").replace("</b>", "")) == verdict(bench.last_run)
     assert all(b.isEnabled() for b in bench.export_row.buttons.values())
 
 
@@ -85,7 +95,7 @@ def test_trials_shown_as_points_and_best_as_line(bench, finished_run):
     bench._on_done(finished_run, True)
     plot = bench.curve_plots["error"]
     assert len(plot.series[TRIALS].x) == 4  # 2 trials x 2 levels
-    best = [lv.error for lv in finished_run.result.result.levels]
+    best = [lv.error for lv in finished_run.result.levels]
     assert list(plot.series[BEST].y) == best
     per_level = plot.series[TRIALS].y.reshape(2, 2)  # trial-major
     assert np.allclose(per_level.min(axis=0), best)
@@ -111,7 +121,7 @@ def test_cancel_keeps_the_partial_generalization(bench, qtbot, wait_job):
     # σ = 0.99 with k = 20 up to m = 5 takes far longer than the first levels.
     set_params(bench, k=20, m=5, sigma=0.99, trials=1, seed=3)
     bench.param_panel.run_button.click()
-    qtbot.waitUntil(lambda: bench.shown_result is not None and len(bench.shown_result.result.levels) >= 1,
+    qtbot.waitUntil(lambda: bench.shown_result is not None and len(bench.shown_result.levels) >= 1,
                     timeout=60000)
     # live: the finished levels are on the plots and the map before the run ends
     assert not bench.job.state.finished
@@ -121,13 +131,14 @@ def test_cancel_keeps_the_partial_generalization(bench, qtbot, wait_job):
     wait_job(bench.job, timeout=60000)
     assert bench.job.state is JobState.CANCELLED
     run = bench.last_run
-    result = run.result.result
+    result = run.result
     assert not result.complete and 1 <= len(result.levels) < 5
     assert bench.map.n_levels == len(result.levels) + 1
     assert bench.map.drawn_partitions == result.levels[-1].partitions
     # A cancelled run is never shown as a guarantee, and its release cannot be saved.
     assert run.status == "cancelled" and run.verification is None
-    assert "Stopped early" in bench.callout.text() and bench.callout.state == "incomplete"
+    assert bench.callout.text().startswith(f"<b>{CHECK_INCOMPLETE}</b>: the run was cancelled")
+    assert bench.callout.state == "incomplete"
     assert "<b>Any" not in bench.callout.text()
     assert not bench.export_row.buttons["release"].isEnabled()
     assert bench.export_row.buttons["json"].isEnabled()
@@ -166,7 +177,8 @@ def test_a_broken_promise_is_red_and_blocks_the_release(bench, finished_run, mon
     run = dataclasses.replace(finished_run, verification=broken)
     bench._on_done(run, True)
     assert run.status == "not-met"
-    assert bench.callout.state == "failed" and "do not publish" in bench.callout.text()
+    assert bench.callout.state == "failed" and bench.callout.text().startswith(f"<b>{CHECK_FAILED}</b>: ")
+    assert "Do not publish this release" in bench.callout.text()
     assert not bench.export_row.buttons["release"].isEnabled()
     assert "broken" in bench.export_row.buttons["release"].toolTip()
     with pytest.raises(RuntimeError):

@@ -157,7 +157,7 @@ def test_compare_tab_and_kmanon_trials_run_on_the_configured_cluster(qtbot, runn
     assert bench.job.state is JobState.DONE
     client = parallel.shared_client(cluster.scheduler_address)
     assert "remote_trial" in _task_prefixes(client) and "remote_cell" in _task_prefixes(client)
-    assert "run on the Dask cluster at" in running_text(bench.last_run.result.result)
+    assert "run on the Dask cluster at" in running_text(bench.last_run.result)
 
 
 def _task_prefixes(client) -> list[str]:

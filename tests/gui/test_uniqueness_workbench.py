@@ -7,25 +7,33 @@ import numpy as np
 import pytest
 
 from anonstudio.gui.workbenches.uniqueness import UniquenessWorkbench
-from anonstudio.gui.workbenches.uniqueness import plots as risk_plots
-from anonstudio.methods.uniqueness import spec as risk_spec
+from anonstudio.gui.workbenches.uniqueness import plots as uniqueness_plots
+from anonstudio.methods.uniqueness import algorithm as uniqueness_algorithm
+from anonstudio.methods.uniqueness.spec import UniquenessSpec
+from tests.reference import uniqueness_reference as ref
+
+
+class HoldAfterFirstPartial:
+    """A progress that lets the test act between the first and second m."""
+
+    def __init__(self, inner, gate: threading.Event):
+        self.inner, self.gate = inner, gate
+
+    def set(self, fraction, status=""):
+        self.inner.set(fraction, status)
+
+    def partial(self, result):
+        self.inner.partial(result)
+        self.gate.wait(10)
+
+    def cancelled(self):
+        return self.inner.cancelled()
 
 
 @pytest.fixture
 def tiny_window(window, wait_job, data_dir):
     wait_job(window.open_dataset(data_dir / "gui" / "tiny.dat"))
     return window
-
-
-def brute_force_uniqueness(records: list[set[int]], m: int) -> float:
-    """Share of m-itemsets occurring in the data that occur in exactly one record."""
-    from itertools import combinations
-
-    support: dict[tuple, int] = {}
-    for rec in records:
-        for combo in combinations(sorted(rec), m):
-            support[combo] = support.get(combo, 0) + 1
-    return sum(1 for v in support.values() if v == 1) / len(support)
 
 
 def test_run_puts_points_on_both_plots_and_the_table(tiny_window, wait_job):
@@ -39,40 +47,23 @@ def test_run_puts_points_on_both_plots_and_the_table(tiny_window, wait_job):
     assert list(x) == [1, 2, 3]
     data = tiny_window.dataset
     records = [set(data.record(u).tolist()) for u in range(data.n_records)]
-    assert np.allclose(y, [brute_force_uniqueness(records, m) for m in (1, 2, 3)])
+    assert np.allclose(y, [ref.uniqueness(records, m) for m in (1, 2, 3)])
     px, py = bench.person_plot.series["estimated (random people)"].item.getData()
     assert list(px) == [1, 2, 3] and np.all((0 <= py) & (py <= 1))
     assert bench.table.rowCount() == 6
     assert bench.table.item(0, 0).text() == "m-itemsets" and bench.table.item(3, 0).text() == "people"
     assert bench.table.item(1, 2).text() == f"{y[1] * 100:.2f} %"
     assert tiny_window.jobs.state_text(bench.job) == "done"
-    assert bench.itemset_plot.plot_item.getAxis("left").labelText == risk_plots.ITEMSET_Y
+    assert bench.itemset_plot.plot_item.getAxis("left").labelText == uniqueness_plots.ITEMSET_Y
     assert bench.itemset_plot.plot_item.getAxis("bottom").labelText == "m (items the attacker knows)"
 
 
 def test_points_arrive_live_and_cancel_keeps_them(tiny_window, wait_job, monkeypatch, qtbot):
     bench = tiny_window.workbench(UniquenessWorkbench)
     gate = threading.Event()
-    real_curve = risk_spec.uniqueness_curve
-
-    class HoldAfterFirstPartial:
-        """Lets the test act between the first and second m."""
-
-        def __init__(self, inner):
-            self.inner = inner
-
-        def set(self, fraction, status=""):
-            self.inner.set(fraction, status)
-
-        def partial(self, result):
-            self.inner.partial(result)
-            gate.wait(10)
-
-        def cancelled(self):
-            return self.inner.cancelled()
-
-    monkeypatch.setattr(risk_spec, "uniqueness_curve",
-                        lambda data, params, progress: real_curve(data, params, HoldAfterFirstPartial(progress)))
+    real_curve = uniqueness_algorithm.uniqueness_curve
+    monkeypatch.setattr(uniqueness_algorithm, "uniqueness_curve",
+                        lambda data, params, progress: real_curve(data, params, HoldAfterFirstPartial(progress, gate)))
     bench.param_panel.set_value("max_m", 4)
     bench.param_panel.set_value("method", "exact")
     bench.param_panel.run_button.click()
@@ -94,7 +85,7 @@ def test_points_arrive_live_and_cancel_keeps_them(tiny_window, wait_job, monkeyp
 def test_newer_run_replaces_older(tiny_window, wait_job, monkeypatch):
     bench = tiny_window.workbench(UniquenessWorkbench)
     gate = threading.Event()
-    real = risk_spec.RiskSpec.run
+    real = UniquenessSpec.run
     calls = []
 
     def slow_first(self, data, params, progress):
@@ -103,7 +94,7 @@ def test_newer_run_replaces_older(tiny_window, wait_job, monkeypatch):
             gate.wait(10)
         return real(self, data, params, progress)
 
-    monkeypatch.setattr(risk_spec.RiskSpec, "run", slow_first)
+    monkeypatch.setattr(UniquenessSpec, "run", slow_first)
     bench.param_panel.set_value("max_m", 2)
     bench.param_panel.run_button.click()
     first = bench.job
@@ -129,7 +120,7 @@ def test_new_dataset_clears_results(tiny_window, wait_job, data_dir):
 
 
 def unique_people(data) -> list[int]:
-    """Records no other record contains entirely (brute force)."""
+    """Rows (0-based) of the records no other record contains entirely (brute force)."""
     records = [set(data.record(u).tolist()) for u in range(data.n_records)]
     return [u for u, r in enumerate(records) if r and sum(r <= other for other in records) == 1]
 
@@ -138,11 +129,14 @@ def test_attack_demo_reveals_items_until_singled_out(tiny_window):
     bench = tiny_window.workbench(UniquenessWorkbench)
     demo = bench.attack_demo
     data = tiny_window.dataset
-    person = unique_people(data)[0]
-    demo.person_box.setValue(person)
+    index = unique_people(data)[0]
+    record = index + 1  # people are numbered from 1 in the demo
+    demo.person_box.setValue(record)
     demo.order_box.setCurrentIndex(demo.order_box.findData("rarest"))
     demo.start_button.click()
+    assert demo.trace.index == index
     assert demo.revealed_list.count() == 0 and "knows nothing" in demo.verdict.text()
+    assert f"person #{record}." in demo.verdict.text() and demo.person_items.text().startswith(f"Person #{record} ")
     records = [set(data.record(u).tolist()) for u in range(data.n_records)]
     revealed: set[int] = set()
     singled = []
@@ -151,21 +145,29 @@ def test_attack_demo_reveals_items_until_singled_out(tiny_window):
         demo.next_button.click()
         step = demo.trace.steps[demo.revealed - 1]
         revealed.add(step.item)
-        assert step.item in records[person]
+        assert step.item in records[index]
         # Independent count of people holding every revealed item.
-        assert step.matches == sum(revealed <= r for r in records)
+        assert step.matches == len(ref.linkage_matches(records, revealed))
         assert demo.plot.series["people matching"].y[-1] == step.matches
-    assert singled == [(person, demo.revealed)]
-    assert "Singled out" in demo.verdict.text()
+    assert singled == [(record, demo.revealed)]
+    assert "Singled out" in demo.verdict.text() and f"person #{record} has all" in demo.verdict.text()
     assert demo.revealed_list.count() == demo.revealed
     assert demo.plot.series["people matching"].y[0] == data.n_records
+
+
+def test_attack_demo_numbers_people_from_1(tiny_window):
+    demo = tiny_window.workbench(UniquenessWorkbench).attack_demo
+    n = tiny_window.dataset.n_records
+    assert (demo.person_box.minimum(), demo.person_box.maximum()) == (1, n)
+    demo.person_box.setValue(n)
+    demo.start_button.click()
+    assert demo.trace.index == n - 1 and demo.trace.record == n
 
 
 def test_attack_demo_play_runs_on_a_timer(tiny_window, qtbot):
     demo = tiny_window.workbench(UniquenessWorkbench).attack_demo
     demo.timer.setInterval(5)
-    person = unique_people(tiny_window.dataset)[0]
-    demo.person_box.setValue(person)
+    demo.person_box.setValue(unique_people(tiny_window.dataset)[0] + 1)
     demo.play_button.click()
     qtbot.waitUntil(lambda: "Singled out" in demo.verdict.text(), timeout=5000)
     assert not demo.play_button.isChecked() and not demo.timer.isActive()
@@ -173,9 +175,9 @@ def test_attack_demo_play_runs_on_a_timer(tiny_window, qtbot):
 
 def test_attack_demo_random_person(tiny_window):
     demo = tiny_window.workbench(UniquenessWorkbench).attack_demo
-    person = demo.pick_random_person()
-    assert 0 <= person < tiny_window.dataset.n_records
-    assert demo.trace.person == person and demo.person_box.value() == person
+    record = demo.pick_random_person()
+    assert 1 <= record <= tiny_window.dataset.n_records
+    assert demo.trace.record == record and demo.person_box.value() == record
 
 
 def test_smallest_m_above_largest_m_is_refused_inline(tiny_window):
@@ -204,31 +206,14 @@ def test_zoom_fits_the_y_axis_and_labels_show_percent(tiny_window, wait_job):
     assert plot.plot_item.viewRange()[1][1] >= 1.0
 
 
-class HoldAfterFirstPartial:
-    """A progress that lets the test act between the first and second m."""
-
-    def __init__(self, inner, gate: threading.Event):
-        self.inner, self.gate = inner, gate
-
-    def set(self, fraction, status=""):
-        self.inner.set(fraction, status)
-
-    def partial(self, result):
-        self.inner.partial(result)
-        self.gate.wait(10)
-
-    def cancelled(self):
-        return self.inner.cancelled()
-
-
 def test_switching_dataset_mid_run_shows_no_points_of_the_old_dataset(tiny_window, wait_job, monkeypatch,
                                                                     qtbot):
     from anonstudio.data.transactions import TransactionData
 
     bench = tiny_window.workbench(UniquenessWorkbench)
     gate = threading.Event()
-    real_curve = risk_spec.uniqueness_curve
-    monkeypatch.setattr(risk_spec, "uniqueness_curve",
+    real_curve = uniqueness_algorithm.uniqueness_curve
+    monkeypatch.setattr(uniqueness_algorithm, "uniqueness_curve",
                         lambda data, params, progress: real_curve(data, params, HoldAfterFirstPartial(progress, gate)))
     bench.param_panel.set_value("max_m", 4)
     bench.param_panel.set_value("method", "exact")
@@ -274,7 +259,7 @@ def test_plots_state_dataset_and_confidence_level(tiny_window, wait_job):
     for plot in (bench.itemset_plot, bench.person_plot):
         assert plot.caption == "tiny.dat\nerror bars: 95 % confidence interval (δ = 0.05)"
         assert "95 % confidence interval" in plot.plot_item.titleLabel.text
-    assert risk_plots.ci_caption(0.01) == "error bars: 99 % confidence interval (δ = 0.01)"
+    assert uniqueness_plots.ci_caption(0.01) == "error bars: 99 % confidence interval (δ = 0.01)"
 
 
 def test_points_have_hover_tips_and_the_csv_one_row_per_point(tiny_window, wait_job):
@@ -289,10 +274,10 @@ def test_points_have_hover_tips_and_the_csv_one_row_per_point(tiny_window, wait_
     point = bench.itemsets.points[1]
     tip = plot._point_tip(spots[1].pos().x(), spots[1].pos().y(), spots[1].data())
     assert tip.startswith(f"m = 2: {point.uniqueness * 100:.2f} %")
-    assert f"{point.ci_low * 100:.2f} – {point.ci_high * 100:.2f} %" in tip
+    assert f"{point.ci_low * 100:.2f} % – {point.ci_high * 100:.2f} %" in tip
     assert "exact count" in tip and "samples: all" in tip
     rows = plot.csv_text().splitlines()
-    assert rows[0].split(",") == ["m", risk_plots.ITEMSET_Y, "ci_low", "ci_high", "method", "samples",
+    assert rows[0].split(",") == ["m", uniqueness_plots.ITEMSET_Y, "ci_low", "ci_high", "method", "samples",
                                   "itemsets_counted", "seconds", "precision_note"]
     assert len(rows) == 1 + 3  # no repeated "trend" rows
     first = rows[1].split(",")
@@ -307,8 +292,8 @@ def test_precision_warning_is_shown_when_the_point_carries_one(qtbot):
         return SimpleNamespace(m=m, uniqueness=0.02, ci_low=0.0, ci_high=0.048, method="mcmc", samples=26492,
                                seconds=1.0, precision_met=met, warning=warning)
 
-    plot = risk_plots.UniquenessPlot("u", "share", "empty", estimated="estimated (MCMC sample)")
-    table = risk_plots.ResultsTable()
+    plot = uniqueness_plots.UniquenessPlot("u", "share", "empty", estimated="estimated (MCMC sample)")
+    table = uniqueness_plots.ResultsTable()
     qtbot.addWidget(plot)
     qtbot.addWidget(table)
     note = "precision not reached: ±0.0240 instead of ±0.01"
@@ -321,7 +306,7 @@ def test_precision_warning_is_shown_when_the_point_carries_one(qtbot):
     assert plot.csv_text().splitlines()[1].endswith(note)
     # Points from before the precision check existed carry no such fields.
     old = SimpleNamespace(m=1, uniqueness=0.1, ci_low=0.05, ci_high=0.15, method="exact", samples=5, seconds=0.1)
-    assert risk_plots.precision_warning(old) == ""
+    assert uniqueness_plots.precision_warning(old) == ""
 
 
 def test_zoomed_legend_covers_no_point_and_the_axis_has_no_si_prefix(qtbot):
@@ -329,7 +314,7 @@ def test_zoomed_legend_covers_no_point_and_the_axis_has_no_si_prefix(qtbot):
 
     from PySide6.QtCore import QPointF
 
-    plot = risk_plots.UniquenessPlot("u", "share", "empty", estimated="estimated (MCMC sample)")
+    plot = uniqueness_plots.UniquenessPlot("u", "share", "empty", estimated="estimated (MCMC sample)")
     qtbot.addWidget(plot)
     plot.resize(520, 360)
     plot.show()

@@ -46,7 +46,7 @@ def test_kmanon_release_is_the_same_for_any_thread_count(sampler):
 
 
 def test_exact_uniqueness_is_the_same_for_any_thread_count():
-    from anonstudio.methods.uniqueness.uniqueness import exact_uniqueness
+    from anonstudio.methods.uniqueness.algorithm import exact_uniqueness
 
     data, _ = get_method("uniqueness").example()
     counts = {threads: [exact_uniqueness(data, m, threads=threads, max_chunk_keys=64) for m in (1, 2, 3)]

@@ -8,6 +8,7 @@ from anonstudio.cli import main
 from anonstudio.data.io import load_transactions
 from anonstudio.data.synth_city import SynthCityParams, generate_city, write_coordinates_csv
 from anonstudio.data.io import save_transactions
+from anonstudio.methods.contract import CHECK_PASSED
 from anonstudio.verifiers.kmanon import read_partition_map, verify_km
 
 
@@ -74,3 +75,18 @@ def test_bad_arguments_exit_2(tmp_path, data_dir, capsys):
                  str(tmp_path / "x.geojson"), "--quiet"]) == 2
     err = capsys.readouterr().err
     assert "k must be at least 2" in err and "--coords" in err
+
+
+def test_a_sigma_1_run_says_what_its_independent_check_enumerated_and_what_it_sampled(capsys):
+    # The anonymization enumerates every combination at σ = 1; the check enumerates ℓ = 1 (the occurring towers)
+    # but samples ℓ = 2 (the city's pairs are over its enumeration budget), and its figures must say so.
+    assert main(["kmanon", "small-city", "--k", "10", "--m", "2", "--sigma", "1", "--trials", "1", "--quiet"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("Any 2 towers a stranger knows about a person match at least 10 people")
+    assert "always (the anonymization checked every combination)" in lines[0]
+    head, _, figures = lines[1].partition(": ")
+    assert head == CHECK_PASSED
+    ell1, ell2 = figures.split("; ")
+    assert ell1 == "ℓ = 1: exhaustive: 200 of 200 itemsets shared by ≥ 10 people (100.00 %), σ = 1: confirmed"
+    assert ell2 == ("ℓ = 2: sampled: no violation in 20,000 itemsets (so at least 99.98 % are shared by ≥ 10 people, "
+                    "95 % confidence), σ = 1: no violation found")

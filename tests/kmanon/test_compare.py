@@ -6,7 +6,7 @@ import pytest
 
 from anonstudio.data.compare import check_comparison
 from anonstudio.data.transactions import TransactionData
-from anonstudio.methods.kmanon import LevelResult
+from anonstudio.methods.kmanon.result import LevelResult
 from anonstudio.methods.kmanon.compare import PartitionComparison, comparison_of
 from anonstudio.methods.kmanon.export import anonymized_dataset, partition_names
 
@@ -51,7 +51,7 @@ def test_describe_names_partitions_and_their_size(data):
     i = int(data.record(u)[0])
     group = {0: "north", 2: "centre", 5: "west", 6: "east", 8: "south"}[labels[i]]
     count = labels.count(labels[i])
-    assert comparison.describe(u) == (f"Record {u}: 1 tower published as 1 partition: {group} ({count} tower"
+    assert comparison.describe(u) == (f"Record {u + 1}: 1 tower published as 1 partition: {group} ({count} tower"
                                       f"{'s' if count != 1 else ''}).")
     assert comparison.published.search("south").text == "records with partition south"
     assert comparison.title == "σ-k^m release (k = 3, m = 2): 12 towers in 5 partitions"
@@ -66,7 +66,7 @@ def test_comparison_of_a_run():
     run = run_and_verify(SPEC, data, params, NullProgress())
     comparison = comparison_of(run.result)
     assert comparison.level is run.result.final and comparison.item_word == run.result.item_word
-    first = comparison_of(run.result, run.result.result.levels[0])
+    first = comparison_of(run.result, run.result.levels[0])
     assert first.level.level == 1
 
 

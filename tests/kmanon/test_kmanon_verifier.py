@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from tests.reference.kmanon_reference import fraction_k_anonymous, omega, random_data
+from tests.reference.kmanon_reference import fraction_k_anonymous, omega, partition_records, random_data
 
 from anonstudio.data.errors import DataFormatError
 from anonstudio.kernels.kmanon_verify import draw_uniform_itemsets
@@ -82,6 +82,6 @@ def test_verifier_lists_hold_each_record_once_in_order():
     indices = np.array([i for r in records for i in r], dtype=np.int64)
     part = rng.integers(0, 4, size=9)  # several items share a partition: repeats within a record
     lists_indptr, lists = records_of_lists(4, indptr, part[indices])
+    expected = partition_records(records, part)
     for p in range(4):
-        expected = [u for u, r in enumerate(records) if any(part[i] == p for i in r)]
-        assert lists[lists_indptr[p]:lists_indptr[p + 1]].tolist() == expected
+        assert lists[lists_indptr[p]:lists_indptr[p + 1]].tolist() == expected.get(p, [])

@@ -1,10 +1,10 @@
-"""The promise and check texts of a σ-k^m run, and the verifier's verdict per level."""
+"""The promise of a σ-k^m run, the verifier's verdict per level, and the figures of the check's verdict."""
 from __future__ import annotations
 
 import numpy as np
 
-from anonstudio.methods.kmanon import LevelResult
-from anonstudio.methods.kmanon.report import check_text, guarantee_notes, guarantee_text
+from anonstudio.methods.kmanon.result import LevelResult
+from anonstudio.methods.kmanon.report import guarantee_notes, guarantee_text
 from anonstudio.verifiers.kmanon import KmVerifyPoint, KmVerifyResult, clopper_pearson
 
 
@@ -46,8 +46,23 @@ def test_check_verdicts():
     exact = KmVerifyPoint(1, 10, "exact", 100, 99, 0.99, 0.99, 0.99, 0.0, sigma=1.0)
     assert exact.verdict == "below target"
     bad = KmVerifyResult((point(5000, 5000, 1), point(4800, 5000, 2)), 0.95, True)
-    assert not bad.passed and "Below the promised share for ℓ = 2" in check_text(bad)
-    assert any("below target" in line for line in bad.lines())
+    assert not bad.passed and bad.lines()[1].endswith("σ = 0.99: below target")
     good = KmVerifyResult((point(5000, 5000, 1), point(5000, 5000, 2)), 0.95, True)
-    assert good.passed and "agrees with the promise" in check_text(good, "tower")
-    assert "not run" in check_text(None)
+    assert good.passed and not any("below target" in line for line in good.lines())
+
+
+def test_each_line_says_whether_the_check_was_exhaustive_or_sampled():
+    exact = KmVerifyPoint(1, 10, "exact", 200, 200, 1.0, 1.0, 1.0, 0.0, sigma=1.0)
+    clean = point(20_000, 20_000, sigma=1.0)
+    some = point(19_950, 20_000, sigma=0.99)
+    lines = KmVerifyResult((exact, clean, some), 0.95, True).lines()
+    assert lines[0] == ("ℓ = 1: exhaustive: 200 of 200 itemsets shared by ≥ 10 people (100.00 %), "
+                        "σ = 1: confirmed")
+    # A sample never proves σ = 1: it says so, with the bound its interval puts on the share (rounded down).
+    low = clean.ci_low
+    assert 0.9998 < low < 0.99985
+    assert lines[1] == ("ℓ = 2: sampled: no violation in 20,000 itemsets (so at least 99.98 % are shared by "
+                        "≥ 10 people, 95 % confidence), σ = 1: no violation found")
+    assert lines[2].startswith("ℓ = 2: sampled: 19,950 of 20,000 itemsets shared by ≥ 10 people (99.75 %; 95 % "
+                               "interval ")
+    assert lines[2].endswith("σ = 0.99: confirmed")

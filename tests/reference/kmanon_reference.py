@@ -41,6 +41,15 @@ def violators(data, labels, k: int, ell: int) -> list[tuple[int, ...]]:
     return bad
 
 
+def partition_records(records, part) -> dict[int, list[int]]:
+    """Partition -> the records (0-based, ascending) holding at least one of its items; ``part`` maps items."""
+    out: dict[int, list[int]] = {}
+    for u, rec in enumerate(records):
+        for p in sorted({int(part[i]) for i in rec}):
+            out.setdefault(p, []).append(u)
+    return out
+
+
 def is_km_anonymous(data, labels, k: int, m: int) -> bool:
     return all(not violators(data, labels, k, ell) for ell in range(1, m + 1))
 

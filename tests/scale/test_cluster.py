@@ -101,7 +101,7 @@ def test_a_full_run_with_trials_on_the_cluster_is_the_same_run(cluster):
     here = run_and_verify(KMANON, data, params)
     with parallel.using_scheduler(cluster.scheduler_address):
         there = run_and_verify(KMANON, data, params)
-    assert there.status == "done" and levels_key(there.result.result) == levels_key(here.result.result)
+    assert there.status == "done" and levels_key(there.result) == levels_key(here.result)
     assert {k: v for k, v in there.summary().items() if k != "seconds"} == \
         {k: v for k, v in here.summary().items() if k != "seconds"}
 

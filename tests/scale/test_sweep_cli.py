@@ -98,15 +98,15 @@ def test_ctrl_c_writes_the_finished_cells_marked_incomplete(tmp_path, capsys, mo
 
 
 def test_a_cell_whose_guarantee_is_not_met_exits_3_and_is_named(tmp_path, capsys, monkeypatch):
-    import anonstudio.methods.kmanon.spec as kmanon_spec
+    import anonstudio.verifiers.kmanon as kmanon_verifier
 
-    real = kmanon_spec.verify_km
+    real = kmanon_verifier.verify_km
 
     def strict_for_k10(data, labels, ks, m, **kw):
         # A planted fault: the check of the k = 10 cell demands far more people than the city has.
         return real(data, labels, [k * 1000 if k == 10 else k for k in ks], m, **kw)
 
-    monkeypatch.setattr(kmanon_spec, "verify_km", strict_for_k10)
+    monkeypatch.setattr(kmanon_verifier, "verify_km", strict_for_k10)
     out = tmp_path / "sweep.csv"
     code = main(["sweep", "kmanon", "small-city", "--grid", "k=5,10,20", *QUICK, "--out", str(out), "--quiet"])
     assert code == 3

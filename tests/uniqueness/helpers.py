@@ -3,6 +3,10 @@ from __future__ import annotations
 
 from anonstudio.data.transactions import TransactionData
 
+#: |Omega^3| (distinct 3-itemsets) and the unique ones of tests/data/uniqueness/baskets.dat, as
+#: ``tests.reference.uniqueness_reference.omega`` counts them (re-derived by a slow test in test_uniqueness.py).
+BASKETS_OMEGA3 = (9491, 896)
+
 #: Table I of Acs, Achara, Castelluccia (BigData 2015).
 TABLE_I = [
     {"LA"},

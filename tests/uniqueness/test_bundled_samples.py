@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 
 from anonstudio.data.samples import get_sample, load_sample
-from anonstudio.methods.uniqueness.uniqueness import UniquenessParams, uniqueness_curve
+from anonstudio.methods.uniqueness.algorithm import uniqueness_curve
+from anonstudio.methods.uniqueness.params import UniquenessParams
 
 
 def _sample(name):

@@ -7,8 +7,20 @@ import json
 from pathlib import Path
 
 from anonstudio.cli import main
+from tests.uniqueness.helpers import BASKETS_OMEGA3
 
 KEYS = ("m", "uniqueness", "ci_low", "ci_high", "method", "samples", "seconds")
+
+
+def table_rows(lines: list[str]) -> list[str]:
+    """The rows of the first curve table the command printed (after its header line)."""
+    head = next(i for i, line in enumerate(lines) if line.split()[:2] == ["m", "uniqueness"])
+    rows = []
+    for line in lines[head + 1:]:
+        if not line.split() or not line.split()[0].isdigit():
+            break
+        rows.append(line)
+    return rows
 
 
 def test_uniqueness_json_and_table(data_dir, tmp_path, capsys):
@@ -20,8 +32,13 @@ def test_uniqueness_json_and_table(data_dir, tmp_path, capsys):
     assert all(len(doc[k]) == 3 for k in KEYS)
     assert doc["m"] == [2, 3, 4] and doc["method"] == ["exact"] * 3
     assert doc["uniqueness"][1] == doc["ci_low"][1] == doc["ci_high"][1] > 0
-    stdout = capsys.readouterr().out
-    assert "uniqueness" in stdout and len(stdout.strip().splitlines()) == 5
+    lines = capsys.readouterr().out.splitlines()
+    # The contract's report: what was measured, the curve's table, then every measure.
+    top = max(zip(doc["uniqueness"], doc["m"]))
+    assert lines[0] == f"Measured: {top[0] * 100:.1f} % of itemsets unique at m = {top[1]}."
+    assert lines[1].startswith("itemset uniqueness of baskets.dat (2,000 records)")
+    assert [row.split()[0] for row in table_rows(lines)] == ["2", "3", "4"]
+    assert lines[-3:] == [f"uniqueness_m{m} = {u:.6g}" for m, u in zip(doc["m"], doc["uniqueness"])]
 
 
 def test_uniqueness_mcmc_and_person(data_dir, tmp_path):
@@ -58,8 +75,32 @@ def test_attack_prints_trace(data_dir, tmp_path, capsys):
     doc = json.loads(out.read_text())
     assert len(doc["matches"]) == len(lines) - 2
     assert doc["singled_out"] == (doc["matches"][-1] == 1)
+    assert lines[0].startswith(f"target: record {doc['record']} ") and doc["record"] == doc["index"] + 1
     assert main(["attack", path, "--record", "99999"]) == 2
     assert main(["attack", path, "--person", "99999"]) == 2  # the old spelling still works
+
+
+def test_attack_numbers_records_from_1_and_the_old_spellings_count_from_0(data_dir, tmp_path, capsys):
+    path = data_dir / "kmanon" / "table1.sets.csv"  # Table I of the paper: record 7 = {LA, Seattle, NY, Boston}
+    out = tmp_path / "a.json"
+    assert main(["attack", str(path), "--record", "7", "--order", "rarest", "--json", str(out)]) == 0
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    assert lines[0].startswith("target: record 7 (4 items)") and captured.err == ""
+    assert lines[-2].endswith("-> records 7") and lines[-1] == "singled out after 2 of 4 items"
+    doc = json.loads(out.read_text())
+    assert (doc["record"], doc["index"]) == (7, 6) and doc["match_records"][-1] == [7]
+    for old in ("--record-index", "--person"):
+        assert main(["attack", str(path), old, "6", "--order", "rarest"]) == 0
+        captured = capsys.readouterr()
+        assert captured.out.splitlines() == lines
+        assert captured.err.strip() == (f"anonstudio-cli attack: note: {old} 6 counts records from 0 and is "
+                                        "deprecated; it is --record 7 (records are numbered from 1)")
+    assert main(["attack", str(path), "--record", "0"]) == 2
+    assert main(["attack", str(path), "--record", "8"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].endswith("error: --record counts records from 1 (the first record is 1; got 0)")
+    assert err[1].endswith("error: --record 8 is beyond the 7 records (1..7)")
 
 
 def test_cli_errors_name_the_flag_not_the_gui_label(data_dir, capsys):
@@ -84,7 +125,7 @@ def test_table_marks_missed_precision_with_a_footnote(data_dir, tmp_path, capsys
     doc = json.loads(out.read_text())
     missed = [m for m, ok in zip(doc["m"], doc["precision_met"]) if not ok]
     assert missed
-    rows = {int(line.split()[0]): line for line in lines[2:5]}
+    rows = {int(line.split()[0]): line for line in table_rows(lines)}
     for m in doc["m"]:
         assert ("*" in rows[m]) == (m in missed)
     notes = [line for line in lines if line.startswith("* m=")]
@@ -95,9 +136,10 @@ def test_table_marks_missed_precision_with_a_footnote(data_dir, tmp_path, capsys
 def test_exact_rows_show_itemsets_and_no_samples(data_dir, capsys):
     assert main(["uniqueness", str(data_dir / "uniqueness" / "baskets.dat"), "--min-m", "3", "--m", "3",
                  "--method", "exact", "--quiet"]) == 0
-    header, row = capsys.readouterr().out.splitlines()[1:3]
-    cells = dict(zip(header.split(), row.split()))
-    assert cells["samples"] == "-" and cells["itemsets"] == "9,491"
+    lines = capsys.readouterr().out.splitlines()
+    header = next(line for line in lines if line.split()[:2] == ["m", "uniqueness"])
+    cells = dict(zip(header.split(), table_rows(lines)[0].split()))
+    assert cells["samples"] == "-" and cells["itemsets"] == f"{BASKETS_OMEGA3[0]:,}"
 
 
 def test_ctrl_c_keeps_finished_rows_and_json(data_dir, tmp_path, capsys, monkeypatch):
@@ -123,7 +165,8 @@ def test_ctrl_c_keeps_finished_rows_and_json(data_dir, tmp_path, capsys, monkeyp
     captured = capsys.readouterr()
     assert "press Ctrl-C again to abort" in captured.err
     lines = captured.out.splitlines()
-    assert lines[2].split()[0] == "1" and "incomplete" in lines[3]
+    assert [row.split()[0] for row in table_rows(lines)] == ["1"]
+    assert lines[1].startswith("Incomplete: cancelled before the last m")
     doc = json.loads(out.read_text())
     assert doc["complete"] is False and doc["m"] == [1]
 
@@ -157,7 +200,7 @@ def test_ctrl_c_in_a_subprocess_exits_130_with_partial_json(tmp_path):
     out = tmp_path / "u.json"
     data = Path(__file__).parents[1] / "data" / "uniqueness" / "baskets.dat"
     code = (
-        "import sys, time, anonstudio.methods.uniqueness.uniqueness as u\n"
+        "import sys, time, anonstudio.methods.uniqueness.algorithm as u\n"
         "from anonstudio.cli import main\n"
         "real = u._itemset_point\n"
         "def slow(data, m, params, progress):\n"
@@ -178,4 +221,4 @@ def test_ctrl_c_in_a_subprocess_exits_130_with_partial_json(tmp_path):
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130, stderr
     assert json.loads(out.read_text())["m"] == [1]
-    assert "incomplete" in stdout
+    assert "Incomplete: cancelled before the last m" in stdout

@@ -10,15 +10,16 @@ from anonstudio.data.io import load_transactions
 from anonstudio.jobs import RecordingProgress
 from anonstudio.kernels.enumerate import subsets_by_smallest_item
 from anonstudio.samplers.mcmc_sampler import ItemsetSampler, burn_in_status
-from anonstudio.methods.uniqueness.uniqueness import (
+from anonstudio.methods.uniqueness.params import UniquenessParams
+from anonstudio.methods.uniqueness.algorithm import (
     BYTES_PER_KEY,
-    UniquenessParams,
     default_memory_limit,
     exact_memory_plan,
     exact_uniqueness,
     uniqueness_curve,
 )
 from anonstudio.params import ParameterError
+from tests.uniqueness.helpers import BASKETS_OMEGA3
 
 GIB = 1 << 30
 
@@ -60,7 +61,7 @@ def test_chunks_and_threads_shrink_to_fit_and_counts_stay_the_same(baskets):
     assert len(roomy.chunks) < len(plan.chunks)
     two = exact_memory_plan(baskets, 3, 8 * GIB, max_chunk_keys=largest)
     assert two.threads == 2 and two.peak_bytes == 2 * BYTES_PER_KEY * max(c[2] for c in two.chunks)
-    assert exact_uniqueness(baskets, 3, max_memory_bytes=budget) == exact_uniqueness(baskets, 3) == (9491, 896)
+    assert exact_uniqueness(baskets, 3, max_memory_bytes=budget) == exact_uniqueness(baskets, 3) == BASKETS_OMEGA3
 
 
 def test_default_memory_limit_is_a_quarter_of_ram():
@@ -94,7 +95,7 @@ def test_enough_samples_meet_the_precision(baskets):
 
 def test_exact_points_report_itemsets_not_samples(baskets):
     doc = uniqueness_curve(baskets, UniquenessParams(min_m=3, max_m=3, method="exact")).to_json()
-    assert doc["samples"] == [0] and doc["itemsets"] == [9491]
+    assert doc["samples"] == [0] and doc["itemsets"] == [BASKETS_OMEGA3[0]]
     assert doc["precision_met"] == [True]
 
 

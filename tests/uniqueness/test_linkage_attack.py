@@ -11,11 +11,20 @@ from tests.uniqueness.helpers import as_data, id_sets
 def test_table_i_rarest_first_singles_out_record_7(table_i):
     # Record 7 = {LA, Seattle, New York, Boston}; Boston (3 records) is rarest, then
     # Seattle (4): {Boston, Seattle} only occurs in record 7 (Section III).
-    trace = linkage_attack(table_i, 6, order="rarest")
+    trace = linkage_attack(table_i, 6, order="rarest")  # the row of record 7
     assert [s.label for s in trace.steps] == ["Boston", "Seattle"]
     assert [s.matches for s in trace.steps] == [3, 1]
-    assert trace.steps[-1].match_ids == (6,)
+    assert trace.steps[-1].match_indices == (6,)
     assert trace.singled_out and trace.items_needed == 2
+    # A person reads record numbers from 1, as the paper numbers Table I.
+    assert trace.record == 7 and trace.steps[0].match_records == (3, 4, 7)
+    lines = trace.lines()
+    assert lines[0].startswith("target: record 7 (4 items)")
+    assert lines[1].endswith("-> records 3, 4, 7") and lines[2].endswith("-> records 7")
+    doc = trace.to_json()
+    assert doc["record"] == 7 and doc["index"] == 6
+    assert doc["match_records"] == [[3, 4, 7], [7]]
+    assert "person" not in doc and "match_ids" not in doc
 
 
 def test_record_shared_by_others_is_never_singled_out(table_i):
@@ -38,7 +47,7 @@ def test_matches_equal_brute_force_at_every_step(rng, order):
         for k, step in enumerate(trace.steps, 1):
             want = ref.linkage_matches(sets, revealed[:k])
             assert step.matches == len(want) and person in want
-            assert step.match_ids == (tuple(want) if len(want) <= 10 else ())
+            assert step.match_indices == (tuple(want) if len(want) <= 10 else ())
         # Stops exactly when singled out, else reveals everything.
         assert trace.singled_out or len(revealed) == len(sets[person])
         assert all(s.matches > 1 for s in trace.steps[:-1])
@@ -59,7 +68,7 @@ def test_random_order_is_seeded(rng):
 
 
 def test_bad_arguments(table_i):
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"record 8 is not a record of the data \(records 1\.\.7\)"):
         linkage_attack(table_i, 7)
     with pytest.raises(ValueError):
         linkage_attack(table_i, 0, order="frequent")

@@ -10,8 +10,8 @@ import pytest
 from anonstudio.data.io import load_transactions
 from anonstudio.jobs import RecordingProgress
 from anonstudio.kernels.enumerate import plan_chunks, subsets_by_smallest_item
-from anonstudio.methods.uniqueness.uniqueness import (
-    UniquenessParams,
+from anonstudio.methods.uniqueness.params import PERSON_EXPLANATION, UniquenessParams
+from anonstudio.methods.uniqueness.algorithm import (
     enumeration_cost,
     exact_uniqueness,
     hoeffding_half_width,
@@ -21,7 +21,7 @@ from anonstudio.methods.uniqueness.uniqueness import (
 )
 from anonstudio.params import ParameterError
 from tests.reference import uniqueness_reference as ref
-from tests.uniqueness.helpers import as_data, id_sets
+from tests.uniqueness.helpers import BASKETS_OMEGA3, as_data, id_sets
 
 
 @pytest.fixture(scope="module")
@@ -77,6 +77,12 @@ def test_chunk_plan_covers_every_item_once_and_respects_the_cap():
     assert all(k <= 6 or hi - lo == 1 for lo, hi, k in chunks)
     with pytest.raises(ValueError):
         plan_chunks(per_item, 8, 10, max_keys=6)
+
+
+@pytest.mark.slow
+def test_the_pinned_baskets_counts_are_the_references(baskets):
+    counts = ref.omega(id_sets(baskets), 3)
+    assert BASKETS_OMEGA3 == (len(counts), sum(1 for c in counts.values() if c == 1))
 
 
 def test_subset_counts_by_smallest_item(baskets):
@@ -135,7 +141,7 @@ def test_person_unicity_is_record_first_and_within_its_interval(baskets):
     result = person_unicity_curve(baskets, params)
     assert result.kind == "person" and result.complete
     assert "chance that a person is unique given m of their items" in result.explanation
-    assert person_unicity_curve.EXPLANATION == result.explanation
+    assert result.explanation == PERSON_EXPLANATION
     for p in result.points:
         want = ref.person_unicity(sets, p.m)
         assert p.ci_low <= want <= p.ci_high, (p.m, p.uniqueness, want)
@@ -153,13 +159,25 @@ def test_json_has_the_cli_columns(table_i):
     json.dumps(out, allow_nan=False)
 
 
-def test_parameters_are_validated(table_i):
-    with pytest.raises(ParameterError):
-        uniqueness_curve(table_i, UniquenessParams(epsilon=0.0))
-    with pytest.raises(ParameterError):
-        uniqueness_curve(table_i, UniquenessParams(method="guess"))
-    with pytest.raises(ParameterError):
-        uniqueness_curve(table_i, UniquenessParams(min_m=3, max_m=2))
+def test_parameters_are_validated_once_by_the_pipeline(table_i, monkeypatch):
+    from anonstudio import params as params_module
+    from anonstudio.methods import contract
+    from anonstudio.methods.uniqueness.spec import SPEC
+
+    for bad in (UniquenessParams(epsilon=0.0), UniquenessParams(method="guess"), UniquenessParams(min_m=3, max_m=2)):
+        with pytest.raises(ParameterError):
+            contract.run_and_verify(SPEC, table_i, bad)
+    calls = []
+    real = params_module.validate
+
+    def counting(params):
+        calls.append(params)
+        return real(params)
+
+    monkeypatch.setattr(contract, "validate", counting)
+    monkeypatch.setattr(params_module, "validate", counting)
+    run = contract.run_and_verify(SPEC, table_i, UniquenessParams(max_m=2, method="exact"))
+    assert run.complete and len(calls) == 1
 
 
 def test_exact_enumeration_checks_cancel_between_chunks(baskets):
@@ -167,5 +185,5 @@ def test_exact_enumeration_checks_cancel_between_chunks(baskets):
     assert exact_uniqueness(baskets, 3, progress, max_chunk_keys=5000) is None
     assert len(progress.fractions) == 2 and progress.fractions[-1] < 1.0
     full = RecordingProgress()
-    assert exact_uniqueness(baskets, 3, full, max_chunk_keys=5000) == (9491, 896)
+    assert exact_uniqueness(baskets, 3, full, max_chunk_keys=5000) == BASKETS_OMEGA3
     assert len(full.fractions) > 5 and full.fractions[-1] == 1.0

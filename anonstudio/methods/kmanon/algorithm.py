@@ -44,19 +44,21 @@ run to ``m = M`` gives results for all ``m <= M``.
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 
 from ...data.transactions import TransactionData
-from ...jobs import NullProgress, Progress, derive_seed
+from ...jobs import NullProgress, PartialRelay, Progress, derive_seed
 from ...parallel import budget, remote_client
-from ...params import validate
 from .cluster import run_trials_on_cluster
 from .constraints.base import Constraint, ErrorFunction
+from ..contract import StagedProgress
+from .inputs import prepare_run
 from .params import KmAnonParams
 from .result import KmAnonResult, LevelResult, TrialResult
 from .trial import SamplerFactory, Trial, TrialHub
 
-__all__ = ["kmanonymize", "SamplerFactory", "SAMPLER_FACTORIES"]
+__all__ = ["run_kmanon", "kmanonymize", "SamplerFactory", "SAMPLER_FACTORIES"]
 
 
 def mcmc_sampler_factory(data: TransactionData, ell: int, seed: int, chains: int):
@@ -123,8 +125,10 @@ def kmanonymize(
     sampler_factory
         Uniform sampler over Omega^ell of the original data (default: the one
         ``params.sampler`` names).
+
+    The params are not validated here: the pipeline (:func:`anonstudio.methods.contract.run_and_verify`)
+    does it once, before any work.
     """
-    validate(params)
     progress = progress or NullProgress()
     error = error or constraint.default_error()
     factory = sampler_factory or SAMPLER_FACTORIES[params.sampler]
@@ -172,3 +176,22 @@ def kmanonymize(
     out = summarize(finished, (), results, complete, reason)
     progress.set(1.0, "done" if complete else "stopped")
     return out
+
+
+def run_kmanon(data: TransactionData, params: KmAnonParams, progress: Progress | None = None) -> KmAnonResult:
+    """Anonymize ``data`` as ``params`` say: load the merge rule's files, then run :func:`kmanonymize`.
+
+    The result (and every partial result published through ``progress``) carries the dataset the
+    partitions refer to and, for touching-towers merging, the items' cells. Given the pipeline's
+    :class:`~anonstudio.methods.contract.StagedProgress`, the work reports in its ``anonymize`` stage.
+    """
+    progress = progress or NullProgress()
+    if isinstance(progress, StagedProgress):
+        progress = progress.stage("anonymize")
+    prepared = prepare_run(data, params)
+
+    def attach(result: KmAnonResult) -> KmAnonResult:
+        return dataclasses.replace(result, data=prepared.data, cells=prepared.cells, projection=prepared.projection)
+
+    result = kmanonymize(prepared.data, prepared.constraint, params, PartialRelay(progress, attach))
+    return attach(result)

@@ -5,6 +5,8 @@ published as the set of its items' partitions (named as in the exported
 files, see :func:`~anonstudio.methods.kmanon.export.partition_names`).
 Records are not grouped; selecting one highlights its partitions, in the
 published record and among the original items of every record on screen.
+Rows are 0-based here, as in the views' models; a person reads them numbered
+from 1 (:meth:`PartitionComparison.describe`).
 """
 from __future__ import annotations
 
@@ -27,9 +29,9 @@ class PartitionComparison:
     Parameters
     ----------
     data
-        The records the partitions refer to (``KmRunResult.data``).
+        The records the partitions refer to (``KmAnonResult.data``).
     level
-        The level to publish (``KmRunResult.final`` or any finished level).
+        The level to publish (``KmAnonResult.final`` or any finished level).
     title
         One line naming the release.
     item_word
@@ -62,7 +64,7 @@ class PartitionComparison:
         groups = self.published.groups_of(row).tolist()
         words = [f"{self.names.get(g, g)} ({self._count(self._members[g])})" for g in groups[:SHOWN_PARTITIONS]]
         more = f" and {len(groups) - SHOWN_PARTITIONS:,} more" if len(groups) > SHOWN_PARTITIONS else ""
-        return (f"Record {row}: {self._count(len(items))} published as {len(groups):,} partition"
+        return (f"Record {row + 1}: {self._count(len(items))} published as {len(groups):,} partition"
                 f"{'s' if len(groups) != 1 else ''}: {', '.join(words)}{more}.")
 
     def _count(self, n: int) -> str:
@@ -70,7 +72,7 @@ class PartitionComparison:
 
 
 def comparison_of(run_result, level: LevelResult | None = None) -> PartitionComparison:
-    """The comparison of a k^m run's result (``KmRunResult``) at ``level`` (default: the last finished one)."""
+    """The comparison of a k^m run's result (``KmAnonResult``) at ``level`` (default: the last finished one)."""
     level = level or run_result.final
     if level is None:
         raise ValueError("the run finished no level to compare")

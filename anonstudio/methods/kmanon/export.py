@@ -1,4 +1,4 @@
-"""Writing a k^m-anonymization: partition map, anonymized records, per-level JSON, GeoJSON.
+"""Writing a k^m-anonymization: the anonymized records and the item → partition map.
 
 Partition names: the constraint's own (hierarchy node labels) when it has
 them, otherwise ``1, 2, ...`` in order of the partitions' smallest item, so
@@ -7,18 +7,15 @@ that the anonymized records can also be written as FIMI.
 from __future__ import annotations
 
 import csv
-import json
 from pathlib import Path
 
 import numpy as np
 
 from ...data.io import atomic_write
 from ...data.transactions import TransactionData
-from .result import KmAnonResult, LevelResult
+from .result import LevelResult
 
-__all__ = [
-    "partition_names", "anonymized_dataset", "write_partition_map", "write_json", "result_json",
-]
+__all__ = ["partition_names", "anonymized_dataset", "write_partition_map"]
 
 
 def partition_names(level: LevelResult) -> dict[int, str]:
@@ -58,17 +55,3 @@ def write_partition_map(path: str | Path, data: TransactionData, level: LevelRes
         writer.writerow(["item", "partition"])
         for i, label in enumerate(data.vocab):
             writer.writerow([label, names[int(level.labels[i])]])
-
-
-def write_json(path: str | Path, doc: dict) -> None:
-    with atomic_write(path) as fh:
-        json.dump(doc, fh, indent=2)
-        fh.write("\n")
-
-
-def result_json(result: KmAnonResult, verify: dict | None = None) -> dict:
-    """The run's JSON: per level samples, violations, merges, partitions, error, seconds, gamma; plus the check."""
-    doc = result.to_json()
-    if verify is not None:
-        doc["verify"] = verify
-    return doc

@@ -1,19 +1,19 @@
-"""What a σ-k^m run promises, in plain words, and what the independent check found.
+"""What a σ-k^m run promises, in plain words.
 
 :func:`guarantee_text` turns the finished levels (their k and σ) into the
 sentence a privacy officer needs ("Any 5 towers a stranger knows about a
-person match at least 20 people, with probability ≥ 0.99"); :func:`check_text`
-adds the verifier's verdict. Qt-free: the CLI, the GUI and reports share it.
+person match at least 20 people, with probability ≥ 0.99"); :func:`guarantee_notes`
+adds what "probability" means. The independent check's verdict is the contract's
+(:func:`anonstudio.methods.contract.verdict`). Qt-free: the CLI, the GUI and
+reports share it.
 """
 from __future__ import annotations
 
 from typing import Sequence
 
-from ...formatting import integer, percent
-from ...verifiers.kmanon import KmVerifyResult
 from .result import LevelResult
 
-__all__ = ["guarantee_text", "guarantee_notes", "check_text"]
+__all__ = ["guarantee_text", "guarantee_notes"]
 
 
 def _plural(n: int, word: str) -> str:
@@ -21,7 +21,9 @@ def _plural(n: int, word: str) -> str:
 
 
 def _chance(sigma: float) -> str:
-    return "always (every combination was checked)" if sigma >= 1.0 else f"with probability ≥ {sigma:g}"
+    # The anonymization enumerated every combination at such a level; what the independent check did (it may
+    # sample) is said by the check's own figures.
+    return "always (the anonymization checked every combination)" if sigma >= 1.0 else f"with probability ≥ {sigma:g}"
 
 
 def guarantee_text(levels: Sequence[LevelResult], item_word: str = "item") -> str:
@@ -57,28 +59,3 @@ def guarantee_notes(levels: Sequence[LevelResult], item_word: str = "item") -> s
         text += (f" Warning: {sum(lv.unfixable for lv in done):,} sampled combinations could not be protected "
                  f"under the merge rule (e.g. separate map regions).")
     return text.strip()
-
-
-def check_text(verify: KmVerifyResult | None, item_word: str = "item") -> str:
-    """The independent check in one or two sentences."""
-    if verify is None:
-        return "Independent check: not run (stopped early, or switched off), so the promise is unchecked."
-    if not verify.points:
-        return "Independent check: nothing to check."
-    last = verify.points[-1]
-    conf = percent(verify.confidence, 0)
-    how = "all" if last.method == "exact" else "random"
-    interval = "" if last.method == "exact" else (
-        f" ({conf} confidence interval {percent(last.ci_low, 2)} – {percent(last.ci_high, 2)})")
-    text = (f"Independent check (separate code): of {integer(last.itemsets)} {how} combinations of "
-            f"{_plural(last.ell, item_word)} from the original data, {percent(last.fraction, 2)} match at least "
-            f"{last.k} people{interval}.")
-    bad = [p.ell for p in verify.points if not p.passed]
-    if bad:
-        text += (f" ⚠ Below the promised share for ℓ = {', '.join(map(str, bad))}: "
-                 f"do not publish this result as σ-k^m-anonymous.")
-    else:
-        text += " This agrees with the promise for every ℓ."
-    if not verify.complete:
-        text += " (The check was stopped early.)"
-    return text

@@ -7,8 +7,12 @@ itself a valid sigma-k^l-anonymization, so one run yields the result for every
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from ...data.transactions import TransactionData
 
 __all__ = ["LevelResult", "TrialResult", "KmAnonResult"]
 
@@ -110,10 +114,14 @@ class TrialResult:
 
 @dataclass(frozen=True)
 class KmAnonResult:
-    """Best-of-r results for every m up to the requested one.
+    """Best-of-r results for every m up to the requested one, and what they were computed on.
 
     ``levels[l - 1]`` is the least-error trial's snapshot after level ``l``
     among the trials that finished level ``l``; ``best_trial[l - 1]`` says which.
+    A run (:func:`~.algorithm.run_kmanon`) also records ``data``, the dataset the
+    partitions refer to (with coordinates attached, items without coordinates
+    dropped when asked), and for touching-towers merging the Voronoi ``cells``
+    of its items and the ``projection`` of latitude/longitude input.
     """
 
     levels: tuple[LevelResult, ...]
@@ -130,11 +138,27 @@ class KmAnonResult:
     current: tuple[LevelResult, ...] = ()
     #: Which uniform itemset sampler the sampling levels used (``KmAnonParams.sampler``).
     sampler: str = ""
+    data: TransactionData | None = field(default=None, repr=False)
+    cells: Any = field(default=None, repr=False)
+    projection: Any = field(default=None, repr=False)
 
     @property
     def final(self) -> LevelResult | None:
         """The generalization to publish: the last finished level."""
         return self.levels[-1] if self.levels else None
+
+    @property
+    def item_word(self) -> str:
+        """What an item is called in texts: a tower on a map, else an item."""
+        return "tower" if self.constraint == "contiguity" else "item"
+
+    def contiguous(self) -> bool | None:
+        """Whether every published partition is one connected area (None without cells)."""
+        if self.cells is None or self.final is None:
+            return None
+        from ...data.geo import PartitionGeometry
+
+        return bool(PartitionGeometry(self.cells, self.final.labels).contiguous.all())
 
     @property
     def support_checks_per_second(self) -> float:
@@ -146,9 +170,18 @@ class KmAnonResult:
         """The result for background knowledge of ``m`` items."""
         return self.levels[m - 1]
 
+    def summary(self) -> dict[str, float]:
+        """The scalars a comparison table shows: levels finished, and the published level's figures."""
+        final = self.final
+        if final is None:
+            return {"levels_finished": 0.0}
+        return {"levels_finished": float(len(self.levels)), "partitions": float(final.partitions),
+                "error": final.error, "merges": float(sum(lv.merges for lv in self.levels))}
+
     def to_json(self) -> dict:
-        """Per-level summary (samples, violations, merges, partitions, error, seconds, gamma) plus run data."""
-        return {
+        """Per-level summary (samples, violations, merges, partitions, error, seconds, gamma) plus run data;
+        for a run, the dataset and whether every partition is contiguous (touching-towers merging)."""
+        doc = {
             "complete": self.complete,
             "stopped_reason": self.stopped_reason,
             "constraint": self.constraint,
@@ -169,3 +202,9 @@ class KmAnonResult:
                 for t in self.trials
             ],
         }
+        if self.data is not None:
+            doc["dataset"] = {"name": self.data.name, "records": self.data.n_records, "items": self.data.n_items}
+        contiguous = self.contiguous()
+        if contiguous is not None:
+            doc["all_partitions_contiguous"] = contiguous
+        return doc

@@ -4,6 +4,10 @@ The attacker learns a target person's items one at a time (in random order, or
 rarest first -- the strongest order, since rare items cut the crowd fastest) and
 after each item counts the records that still contain everything learned so far.
 The attack succeeds when one record is left: the target is singled out.
+
+Records are numbered from 1 wherever a person reads them (the trace's lines,
+its JSON's ``record`` and ``match_records``); the functions take and return
+0-based row indices (``index``), as :class:`~anonstudio.data.transactions.TransactionData` does.
 """
 from __future__ import annotations
 
@@ -19,7 +23,7 @@ __all__ = ["AttackStep", "AttackTrace", "linkage_attack", "random_person", "ORDE
 #: Orders in which the attacker learns the items.
 ORDERS = ("random", "rarest")
 
-#: Matching record ids are listed once at most this many are left.
+#: Matching records are listed once at most this many are left.
 SHOW_MATCHES = 10
 
 
@@ -27,26 +31,36 @@ SHOW_MATCHES = 10
 class AttackStep:
     """The state after one more item was revealed.
 
-    ``match_ids`` lists the matching records when at most :data:`SHOW_MATCHES`
-    are left (else it is empty).
+    ``match_indices`` lists the 0-based rows of the matching records when at
+    most :data:`SHOW_MATCHES` are left (else it is empty).
     """
 
     item: int
     label: str
     item_frequency: int
     matches: int
-    match_ids: tuple[int, ...]
+    match_indices: tuple[int, ...]
+
+    @property
+    def match_records(self) -> tuple[int, ...]:
+        """The matching records numbered from 1, as a person reads them."""
+        return tuple(i + 1 for i in self.match_indices)
 
 
 @dataclass(frozen=True)
 class AttackTrace:
-    """Every step of one attack on record ``person``."""
+    """Every step of one attack on the record at row ``index`` (0-based; :attr:`record` counts from 1)."""
 
-    person: int
+    index: int
     order: str
     record_size: int
     population: int
     steps: tuple[AttackStep, ...]
+
+    @property
+    def record(self) -> int:
+        """The target's record number, counted from 1."""
+        return self.index + 1
 
     @property
     def singled_out(self) -> bool:
@@ -60,10 +74,10 @@ class AttackTrace:
 
     def lines(self) -> list[str]:
         """Human-readable trace (CLI output and the GUI's text view)."""
-        out = [f"target: record {self.person} ({self.record_size} items), order: {self.order}, "
+        out = [f"target: record {self.record} ({self.record_size} items), order: {self.order}, "
                f"{self.population:,} records"]
         for k, s in enumerate(self.steps, 1):
-            ids = f"  -> records {', '.join(map(str, s.match_ids))}" if s.match_ids else ""
+            ids = f"  -> records {', '.join(map(str, s.match_records))}" if s.match_records else ""
             still = "1 record still matches" if s.matches == 1 else f"{s.matches:,} records still match"
             out.append(f"{k:>3}. reveal {s.label!r} (in {s.item_frequency:,} records): {still}{ids}")
         if self.singled_out:
@@ -74,23 +88,27 @@ class AttackTrace:
         return out
 
     def to_json(self) -> dict:
+        """The trace for programs: ``record`` and ``match_records`` count from 1, ``index`` from 0."""
         return {
-            "person": self.person,
+            "record": self.record,
+            "index": self.index,
             "order": self.order,
             "record_size": self.record_size,
             "singled_out": self.singled_out,
             "items_needed": self.items_needed,
             "items": [s.label for s in self.steps],
             "matches": [s.matches for s in self.steps],
-            "match_ids": [list(s.match_ids) for s in self.steps],
+            "match_records": [list(s.match_records) for s in self.steps],
         }
 
 
-def linkage_attack(data: TransactionData, person: int, order: str = "random", seed: int | None = None) -> AttackTrace:
-    """Reveal the items of record ``person`` one by one until only that record matches.
+def linkage_attack(data: TransactionData, index: int, order: str = "random", seed: int | None = None) -> AttackTrace:
+    """Reveal the items of the record at row ``index`` (0-based) one by one until only that record matches.
 
     Parameters
     ----------
+    index
+        The target's row, counted from 0 (record ``index + 1``).
     order
         ``"random"`` (a seeded permutation) or ``"rarest"`` (least frequent item
         first, ties by item id).
@@ -99,14 +117,14 @@ def linkage_attack(data: TransactionData, person: int, order: str = "random", se
     """
     if order not in ORDERS:
         raise ValueError(f"order must be one of {', '.join(ORDERS)} (got {order!r})")
-    if not 0 <= person < data.n_records:
-        raise ValueError(f"person must be a record number in 0..{data.n_records - 1} (got {person})")
-    items = np.asarray(data.record(person), dtype=np.int64)
+    if not 0 <= index < data.n_records:
+        raise ValueError(f"record {index + 1} is not a record of the data (records 1..{data.n_records:,})")
+    items = np.asarray(data.record(index), dtype=np.int64)
     freq = data.item_frequencies
     if order == "rarest":
         items = items[np.lexsort((items, freq[items]))]
     else:
-        items = np.random.default_rng(derive_seed(seed, "linkage-attack", person)).permutation(items)
+        items = np.random.default_rng(derive_seed(seed, "linkage-attack", index)).permutation(items)
     post_indptr, post_records = data.inverted()
     matching = np.arange(data.n_records, dtype=np.int32)
     steps = []
@@ -117,11 +135,11 @@ def linkage_attack(data: TransactionData, person: int, order: str = "random", se
         steps.append(AttackStep(int(item), data.vocab[item], int(freq[item]), len(matching), ids))
         if len(matching) == 1:
             break
-    return AttackTrace(person, order, len(data.record(person)), data.n_records, tuple(steps))
+    return AttackTrace(index, order, len(data.record(index)), data.n_records, tuple(steps))
 
 
 def random_person(data: TransactionData, seed: int | None = None, min_items: int = 1) -> int:
-    """A record number drawn uniformly among records with at least ``min_items`` items."""
+    """The 0-based row of a record drawn uniformly among records with at least ``min_items`` items."""
     candidates = np.flatnonzero(data.lengths >= min_items)
     if len(candidates) == 0:
         raise ValueError(f"no record has {min_items} or more items")

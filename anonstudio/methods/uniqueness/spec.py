@@ -1,60 +1,26 @@
-"""The Risk family: how identifying is the raw data? (uniqueness and unicity vs m)."""
+"""The uniqueness family (the Risk tab): how identifying is the raw data? (uniqueness and unicity vs m)."""
 from __future__ import annotations
 
 import math
 from typing import Any
 
 from ...data.transactions import TransactionData
-from ...jobs import PartialRelay
-from ..contract import Description, MethodRun, MethodSpec, Stage
-from .uniqueness import (
-    RiskResult,
-    UniquenessParams,
-    person_unicity_curve,
-    uniqueness_curve,
-)
+from ...formatting import percent
+from ..contract import MethodRun, MethodSpec, Stage
+from .params import UniquenessParams
+from .terms import TERMS
 
-__all__ = ["RiskSpec", "SPEC", "format_curve"]
-
-#: Marker after the interval of a point whose requested precision was not reached.
-IMPRECISE = "*"
-
-
-def format_curve(result) -> list[str]:
-    """A curve as aligned text rows, plus a footnote for points that missed the requested precision.
-
-    ``samples`` is the number of random draws ("-" for exact counts); ``itemsets``
-    the number of distinct m-itemsets an exact count found ("-" when sampled).
-    """
-    head = (f"{'m':>3}  {'uniqueness':>10}  {'ci_low':>8}  {'ci_high':>9}  {'method':>8}  {'samples':>9}  "
-            f"{'itemsets':>12}  {'seconds':>8}")
-    rows = [head]
-    missed = []
-    for p in result.points:
-        u = "n/a" if math.isnan(p.uniqueness) else f"{p.uniqueness:.4f}"
-        lo = "n/a" if math.isnan(p.ci_low) else f"{p.ci_low:.4f}"
-        hi = "n/a" if math.isnan(p.ci_high) else f"{p.ci_high:.4f}"
-        if not p.precision_met:
-            hi += IMPRECISE
-            missed.append(p)
-        else:
-            hi += " "
-        samples = f"{p.samples:,}" if p.samples else "-"
-        itemsets = f"{p.itemsets:,}" if p.itemsets is not None else "-"
-        rows.append(f"{p.m:>3}  {u:>10}  {lo:>8}  {hi:>9}  {p.method:>8}  {samples:>9}  {itemsets:>12}  "
-                    f"{p.seconds:>8.2f}")
-    for p in missed:
-        rows.append(f"{IMPRECISE} m={p.m}: {p.warning}")
-    return rows
+__all__ = ["UniquenessSpec", "SPEC"]
 
 
 def _wants(measure: str, curve: str) -> bool:
     return measure in ("both", curve)
 
 
-class RiskSpec(MethodSpec):
+class UniquenessSpec(MethodSpec):
     name = "uniqueness"
     samples = (("chess", {"max_m": 2}),)
+    terms = TERMS
     title = "Risk: uniqueness vs m"
     summary = "uniqueness of m-itemsets and person unicity for m = 1..M (exact or sampled, with confidence intervals)"
     description = (
@@ -90,49 +56,42 @@ class RiskSpec(MethodSpec):
                                             name="example baskets")
         return data, UniquenessParams(max_m=3, epsilon=0.05, delta=0.05)
 
-    def run(self, data: Any, params: UniquenessParams, progress) -> RiskResult:
-        measure = params.measure
-        itemset = None
-        if _wants(measure, "itemset"):
-            itemset = uniqueness_curve(data, params, PartialRelay(
-                progress.stage("itemset"), lambda c: RiskResult(measure, c, None)))
-            if not itemset.complete:
-                return RiskResult(measure, itemset, None)
-        person = None
-        if _wants(measure, "person"):
-            person = person_unicity_curve(data, params, PartialRelay(
-                progress.stage("person"), lambda c: RiskResult(measure, itemset, c)))
-        return RiskResult(measure, itemset, person)
+    def run(self, data: Any, params: UniquenessParams, progress):
+        from .algorithm import run_uniqueness
 
-    def describe(self, run: MethodRun) -> Description:
-        result: RiskResult = run.result
+        return run_uniqueness(data, params, progress)
+
+    # ------------------------------------------------------------- texts
+    def promise(self, run: MethodRun) -> str:
+        """What was measured: the highest share of unique itemsets and of unique people, and at which m."""
         parts = []
-        for curve, word in ((result.itemset, "itemsets"), (result.person, "people")):
-            if curve is None or not curve.points:
-                continue
-            finite = [p for p in curve.points if math.isfinite(p.uniqueness)]
+        for curve, word in ((run.result.itemset, "itemsets"), (run.result.person, "people")):
+            finite = [p for p in (curve.points if curve is not None else ()) if math.isfinite(p.uniqueness)]
             if finite:
                 worst = max(finite, key=lambda p: p.uniqueness)
-                parts.append(f"{worst.uniqueness:.1%} of {word} unique at m = {worst.m}")
-        promise = "Measured: " + "; ".join(parts) + "." if parts else "No point finished."
-        missed = [p for c in result.curves for p in c.points if not p.precision_met]
-        notes = [f"m = {', '.join(str(p.m) for p in missed)}: precision not reached (see the table)."] if missed else []
-        state = "incomplete" if not run.complete else ("warning" if missed else "ok")
-        return Description(promise=promise, state=state, notes=tuple(notes))
+                parts.append(f"{percent(worst.uniqueness)} of {word} unique at m = {worst.m}")
+        return "Measured: " + "; ".join(parts) + "." if parts else "No point finished."
 
-    def report_lines(self, run: MethodRun, options: dict | None = None) -> list[str]:
-        result: RiskResult = run.result
+    def notes(self, run: MethodRun) -> list[str]:
+        out = []
+        missed = [p for c in run.result.curves for p in c.points if not p.precision_met]
+        if missed:
+            out.append(f"m = {', '.join(str(p.m) for p in missed)}: precision not reached (see the table).")
+        if not run.complete:
+            out.append("Incomplete: cancelled before the last m; the tables hold the finished points only.")
+        return out
+
+    def detail_lines(self, run: MethodRun, options: dict | None = None) -> list[str]:
+        """Each curve's table, headed by what it is and the run's precision."""
         p = run.params
         lines = []
-        for curve, title in ((result.itemset, "itemset uniqueness"), (result.person, "person unicity")):
+        for curve, title in ((run.result.itemset, "itemset uniqueness"), (run.result.person, "person unicity")):
             if curve is None:
                 continue
             lines.append(f"{title} of {run.dataset.name} ({run.data.n_records:,} records), "
                          f"ε={p.epsilon:g}, δ={p.delta:g}, seed={p.seed}")
-            lines.extend(format_curve(curve))
-        if not run.complete:
-            lines.append("incomplete: cancelled before the last m; the rows above are the finished ones")
+            lines.extend(curve.table_lines())
         return lines
 
 
-SPEC = RiskSpec()
+SPEC = UniquenessSpec()

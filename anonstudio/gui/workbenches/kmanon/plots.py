@@ -11,7 +11,8 @@ from typing import Callable
 
 import numpy as np
 from PySide6.QtCore import Qt
-from ....methods.kmanon import KmAnonResult, LevelResult
+
+from ....methods.kmanon.result import KmAnonResult, LevelResult
 from ...plots import ExportablePlot
 
 __all__ = ["KmCurvePlot", "make_curve_plots", "X_LABEL", "COMPARED"]

@@ -41,7 +41,7 @@ class VerifyTable(QTableWidget):
         self.setRowCount(len(points))
         for r, p in enumerate(points):
             ci = f"{p.ci_low:.4f} – {p.ci_high:.4f}" if p.method == "sampling" else "exact"
-            how = "all itemsets enumerated" if p.method == "exact" else "uniform random sample"
+            how = "exhaustive: every itemset" if p.method == "exact" else "sampled: uniform random itemsets"
             wanted = asked[p.ell - 1] if asked and p.ell <= len(asked) else p.sigma
             row = (str(p.ell), integer(p.k), integer(p.itemsets), f"{p.fraction:.4f}", ci, f"{wanted:g}",
                    f"{p.sigma:g}" + (" (exact)" if p.sigma >= 1.0 > wanted else ""), p.verdict, how)

@@ -23,10 +23,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from ....data.errors import DataFormatError
+from ....formatting import integer, number
 from ....methods.contract import MethodRun
 from ....methods.kmanon.compare import comparison_of
 from ....methods.kmanon.gamma import sample_bound
-from ....methods.kmanon.spec import KmRunResult, resolve_constraint
+from ....methods.kmanon.inputs import prepare_cells, resolve_constraint
+from ....methods.kmanon.params import KmAnonParams
+from ....methods.kmanon.result import KmAnonResult
 from ....parallel import scheduler_address
 from ...controls import note_label
 from ...method_workbench import MethodWorkbench
@@ -103,7 +106,7 @@ class KmAnonWorkbench(MethodWorkbench):
         if sigma >= 1.0:
             return "all (exact)"
         try:
-            return f"{sample_bound(sigma, bound).samples:,}"
+            return integer(sample_bound(sigma, bound).samples)
         except ValueError:
             return "?"
 
@@ -153,9 +156,6 @@ class KmAnonWorkbench(MethodWorkbench):
             self.cells = None
             self.map.set_unavailable(NO_COORDINATES_TEXT, (ATTACH_TEXT, self._choose_coordinates))
             return
-        from ....methods.kmanon.params import KmAnonParams
-        from ....methods.kmanon.spec import prepare_cells
-
         try:
             params = KmAnonParams(coords=values.get("coords"), boundary=values.get("boundary"),
                                   drop_missing=bool(values.get("drop_missing")))
@@ -172,8 +172,6 @@ class KmAnonWorkbench(MethodWorkbench):
     def _label_error_axis(self) -> None:
         """Before a run, the error axis follows the chosen merge rule (metres only for touching towers)."""
         if self.last_run is None and self.dataset is not None:
-            from ....methods.kmanon.params import KmAnonParams
-
             values = self.param_panel.values()
             try:
                 params = KmAnonParams(constraint=values["constraint"], coords=values.get("coords"),
@@ -185,34 +183,33 @@ class KmAnonWorkbench(MethodWorkbench):
             self.curve_plots["error"].set_y_label(label, units)
 
     # ------------------------------------------------------------ results
-    def show_result(self, result: KmRunResult, partial: bool) -> None:
-        inner = result.result
-        label, units = ERROR_LABELS.get(inner.error_unit, (f"average error ({inner.error_name})",
-                                                           inner.error_unit or None))
+    def show_result(self, result: KmAnonResult, partial: bool) -> None:
+        label, units = ERROR_LABELS.get(result.error_unit, (f"average error ({result.error_name})",
+                                                            result.error_unit or None))
         self.curve_plots["error"].set_y_label(label, units)
         for plot in self.curve_plots.values():
-            plot.show_result(inner)
+            plot.show_result(result)
         if result.cells is not None and result.cells is not self.cells:
             self.cells = result.cells
             self.map.set_cells(result.cells, result.data.vocab, result.data.indptr, result.data.indices)
         notes = []
-        for lv, trial in zip(inner.levels, inner.best_trial):
-            note = f"Average error {lv.error:.4g}{' ' + inner.error_unit if inner.error_unit else ''}"
-            if len(inner.trials) > 1:
-                note += f", best of {len(inner.trials)} trials (trial {trial + 1})"
+        for lv, trial in zip(result.levels, result.best_trial):
+            note = f"Average error {number(lv.error)}{' ' + result.error_unit if result.error_unit else ''}"
+            if len(result.trials) > 1:
+                note += f", best of {len(result.trials)} trials (trial {trial + 1})"
             note += "."
             if not lv.complete:
                 note += " Stopped before this level finished: partial, NOT yet protected."
             notes.append(note)
         if self.map.available:
-            self.map.set_levels([lv.labels for lv in inner.levels], notes)
+            self.map.set_levels([lv.labels for lv in result.levels], notes)
         if partial:
-            self.callout.show_text(running_text(inner), "info")
+            self.callout.show_text(running_text(result), "info")
         else:
             self.side_by_side.offer(lambda: comparison_of(result))
 
     def show_comparison(self, run: MethodRun | None) -> None:
-        result = run.result.result if run is not None and run.result is not None else None
+        result = run.result if run is not None else None
         for plot in self.curve_plots.values():
             plot.show_compared(result)
 

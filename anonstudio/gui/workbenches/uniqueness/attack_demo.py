@@ -6,7 +6,8 @@ plot shows how many people in the dataset still have every revealed item;
 when only the chosen person is left, they are singled out.
 
 The attack itself is :func:`anonstudio.methods.uniqueness.linkage_attack.linkage_attack`;
-this widget only replays its trace.
+this widget only replays its trace. People are shown by record number,
+counted from 1 (the first record of the dataset is person #1).
 """
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ class AttackDemo(QWidget):
     Signals
     -------
     singled_out(int, int)
-        The person and the number of items it took.
+        The person's record number (from 1) and the number of items it took.
     """
 
     singled_out = Signal(int, int)
@@ -56,7 +57,7 @@ class AttackDemo(QWidget):
         self._seed = 0
 
         self.person_box = QSpinBox()
-        self.person_box.setToolTip("Row number of the person to attack (0 = first record).")
+        self.person_box.setToolTip("Record number of the person to attack (1 = first record).")
         self.random_button = QPushButton("Random person")
         self.random_button.setToolTip("Pick a person at random.")
         self.order_box = QComboBox()
@@ -125,7 +126,7 @@ class AttackDemo(QWidget):
         self.dataset = dataset
         self.trace = None
         self.revealed = 0
-        self.person_box.setRange(0, max(dataset.n_records - 1, 0))
+        self.person_box.setRange(1, max(dataset.n_records, 1))
         self.revealed_list.clear()
         self.person_items.clear()
         self.plot.clear_data()
@@ -134,11 +135,12 @@ class AttackDemo(QWidget):
         self._update_buttons()
 
     def pick_random_person(self) -> int:
+        """Attack a person drawn at random; returns their record number (from 1)."""
         self._seed += 1
-        person = random_person(self.dataset, seed=self._seed)
-        self.person_box.setValue(person)
+        record = random_person(self.dataset, seed=self._seed) + 1
+        self.person_box.setValue(record)
         self.start()
-        return person
+        return record
 
     def start(self) -> None:
         """Compute the attack on the chosen person and hide all their items."""
@@ -146,7 +148,7 @@ class AttackDemo(QWidget):
         person = self.person_box.value()
         order = self.order_box.currentData()
         self._seed += 1
-        self.trace = linkage_attack(self.dataset, person, order=order, seed=self._seed)
+        self.trace = linkage_attack(self.dataset, person - 1, order=order, seed=self._seed)
         self.revealed = 0
         self.revealed_list.clear()
         self.plot.clear_data()
@@ -185,7 +187,7 @@ class AttackDemo(QWidget):
     # ----------------------------------------------------------- internals
     def _show_verdict(self) -> None:
         trace = self.trace
-        person = trace.person
+        person = trace.record
         at = trace.items_needed
         if at is not None and self.revealed >= at:
             self.verdict.show_text(f"<b>Singled out.</b> After {at} item{'s' if at != 1 else ''} only person "

@@ -10,15 +10,15 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
-from ....formatting import percent
-from ....methods.uniqueness.uniqueness import UniquenessResult
+from ....formatting import integer, percent
+from ....methods.uniqueness.result import UniquenessCurve
 from ...plots import ExportablePlot, integer_ticks
 
 #: The series of a run drawn for comparison (the history bar's "compare with").
 COMPARED = "compared run"
 
 __all__ = ["UniquenessPlot", "COMPARED", "ResultsTable", "ITEMSET_Y", "PERSON_Y", "X_LABEL", "ci_caption", "point_tip",
-           "precision_warning", "samples_text"]
+           "precision_warning", "samples_text", "interval"]
 
 ITEMSET_Y = "unique m-itemsets (share)"
 PERSON_Y = "people unique given m items (chance)"
@@ -56,7 +56,7 @@ class UniquenessPlot(ExportablePlot):
                       "risk is in absolute terms.", checkable=True)
         self.zoom_button.toggled.connect(lambda _=None: self._apply_y_range())
 
-    def show_compared(self, result: UniquenessResult | None) -> None:
+    def show_compared(self, result: UniquenessCurve | None) -> None:
         """Another run's curve, dashed, beside the shown one (None removes it)."""
         points = [p for p in (result.points if result is not None else ()) if np.isfinite(p.uniqueness)]
         self.set_series(COMPARED, [p.m for p in points], [p.uniqueness for p in points])
@@ -95,7 +95,7 @@ class UniquenessPlot(ExportablePlot):
         else:
             self.plot_item.setYRange(0.0, 1.0, padding=0.02)
 
-    def show_result(self, result: UniquenessResult | None) -> None:
+    def show_result(self, result: UniquenessCurve | None) -> None:
         points = sorted(result.points, key=lambda p: p.m) if result is not None else []
         # NaN: no record has m items, so uniqueness is undefined for that m.
         points = [p for p in points if np.isfinite(p.uniqueness)]
@@ -150,14 +150,19 @@ def samples_text(point: Any) -> str:
         # Exact points draw nothing (samples = 0); newer results say how many
         # distinct m-itemsets were counted.
         itemsets = getattr(point, "itemsets", None)
-        return f"all {int(itemsets):,} counted" if itemsets is not None else "all counted"
-    return f"{int(point.samples):,}"
+        return f"all {integer(itemsets)} counted" if itemsets is not None else "all counted"
+    return integer(point.samples)
+
+
+def interval(point: Any) -> str:
+    """The point's confidence interval in percent, "1.20 % – 3.45 %"."""
+    return f"{percent(point.ci_low, 2)} – {percent(point.ci_high, 2)}"
 
 
 def point_tip(point: Any) -> str:
     """Hover text of one plotted point."""
-    lines = [f"m = {point.m}: {point.uniqueness * 100:.2f} %",
-             f"confidence interval {point.ci_low * 100:.2f} – {point.ci_high * 100:.2f} %",
+    lines = [f"m = {point.m}: {percent(point.uniqueness, 2)}",
+             f"confidence interval {interval(point)}",
              f"{METHOD_TEXT.get(str(point.method), str(point.method))}, samples: {samples_text(point)}",
              f"{point.seconds:.2f} s"]
     warning = precision_warning(point)
@@ -189,7 +194,7 @@ class ResultsTable(QTableWidget):
         self.setToolTip("Every finished point. 'unique': share of m-itemsets (or of people) singled out; "
                         "'samples': how many itemsets or people were drawn (exact counts check them all).")
 
-    def show_results(self, results: list[UniquenessResult | None]) -> None:
+    def show_results(self, results: list[UniquenessCurve | None]) -> None:
         rows = []
         for result in results:
             if result is None:
@@ -201,8 +206,7 @@ class ResultsTable(QTableWidget):
                                  f"{p.seconds:.2f}", ""))
                     continue
                 warning = precision_warning(p)
-                rows.append((quantity, str(p.m), f"{p.uniqueness * 100:.2f} %",
-                             f"{p.ci_low * 100:.2f} – {p.ci_high * 100:.2f} %",
+                rows.append((quantity, str(p.m), percent(p.uniqueness, 2), interval(p),
                              METHOD_TEXT.get(str(p.method), str(p.method)), samples_text(p),
                              f"{p.seconds:.2f}", f"⚠ {warning}" if warning else ""))
         self.setRowCount(len(rows))

@@ -18,7 +18,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from ....methods.contract import MethodRun
-from ....methods.uniqueness.uniqueness import RiskResult
+from ....methods.uniqueness.result import UniquenessResult
 from ...controls import note_label
 from ...method_workbench import MethodWorkbench
 from .attack_demo import AttackDemo
@@ -58,7 +58,7 @@ class UniquenessWorkbench(MethodWorkbench):
     GUIDE = GUIDE
 
     def build_results(self) -> QWidget:
-        self._shown: RiskResult | None = None
+        self._shown: UniquenessResult | None = None
         uniqueness_page = QWidget()
         self.itemset_plot = UniquenessPlot("Uniqueness of m-itemsets", ITEMSET_Y,
                                            "Press “Measure uniqueness” (right) to compute this curve.",
@@ -117,7 +117,7 @@ class UniquenessWorkbench(MethodWorkbench):
     def people(self):
         return self._shown.person if self._shown is not None else None
 
-    def show_result(self, result: RiskResult, partial: bool) -> None:
+    def show_result(self, result: UniquenessResult, partial: bool) -> None:
         self._shown = result
         self.itemset_plot.show_result(result.itemset)
         self.person_plot.show_result(result.person)

@@ -33,20 +33,19 @@ Two ways to get it, recorded per point in ``method``:
   cases are cheap to count exactly, which ``auto`` does.
 
 :func:`person_unicity_curve` answers a different, person-level question (see
-:data:`PERSON_EXPLANATION`).
+:data:`~.params.PERSON_EXPLANATION`).
 """
 from __future__ import annotations
 
 import math
 import os
 import time
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 
 from ...data.transactions import TransactionData
-from ...jobs import ChunkSizer, NullProgress, Progress, SubProgress, kernel_seeds
+from ...jobs import ChunkSizer, NullProgress, PartialRelay, Progress, SubProgress, kernel_seeds
 from ...kernels.enumerate import (
     count_runs,
     enumerate_keys,
@@ -57,15 +56,14 @@ from ...kernels.enumerate import (
 )
 from ...kernels.mcmc_sampler import record_first_supports
 from ...parallel import budget
-from ...params import ParameterError, param, seed_param, validate
-from ...samplers.mcmc_sampler import PROPOSALS, ItemsetSampler
+from ...params import ParameterError
+from ...samplers.mcmc_sampler import ItemsetSampler
+from ..contract import StagedProgress
+from .params import UniquenessParams
+from .result import CURVES, UniquenessCurve, UniquenessPoint, UniquenessResult
 
 __all__ = [
-    "UniquenessParams",
-    "UniquenessPoint",
-    "UniquenessResult",
-    "RiskResult",
-    "MEASURES",
+    "run_uniqueness",
     "uniqueness_curve",
     "person_unicity_curve",
     "hoeffding_samples",
@@ -75,26 +73,7 @@ __all__ = [
     "exact_memory_plan",
     "ExactPlan",
     "default_memory_limit",
-    "EXPLANATION",
-    "PERSON_EXPLANATION",
 ]
-
-#: Plain-language meaning of the itemset-level curve (for tooltips and plot captions).
-EXPLANATION = (
-    "Uniqueness(m): of all combinations of m items that occur in the data, the share "
-    "that belongs to exactly one person. An attacker who knows such a combination "
-    "about someone can single that person out."
-)
-
-#: Plain-language meaning of the person-level curve.
-PERSON_EXPLANATION = (
-    "Unicity(m): chance that a person is unique given m of their items -- pick a person "
-    "with at least m items at random and m of their items at random; how often does "
-    "no one else have all m? This is the person-level measure of de Montjoye et al. It "
-    "is a different quantity from itemset uniqueness: it weights each person equally, "
-    "so combinations shared by many people are drawn more often, and Acs et al. point "
-    "out that it therefore comes out lower than the share of unique itemsets."
-)
 
 #: Keys per enumeration chunk (8 bytes each, twice for the radix sort's scratch).
 _MAX_CHUNK_KEYS = 1 << 21
@@ -109,145 +88,6 @@ def default_memory_limit() -> int:
         return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")) // 4
     except (AttributeError, ValueError, OSError):
         return 1 << 30
-
-
-MEASURES = ("both", "itemset", "person")
-
-
-@dataclass(frozen=True)
-class UniquenessParams:
-    """Settings of the uniqueness curves (itemset uniqueness and person unicity vs m)."""
-
-    measure: str = param("both", label="Measure", choices=MEASURES,
-                         choice_labels=("Both curves", "Itemset uniqueness", "Person unicity"),
-                         choice_tooltips=(EXPLANATION + " Then: " + PERSON_EXPLANATION, EXPLANATION,
-                                          PERSON_EXPLANATION),
-                         tooltip="Itemset uniqueness: the share of m-item combinations in the data held by one "
-                                 "person. Person unicity: the chance that a person is unique given m of their "
-                                 "items. They answer different questions; both are shown side by side.")
-    max_m: int = param(5, label="Largest m", minimum=1, maximum=30, flag="--m", metavar="M",
-                       tooltip="Compute uniqueness for itemsets of up to this many items (m = items the "
-                               "attacker knows).")
-    min_m: int = param(1, label="Smallest m", minimum=1, maximum=30, advanced=True,
-                       tooltip="Start the curves at itemsets of this many items.")
-    epsilon: float = param(0.01, label="Error ε", minimum=0.001, maximum=0.5, step=0.005, decimals=3,
-                           tooltip="Sampled estimates are within ±ε of the true value (with confidence 1-δ). "
-                                   "Halving ε needs four times as many samples.")
-    delta: float = param(0.01, label="Failure chance δ", minimum=1e-6, maximum=0.5, step=0.005, decimals=4,
-                         tooltip="Chance that a sampled estimate misses the ±ε band.")
-    seed: int = seed_param(tooltip="Same seed, same samples: runs can be repeated exactly.")
-    method: str = param("auto", label="Method", choices=("auto", "exact", "mcmc"),
-                        choice_labels=("Automatic", "Exact (enumerate all)", "Sampling (MCMC)"),
-                        choice_tooltips=("Count exactly when the records hold at most 'exact budget' "
-                                         "combinations and the counting fits in memory; sample otherwise.",
-                                         "Enumerate and count every m-item combination (exact, can be slow).",
-                                         "Estimate from a uniform sample of itemsets (Algorithm 1's Markov "
-                                         "chain), within ±ε with confidence 1-δ."),
-                        tooltip="Exact counts every combination; sampling estimates from a uniform sample. "
-                                "Automatic counts exactly when that is cheap enough (see exact budget).")
-    exact_budget: int = param(100_000_000, label="Exact budget (combinations)", minimum=1,
-                              maximum=1_000_000_000_000, log_scale=True, advanced=True,
-                              enabled_when={"method": ("auto", "exact")},
-                              tooltip="Count exactly only if the records hold at most this many m-item "
-                                      "combinations in total (counting takes about 1 second per 15 million).")
-    max_memory_gib: float | None = param(None, label="Exact memory limit (GiB)", minimum=0.001, maximum=4096.0,
-                                         step=0.5, decimals=3, optional=True, advanced=True,
-                                         none_means="a quarter of this computer's memory",
-                                         flag="--max-memory", metavar="GIB",
-                                         enabled_when={"method": ("auto", "exact")},
-                                         tooltip="Exact counting sorts every combination in memory; refuse it (and "
-                                                 "let Automatic sample instead) when it would need more than this. "
-                                                 "Unset: a quarter of this computer's memory.")
-    max_sample_factor: float = param(8.0, label="Sample budget ×", minimum=1.0, maximum=100.0, advanced=True,
-                                     tooltip="When samples are correlated, keep sampling until they are worth "
-                                             "as many independent ones as ε and δ ask for, up to this many times "
-                                             "that number (1: never draw more).")
-    proposal: str = param("size-weighted", label="Sampler proposal", choices=PROPOSALS, advanced=True,
-                          choice_labels=("Records weighted by size (faster mixing)", "Records uniform (paper)"),
-                          tooltip="How the sampler proposes itemsets. Both give uniform samples; weighting "
-                                  "records by their number of combinations rejects fewer proposals.")
-
-    def check(self) -> None:
-        if self.min_m > self.max_m:
-            raise ParameterError(f"Smallest m ({self.min_m}) is larger than largest m ({self.max_m})",
-                                 name="min_m")
-
-
-@dataclass(frozen=True)
-class UniquenessPoint:
-    """Uniqueness of one itemset size m.
-
-    ``method`` is ``"exact"``, ``"mcmc"`` or ``"sampling"`` (person-level, i.i.d.).
-    ``samples`` is the number of random draws the value rests on (0 for ``exact``,
-    which draws nothing); ``itemsets`` is |Omega^m|, the number of distinct
-    m-itemsets in the data, when it was counted (``exact``), else ``None``.
-    ``precision_met`` is False when the interval is wider than the ±epsilon asked
-    for (the sample cap was reached first); ``warning`` then says so in plain words.
-    ``ci_kind`` says how the interval was made: ``"exact"`` (zero width),
-    ``"hoeffding-ess"`` (Hoeffding at the effective sample size ``ess``) or
-    ``"hoeffding"`` (i.i.d. samples). ``diagnostics`` holds method-specific numbers
-    (burn-in steps, thinning, acceptance rate, Geweke z, counts).
-    """
-
-    m: int
-    uniqueness: float
-    ci_low: float
-    ci_high: float
-    method: str
-    samples: int
-    seconds: float
-    ci_kind: str = "exact"
-    ess: float = math.nan
-    diagnostics: dict[str, Any] = field(default_factory=dict)
-    itemsets: int | None = None
-    precision_met: bool = True
-    warning: str = ""
-
-
-@dataclass(frozen=True)
-class UniquenessResult:
-    """Points of a uniqueness curve; ``complete=False`` when cancelled before the last m."""
-
-    points: tuple[UniquenessPoint, ...]
-    complete: bool
-    kind: str = "itemset"
-    epsilon: float = math.nan
-    delta: float = math.nan
-
-    @property
-    def explanation(self) -> str:
-        """Plain-language meaning of this curve (:data:`EXPLANATION` or :data:`PERSON_EXPLANATION`)."""
-        return PERSON_EXPLANATION if self.kind == "person" else EXPLANATION
-
-    def to_json(self) -> dict[str, Any]:
-        """The CLI's JSON: one list per column, plus ``kind``, ``complete`` and diagnostics.
-
-        ``samples`` counts random draws (0 for exact points); ``itemsets`` is the
-        number of distinct m-itemsets for exact points (null otherwise);
-        ``precision_met`` is false where the interval is wider than ±epsilon, with
-        the reason in ``warnings``; ``complete`` is false when the run was cancelled
-        (the lists then hold the finished m only).
-        """
-        pts = self.points
-        return {
-            "m": [p.m for p in pts],
-            "uniqueness": [_num(p.uniqueness) for p in pts],
-            "ci_low": [_num(p.ci_low) for p in pts],
-            "ci_high": [_num(p.ci_high) for p in pts],
-            "method": [p.method for p in pts],
-            "samples": [p.samples for p in pts],
-            "seconds": [round(p.seconds, 4) for p in pts],
-            "itemsets": [p.itemsets for p in pts],
-            "precision_met": [bool(p.precision_met) for p in pts],
-            "warnings": [p.warning for p in pts],
-            "kind": self.kind,
-            "complete": self.complete,
-            "epsilon": _num(self.epsilon),
-            "delta": _num(self.delta),
-            "ci_kind": [p.ci_kind for p in pts],
-            "ess": [_num(p.ess) for p in pts],
-            "diagnostics": [_jsonable(p.diagnostics) for p in pts],
-        }
 
 
 # ----------------------------------------------------------------- sample sizes
@@ -391,72 +231,57 @@ def _run_exact(data: TransactionData, plan: ExactPlan, progress: Progress) -> tu
 
 
 # ------------------------------------------------------------------------ curves
-def uniqueness_curve(data: TransactionData, params: UniquenessParams, progress: Progress | None = None) -> UniquenessResult:
-    """Uniqueness for m = ``min_m .. max_m``; a partial result is published after every m."""
-    validate(params)
+def run_uniqueness(data: TransactionData, params: UniquenessParams,
+                   progress: Progress | None = None) -> UniquenessResult:
+    """The curves ``params.measure`` asks for: itemset uniqueness first, then person unicity.
+
+    A partial :class:`UniquenessResult` is published after every m; a cancel returns the finished points,
+    marked incomplete. Given the pipeline's :class:`~anonstudio.methods.contract.StagedProgress`, each curve
+    reports in its stage (``itemset``, ``person``). The params are validated by the pipeline
+    (:func:`anonstudio.methods.contract.run_and_verify`), not again here.
+    """
+    progress = progress or NullProgress()
+    wanted = CURVES[params.measure]
+    itemset = None
+    if "itemset" in wanted:
+        itemset = uniqueness_curve(data, params, PartialRelay(
+            _stage(progress, "itemset"), lambda c: UniquenessResult(params.measure, c, None)))
+        if not itemset.complete:
+            return UniquenessResult(params.measure, itemset, None)
+    person = None
+    if "person" in wanted:
+        person = person_unicity_curve(data, params, PartialRelay(
+            _stage(progress, "person"), lambda c: UniquenessResult(params.measure, itemset, c)))
+    return UniquenessResult(params.measure, itemset, person)
+
+
+def _stage(progress: Progress, key: str) -> Progress:
+    """The sub-progress of stage ``key`` of the pipeline's staged progress; a direct caller's progress as it is."""
+    return progress.stage(key) if isinstance(progress, StagedProgress) else progress
+
+
+def uniqueness_curve(data: TransactionData, params: UniquenessParams,
+                     progress: Progress | None = None) -> UniquenessCurve:
+    """Uniqueness for m = ``min_m .. max_m``; a partial curve is published after every m."""
     return _curve(data, params, progress or NullProgress(), _itemset_point, "itemset")
 
 
-def person_unicity_curve(data: TransactionData, params: UniquenessParams, progress: Progress | None = None) -> UniquenessResult:
-    """Record-first unicity for m = ``min_m .. max_m`` (see :data:`PERSON_EXPLANATION`).
+def person_unicity_curve(data: TransactionData, params: UniquenessParams,
+                         progress: Progress | None = None) -> UniquenessCurve:
+    """Record-first unicity for m = ``min_m .. max_m`` (see :data:`~.params.PERSON_EXPLANATION`).
 
     Draws ``hoeffding_samples(eps, delta)`` (person, m of their items) pairs
     independently; the interval is the i.i.d. Hoeffding interval.
     """
-    validate(params)
     return _curve(data, params, progress or NullProgress(), _person_point, "person")
 
 
-uniqueness_curve.EXPLANATION = EXPLANATION
-
-
-@dataclass(frozen=True)
-class RiskResult:
-    """The curves one Risk run computed (``measure`` says which); ``None`` for a curve not (yet) computed."""
-
-    measure: str
-    itemset: UniquenessResult | None = None
-    person: UniquenessResult | None = None
-
-    @property
-    def curves(self) -> tuple[UniquenessResult, ...]:
-        return tuple(c for c in (self.itemset, self.person) if c is not None)
-
-    @property
-    def complete(self) -> bool:
-        wanted = {"both": ("itemset", "person"), "itemset": ("itemset",), "person": ("person",)}[self.measure]
-        return all(getattr(self, k) is not None and getattr(self, k).complete for k in wanted)
-
-    def to_json(self) -> dict[str, Any]:
-        """The first curve's columns at the top level (as ``uniqueness --json`` always wrote); with both
-        measures the person curve under ``"person"``."""
-        first = self.itemset if self.measure != "person" else self.person
-        doc = first.to_json() if first is not None else {"m": [], "kind": self.measure, "complete": False}
-        if self.measure == "both":
-            doc["person"] = self.person.to_json() if self.person is not None else None
-        doc["complete"] = self.complete
-        doc["measure"] = self.measure
-        return doc
-
-    def summary(self) -> dict[str, float]:
-        """``uniqueness_m<m>`` and ``unicity_m<m>`` for every finished m."""
-        out: dict[str, float] = {}
-        for curve, prefix in ((self.itemset, "uniqueness"), (self.person, "unicity")):
-            for p in curve.points if curve is not None else ():
-                out[f"{prefix}_m{p.m}"] = p.uniqueness
-        return out
-
-
-
-person_unicity_curve.EXPLANATION = PERSON_EXPLANATION
-
-
-def _curve(data, params, progress, point_fn, kind) -> UniquenessResult:
+def _curve(data, params, progress, point_fn, kind) -> UniquenessCurve:
     ms = list(range(params.min_m, params.max_m + 1))
     points: list[UniquenessPoint] = []
 
-    def result(complete: bool) -> UniquenessResult:
-        return UniquenessResult(tuple(points), complete, kind, params.epsilon, params.delta)
+    def result(complete: bool) -> UniquenessCurve:
+        return UniquenessCurve(tuple(points), complete, kind, params.epsilon, params.delta)
 
     for i, m in enumerate(ms):
         point = point_fn(data, m, params, SubProgress(progress, i / len(ms), (i + 1) / len(ms)))
@@ -471,7 +296,8 @@ def _curve(data, params, progress, point_fn, kind) -> UniquenessResult:
     return result(True)
 
 
-def _itemset_point(data: TransactionData, m: int, params: UniquenessParams, progress: Progress) -> UniquenessPoint | None:
+def _itemset_point(data: TransactionData, m: int, params: UniquenessParams,
+                   progress: Progress) -> UniquenessPoint | None:
     t0 = time.perf_counter()
     cost = enumeration_cost(data, m)
     if cost == 0:  # no record has m items: Omega^m is empty, uniqueness undefined
@@ -593,7 +419,8 @@ def _precision(half_width: float, epsilon: float, drawn: int, cap: int) -> tuple
                    "budget or count exactly")
 
 
-def _person_point(data: TransactionData, m: int, params: UniquenessParams, progress: Progress) -> UniquenessPoint | None:
+def _person_point(data: TransactionData, m: int, params: UniquenessParams,
+                  progress: Progress) -> UniquenessPoint | None:
     t0 = time.perf_counter()
     n = hoeffding_samples(params.epsilon, params.delta)
     eligible = np.flatnonzero(data.lengths >= m).astype(np.int32)
@@ -618,22 +445,3 @@ def _person_point(data: TransactionData, m: int, params: UniquenessParams, progr
     h = hoeffding_half_width(n, params.delta)
     return UniquenessPoint(m, u, max(u - h, 0.0), min(u + h, 1.0), "sampling", n, time.perf_counter() - t0,
                            ci_kind="hoeffding", ess=float(n), diagnostics={"people": int(len(eligible))})
-
-
-# ------------------------------------------------------------------------ json
-def _num(x: float) -> float | None:
-    return None if x is None or (isinstance(x, float) and not math.isfinite(x)) else float(x)
-
-
-def _jsonable(obj: Any) -> Any:
-    if isinstance(obj, dict):
-        return {k: _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, (bool, np.bool_)):
-        return bool(obj)
-    if isinstance(obj, (int, np.integer)):
-        return int(obj)
-    if isinstance(obj, (float, np.floating)):
-        return _num(float(obj))
-    return obj
