@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -198,18 +197,14 @@ def _sensitive_mask(path: Path | None, data: TransactionData, h: Hierarchy | Non
 
 
 def prepare(data: RTData, params: RTParams, *, item_hierarchy: Hierarchy | None = None) -> RTProblem:
-    """Encode ``data`` for a run with ``params`` (already checked).
+    """Encode ``data`` for a run with ``params`` (already checked, columns included: ``spec.check_data``).
 
     ``item_hierarchy`` overrides the file/build choice (tests, a hierarchy
     already in memory). Raises DataFormatError for values missing from a
-    hierarchy or bad files, ParameterError for unknown columns or missing values.
+    hierarchy or bad files, ParameterError for missing values.
     """
     frame = data.table.frame
     n = data.table.n_rows
-    unknown = [c for c in params.qi if c not in frame.columns]
-    if unknown:
-        raise ParameterError(f"unknown column(s) {', '.join(unknown)}; the table has "
-                             f"{', '.join(map(str, frame.columns))}", name="qi")
     hier_paths = {c: Path(p) for c, p in params.hierarchies}
     columns: list[Column] = []
     for c in params.qi:
@@ -318,8 +313,3 @@ def _item_hierarchy(data: TransactionData, params: RTParams,
                            frequencies=np.concatenate([freq, np.zeros(len(absent))]), name="items")
     return h, True
 
-
-def item_sets(problem: RTProblem, rows: Sequence[int]) -> list[list[int]]:
-    """Non-sensitive item ids of some records (for tests and references)."""
-    p, idx = problem.ns_indptr, problem.ns_indices
-    return [idx[p[r]:p[r + 1]].tolist() for r in rows]
