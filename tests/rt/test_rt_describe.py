@@ -52,7 +52,8 @@ def test_describe_of_a_run_says_the_losses_and_the_verdict_in_the_contract_words
     assert spec.describe(run).state == "failed"
     infeasible = run_and_verify(spec, data, replace(params, delta=0.1))
     d = spec.describe(infeasible)
-    assert d.state == "failed" and d.promise.startswith("Nothing published: Cluster's Rum")
+    assert d.state == "failed" and d.promise == promise_text(params)
+    assert d.notes[0].startswith("Nothing published: Cluster's Rum")
     assert d.check == f"{CHECK_FAILED}: nothing is published, so there is no table to check"
     # A stopped run claims nothing: its check is incomplete, and what was kept is said.
     stopped = run_and_verify(spec, data, params, RecordingProgress(cancel_after_sets=2))

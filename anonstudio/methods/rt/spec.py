@@ -129,9 +129,6 @@ class RTSpec(MethodSpec):
 
     # ---------------------------------------------------------------- texts
     def promise(self, run: MethodRun) -> str:
-        result = run.result
-        if result is not None and result.feasible is False:
-            return f"Nothing published: {result.reason}."
         return promise_text(run.params)
 
     def check_figures(self, run: MethodRun) -> str:
@@ -165,6 +162,7 @@ class RTSpec(MethodSpec):
             notes.append(f"{result.n_clusters:,} clusters of people published together; {losses}.")
         elif result is not None and result.rum is not None:
             side = "demographics (Rum)" if p.bound == "rum" else "items (Tum)"
+            notes.append(f"Nothing published: {result.reason}.")
             notes.append(f"Loss bound δ = {p.delta:g} on the {side}.")
         if run.status == "cancelled" and result is not None:
             notes.append("Stopped before the end: the clusters so far are kept.")

@@ -31,9 +31,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ....formatting import number
 from ....methods.rt.params import RTParams
 from ....methods.sweep import SweepResult, parse_axis
-from ...controls import narrow_combo, note_label, number
+from ...controls import narrow_combo, note_label
 from ...plots import PALETTE, ExportablePlot
 
 __all__ = ["HeuristicComparison", "Trace", "HEURISTICS", "are_slots", "VS_DELTA", "ALONG"]

@@ -23,8 +23,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ....formatting import integer, number
 from ....glossary import meaning
-from ...controls import integer, note_label, number
+from ....methods.contract import MethodRun, verdict_head
+from ...controls import note_label
 from ...plots import PALETTE, ExportablePlot
 
 __all__ = ["LossAlongMerges", "MeasuresTable", "RunView", "measure_rows"]
@@ -139,7 +141,7 @@ class MeasuresTable(QTableWidget):
                 item = QTableWidgetItem(text)
                 if c:
                     item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
-                tip = meaning(key) if key else ""
+                tip = meaning(key, "rt") if key else ""
                 if tip:
                     item.setToolTip(tip)
                 self.setItem(r, c, item)
@@ -190,16 +192,16 @@ class RunView(QWidget):
         self.measures.show_results(None)
         self.show_check(None)
 
-    def show_check(self, verification) -> None:
+    def show_check(self, run: MethodRun | None) -> None:
+        """The verdict of ``run``'s independent check (the contract's words) and one line per check."""
         self.checks.clear()
-        if verification is None:
+        head = verdict_head(run) if run is not None else ""
+        if not head:
             self.check_heading.setText("<b>Independent check</b>: runs after the anonymization.")
             return
-        lines = verification.lines()
-        passed = bool(getattr(verification, "passed", False))
-        self.check_heading.setText("<b>Independent check: " + ("passed</b>" if passed else "FAILED</b>")
-                                   + (" (stopped early)" if not getattr(verification, "complete", True) else ""))
-        for line in lines:
+        self.check_heading.setText(f"<b>{head}</b>" + (f": {run.status_reason()}" if run.status == "cancelled"
+                                                          else ""))
+        for line in run.verification.lines() if run.verification is not None else []:
             mark = "✘ " if line.startswith("FAILED") else "✔ " if line.startswith("ok") else "• "
             item = QListWidgetItem(mark + line.removeprefix("ok: ").removeprefix("FAILED: "))
             item.setToolTip(line)
