@@ -50,6 +50,10 @@ EXAMPLE = dict(qi=("age", "origin", "gender"), items_column="items", k=2, m=2, i
                hierarchies=(("origin", DATA / "origin_hierarchy.csv"), ("gender", DATA / "gender_hierarchy.csv")))
 
 
+def adult400() -> Table:
+    return Table(load_sample("adult").frame.iloc[:400].reset_index(drop=True), {}, "adult (400 rows)", None)
+
+
 @pytest.fixture(scope="module")
 def clinic500() -> Table:
     table = load_sample("small-clinic")
@@ -92,8 +96,8 @@ def test_the_sample_brings_its_settings_and_a_table_with_items_gets_a_guess(wind
     # No items column: say what to choose, and Run waits for it.
     window.set_dataset(Table(pd.DataFrame({"age": [30, 40], "sex": ["F", "M"]}), {}, "no-items", None))
     assert "No column holds items" in bench.callout.text()
-    # Adult-shaped tables get the family's example (occupation as each person's item).
-    data, params = get_method("rt").example()
+    # Adult-shaped tables get the Adult settings (occupation as each person's item).
+    data, params = adult400(), get_method("rt").adult_params()
     window.set_dataset(data)
     assert bench.param_panel.params() == params and bench.param_panel.run_button.isEnabled()
 
@@ -327,9 +331,9 @@ def test_comparison_key_and_text():
 
 
 def test_an_are_plot_without_its_workload_says_why(qtbot):
-    # The example: each person has one item (their occupation), so no query asks for 2 items.
+    # Adult: each person has one item (their occupation), so no query asks for 2 items.
     spec = get_method("rt")
-    data, params = spec.example()
+    data, params = adult400(), spec.adult_params()
     cells = make_grid(params, (Axis("delta", (0.8,)), Axis("merge", ("r",))))
     view = HeuristicComparison()
     qtbot.addWidget(view)

@@ -97,14 +97,17 @@ class RTSpec(MethodSpec):
                                     header=header, progress=progress)
 
     def example(self) -> tuple[Any, RTParams]:
+        """The first 400 patients of the first sample, with the sample's settings."""
         from ...data.samples import load_sample
 
+        name, settings = self.samples[0]
         rows = 400
-        frame = load_sample("adult").frame.iloc[:rows].reset_index(drop=True)
-        return Table(frame, {}, f"adult ({rows} rows)", None), self.example_params()
+        table = load_sample(name)
+        frame = table.frame.iloc[:rows].reset_index(drop=True)
+        return Table(frame, dict(table.roles), f"{name} ({rows} rows)", None), self.params_from(dict(settings))
 
-    def example_params(self) -> RTParams:
-        """The example's settings: Adult with each person's occupation as their one item."""
+    def adult_params(self) -> RTParams:
+        """Settings for Adult-shaped tables (the studio suggests them): each person's occupation as their one item."""
         # Columns in table order: the column pickers list them so.
         return RTParams(qi=("age", "education", "race", "sex"), items_column="occupation", k=20, m=1, delta=0.8,
                         merge="r", item_fanout=4)

@@ -156,9 +156,9 @@ class RTWorkbench(MethodWorkbench):
         if values:
             return values, f"the “{html.escape(sample.title)}” sample"
         columns = {str(c) for c in table.frame.columns}
-        example = self.spec.example_params()
-        if {*example.qi, example.items_column} <= columns:
-            return to_dict(example), ("the Adult example (each person's occupation as their one item; demographics "
+        adult = self.spec.adult_params()
+        if {*adult.qi, adult.items_column} <= columns:
+            return to_dict(adult), ("the Adult example (each person's occupation as their one item; demographics "
                                       "age, education, race, sex)")
         values = suggest_params(table)
         if values:
