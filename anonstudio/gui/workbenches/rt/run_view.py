@@ -110,7 +110,7 @@ def measure_rows(result) -> list[tuple[str, str, str]]:
     ]
     rows += [(f"ARE of workload {name}", number(value, 4), f"are_{name}") for name, value in result.are.items()]
     published = ("no: the bound cannot be met" if result.feasible is False else
-                 "stopped early (partial)" if not result.complete else "yes")
+                 "no: the run was stopped, the clusters so far are shown" if not result.complete else "yes")
     rows.append(("Published", published, "bound"))
     rows.append(("Seconds", number(sum(result.seconds.values()), 3), ""))
     return rows

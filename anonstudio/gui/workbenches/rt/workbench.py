@@ -378,7 +378,7 @@ def comparison_text(result: SweepResult, running: bool) -> str:
     text = f"{result.done} of {total} runs ({deltas} values of δ × R, T, RT)"
     text += " so far" if running else f" in {duration(result.seconds)}"
     if not running and not result.complete:
-        text += " (stopped early: the finished runs are drawn)"
+        text += " (stopped: the finished runs are drawn)"
     if missed:
         names = ", ".join(f"{HEURISTICS[r.cell.values['merge']][0]} at δ = {r.cell.values['delta']:g}"
                           for r in missed[:6])
