@@ -106,32 +106,6 @@ _ENTRIES = (
          "nonreciprocal", "cahd"),
     Term("phase_seconds", "time per phase", "Seconds each step of a nonreciprocal run took: sort (Gray order), TSP, "
          "graph, assignments (closed walks), publish (bit vote), metrics.", "nonreciprocal", "seconds"),
-    Term("ARE", "ARE", "Average relative error of counting queries on the published data.", "rt"),
-    # ---------------------------------------------------------------- RT-data
-    Term("Rum", "Rum", "Demographics loss of an RT release: the average NCP of the people's published "
-         "demographics (0 = exact values, 1 = everyone in one group).", "rt"),
-    Term("Tum", "Tum", "Items loss of an RT release: the average UL of the people's published items (0 = items as "
-         "they are, near 1 = each person's items merged into one).", "rt"),
-    Term("bound", "Rum-bound / Tum-bound", "Which loss the limit δ caps: the demographics' (Rum ≤ δ) or the "
-         "items' (Tum ≤ δ); the other side then loses as little as the merges allow.", "rt", "bound"),
-    Term("merge", "R, T, RT (merge heuristics)", "How an RT run merges clusters: R joins the clusters with the "
-         "closest demographics, T those with the most similar items, RT balances both rankings.", "rt", "merge"),
-    Term("BTD", "BTD", "Bit-vector transaction distance: a fast estimate of how different two clusters' item sets "
-         "are, used to rank merges by items instead of generalizing every candidate.", "rt"),
-    Term("cluster", "cluster", "A group of at least k people published with one shared set of demographics and "
-         "with their items generalized together.", "rt"),
-    Term("max_cluster_size", "largest cluster", "The number of people in the biggest cluster: the more people "
-         "share one set of demographics, the more those demographics are blurred.", "rt", "max_cluster_size"),
-    Term("merges", "merges", "How many times two clusters were joined into one; the losses are drawn after each "
-         "merge.", "rt"),
-    Term("are_R2", "ARE of demographic queries", "Average relative error of counts of people with given values "
-         "in 2 demographic columns (workload R2).", "rt", "are_R2"),
-    Term("are_T2", "ARE of item queries", "Average relative error of counts of people who have 2 given items "
-         "(workload T2).", "rt", "are_T2"),
-    Term("are_R1T2", "ARE of mixed queries", "Average relative error of counts of people with a given value in "
-         "one demographic column and 2 given items (workload R1T2).", "rt", "are_R1T2"),
-    Term("km_anonymity", "(k, k^m)-anonymity", "Anyone who knows a person's demographics and up to m of their "
-         "items finds at least k people who match.", "rt"),
     Term("util_info", "util_info", "Share of item occurrences suppressed: the information lost.", "rho"),
     Term("util_dist", "util_dist", "KL divergence of the published item distribution from the original one "
          "(0 = same distribution).", "rho"),
@@ -165,9 +139,6 @@ _ENTRIES = (
          "independent check counted them (the promise needs at least m).", "nonreciprocal"),
     Term("below_m", "people below m", "People whose record matches fewer than m published records (0 when the "
          "promise holds).", "nonreciprocal"),
-    Term("feasible", "feasible", "1 when the loss bound δ could be met; 0 means nothing may be published.", "rt"),
-    Term("violations", "violations", "Problems the independent check found in the release (0 when the promise "
-         "holds).", "rt"),
     Term("suppressed_items", "suppressed items", "How many item occurrences were removed from people's records "
          "(one item taken out of one record counts once).", "rho"),
     Term("passes", "passes", "How many times the suppressor went over all attackers; it stops after the first pass "

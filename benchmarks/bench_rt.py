@@ -58,7 +58,7 @@ def warm() -> None:
 
 
 def base_params(**kw):
-    from anonstudio.methods.rt import RTParams
+    from anonstudio.methods.rt.params import RTParams
 
     p = dict(qi=QI, items_column="ICD9CODX", categorical=("RACEX",), k=25, m=2, delta=0.65, item_fanout=5,
              item_order="code", seed=1)
@@ -74,7 +74,7 @@ def _line(tag: str, r, seconds: float) -> str:
 
 
 def bench_main() -> dict:
-    from anonstudio.methods.rt import run_rt
+    from anonstudio.methods.rt.algorithm import run_rt
     from anonstudio.methods.rt.cluster import cluster
     from anonstudio.methods.rt.prepare import prepare
 
@@ -108,7 +108,7 @@ def subset(data, n: int, seed: int = 4000):
 
 def bench_order_ratio(n: int = 4000) -> dict:
     """BTD against exact-UL ordering (Fig. 7c-f): same runs, candidates ranked two ways."""
-    from anonstudio.methods.rt import run_rt
+    from anonstudio.methods.rt.algorithm import run_rt
 
     data = subset(load(), n)
     warm()
@@ -138,7 +138,9 @@ def _sensitive_codes(data) -> list[str]:
 
 def acceptance(out_dir: Path) -> dict:
     """Issue 11's first check: the six combinations and ℓ = 2, checked from the written ANON.csv files."""
-    from anonstudio.methods.rt import run_rt, write_anon_csv, write_item_hierarchy, write_json
+    from anonstudio.data.io.jsonfile import write_json
+    from anonstudio.methods.rt.algorithm import run_rt
+    from anonstudio.methods.rt.export import write_anon_csv, write_item_hierarchy
     from anonstudio.verifiers.rt import RTCheck, check_anon_csv
 
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -154,7 +156,7 @@ def acceptance(out_dir: Path) -> dict:
             t = time.perf_counter()
             r = run_rt(data, params)
             seconds = time.perf_counter() - t
-            write_json(out_dir / f"{tag}.json", r)
+            write_json(out_dir / f"{tag}.json", r.to_json())
             entry = {"seconds": seconds, "feasible": r.feasible, "rum": r.rum, "tum": r.tum, "are": r.are,
                      "clusters": r.n_clusters, "largest": int(r.cluster_sizes.max())}
             if r.feasible:
@@ -186,7 +188,7 @@ def _inversions(values: list[float], rising: bool) -> int:
 
 def trends(data) -> dict:
     """§5: sweep δ for every merge heuristic, both bounds; one shared Cluster run (it does not depend on δ)."""
-    from anonstudio.methods.rt import run_rt
+    from anonstudio.methods.rt.algorithm import run_rt
     from anonstudio.methods.rt.cluster import cluster
     from anonstudio.methods.rt.prepare import prepare
 

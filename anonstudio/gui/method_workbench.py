@@ -154,7 +154,8 @@ class MethodWorkbench(Workbench):
         self.history_bar.compared.connect(self._compare_history_run)
         self.results = self.build_results()
         self.sweep_view = SweepView(self.spec, self._sweep_context,
-                                    lambda title, fn, **kw: self.submit(title, fn, key=f"{self.job_key}:sweep", **kw))
+                                    lambda title, fn, **kw: self.submit(title, fn, key=f"{self.job_key}:sweep", **kw),
+                                    wait_for_kernels=self.runner.wait_for_kernels)
         if not isinstance(self.results, QTabWidget):
             tabs = QTabWidget()
             tabs.addTab(self.results, "Results")

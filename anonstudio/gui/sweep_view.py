@@ -34,10 +34,11 @@ from PySide6.QtWidgets import (
 
 from ..formatting import number
 from ..methods.contract import MethodSpec
-from ..methods.sweep import REASON, Axis, SweepResult, make_grid, parse_axis, run_sweep
+from ..methods.sweep import REASON, Axis, SweepResult, make_grid, parse_axis
 from ..parallel import scheduler_address
 from ..params import ParameterError, specs
 from .controls import narrow_combo, note_label, save_file_dialog, splitter
+from .figure_sweep import FigureSweep
 from .plots import PALETTE, ExportablePlot
 from .settings_dialog import configured_executor
 
@@ -98,6 +99,8 @@ class SweepView(QWidget):
         ``context() -> (dataset, base params)``: the data and the parameter panel's values now.
     submit
         ``submit(title, fn, on_partial=, on_done=, on_error=) -> job``: runs ``fn(progress)`` in the background.
+    wait_for_kernels
+        ``wait_for_kernels(progress)``: the sweep's job waits for the kernels compiled at start-up (the runner's).
     executor
         ``executor() -> None or an executor``, called on the sweep's worker
         thread (connecting to a cluster may take a while); default: the
@@ -113,14 +116,22 @@ class SweepView(QWidget):
     finished = Signal(object)
 
     def __init__(self, spec: MethodSpec, context: Callable[[], tuple[Any, Any]], submit: Callable[..., Any],
-                 executor: Callable[[], Any] | None = None, parent: QWidget | None = None):
+                 executor: Callable[[], Any] | None = None, parent: QWidget | None = None, *,
+                 wait_for_kernels: Callable[[Any], None] | None = None):
         super().__init__(parent)
         self.spec = spec
         self.context = context
         self.submit = submit
         self.executor = executor or configured_executor
         self.result: SweepResult | None = None
-        self.job = None
+        # ``self.submit`` is read at each start (a caller may wrap it).
+        self.sweep = FigureSweep(lambda *args, **kw: self.submit(*args, **kw), wait_for_kernels=wait_for_kernels,
+                                 parent=self)
+        self.sweep.partial.connect(self.show_result)
+        self.sweep.finished.connect(self._done)
+        self.sweep.failed.connect(self._failed)
+        self.sweep.not_started.connect(self._not_started)
+        self.sweep.running_changed.connect(self._set_running)
         #: A studio.cache.ResultCache (set by the main window): cells computed before are not run again.
         self.result_cache: Any = None
         names = sweepable(spec)
@@ -285,6 +296,11 @@ class SweepView(QWidget):
         self.seeds.setValue(seeds)
 
     # ---------------------------------------------------------------- run
+    @property
+    def job(self):
+        """The sweep's current job (None before the first)."""
+        return self.sweep.job
+
     def start(self) -> None:
         data, base = self.context()
         if data is None or base is None:
@@ -296,42 +312,34 @@ class SweepView(QWidget):
         except ParameterError as exc:
             self.status.setText(f"<span style='color:#b00020'>{exc}</span>")
             return
-        spec, make_executor = self.spec, self.executor
-        address = scheduler_address() if make_executor is configured_executor else None
-        cached, on_cell = self.result_cache.sweep_hooks(spec, data) if self.result_cache is not None else (None, None)
+        address = scheduler_address() if self.executor is configured_executor else None
         self.result = None
         self._clear()
         self.status.setText(f"{len(cells)} cells to run" + (f" on the Dask cluster at {address}." if address
                                                              else "."))
-        self.run_button.setEnabled(False)
-        self.cancel_button.setEnabled(True)
-
-        def sweep(progress):
-            if address:
-                progress.set(0.0, f"connecting to {address}")
-            return run_sweep(spec, data, cells, progress, axes=axes, executor=make_executor(),
-                             cached=cached, on_cell=on_cell)
-
-        self.job = self.submit(f"{spec.title}: sweep of {len(cells)} cells", sweep,
-                               on_partial=self.show_result, on_done=self._done, on_error=self._failed)
+        self.sweep.start(f"{self.spec.title}: sweep of {len(cells)} cells", self.spec, data, cells, axes=axes,
+                         result_cache=self.result_cache, executor=self.executor,
+                         executor_text=f"connecting to {address}" if address else "")
 
     def cancel(self) -> None:
-        if self.job is not None:
-            self.job.cancel()
+        self.sweep.stop()
+
+    def _set_running(self, running: bool) -> None:
+        self.run_button.setEnabled(not running)
+        self.cancel_button.setEnabled(running)
 
     def _done(self, result: SweepResult, complete: bool) -> None:
         self.show_result(result)
-        self.run_button.setEnabled(True)
-        self.cancel_button.setEnabled(False)
         failed = sum(r.status not in ("done", "unverified") for r in result.ordered())
         self.status.setText(f"{result.done} of {len(result.cells)} cells finished in {result.seconds:.1f} s"
                             + (f"; {failed} did not finish or broke their promise (see the table)" if failed else "")
                             + ("" if result.complete else " — stopped early: the finished cells are shown."))
         self.finished.emit(result)
 
+    def _not_started(self) -> None:
+        self.status.setText("The sweep was stopped before its first cell.")
+
     def _failed(self, exc: BaseException) -> None:
-        self.run_button.setEnabled(True)
-        self.cancel_button.setEnabled(False)
         self.status.setText(f"The sweep failed: {exc}")
 
     # ------------------------------------------------------------ showing

@@ -7,6 +7,8 @@ For fixed ``s`` it falls with ``c``, so ``(s + 1) s`` bounds every pair of
 lengths summing to ``s``: with each cluster's records listed longest first,
 the search for the largest pair stops as soon as the bound cannot beat the
 best pair found (sparse data: usually after the first pair).
+
+Slow reference: tests/reference/rt_reference.py::ref_cluster_btd
 """
 from __future__ import annotations
 

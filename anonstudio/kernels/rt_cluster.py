@@ -10,6 +10,8 @@ The kernels return *extents*: per column, how much the generalized cell
 spans (``hi - lo``, leaves under the common ancestor, values in the set),
 columns in the order numeric, hierarchy, set. The NCP of an extent is
 computed by :mod:`anonstudio.metrics.ncp`, the project's one NCP.
+
+Slow reference: tests/reference/rt_reference.py::ref_ncp, tests/reference/rt_reference.py::ref_cluster
 """
 from __future__ import annotations
 

@@ -29,6 +29,8 @@ group and ``ok = False``.
 
 UL(r) = Σ_{|ũ| ≥ 2} (2^|ũ| − 1) / (2^σ(r) − 1), σ(r) = Σ|ũ| over r's distinct
 groups, evaluated in log space (``2^σ`` overflows a double above 1023).
+
+Slow reference: tests/reference/rt_reference.py::ref_km_violations, tests/reference/rt_reference.py::ref_ul
 """
 from __future__ import annotations
 

@@ -42,7 +42,7 @@ from ..data.io.text import read_text
 from ..data.table import RTData
 from ..jobs import NullProgress, Progress
 
-__all__ = ["RTVerification", "RTCheck", "verify_published", "check_anon_csv", "read_anon_csv"]
+__all__ = ["RTVerification", "RTCheck", "NotPublished", "verify_published", "check_anon_csv", "read_anon_csv"]
 
 #: How many offending rows a report lists (all are counted).
 SHOWN = 20
@@ -97,6 +97,7 @@ class RTVerification:
     complete: bool = True
     shape_problems: list[str] = field(default_factory=list)
     examples: list[str] = field(default_factory=list)
+    #: Rows of the published table (counted from 1, as in ``examples``) where a check failed, the first ``SHOWN``.
     violating_rows: list[int] = field(default_factory=list)
 
     @property
@@ -155,6 +156,26 @@ class RTVerification:
     def summary(self) -> dict[str, float]:
         return {"passed": float(self.passed), "violations": float(self.violations), "rum_check": self.rum,
                 "tum_check": self.tum}
+
+
+@dataclass
+class NotPublished:
+    """The outcome of a run that publishes nothing (its loss bound cannot be met): there is no table to check,
+    and the promise is not met."""
+
+    reason: str
+    complete: bool = True
+    passed: bool = False
+    details: dict = field(default_factory=dict)
+
+    def lines(self) -> list[str]:
+        return [f"FAILED: nothing can be published: {self.reason}"]
+
+    def to_json(self) -> dict:
+        return {"passed": False, "complete": True, "published": False, "reason": self.reason, **self.details}
+
+    def summary(self) -> dict[str, float]:
+        return {"passed": 0.0}
 
 
 # --------------------------------------------------------------- hierarchies
@@ -447,7 +468,7 @@ def verify_published(data: RTData, header: Sequence[str], rows: Sequence[Sequenc
                                                                         abs_tol=check.tolerance),
         tum_matches=None if check.claimed_tum is None else math.isclose(tum, check.claimed_tum, rel_tol=0,
                                                                         abs_tol=check.tolerance),
-        shape_problems=shape, examples=examples, violating_rows=sorted(violating)[:SHOWN],
+        shape_problems=shape, examples=examples, violating_rows=[r + 1 for r in sorted(violating)[:SHOWN]],
     )
 
 

@@ -7,6 +7,8 @@ Runs use 500 people of the bundled small-clinic sample (a run takes well under a
 from __future__ import annotations
 
 import csv
+import html
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -35,7 +37,9 @@ from anonstudio.gui.workbenches.rt.run_view import NCP, NCP_CMP, UL, UL_CMP
 from anonstudio.gui.workbenches.rt import workbench as workbench_module
 from anonstudio.gui.workbenches.rt.workbench import comparison_key, comparison_text
 from anonstudio.jobs import RecordingProgress
-from anonstudio.methods.contract import get_method, run_and_verify
+from anonstudio.methods.contract import (
+    CHECK_FAILED, CHECK_INCOMPLETE, CHECK_PASSED, get_method, run_and_verify, verdict,
+)
 from anonstudio.methods.rt.params import RTParams
 from anonstudio.methods.sweep import Axis, make_grid, run_sweep
 from anonstudio.params import from_dict
@@ -44,6 +48,10 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "rt"
 EXAMPLE = dict(qi=("age", "origin", "gender"), items_column="items", k=2, m=2, item_fanout=0,
                sensitive_items=DATA / "sensitive.txt",
                hierarchies=(("origin", DATA / "origin_hierarchy.csv"), ("gender", DATA / "gender_hierarchy.csv")))
+
+
+def adult400() -> Table:
+    return Table(load_sample("adult").frame.iloc[:400].reset_index(drop=True), {}, "adult (400 rows)", None)
 
 
 @pytest.fixture(scope="module")
@@ -88,17 +96,23 @@ def test_the_sample_brings_its_settings_and_a_table_with_items_gets_a_guess(wind
     # No items column: say what to choose, and Run waits for it.
     window.set_dataset(Table(pd.DataFrame({"age": [30, 40], "sex": ["F", "M"]}), {}, "no-items", None))
     assert "No column holds items" in bench.callout.text()
-    # Adult-shaped tables get the family's example (occupation as each person's item).
-    data, params = get_method("rt").example()
+    # Adult-shaped tables get the Adult settings (occupation as each person's item).
+    data, params = adult400(), get_method("rt").adult_params()
     window.set_dataset(data)
     assert bench.param_panel.params() == params and bench.param_panel.run_button.isEnabled()
 
 
+def callout_text(bench) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", bench.callout.text().replace("<br>", "\n")))
+
+
 def test_every_plotted_measure_has_a_glossary_entry():
+    get_method("rt")  # the family's terms are registered when it is discovered
     for _, _, key in [*VS_DELTA.values(), *ALONG.values()]:
-        assert term(key).meaning
-    for key in ("Rum", "Tum", "BTD", "bound", "merge", "cluster", "max_cluster_size", "merges", "km_anonymity"):
-        assert term(key).family == "rt"
+        assert term(key, "rt").meaning
+    for key in ("Rum", "Tum", "BTD", "bound", "merge", "cluster", "clusters", "max_cluster_size", "merges",
+                "km_anonymity", "rum_check", "tum_check"):
+        assert term(key, "rt").family == "rt"
 
 
 # ------------------------------------------------------------------ run, table, inspector
@@ -107,6 +121,8 @@ def test_a_run_fills_the_published_table_and_the_inspector(window, bench, clinic
     r = run(bench, wait_job, k=10)
     assert r.status == "done" and bench.callout.state == "ok"
     assert "matches at least 10 people" in bench.callout.text()
+    # The callout leads with the verdict in the words the CLI prints.
+    assert callout_text(bench).splitlines()[0] == verdict(r) and verdict(r).startswith(f"{CHECK_PASSED}: ")
     result = r.result
     view = bench.side_by_side
     left, right = view.original.rows_model, view.published.rows_model
@@ -134,7 +150,9 @@ def test_a_run_fills_the_published_table_and_the_inspector(window, bench, clinic
     original = left.index(0, 5).data(CELL_ROLE)
     assert [c.text for c in original] == clinic500.frame["diagnoses"].iloc[0].split(";")
     assert {c.key for c in original if c.kind == "item"} == keys
-    assert right.index(0, 1).data(Qt.DisplayRole) == str(cluster)  # as the cluster column of ANON.csv
+    assert right.index(0, 1).data(Qt.DisplayRole) == str(cluster + 1)  # as the cluster column of ANON.csv
+    assert right.index(0, 0).data(Qt.DisplayRole) == left.index(0, 0).data(Qt.DisplayRole) == "1"  # rows from 1
+    assert bench.inspector.heading.text().startswith(f"<b>Cluster {cluster + 1}</b>")
     # "Only this cluster" lists the cluster; "rows of a cluster together" orders by cluster.
     view.group_only.setChecked(True)
     assert left.rowCount() == len(members) and [left.data_row(i) for i in range(len(members))] == members.tolist()
@@ -146,7 +164,7 @@ def test_a_run_fills_the_published_table_and_the_inspector(window, bench, clinic
     other = int(np.flatnonzero(result.assignment != cluster)[0])
     view.select_row(other)
     assert bench.inspector.cluster == int(result.assignment[other])
-    assert view.detail.text().startswith(f"Row {other} is published in cluster {result.assignment[other]}")
+    assert view.detail.text().startswith(f"Row {other + 1} is published in cluster {result.assignment[other] + 1}")
 
 
 def test_the_run_tab_shows_losses_along_the_merges_figures_and_the_check(window, bench, clinic500, wait_job):
@@ -161,7 +179,7 @@ def test_the_run_tab_shows_losses_along_the_merges_figures_and_the_check(window,
     lines = bench.last_run.verification.lines()
     assert len(checks) == len(lines) and not any(c.startswith("✘") for c in checks)
     assert sum(c.startswith("✔") for c in checks) == sum(line.startswith("ok") for line in lines) >= 6
-    assert "passed" in bench.run_view.check_heading.text()
+    assert bench.run_view.check_heading.text() == f"<b>{CHECK_PASSED}</b>"
     # δ's tooltip now says where the bound becomes infeasible on this data.
     assert f"{result.initial_rum:.3f}" in bench.param_panel.editor("delta").toolTip()
 
@@ -182,7 +200,8 @@ def test_a_cancelled_run_keeps_its_clusters_as_a_partial_table(window, bench, cl
     stopped = run_and_verify(bench.spec, clinic500, params, RecordingProgress(cancel_after_partials=1))
     assert stopped.status == "cancelled"
     bench._on_done(stopped, False)
-    assert bench.callout.state == "incomplete"
+    assert bench.callout.state == "incomplete" and callout_text(bench).startswith(f"{CHECK_INCOMPLETE}: ")
+    assert bench.run_view.check_heading.text().startswith(f"<b>{CHECK_INCOMPLETE}</b>: the run was cancelled")
     assert bench.side_by_side.original.rows_model.rowCount() == 500
     assert bench.comparison_job is None  # no comparison is started for a stopped run
     assert not bench.export_row.buttons["release"].isEnabled()
@@ -196,7 +215,8 @@ def test_an_infeasible_bound_publishes_nothing(window, bench, wait_job):
     assert not bench.export_row.buttons["release"].isEnabled()
     assert "Nothing may be published" in bench.side_by_side.title.text()
     assert bench.side_by_side.published.rows_model.rowCount() == 0
-    assert "FAILED" in bench.run_view.check_heading.text()
+    assert bench.run_view.check_heading.text() == f"<b>{CHECK_FAILED}</b>"
+    assert callout_text(bench).startswith(f"{CHECK_FAILED}: nothing is published")
     # The curves leave out runs that could not meet their δ: no star either.
     assert len(bench.comparison.plots["rum"].series[THIS_RUN].x) == 0
 
@@ -311,9 +331,9 @@ def test_comparison_key_and_text():
 
 
 def test_an_are_plot_without_its_workload_says_why(qtbot):
-    # The example: each person has one item (their occupation), so no query asks for 2 items.
+    # Adult: each person has one item (their occupation), so no query asks for 2 items.
     spec = get_method("rt")
-    data, params = spec.example()
+    data, params = adult400(), spec.adult_params()
     cells = make_grid(params, (Axis("delta", (0.8,)), Axis("merge", ("r",))))
     view = HeuristicComparison()
     qtbot.addWidget(view)

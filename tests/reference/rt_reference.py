@@ -1,4 +1,4 @@
-"""Slow, obvious references for the RT method: NCP, Cluster, RMERGE_R, brute-force (k, k^m).
+"""Slow, obvious references for the RT method: NCP, Cluster, RMERGE_R, brute-force (k, k^m), UL, BTD.
 
 Plain Python on lists and sets; nothing shared with the fast code except the
 seeded stream of seed positions (drawn with the same numpy calls on purpose,
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -132,6 +133,25 @@ def ref_km_violations(groups: list[tuple], items: list[list[str]], k: int, m: in
                 if sum(1 for q in same if set(itemset) <= set(items[q])) < k:
                     bad.add(r)
     return bad
+
+
+def ref_ul(sizes: list[int]) -> Fraction:
+    """UL of one record, exactly: Σ over its published generalized items of |ũ| ≥ 2 of (2^|ũ| − 1) / (2^σ − 1),
+    σ the sum of |ũ| over all its published items."""
+    sigma = sum(sizes)
+    if sigma == 0:
+        return Fraction(0)
+    return Fraction(sum(2 ** a - 1 for a in sizes if a >= 2), 2 ** sigma - 1)
+
+
+def ref_btd(a: set, b: set) -> float:
+    """The paper's bit-vector transaction distance of two item sets: (|a ⊕ b| + 1) / (|a ∧ b| + 1) · |a ∨ b|."""
+    return (len(a ^ b) + 1) / (len(a & b) + 1) * len(a | b)
+
+
+def ref_cluster_btd(records: list[set]) -> float:
+    """BTD of a cluster: the largest BTD of two of its records (0 for fewer than two)."""
+    return max((ref_btd(a, b) for a, b in itertools.combinations(records, 2)), default=0.0)
 
 
 def random_rt(seed: int, n: int = 40, n_items: int = 8, max_len: int = 4, empty: bool | None = None):

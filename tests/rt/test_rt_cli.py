@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from anonstudio.cli import main
+from anonstudio.methods.contract import CHECK_FAILED, CHECK_PASSED, get_method
 from anonstudio.verifiers.rt import RTCheck, check_anon_csv
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "rt"
@@ -39,6 +40,20 @@ def test_a_run_writes_the_table_and_the_json(tmp_path, capsys):
     data = load_rt_csv(DATA / "example.csv", items_column="items")
     v = check_anon_csv(out, data, _check(claimed_rum=doc["rum"], claimed_tum=doc["tum"]))
     assert v.passed, v.lines()
+    # Clusters are numbered from 1 (Fig. 2d: John, Steve, Mary and Zoe in the first one).
+    assert [line.split(",")[0] for line in out.read_text().splitlines()[1:]] == ["1", "1", "2", "2", "1", "1"]
+
+
+def test_the_first_sample_prints_the_verdict_in_the_contract_words(capsys):
+    sample, settings = get_method("rt").samples[0]
+    flags = {"qi": "--qi", "items_column": "--items-column", "k": "--k", "m": "--m", "delta": "--delta"}
+    argv = ["rt", sample]
+    for name, value in settings.items():
+        argv += [flags[name], ",".join(value) if isinstance(value, tuple) else str(value)]
+    assert main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    verdict = next(line for line in lines if line.startswith("Independent check"))
+    assert verdict.startswith(f"{CHECK_PASSED}: ") and "the promise holds for all" in verdict
 
 
 def test_the_informs_layout_people_and_an_items_file(tmp_path):
@@ -61,7 +76,9 @@ def test_an_infeasible_bound_exits_3_without_a_table(tmp_path, capsys):
     doc = json.loads(doc_path.read_text())
     assert doc["feasible"] is False and doc["status"] == "not-met" and "Cluster's Rum" in doc["reason"]
     assert doc["rum"] == pytest.approx(55 / 153)
-    assert "Nothing published" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "Nothing published" in printed
+    assert f"{CHECK_FAILED}: nothing is published, so there is no table to check" in printed.splitlines()
 
 
 def _hostile(tmp_path):

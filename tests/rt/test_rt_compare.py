@@ -33,11 +33,12 @@ def test_the_published_side_says_what_anon_csv_holds(fig2d):
     header, rows = anon_rows(fig2d)
     for u, row in enumerate(rows):
         cells = published.cells(u)
-        assert cells[0] == str(u) and cells[1] == row[0]
+        assert cells[0] == str(u + 1) and cells[1] == row[0]  # rows and clusters counted from 1, as in ANON.csv
         assert [chips[0].text for chips in cells[2:5]] == row[1:4]
         assert ";".join(chip.text for chip in cells[5]) == row[4]
         assert all(chip.kind in CHIP_KINDS for chips in cells[2:] for chip in chips)
-    # John (row 0): every demographic generalized; G is sensitive and published as it is.
+    assert [row[0] for row in rows] == ["1", "1", "2", "2", "1", "1"]  # Fig. 2d: C1 = John, Steve, Mary, Zoe
+    # John (row 1): every demographic generalized; G is sensitive and published as it is.
     john = published.cells(0)
     assert [chips[0].kind for chips in john[2:5]] == ["general", "general", "general"]
     kinds = {chip.text: chip.kind for chip in john[5]}
@@ -65,9 +66,10 @@ def test_keys_tie_each_published_item_to_the_original_items_it_stands_for(fig2d)
 def test_groups_description_and_cluster_view(fig2d):
     comparison = RTComparison(fig2d)
     assert comparison.row_groups().tolist() == fig2d.assignment.tolist() == [0, 0, 1, 1, 0, 0]
-    assert comparison.describe(0).startswith("Row 0 is published in cluster 0 with 3 other people: age [19-70]")
+    assert comparison.describe(0).startswith("Row 1 is published in cluster 1 with 3 other people: age [19-70]")
+    assert comparison.describe(2).startswith("Row 3 is published in cluster 2 with 1 other person: ")
     cluster = comparison.cluster(0)
-    assert cluster.size == 4 and cluster.rows.tolist() == [0, 1, 4, 5]
+    assert cluster.size == 4 and cluster.rows.tolist() == [0, 1, 4, 5] and cluster.number == 1
     assert cluster.ncp == pytest.approx(1.0)
     assert cluster.cells[0] == ("age", "[19-70]", "19, 22, 55, 70")
     assert {it.label: it.people for it in cluster.items if it.kind == "sensitive"} == {"G": 2, "H": 2}
@@ -77,6 +79,14 @@ def test_groups_description_and_cluster_view(fig2d):
     assert under == sorted({"A", "B", "D", "E", "F"})
     assert cluster.ul == pytest.approx(fig2d.tres[0].ul_sum / 4)
     assert "6 people in 2 clusters of 2–4" in comparison.title
+
+
+def test_a_search_for_a_row_number_counts_from_1(fig2d):
+    comparison = RTComparison(fig2d)
+    for rows in (comparison.original, comparison.published):
+        assert rows.search("#1").rows.tolist() == [0] and rows.search("#6").rows.tolist() == [5]
+        assert rows.search("#0").rows.tolist() == [] and rows.search("#7").text == "no row 7"
+        assert rows.column_tips[0].startswith("Row number, counted from 1")
 
 
 def test_an_infeasible_result_has_no_comparison():

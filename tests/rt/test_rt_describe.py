@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from anonstudio.methods.contract import get_method, run_and_verify
+from anonstudio.jobs import RecordingProgress
+from anonstudio.methods.contract import CHECK_FAILED, CHECK_INCOMPLETE, CHECK_PASSED, get_method, run_and_verify
 from anonstudio.methods.rt.params import RTParams
-from anonstudio.methods.rt.spec import check_text, items_word, promise_text
+from anonstudio.methods.rt.spec import items_word, promise_text
 from anonstudio.methods.rt.sweeps import HEURISTICS, coarse_to_fine, delta_grid
 from anonstudio.methods.sweep import make_grid
 
@@ -21,7 +22,8 @@ def test_the_promise_reads_like_a_sentence():
                                "at least 25 people.")
     # A column name that is no plural word, or an items file, gives "items".
     q = RTParams(qi=("DOBYY",), items_column="ICD9CODX", k=1000, m=1)
-    assert promise_text(q) == "Anyone who knows a person's DOBYY and any one of their items matches at least 1,000 people."
+    assert promise_text(q) == ("Anyone who knows a person's DOBYY and any one of their items matches at least 1,000 "
+                               "people.")
     assert items_word(replace(p, items_file=Path("c.csv"), person_column="id")) == "items"
     diverse = replace(p, l=2, sensitive_items=Path("s.txt"))
     assert promise_text(diverse) == (
@@ -30,25 +32,48 @@ def test_the_promise_reads_like_a_sentence():
         "1/2 of them.")
 
 
-def test_describe_of_a_run_says_the_losses_and_a_short_check():
+def test_describe_of_a_run_says_the_losses_and_the_verdict_in_the_contract_words():
     spec = get_method("rt")
     data = spec.open_dataset(DATA / "example.csv")
     params = RTParams(qi=("age", "origin", "gender"), items_column="items", k=2, m=2, delta=0.8, merge="t",
                       item_fanout=0, sensitive_items=DATA / "sensitive.txt",
-                      hierarchies=(("origin", DATA / "origin_hierarchy.csv"), ("gender", DATA / "gender_hierarchy.csv")))
+                      hierarchies=(("origin", DATA / "origin_hierarchy.csv"),
+                                   ("gender", DATA / "gender_hierarchy.csv")))
     run = run_and_verify(spec, data, params)
     d = spec.describe(run)
     assert d.state == "ok" and d.promise.startswith("Anyone who knows a person's age, origin, gender and any 2")
-    assert d.check == ("Independent check passed: 2 clusters of at least 2 people; every published cell and item "
+    assert d.check == (f"{CHECK_PASSED}: 2 clusters of at least 2 people; every published cell and item "
                        "covers the original; the promise holds for all 6 people; Rum and Tum recomputed: equal.")
     assert d.notes == (f"2 clusters of people published together; demographics loss (Rum) {13 / 17:.3f} ≤ δ = 0.8; "
                        f"items loss (Tum) {run.result.tum:.3f}.",)
     # A planted failure is named in the check.
     run.verification.km_violations = 3
-    assert check_text(run.verification).startswith("Independent check FAILED: anyone who knows")
+    assert spec.describe(run).check.startswith(f"{CHECK_FAILED}: anyone who knows")
+    assert spec.describe(run).state == "failed"
     infeasible = run_and_verify(spec, data, replace(params, delta=0.1))
-    assert spec.describe(infeasible).state == "failed"
-    assert spec.describe(infeasible).promise.startswith("Nothing published: Cluster's Rum")
+    d = spec.describe(infeasible)
+    assert d.state == "failed" and d.promise == promise_text(params)
+    assert d.notes[0].startswith("Nothing published: Cluster's Rum")
+    assert d.check == f"{CHECK_FAILED}: nothing is published, so there is no table to check"
+    # A stopped run claims nothing: its check is incomplete, and what was kept is said.
+    stopped = run_and_verify(spec, data, params, RecordingProgress(cancel_after_sets=2))
+    d = spec.describe(stopped)
+    assert d.state == "incomplete" and d.check.startswith(f"{CHECK_INCOMPLETE}: the run was cancelled")
+    assert d.notes[-1] == "Stopped before the end: the clusters so far are kept."
+
+
+def test_the_cli_report_leads_with_the_verdict_and_lists_every_check():
+    spec = get_method("rt")
+    data = spec.open_dataset(DATA / "example.csv")
+    params = RTParams(qi=("age", "origin", "gender"), items_column="items", k=2, m=2, delta=0.8, merge="t",
+                      item_fanout=0, hierarchies=(("origin", DATA / "origin_hierarchy.csv"),
+                                                  ("gender", DATA / "gender_hierarchy.csv")))
+    run = run_and_verify(spec, data, params)
+    lines = spec.report_lines(run)
+    assert lines[0] == promise_text(params) and lines[1].startswith(f"{CHECK_PASSED}: ")
+    checks = [line.strip() for line in lines if line.startswith("  ")]
+    assert checks == run.verification.lines()
+    assert f"rum = {run.result.rum:.6g}" in lines and "clusters = 2" in lines
 
 
 @pytest.mark.parametrize("bound, rum, tum, include, expected", [

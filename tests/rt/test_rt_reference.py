@@ -4,11 +4,14 @@ import numpy as np
 import pytest
 
 from tests.reference.rt_reference import (
-    random_rt, ref_cluster, ref_km_violations, ref_ncp, ref_rmerge_r,
+    random_rt, ref_cluster, ref_cluster_btd, ref_km_violations, ref_ncp, ref_rmerge_r, ref_ul,
 )
 
-from anonstudio.methods.rt import RTParams, anon_rows, run_rt
+from anonstudio.methods.rt.algorithm import run_rt
+from anonstudio.methods.rt.btd import BTDMatrix
 from anonstudio.methods.rt.cluster import cluster, clusters_from_assignment
+from anonstudio.methods.rt.export import anon_rows
+from anonstudio.methods.rt.params import RTParams
 from anonstudio.methods.rt.merge import MergeState, run_merges
 from anonstudio.methods.rt.prepare import prepare
 from anonstudio.methods.rt.transaction import Generalizer
@@ -120,3 +123,40 @@ def test_the_verifier_agrees_with_brute_force_on_arbitrary_tables(seed, tmp_path
     v = verify_published(data, header, broken, check)
     expected = ref_km_violations(groups, items, params.k, params.m)
     assert v.km_violations == len(expected)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_btd_of_merged_clusters_matches_the_reference(seed, tmp_path):
+    # Odd seeds have people without items; sensitive items are left out of every distance.
+    data, params, _, _ = _setup(seed, tmp_path, n=30, sensitive_items=None)
+    problem = prepare(data, params)
+    clustering = cluster(problem, 3, seed)
+    members = [np.flatnonzero(clustering.assignment == c) for c in range(clustering.n_clusters)]
+    records = [set(data.transactions.record_labels(u)) for u in range(problem.n)]
+    btd = BTDMatrix(problem, members)
+    alive = list(range(len(members)))
+    for _ in range(3):  # BTD of every union, then again after merges fold rows and columns together
+        for seed_cluster in alive:
+            cands = np.asarray([c for c in alive if c != seed_cluster], dtype=np.int64)
+            expected = [ref_cluster_btd([records[u] for u in (*members[seed_cluster], *members[c])]) for c in cands]
+            assert btd.union(seed_cluster, cands) == pytest.approx(expected)
+        keep, gone = alive[0], alive[-1]
+        btd.merge(keep, gone)
+        members[keep] = np.sort(np.concatenate([members[keep], members[gone]]))
+        alive.remove(gone)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("fanout", [0, 2])
+def test_tum_is_the_mean_exact_ul_of_the_published_items(seed, fanout, tmp_path):
+    data, params, _, _ = _setup(seed, tmp_path, n=40, item_fanout=fanout, delta=0.9)
+    result = run_rt(data, params)
+    total = 0
+    for c, rows in enumerate(result.cluster_rows()):
+        t = result.tres[c]
+        head_of = dict(zip(t.items.tolist(), t.head.tolist()))
+        size_of = dict(zip(t.head.tolist(), t.size.tolist()))
+        for u in rows.tolist():
+            heads = {head_of[i] for i in data.transactions.record(u).tolist() if i in head_of}
+            total += ref_ul([int(round(size_of[h])) for h in heads])
+    assert result.tum == pytest.approx(float(total / result.problem.n), abs=1e-12)

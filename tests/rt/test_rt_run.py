@@ -9,9 +9,13 @@ from tests.reference.rt_reference import random_rt
 
 from anonstudio.data.io.rt import load_rt_csv
 from anonstudio.jobs import RecordingProgress
-from anonstudio.methods.rt import (
-    RTParams, anon_rows, generate_workloads, run_rt, write_anon_csv, write_item_hierarchy, write_json,
-)
+from anonstudio.data.io.jsonfile import write_json
+from anonstudio.methods.contract import get_method, run_and_verify
+from anonstudio.methods.rt.algorithm import run_rt
+from anonstudio.methods.rt.are import generate_workloads
+from anonstudio.methods.rt.export import anon_rows, write_anon_csv, write_item_hierarchy
+from anonstudio.methods.rt.params import RTParams
+from anonstudio.methods.rt.verify import verify_result
 from anonstudio.params import ParameterError
 from anonstudio.verifiers.rt import RTCheck, check_anon_csv, verify_published
 from tests.shared_data import SHARED_DATA
@@ -60,7 +64,7 @@ def test_same_seed_same_bytes(tmp_path, merge):
         data, params, _ = _random(tmp_path, merge=merge, seed=7)
         result = run_rt(data, params)
         write_anon_csv(tmp_path / f"a{run}.csv", result)
-        write_json(tmp_path / f"a{run}.json", result)
+        write_json(tmp_path / f"a{run}.json", result.to_json())
         outputs.append(((tmp_path / f"a{run}.csv").read_bytes(), _json_without_times(tmp_path / f"a{run}.json")))
     assert outputs[0] == outputs[1]
     data, params, _ = _random(tmp_path, merge=merge, seed=8)
@@ -80,7 +84,7 @@ def test_cancel_returns_a_valid_partial_result(tmp_path, cancel_after):
     v = check_anon_csv(tmp_path / "partial.csv", data, _check(result, zone, claimed_rum=result.rum,
                                                                claimed_tum=result.tum))
     assert v.passed, v.lines() + v.examples
-    write_json(tmp_path / "partial.json", result)
+    write_json(tmp_path / "partial.json", result.to_json())
     assert json.loads((tmp_path / "partial.json").read_text())["complete"] is False
 
 
@@ -153,18 +157,22 @@ def test_generated_workloads_are_anchored_and_seeded(tmp_path):
     assert result.are_queries == {"R2": 100, "T2": 100, "R1T2": 100}  # every anchored query has a match
 
 
-def test_parameter_rules(tmp_path):
+def test_parameter_rules_are_checked_once_by_the_pipeline(tmp_path):
     data, params, _ = _random(tmp_path)
     from dataclasses import replace
 
+    spec = get_method("rt")
     with pytest.raises(ParameterError, match="needs a sensitive-items file"):
-        run_rt(data, replace(params, l=2))
-    with pytest.raises(ParameterError, match="unknown column"):
-        run_rt(data, replace(params, qi=("age", "zone", "nope")))
+        run_and_verify(spec, data, replace(params, l=2))
+    with pytest.raises(ParameterError, match="no column 'nope' in the data"):
+        run_and_verify(spec, data, replace(params, qi=("age", "zone", "nope")))
     with pytest.raises(ParameterError, match="not a demographic column"):
-        run_rt(data, replace(params, categorical=("height",)))
+        run_and_verify(spec, data, replace(params, categorical=("height",)))
     with pytest.raises(ParameterError, match="k must be at least 2"):
-        run_rt(data, replace(params, k=1))
+        run_and_verify(spec, data, replace(params, k=1))
+    with pytest.raises(ParameterError, match="larger than the 80 people"):
+        run_and_verify(spec, data, replace(params, k=81))
+    # The algorithm itself still refuses what it cannot do on the data it gets (a caller of run_rt directly).
     with pytest.raises(ParameterError, match="larger than the 80 records"):
         run_rt(data, replace(params, k=81))
 
@@ -176,7 +184,7 @@ def test_outputs_and_an_infeasible_run(tmp_path):
     with pytest.raises(ValueError, match="infeasible"):
         write_anon_csv(tmp_path / "no.csv", result)
     assert not (tmp_path / "no.csv").exists()
-    write_json(tmp_path / "out.json", result)
+    write_json(tmp_path / "out.json", result.to_json())
     doc = json.loads((tmp_path / "out.json").read_text())
     for key in ("k", "m", "delta", "bound", "merge", "order", "rum", "tum", "initial_rum", "initial_tum",
                 "clusters", "max_cluster_size", "merges", "tum_trace", "are", "seconds", "feasible", "seed"):
@@ -227,12 +235,10 @@ def test_informs_rmerge_rt_with_the_built_hierarchy():
 
 
 def test_verify_result_goes_into_the_json(tmp_path):
-    from anonstudio.methods.rt import verify_result
-
     data, params, _ = _random(tmp_path, sensitive=["i3"], l=2)
     result = run_rt(data, params)
     v = verify_result(data, result)
     assert v.passed and v.rum_matches and v.tum_matches and v.diversity_violations == 0
-    write_json(tmp_path / "out.json", result, v)
+    write_json(tmp_path / "out.json", {**result.to_json(), "verification": v.to_json()})
     doc = json.loads((tmp_path / "out.json").read_text())
     assert doc["verification"]["passed"] is True and doc["verification"]["violations"] == 0

@@ -5,16 +5,16 @@ customers' baskets) are clustered on their demographics, clusters are
 merged while one side's loss stays within δ, and each cluster's items are
 generalized so that anyone who knows a person's demographics and up to m of
 their items matches at least k people.
-"""
-from .algorithm import run_rt
-from .are import Query, generate_workloads, load_workloads
-from .export import anon_rows, write_anon_csv, write_item_hierarchy, write_json
-from .params import RTParams
-from .prepare import RTProblem, prepare
-from .result import RTResult
-from .verify import verify_result
 
-__all__ = [
-    "Query", "RTParams", "RTProblem", "RTResult", "anon_rows", "generate_workloads", "load_workloads", "prepare",
-    "run_rt", "verify_result", "write_anon_csv", "write_item_hierarchy", "write_json",
-]
+Modules:
+
+- :mod:`.params` (:class:`~.params.RTParams`, the stages of a run), :mod:`.algorithm`
+  (:func:`~.algorithm.run_rt`, the one entry point), :mod:`.result` (:class:`~.result.RTResult`),
+  :mod:`.spec` (the family's declaration) and :mod:`.terms` (its glossary entries);
+- the steps: :mod:`.inputs` (the RT-data of a run), :mod:`.prepare` (encoding), :mod:`.cluster`,
+  :mod:`.transaction` (T), :mod:`.btd`, :mod:`.merge`, :mod:`.are` (query accuracy);
+- :mod:`.export` (ANON.csv, the item hierarchy), :mod:`.verify` (the independent check of a result),
+  :mod:`.compare` (the release beside the original, for the studio), :mod:`.sweeps` (the heuristics' sweep).
+
+The independent verifier lives in :mod:`anonstudio.verifiers.rt`.
+"""

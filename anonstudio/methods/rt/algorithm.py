@@ -1,8 +1,10 @@
 """Rum-bound and Tum-bound anonymization of RT-data (Poulis et al., ECML/PKDD 2013).
 
-Phases (each timed; cancel is checked between chunks and merges):
+Phases, the stages of the spec (:data:`~.params.STAGES`; each timed, cancel
+is checked between chunks and merges):
 
-1. ``prepare``: encode columns, hierarchies and sensitive items.
+1. ``prepare``: the RT-data of the run (:func:`~.inputs.rt_data_for`), its
+   columns, hierarchies and sensitive items encoded.
 2. ``cluster``: Cluster, k-member clusters of similar demographics.
    Rum-bound: if Rum > δ, stop: infeasible (*return false*) with Cluster's Rum.
 3. ``generalize``: T on every cluster (Tum of the starting point).
@@ -22,22 +24,20 @@ from pathlib import Path
 import numpy as np
 
 from ...data.hierarchy import Hierarchy
-from ...data.table import RTData
-from ...jobs import ChunkSizer, NullProgress, Progress, SubProgress
-from ...params import validate
+from ...data.table import RTData, Table
+from ...jobs import ChunkSizer, NullProgress, Progress
+from ..contract import StagedProgress
 from .are import average_relative_errors, generate_workloads, load_workloads
 from .btd import BTDMatrix
-from .cluster import Clustering, cluster
+from .cluster import Clustering, cluster, clusters_from_assignment
+from .inputs import rt_data_for
 from .merge import EPS, MergeState, run_merges
-from .params import RTParams
+from .params import STAGES, RTParams
 from .prepare import RTProblem, prepare
 from .result import RTResult
 from .transaction import ClusterT, Generalizer, TFunction
 
 __all__ = ["run_rt", "generalize_all"]
-
-#: Progress share of each phase (the rest goes to the merges).
-_STAGES = {"cluster": (0.02, 0.30), "generalize": (0.30, 0.42), "btd": (0.42, 0.52), "merge": (0.52, 0.95)}
 
 
 def generalize_all(T: TFunction, members: list[np.ndarray], progress: Progress | None = None) -> list[ClusterT]:
@@ -52,7 +52,7 @@ def generalize_all(T: TFunction, members: list[np.ndarray], progress: Progress |
         for rows in members[len(out):len(out) + size]:
             out.append(T(rows))
         sizer.done(size)
-        progress.set(len(out) / max(len(members), 1), f"generalizing items: {len(out):,} of {len(members):,}")
+        progress.set(len(out) / max(len(members), 1), f"{len(out):,} of {len(members):,} clusters")
     for rows in members[len(out):]:
         out.append(T(rows, coarsest=True) if isinstance(T, Generalizer) else T(rows))
     return out
@@ -63,13 +63,18 @@ def _members(assignment: np.ndarray, n_clusters: int) -> list[np.ndarray]:
     return [np.sort(m) for m in np.split(order, np.cumsum(np.bincount(assignment, minlength=n_clusters))[:-1])]
 
 
-def run_rt(data: RTData, params: RTParams, progress: Progress | None = None, *,
+def run_rt(data: Table | RTData, params: RTParams, progress: Progress | None = None, *,
            item_hierarchy: Hierarchy | None = None, T: TFunction | None = None,
            initial: np.ndarray | None = None) -> RTResult:
-    """Anonymize ``data`` with ``params`` (see module docstring).
+    """Anonymize ``data`` with ``params`` (see module docstring); the params are taken as validated.
 
     Parameters
     ----------
+    data
+        RT-data, or a people table whose items are in ``params.items_column``
+        or in ``params.items_file`` (:func:`~.inputs.rt_data_for`).
+    progress
+        A plain Progress, or the spec's :class:`~anonstudio.methods.contract.StagedProgress`.
     item_hierarchy
         Use this item hierarchy instead of the file/built one.
     T
@@ -77,21 +82,21 @@ def run_rt(data: RTData, params: RTParams, progress: Progress | None = None, *,
     initial
         Start from this cluster assignment instead of running Cluster (tests).
     """
-    progress = progress or NullProgress()
-    validate(params)
+    if not isinstance(progress, StagedProgress):
+        progress = StagedProgress(progress or NullProgress(), STAGES, params)
     seconds: dict[str, float] = {}
     t0 = time.perf_counter()
+    data = rt_data_for(data, params)
     problem = prepare(data, params, item_hierarchy=item_hierarchy)
     T = T if T is not None else Generalizer(problem, params.k, params.m, params.l)
     workloads = load_workloads(Path(params.queries), list(params.qi)) if params.queries is not None else None
     seconds["prepare"] = time.perf_counter() - t0
+    progress.stage("prepare").set(1.0, f"{problem.n:,} people, {problem.transactions.n_items:,} items")
 
     t0 = time.perf_counter()
     if initial is None:
-        clustering = cluster(problem, params.k, params.seed, SubProgress(progress, *_STAGES["cluster"], "Cluster: "))
+        clustering = cluster(problem, params.k, params.seed, progress.stage("cluster"))
     else:
-        from .cluster import clusters_from_assignment
-
         clustering = clusters_from_assignment(problem, initial)
     seconds["cluster"] = time.perf_counter() - t0
     initial_rum = clustering.rum()
@@ -105,18 +110,18 @@ def run_rt(data: RTData, params: RTParams, progress: Progress | None = None, *,
                        initial_rum=initial_rum, initial_tum=None, seconds=seconds, progress=progress)
 
     t0 = time.perf_counter()
-    tres = generalize_all(T, members, SubProgress(progress, *_STAGES["generalize"]))
+    tres = generalize_all(T, members, progress.stage("generalize"))
     seconds["generalize"] = time.perf_counter() - t0
     state = MergeState(problem, clustering, tres, T)
     initial_tum = state.tum()
     if progress.cancelled() or not clustering.complete:
         return _from_state(data, params, problem, state, None, initial_rum, initial_tum, seconds, progress,
-                               workloads)
+                           workloads)
 
     btd = None
     if params.merge != "r" and params.order == "btd":
         t0 = time.perf_counter()
-        btd = BTDMatrix(problem, state.members, SubProgress(progress, *_STAGES["btd"]))
+        btd = BTDMatrix(problem, state.members, progress.stage("btd"))
         seconds["btd"] = time.perf_counter() - t0
         if not btd.complete:
             return _from_state(data, params, problem, state, None, initial_rum, initial_tum, seconds, progress,
@@ -124,7 +129,7 @@ def run_rt(data: RTData, params: RTParams, progress: Progress | None = None, *,
 
     t0 = time.perf_counter()
     outcome = run_merges(state, bound=params.bound, merge=params.merge, order=params.order, delta=params.delta,
-                         btd=btd, progress=SubProgress(progress, *_STAGES["merge"]))
+                         btd=btd, progress=progress.stage("merge"))
     seconds["merge"] = time.perf_counter() - t0
     return _from_state(data, params, problem, state, outcome, initial_rum, initial_tum, seconds, progress,
                        workloads)
@@ -160,7 +165,7 @@ def _from_state(data, params, problem, state: MergeState, outcome, initial_rum, 
 
 
 def _finish(data: RTData, params: RTParams, problem: RTProblem, clustering: Clustering, members, tres, workloads,
-            *, feasible, complete, reason, initial_rum, initial_tum, seconds, progress) -> RTResult:
+            *, feasible, complete, reason, initial_rum, initial_tum, seconds, progress: StagedProgress) -> RTResult:
     """Renumber clusters by first appearance, measure, and run the query workloads."""
     first_row = np.asarray([int(m[0]) for m in members], dtype=np.int64)
     order = np.argsort(first_row, kind="stable")
@@ -179,11 +184,11 @@ def _finish(data: RTData, params: RTParams, problem: RTProblem, clustering: Clus
                       initial_rum=initial_rum, initial_tum=initial_tum, seconds=seconds)
     if tres and feasible is not False and complete:
         t0 = time.perf_counter()
-        progress.set(0.96, "measuring query accuracy")
+        progress.stage("are").set(0.0, "counting")
         if workloads is None:
             workloads = generate_workloads(data, list(params.qi), params.seed, params.n_queries)
         result.are, result.are_queries = average_relative_errors(problem, data, assignment, summaries, tres,
                                                                  workloads)
         seconds["are"] = time.perf_counter() - t0
-    progress.set(1.0, "done")
+    progress.stage("are").set(1.0, "done")
     return result

@@ -50,7 +50,7 @@ class BTDMatrix:
             sizer.done(stop - start)
             start = stop
             # Row c costs about n - c pair bounds: report the share of the triangle done.
-            progress.set(1.0 - ((n - start) / max(n, 1)) ** 2, f"item distances: {start:,} of {n:,} clusters")
+            progress.set(1.0 - ((n - start) / max(n, 1)) ** 2, f"{start:,} of {n:,} clusters")
 
     def union(self, seed: int, cands: np.ndarray) -> np.ndarray:
         """BTD(seed ∪ c) for every candidate cluster."""

@@ -143,7 +143,7 @@ def cluster(problem: RTProblem, k: int, seed: int, progress: Progress | None = N
             alive = alive[assignment[alive] < 0]
         done += size
         sizer.done(size)
-        progress.set(done / max(len(positions), 1), f"Cluster: {done:,} of {len(positions):,} clusters")
+        progress.set(done / max(len(positions), 1), f"{done:,} of {len(positions):,} clusters formed")
     n_clusters = done
     if not complete:
         # The records not reached yet (at least k of them) form one cluster: a valid partial result.

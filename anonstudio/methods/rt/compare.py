@@ -1,14 +1,16 @@
 """Original vs published rows of an RT release (a :class:`~anonstudio.data.compare.Comparison`), and its clusters.
 
 The published side shows what ANON.csv holds, cell for cell: the cluster
-number written there (from 0), each demographic's generalized cell
+number written there (from 1), each demographic's generalized cell
 (``[19-22]``, ``{1|2}``, a hierarchy label or ``*``) and the person's
 published items: a generalized item (a hierarchy label or a set such as
 ``{a|b}``) is a partition chip, an item published as it is an item chip, a
 sensitive item (never generalized) a sensitive chip. Every generalized item
 of a cluster has a chip key of its own, given to the original items it
 stands for too, so selecting a person highlights which of the cluster's
-original items each of their published items covers.
+original items each of their published items covers. Rows and clusters are
+numbered from 1 wherever they are shown (the tables, ``#12`` in a search, the
+texts), as in ANON.csv; the arrays keep Python's positions from 0.
 
 :meth:`RTComparison.cluster` describes one cluster for an inspector: its
 generalized tuple beside the values it stands for, and each published item
@@ -21,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ...data.rows import Cell, Chip, TableRows, capped
+from ...data.rows import Cell, Chip, Match, TableRows, capped
 from ...data.table import Role, Table, value_text
 from .result import RTResult
 from .spec import items_word
@@ -29,6 +31,7 @@ from .spec import items_word
 __all__ = ["RTComparison", "ClusterItem", "ClusterView", "comparison_of"]
 
 CLUSTER_COLUMN = "cluster"
+ROW_TIP = "Row number, counted from 1 as in the anonymized table's rows."
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,31 @@ class ClusterView:
     def size(self) -> int:
         return len(self.rows)
 
+    @property
+    def number(self) -> int:
+        """The cluster's number as people read it (ANON.csv's cluster column): from 1."""
+        return self.cluster + 1
+
+
+class _NumberedFromOne(TableRows):
+    """Table rows whose row column counts from 1; ``#12`` finds the twelfth row."""
+
+    def __init__(self, table: Table, chips=None):
+        super().__init__(table, chips)
+        self.column_tips = (ROW_TIP, *self.column_tips[1:])
+
+    def cells(self, row: int) -> tuple[Cell, ...]:
+        # The number is set here rather than shifted, so the base class's own numbering does not matter.
+        return (str(row + 1), *super().cells(row)[1:])
+
+    def search(self, text: str) -> Match:
+        text = text.strip()
+        if text.startswith("#") and text[1:].strip().isdigit():
+            number = int(text[1:])
+            rows = np.array([number - 1] if 1 <= number <= self.n_rows else [], dtype=np.int64)
+            return Match(rows, f"row {number}" if len(rows) else f"no row {number}")
+        return super().search(text)
+
 
 class _Maps:
     """One cluster's generalization of items: item -> head, head -> label, |ũ| and chip key."""
@@ -69,7 +97,7 @@ class _Maps:
         self.key = {h: key_base + i for i, h in enumerate(sorted(set(t.head.tolist())))}
 
 
-class _OriginalRows(TableRows):
+class _OriginalRows(_NumberedFromOne):
     """The people as they are: row, demographics, then their items as chips keyed by what publishes them."""
 
     def __init__(self, table: Table, comparison: "RTComparison"):
@@ -82,14 +110,14 @@ class _OriginalRows(TableRows):
         return (*super().cells(row)[:-1], self.comparison.original_items(row))
 
 
-class _PublishedRows(TableRows):
+class _PublishedRows(_NumberedFromOne):
     """The release: row, cluster, generalized demographics (chips), published items (chips)."""
 
     def __init__(self, table: Table, chips, comparison: "RTComparison"):
         super().__init__(table, chips)
         self.comparison = comparison
         self.columns = (*self.columns, comparison.items_title)
-        self.column_tips = ("Row number, counted from 0 as in the workbenches.",
+        self.column_tips = (ROW_TIP,
                             "The person's cluster: the number in the cluster column of the anonymized table.",
                             *self.column_tips[2:],
                             "The person's published items: generalized items (green) stand for several items.")
@@ -127,7 +155,7 @@ class RTComparison:
         self.original = _OriginalRows(Table(original, roles, result.data.table.name), self)
         cells = result.cells()
         groups = result.assignment
-        published = {CLUSTER_COLUMN: groups.astype(np.int64)}
+        published = {CLUSTER_COLUMN: groups.astype(np.int64) + 1}  # as ANON.csv numbers them
         chips = {}
         for j, column in enumerate(self.qi):
             column_texts = np.asarray([row[j] for row in cells], dtype=object)
@@ -156,7 +184,8 @@ class RTComparison:
         items = self.published_items(row)
         shown = ", ".join(chip.text for chip in items[:6]) + (" …" if len(items) > 6 else "")
         hidden = [q for q, v in zip(self.qi, self.result.cells()[c]) if v == "*"]
-        return (f"Row {row} is published in cluster {c} with {size - 1:,} other people: "
+        others = "1 other person" if size == 2 else f"{size - 1:,} other people"
+        return (f"Row {row + 1} is published in cluster {c + 1} with {others}: "
                 + (cells or "no demographic kept") + (f" ({', '.join(hidden)} hidden)" if hidden else "")
                 + f"; {self.items_title}: {shown or 'none'}.")
 

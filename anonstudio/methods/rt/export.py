@@ -1,7 +1,9 @@
-"""Writing an RT run: the published table (ANON.csv), the JSON record, the item hierarchy used.
+"""Writing an RT run: the published table (ANON.csv) and the item hierarchy used (the run's JSON is the
+contract's, :meth:`~anonstudio.methods.contract.MethodRun.to_json`).
 
 ANON.csv has a header ``cluster,<QI columns>,<items column>`` and one row per
-input record, in input order. Relational cells are ``[19-22]`` (a range),
+input record, in input order. Clusters are numbered from 1 in order of their
+first person. Relational cells are ``[19-22]`` (a range),
 a hierarchy label, ``{a|b}`` (a set of values) or ``*``; the items cell lists
 the record's published items separated by ``;``: an item as it is, a
 generalized item as its hierarchy label or ``{the items it stands for}``.
@@ -13,18 +15,17 @@ import csv
 from pathlib import Path
 
 from ...data.io import atomic_write, save_hierarchy
-from ...data.io.jsonfile import write_json as save_json
 from .result import RTResult
 
-__all__ = ["write_anon_csv", "write_json", "write_item_hierarchy", "anon_rows"]
+__all__ = ["write_anon_csv", "write_item_hierarchy", "anon_rows"]
 
 
 def anon_rows(result: RTResult) -> tuple[list[str], list[list[str]]]:
-    """Header and rows of ANON.csv."""
+    """Header and rows of ANON.csv (clusters numbered from 1, as people read them)."""
     header = ["cluster", *[c.name for c in result.problem.columns], result.params.items_column]
     cells = result.cells()
     items = result.published_items()
-    rows = [[str(c), *cells[c], ";".join(items[u])] for u, c in enumerate(result.assignment.tolist())]
+    rows = [[str(c + 1), *cells[c], ";".join(items[u])] for u, c in enumerate(result.assignment.tolist())]
     return header, rows
 
 
@@ -39,14 +40,6 @@ def write_anon_csv(path: str | Path, result: RTResult) -> None:
         writer = csv.writer(fh, lineterminator="\n")
         writer.writerow(header)
         writer.writerows(rows)
-
-
-def write_json(path: str | Path, result: RTResult, verification=None) -> None:
-    """Write ``result.to_json()`` (and the verifier's outcome under ``verification``) as strict JSON."""
-    doc = result.to_json()
-    if verification is not None:
-        doc["verification"] = verification.to_json()
-    save_json(path, doc)
 
 
 def write_item_hierarchy(path: str | Path, result: RTResult) -> None:

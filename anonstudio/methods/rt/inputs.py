@@ -88,8 +88,7 @@ def check_columns(data: Table | RTData, params: RTParams) -> None:
 
 
 def rt_data_for(data: Table | RTData, params: RTParams) -> RTData:
-    """The RT-data of a run (module docstring)."""
-    check_columns(data, params)
+    """The RT-data of a run (module docstring); the columns were checked with the params (:func:`check_columns`)."""
     if isinstance(data, RTData):
         return data
     if params.items_file is not None:

@@ -232,7 +232,7 @@ def run_merges(state: MergeState, *, bound: str, merge: str, order: str, delta: 
         out.tum_trace.append(state.tum())
         out.rum_trace.append(state.rum())
         progress.set(out.merges / max(start_clusters - 1, 1),
-                     f"merging: {out.merges:,} merges, Rum {state.rum():.4f}, Tum {state.tum():.4f}")
+                     f"{out.merges:,} merges, Rum {state.rum():.4f}, Tum {state.tum():.4f}")
         if out.merges % 32 == 0:
             progress.partial({"phase": "merge", "merges": out.merges, "rum": state.rum(), "tum": state.tum()})
     # One cluster left (or none to merge with).

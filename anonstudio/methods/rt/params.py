@@ -5,13 +5,32 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...params import ParameterError, param, seed_param
+from ..contract import Stage
 
-__all__ = ["RTParams", "BOUNDS", "MERGES", "ORDERS", "ITEM_ORDERS"]
+__all__ = ["RTParams", "BOUNDS", "MERGES", "ORDERS", "ITEM_ORDERS", "STAGES"]
 
 BOUNDS = ("rum", "tum")
 MERGES = ("r", "t", "rt")
 ORDERS = ("btd", "ul")
 ITEM_ORDERS = ("code", "frequency")
+
+
+def _btd_weight(params: "RTParams") -> float:
+    """The item distances are built only for item-ranked merges in the fast order."""
+    return 0.6 if params.merge != "r" and params.order == "btd" else 0.0
+
+
+#: The steps of a run (the spec's ``stages``) and their shares of the progress bar: :func:`~.algorithm.run_rt`
+#: reports through them, the independent check runs in the last.
+STAGES = (
+    Stage("prepare", "reading columns and hierarchies", 0.12),
+    Stage("cluster", "clustering", 1.68),
+    Stage("generalize", "generalizing items", 0.72),
+    Stage("btd", "item distances", _btd_weight),
+    Stage("merge", "merging", 2.58),
+    Stage("are", "query accuracy", 0.3),
+    Stage("verify", "independent check", 1.0),
+)
 
 
 @dataclass(frozen=True)

@@ -196,18 +196,14 @@ def _sensitive_mask(path: Path | None, data: TransactionData, h: Hierarchy | Non
 
 
 def prepare(data: RTData, params: RTParams, *, item_hierarchy: Hierarchy | None = None) -> RTProblem:
-    """Encode ``data`` for a run with ``params`` (already checked).
+    """Encode ``data`` for a run with ``params`` (already checked, columns included: ``spec.check_data``).
 
     ``item_hierarchy`` overrides the file/build choice (tests, a hierarchy
     already in memory). Raises DataFormatError for values missing from a
-    hierarchy or bad files, ParameterError for unknown columns or missing values.
+    hierarchy or bad files, ParameterError for missing values.
     """
     frame = data.table.frame
     n = data.table.n_rows
-    unknown = [c for c in params.qi if c not in frame.columns]
-    if unknown:
-        raise ParameterError(f"unknown column(s) {', '.join(unknown)}; the table has "
-                             f"{', '.join(map(str, frame.columns))}", name="qi")
     hier_paths = {c: Path(p) for c, p in params.hierarchies}
     columns: list[Column] = []
     for c in params.qi:

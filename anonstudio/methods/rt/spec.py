@@ -3,46 +3,23 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...data.io.atomic import OutputPathError, OutputSet
 from ...data.table import RTData, Table
 from ...params import ParameterError
-from ..contract import Description, Export, MethodRun, MethodSpec, Stage
-from .algorithm import run_rt
-from .export import write_anon_csv, write_item_hierarchy
-from .inputs import check_columns, open_rt_table, rt_data_for
-from .params import RTParams
-from .result import RTResult
+from ..contract import Export, MethodRun, MethodSpec
+from .params import STAGES, RTParams
 from .sweeps import HEURISTICS
-from .verify import verify_result
+from .terms import TERMS
 
-__all__ = ["RTSpec", "SPEC", "NotPublished", "items_word", "promise_text", "check_text"]
-
-
-@dataclass
-class NotPublished:
-    """The verification of an infeasible run: nothing may be published, so the promise is not met."""
-
-    reason: str
-    complete: bool = True
-    passed: bool = False
-    details: dict = field(default_factory=dict)
-
-    def lines(self) -> list[str]:
-        return [f"FAILED: nothing can be published: {self.reason}"]
-
-    def to_json(self) -> dict:
-        return {"passed": False, "complete": True, "published": False, "reason": self.reason, **self.details}
-
-    def summary(self) -> dict[str, float]:
-        return {"passed": 0.0}
+__all__ = ["RTSpec", "SPEC", "items_word", "promise_text"]
 
 
 def _not_an_input(path: Path, run: MethodRun) -> None:
     """Refuse to replace a file the run read (a last guard; outputs are also checked before the run)."""
+    from ...data.io.atomic import OutputPathError
+
     inputs = [getattr(run.data, "source", None), *run.spec.input_files(run.params).values()]
     for source in inputs:
         if source is not None and Path(path).exists() and Path(source).exists() and \
@@ -50,12 +27,16 @@ def _not_an_input(path: Path, run: MethodRun) -> None:
             raise OutputPathError(path, "is an input of this run; choose another output file")
 
 
-def _write_release(path: Path, run: MethodRun, outputs: OutputSet) -> None:
+def _write_release(path: Path, run: MethodRun, outputs) -> None:
+    from .export import write_anon_csv
+
     _not_an_input(path, run)
     write_anon_csv(outputs.path_for(path), run.result)
 
 
-def _write_hierarchy(path: Path, run: MethodRun, outputs: OutputSet) -> None:
+def _write_hierarchy(path: Path, run: MethodRun, outputs) -> None:
+    from .export import write_item_hierarchy
+
     _not_an_input(path, run)
     write_item_hierarchy(outputs.path_for(path), run.result)
 
@@ -66,14 +47,6 @@ def _publishable(run: MethodRun) -> bool:
 
 def _has_hierarchy(run: MethodRun) -> bool:
     return run.result is not None and run.result.problem.item_hierarchy is not None
-
-
-def _example_table(rows: int = 400) -> Table:
-    from ...data.samples import load_sample
-
-    table = load_sample("adult")
-    frame = table.frame.iloc[:rows].reset_index(drop=True)
-    return Table(frame, {}, f"adult ({rows} rows)", None)
 
 
 class RTSpec(MethodSpec):
@@ -96,12 +69,13 @@ class RTSpec(MethodSpec):
     params = RTParams
     data_kinds = (Table, RTData)
     sweeps = (HEURISTICS,)
+    terms = TERMS
     guarantee = True
-    stages = (Stage("run", "anonymizing", 6.0), Stage("verify", "independent check", 1.0))
+    stages = STAGES
     exports = (
         Export("release", "Anonymized table", "--out",
-               "ANON.csv: cluster, generalized demographics ([19-22], {a|b}, a group label or *) and "
-               "generalized items, one row per person in input order", (".csv",), _write_release,
+               "ANON.csv: cluster (numbered from 1), generalized demographics ([19-22], {a|b}, a group label or *) "
+               "and generalized items, one row per person in input order", (".csv",), _write_release,
                available=_publishable),
         Export("hierarchy", "Item hierarchy", "--hierarchy-out",
                "the item hierarchy the items were generalized along (item;group;...;*), e.g. the built one, "
@@ -115,38 +89,73 @@ class RTSpec(MethodSpec):
         path = Path(spec)
         if (path.exists() or path.is_symlink()) and format in (None, "csv-table") and \
                 path.suffix.lower() != ".parquet":
+            from .inputs import open_rt_table
+
             return open_rt_table(path, encoding=encoding, columns=columns, sep=sep, header=header,
                                  progress=progress)
         return super().open_dataset(spec, format=format, encoding=encoding, columns=columns, sep=sep,
                                     header=header, progress=progress)
 
     def example(self) -> tuple[Any, RTParams]:
-        return _example_table(), self.example_params()
+        """The first 400 patients of the first sample, with the sample's settings."""
+        from ...data.samples import load_sample
 
-    def example_params(self) -> RTParams:
-        """The example's settings: Adult with each person's occupation as their one item."""
+        name, settings = self.samples[0]
+        rows = 400
+        table = load_sample(name)
+        frame = table.frame.iloc[:rows].reset_index(drop=True)
+        return Table(frame, dict(table.roles), f"{name} ({rows} rows)", None), self.params_from(dict(settings))
+
+    def adult_params(self) -> RTParams:
+        """Settings for Adult-shaped tables (the studio suggests them): each person's occupation as their one item."""
         # Columns in table order: the column pickers list them so.
         return RTParams(qi=("age", "education", "race", "sex"), items_column="occupation", k=20, m=1, delta=0.8,
                         merge="r", item_fanout=4)
 
     def check_data(self, data: Any, params: RTParams) -> None:
+        from .inputs import check_columns
+
         check_columns(data, params)
         rows = data.table.n_rows if isinstance(data, RTData) else data.n_rows
         if params.k > rows:
             raise ParameterError(f"k = {params.k} is larger than the {rows:,} people", name="k")
 
-    def run(self, data: Any, params: RTParams, progress) -> RTResult:
-        return run_rt(rt_data_for(data, params), params, progress.stage("run"))
+    def run(self, data: Any, params: RTParams, progress) -> Any:
+        from .algorithm import run_rt
 
-    def verify(self, data: Any, result: RTResult, params: RTParams, progress) -> Any:
-        if result.feasible is False:
-            return NotPublished(result.reason, details={"rum": result.rum, "tum": result.tum})
+        return run_rt(data, params, progress)
+
+    def verify(self, data: Any, result: Any, params: RTParams, progress) -> Any:
+        from .verify import verify_result
+
         return verify_result(result.data, result, progress)
 
-    def describe(self, run: MethodRun) -> Description:
-        result: RTResult | None = run.result
+    # ---------------------------------------------------------------- texts
+    def promise(self, run: MethodRun) -> str:
+        return promise_text(run.params)
+
+    def check_figures(self, run: MethodRun) -> str:
+        v = run.verification
+        if v is None:
+            return ""
+        from ...verifiers.rt import NotPublished
+
+        if isinstance(v, NotPublished):
+            return "nothing is published, so there is no table to check"
+        if not v.passed:
+            failed = [line.removeprefix("FAILED: ") for line in v.lines() if line.startswith("FAILED")]
+            return "; ".join(failed or v.lines())
+        text = (f"{v.n_clusters:,} clusters of at least {v.min_cluster_size:,} people; every published cell and "
+                f"item covers the original; the promise holds for all {v.n_records:,} people")
+        if v.l is not None:
+            text += f", with ℓ = {v.l} diversity"
+        if v.rum_matches and v.tum_matches:
+            text += "; Rum and Tum recomputed: equal"
+        return text + "."
+
+    def notes(self, run: MethodRun) -> list[str]:
+        result = run.result
         p: RTParams = run.params
-        promise = promise_text(p)
         notes = []
         if result is not None and result.rum is not None and result.feasible is not False:
             rum = f"demographics loss (Rum) {result.rum:.3f}"
@@ -156,40 +165,24 @@ class RTSpec(MethodSpec):
             notes.append(f"{result.n_clusters:,} clusters of people published together; {losses}.")
         elif result is not None and result.rum is not None:
             side = "demographics (Rum)" if p.bound == "rum" else "items (Tum)"
+            notes.append(f"Nothing published: {result.reason}.")
             notes.append(f"Loss bound δ = {p.delta:g} on the {side}.")
-        if run.status == "cancelled":
-            return Description(promise=promise, check="Stopped before the end: the clusters so far are kept.",
-                               state="incomplete", notes=tuple(notes))
-        if result is not None and result.feasible is False:
-            return Description(promise=f"Nothing published: {result.reason}.", check="", state="failed",
-                               notes=tuple(notes))
-        v = run.verification
-        if v is None:
-            check, state = "Independent check: not run.", "warning"
-        else:
-            check, state = check_text(v), ("ok" if v.passed else "failed")
-        return Description(promise=promise, check=check, state=state, notes=tuple(notes))
+        if run.status == "cancelled" and result is not None:
+            notes.append("Stopped before the end: the clusters so far are kept.")
+        return notes
 
-    def report_lines(self, run: MethodRun, options: dict | None = None) -> list[str]:
-        d = self.describe(run)
-        lines = [d.promise, *d.notes]
+    def detail_lines(self, run: MethodRun, options: dict | None = None) -> list[str]:
+        """Every line of the independent check, then the losses right after the first clustering."""
+        lines = []
+        from ...verifiers.rt import NotPublished
+
         v = run.verification
         if v is not None and not isinstance(v, NotPublished):
-            lines.append("Independent check " + ("passed:" if v.passed else "FAILED:"))
             lines.extend(f"  {line}" for line in v.lines())
-        elif d.check:
-            lines.append(d.check)
-        r: RTResult | None = run.result
-        if r is not None:
-            tum = "n/a" if r.tum is None else f"{r.tum:.4f}"
-            lines.append(f"Rum (demographics loss) {r.rum:.4f}, Tum (items loss) {tum}; after Cluster: Rum "
-                         f"{r.initial_rum:.4f}" + ("" if r.initial_tum is None else f", Tum {r.initial_tum:.4f}"))
-            sizes = r.cluster_sizes
-            if len(sizes):
-                lines.append(f"{r.n_clusters:,} clusters (largest {int(sizes.max()):,} people), {r.merges:,} merges")
-            if r.are:
-                lines.append("average relative error of count queries: "
-                             + ", ".join(f"{name} {value:.3f}" for name, value in r.are.items()))
+        r = run.result
+        if r is not None and r.initial_rum is not None:
+            lines.append(f"after Cluster, before any merge: Rum {r.initial_rum:.4f}"
+                         + ("" if r.initial_tum is None else f", Tum {r.initial_tum:.4f}"))
         return lines
 
 
@@ -212,22 +205,6 @@ def promise_text(params: RTParams) -> str:
         text += f" (sensitive {word} are never assumed known)"
     text += f", and none of the sensitive {word} is linked to more than 1/{params.l} of them." if params.l else "."
     return text
-
-
-def check_text(v: Any) -> str:
-    """The independent check in one sentence (its full lines are in the run's report)."""
-    if isinstance(v, NotPublished):
-        return "; ".join(v.lines())
-    if not v.passed:
-        failed = [line.removeprefix("FAILED: ") for line in v.lines() if line.startswith("FAILED")]
-        return "Independent check FAILED: " + "; ".join(failed or v.lines())
-    text = (f"Independent check passed: {v.n_clusters:,} clusters of at least {v.min_cluster_size:,} people; every "
-            f"published cell and item covers the original; the promise holds for all {v.n_records:,} people")
-    if v.l is not None:
-        text += f", with ℓ = {v.l} diversity"
-    if v.rum_matches and v.tum_matches:
-        text += "; Rum and Tum recomputed: equal"
-    return text + "."
 
 
 SPEC = RTSpec()

@@ -7,20 +7,23 @@ import numpy as np
 
 from ...data.table import RTData
 from ...jobs import Progress
-from ...verifiers.rt import RTCheck, RTVerification, verify_published
+from ...verifiers.rt import NotPublished, RTCheck, RTVerification, verify_published
 from .export import anon_rows
 from .result import RTResult
 
 __all__ = ["verify_result"]
 
 
-def verify_result(data: RTData, result: RTResult, progress: Progress | None = None) -> RTVerification:
+def verify_result(data: RTData, result: RTResult, progress: Progress | None = None) -> RTVerification | NotPublished:
     """Check ``result``'s published table against ``data``.
 
     The verifier reads the same cells an ANON.csv holds, the hierarchies the
     run used and the sensitive items, and compares its own Rum and Tum with
-    the reported ones (to 1e-6).
+    the reported ones (to 1e-6). A run whose bound cannot be met publishes
+    nothing: its outcome is :class:`~anonstudio.verifiers.rt.NotPublished`.
     """
+    if result.feasible is False:
+        return NotPublished(result.reason, details={"rum": result.rum, "tum": result.tum})
     p = result.params
     problem = result.problem
     vocab = problem.transactions.vocab

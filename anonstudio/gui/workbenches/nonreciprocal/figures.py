@@ -54,10 +54,9 @@ def figure_sweep(run: MethodRun, n_records: int) -> tuple[tuple[Axis, ...], list
     axes = (Axis(x_axis.name, tuple(values)), group_axis)
     base = params if params.mode == "k" else dataclasses.replace(params, cahd_baseline=True)
     cells = make_grid(base, axes)
-    summary = {k: v for k, v in run.summary().items() if k != "seconds"}
 
     def cached(cell: Cell) -> CellResult | None:
-        return CellResult(cell, run.status, summary, run.seconds) if cell.params == params else None
+        return CellResult.of_run(cell, run) if cell.params == params else None
 
     return axes, cells, cached
 

@@ -34,11 +34,11 @@ from ....methods.nonreciprocal.compare import NonreciprocalComparison
 from ....methods.nonreciprocal.export import AUDIT_WARNING
 from ....methods.nonreciprocal.result import NonreciprocalResult
 from ....methods.nonreciprocal.spec import K_SWEEP, L_SWEEP
-from ....methods.sweep import SweepResult, run_sweep
+from ....methods.sweep import SweepResult
 from ...controls import note_label
+from ...figure_sweep import FigureSweep
 from ...method_workbench import JSON_KEY, MethodWorkbench
 from ...side_by_side import SideBySideView
-from ...workers import JobState
 from .check_view import CheckView
 from .figures import Fig6View, describe_failure, figure_sweep, sweep_title
 from .graph_view import GraphData, GraphView
@@ -105,7 +105,6 @@ class NonreciprocalWorkbench(MethodWorkbench):
         self._syncing = False
         self._mode = "k"
         self._prefilled_labels = None
-        self._fig_job = None
         self._fig_results: dict[MethodRun, SweepResult] = {}
         super().__init__(runner, parent)
         self.empty_label.setTextFormat(Qt.RichText)
@@ -133,6 +132,12 @@ class NonreciprocalWorkbench(MethodWorkbench):
         self._shown_release = None
         self.worlds_view = WorldsView()
         self.fig_view = Fig6View()
+        self.fig_sweep = FigureSweep(self.submit, key=f"{self.job_key}:fig",
+                                     wait_for_kernels=self.runner.wait_for_kernels, parent=self)
+        self.fig_sweep.partial.connect(self._figure_partial)
+        self.fig_sweep.finished.connect(self._figure_done)
+        self.fig_sweep.not_started.connect(self._figure_not_started)
+        self.fig_sweep.failed.connect(self._figure_failed)
         self.fig_view.rerun_requested.connect(self._rerun_figure)
         self.fig_view.stop_requested.connect(self._stop_figure)
         self.order_view = OrderView()
@@ -190,7 +195,7 @@ class NonreciprocalWorkbench(MethodWorkbench):
 
     def dataset_changed(self, dataset: Any) -> None:
         self._fig_results.clear()
-        self._fig_job = None
+        self.fig_sweep.discard()
         panel = self.param_panel
         labels = _labels_of_sample(dataset)
         if labels is not None:
@@ -253,45 +258,26 @@ class NonreciprocalWorkbench(MethodWorkbench):
     # ------------------------------------------------------------ Fig. 6 sweep
     def _start_figure(self, run: MethodRun) -> None:
         """Run the Fig. 6 sweep around ``run`` in the background (the run's own cell is not recomputed)."""
-        self._stop_figure()
-        data, spec, runner = self.dataset, self.spec, self.runner
-        axes, cells, own_cell = figure_sweep(run, data.n_records)
+        axes, cells, own_cell = figure_sweep(run, self.dataset.n_records)
         self.fig_view.started(run, axes, len(cells))
-        # Cells computed before (the studio's result cache, when the window set one) are not run again.
-        stored, on_cell = self.result_cache.sweep_hooks(spec, data) if self.result_cache is not None else (None, None)
+        self.fig_sweep.start(sweep_title(run), self.spec, self.dataset, cells, axes=axes, cached=own_cell,
+                             result_cache=self.result_cache, context=run)
 
-        def cached(cell):
-            return own_cell(cell) or (stored(cell) if stored is not None else None)
-
-        def job(progress):
-            runner.wait_for_kernels(progress)
-            return run_sweep(spec, data, cells, progress, axes=axes, cached=cached, on_cell=on_cell)
-
-        self._fig_job = self.submit(sweep_title(run), job, key=f"{self.job_key}:fig",
-                                    on_partial=lambda result: self._figure_partial(run, result),
-                                    on_done=lambda result, _complete: self._figure_done(run, result),
-                                    on_error=self._figure_failed)
-        fig_job = self._fig_job
-        fig_job.changed.connect(lambda: self._figure_job_changed(run, fig_job))
-
-    def _figure_job_changed(self, run: MethodRun, job) -> None:
-        """A sweep cancelled before it started calls no on_done: say so and offer to run it again."""
-        if job is not self._fig_job or not job.state.finished:
-            return
-        self._fig_job = None
-        if run not in self._fig_results and run is self.last_run and job.state is not JobState.FAILED:
+    def _figure_not_started(self) -> None:
+        """A sweep stopped before its first point delivers nothing: say so and offer to run it again."""
+        run = self.fig_sweep.context
+        if run not in self._fig_results and run is self.last_run:
             self.fig_view.status.setText("The sweep was stopped before its first point.")
             self.fig_view.stop_button.setEnabled(False)
             self.fig_view.rerun_button.setEnabled(True)
 
-    def _figure_partial(self, run: MethodRun, result: SweepResult) -> None:
+    def _figure_partial(self, result: SweepResult) -> None:
+        run = self.fig_sweep.context
         if run is self.last_run:
             self.fig_view.show_sweep(result, run, running=True)
 
-    def _figure_done(self, run: MethodRun, result: SweepResult) -> None:
-        self._fig_job = None
-        if result is None:
-            return
+    def _figure_done(self, result: SweepResult, complete: bool) -> None:
+        run = self.fig_sweep.context
         self._fig_results[run] = result
         if run is self.last_run:
             self.fig_view.show_sweep(result, run, running=False)
@@ -299,14 +285,12 @@ class NonreciprocalWorkbench(MethodWorkbench):
             self.fig_view.show_compared(result)
 
     def _figure_failed(self, exc: BaseException) -> None:
-        self._fig_job = None
         self.fig_view.status.setText(describe_failure(exc))
         self.fig_view.rerun_button.setEnabled(self.last_run is not None)
         self.fig_view.stop_button.setEnabled(False)
 
     def _stop_figure(self) -> None:
-        if self._fig_job is not None:
-            self._fig_job.cancel()
+        self.fig_sweep.stop()
 
     def _rerun_figure(self) -> None:
         run = self.last_run
@@ -317,8 +301,7 @@ class NonreciprocalWorkbench(MethodWorkbench):
     @property
     def figure_job(self):
         """The running Fig. 6 sweep job, or None."""
-        job = self._fig_job
-        return job if job is not None and not job.state.finished else None
+        return self.fig_sweep.job if self.fig_sweep.running else None
 
     # ------------------------------------------------------------ people
     def _person_changed(self, person: int) -> None:

@@ -18,8 +18,9 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSpli
 
 from ....formatting import number
 from ....methods.contract import MethodRun, MethodSpec
-from ....methods.sweep import CellResult, SweepResult, run_sweep
+from ....methods.sweep import CellResult, SweepResult
 from ...controls import narrow_combo, note_label
+from ...figure_sweep import FigureSweep
 from ...plots import ExportablePlot
 from .figures import FIGURES, MEASURES, PAIRS, SEEDS, SweepSample, curves, figure_cells, run_point, sweep_sample
 
@@ -76,8 +77,9 @@ class TradeoffView(QWidget):
     ----------
     spec
         The ρ method spec (cells run through its pipeline).
-    submit
-        ``submit(title, fn, on_partial=, on_done=, on_error=) -> job``: a background job.
+    submit, key, wait_for_kernels
+        How the figures' cells run in the background: the :class:`~anonstudio.gui.figure_sweep.FigureSweep`'s
+        (a workbench's ``submit``, the jobs' key, the runner's kernel wait).
 
     Signals
     -------
@@ -87,14 +89,18 @@ class TradeoffView(QWidget):
 
     finished = Signal(object)
 
-    def __init__(self, spec: MethodSpec, submit: Callable[..., Any], parent: QWidget | None = None):
+    def __init__(self, spec: MethodSpec, submit: Callable[..., Any], parent: QWidget | None = None, *,
+                 key: str | None = None, wait_for_kernels: Callable[[Any], None] | None = None):
         super().__init__(parent)
         self.spec = spec
-        self.submit = submit
+        self.sweep = sweep = FigureSweep(submit, key=key, wait_for_kernels=wait_for_kernels, parent=self)
+        sweep.partial.connect(self.show_sweep)
+        sweep.finished.connect(self._finished)
+        sweep.failed.connect(self._failed)
+        sweep.not_started.connect(self._not_started)
         self.run: MethodRun | None = None
         self.sample: SweepSample | None = None
         self.dataset: Any = None
-        self.job = None
         self.result: SweepResult | None = None
         self.notes: list[str] = []
         #: Finished cells by their params (a figure reruns only what it lacks).
@@ -201,22 +207,21 @@ class TradeoffView(QWidget):
             plot.clear_data()
             plot.set_caption("")
 
+    @property
+    def job(self):
+        """The current figure's sweep job (None before the first)."""
+        return self.sweep.job
+
     def stop(self) -> None:
-        if self.job is not None and not self.job.state.finished:
-            self.job.cancel()
+        """Stop the figure's sweep and forget it (a new dataset, no finished run to draw around)."""
+        self.sweep.discard()
         self.stop_button.setText("Stop")
         self.stop_button.setEnabled(False)
 
     def _stop_or_go_on(self) -> None:
-        if self.job is not None and not self.job.state.finished:
-            self.stop()
-            # A job stopped before it started reports nothing: say here that the rest can still be run.
-            self.stop_button.setText("Go on")
-            self.stop_button.setEnabled(True)
-            done = self.result.done if self.result is not None else 0
-            total = len(self.result.cells) if self.result is not None else 0
-            self.status.setText(self._status_head() + f"{done:,} of {total:,} cells finished — stopped: “Go on” "
-                                "runs the rest.")
+        if self.sweep.running:
+            self.sweep.stop()  # the finished cells arrive, marked stopped (or: stopped before it started)
+            self.stop_button.setEnabled(False)
         else:
             self.refresh()
 
@@ -239,22 +244,12 @@ class TradeoffView(QWidget):
             result.complete = True
             self._finished(result, True)
             return
-        spec, data = self.spec, self.sample.data
-
-        def fn(progress):
-            return run_sweep(spec, data, cells, _Brief(progress, len(cells)), keep_runs=True,
-                             cached=lambda cell: _relabel(kept.get(cell.params), cell),
-                             on_cell=lambda r: kept.__setitem__(r.cell.params, r))
-
-        def mine(callback):
-            # A stopped figure's last callbacks must not draw over the one now chosen.
-            return lambda *args: callback(*args) if (self.figure, self.pair_key) == (figure, pair) else None
-
         self.stop_button.setText("Stop")
         self.stop_button.setEnabled(True)
         # Short: the status bar shows the title whole.
-        self.job = self.submit("ρ trade-offs", fn, on_partial=mine(self.show_sweep),
-                               on_done=mine(self._finished), on_error=mine(self._failed))
+        self.sweep.start("ρ trade-offs", self.spec, self.sample.data, cells, keep_runs=True, brief=True,
+                         cached=lambda cell: _relabel(kept.get(cell.params), cell),
+                         on_cell=lambda r: kept.__setitem__(r.cell.params, r))
 
     def _finished(self, result: SweepResult, complete: bool) -> None:
         self.stop_button.setText("Stop" if result.complete else "Go on")
@@ -270,6 +265,12 @@ class TradeoffView(QWidget):
             text += " — stopped: “Go on” runs the rest"
         self.status.setText(self._status_head() + html.escape(text) + ".")
         self.finished.emit(result)
+
+    def _not_started(self) -> None:
+        self.stop_button.setText("Go on")
+        self.stop_button.setEnabled(True)
+        self.status.setText(self._status_head() + "No cell finished — stopped before the first: “Go on” runs the "
+                            "figure.")
 
     def _failed(self, exc: BaseException) -> None:
         self.stop_button.setEnabled(False)
@@ -315,23 +316,6 @@ class TradeoffView(QWidget):
         if not result.complete:
             self.status.setText(self._status_head() + f"Running: {result.done:,} of {len(result.cells):,} cells "
                                 "finished…")
-
-
-class _Brief:
-    """Progress of a figure's sweep as "7 of 20 cells": the status bar shows it whole (cell labels are long)."""
-
-    def __init__(self, parent, total: int):
-        self.parent, self.total = parent, max(total, 1)
-
-    def set(self, fraction: float, status: str = "") -> None:
-        done = min(int(fraction * self.total + 1e-9), self.total)
-        self.parent.set(fraction, f"{done} of {self.total} cells")
-
-    def partial(self, result) -> None:
-        self.parent.partial(result)
-
-    def cancelled(self) -> bool:
-        return self.parent.cancelled()
 
 
 def _relabel(kept: CellResult | None, cell) -> CellResult | None:

@@ -102,7 +102,8 @@ class RhoWorkbench(MethodWorkbench):
     def build_results(self) -> QWidget:
         self._problem = ""
         self._browsers: dict[int, Any] = {}
-        self.tradeoffs = TradeoffView(self.spec, self._submit_figure)
+        self.tradeoffs = TradeoffView(self.spec, self.submit, key=f"{self.job_key}:fig",
+                                      wait_for_kernels=self.runner.wait_for_kernels)
         self.rules = RuleBrowserView()
         self.check = CheckView()
         self.utility = UtilityView()
@@ -123,15 +124,6 @@ class RhoWorkbench(MethodWorkbench):
                 "Each record before and after, the suppressed items highlighted.")):
             self.tabs.setTabToolTip(i, tip)
         return self.tabs
-
-    def _submit_figure(self, title: str, fn, **callbacks):
-        runner = self.runner
-
-        def job(progress):
-            runner.wait_for_kernels(progress)
-            return fn(progress)
-
-        return self.submit(title, job, key=f"{self.job_key}:fig", **callbacks)
 
     # ------------------------------------------------------------ dataset
     def dataset_changed(self, dataset: Any) -> None:

@@ -30,7 +30,10 @@ HEADING_EMPTY = "<b>Cluster inspector</b>: select a person in the tables above."
 
 
 class ClusterInspector(QWidget):
-    """One cluster: size, losses, generalized demographics and published items; see the module docstring."""
+    """One cluster: size, losses, generalized demographics and published items; see the module docstring.
+
+    ``cluster`` is the cluster shown (its position in the result, from 0; people read its number, from 1).
+    """
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -64,8 +67,9 @@ class ClusterInspector(QWidget):
     def show_cluster(self, view: ClusterView) -> None:
         self.cluster = view.cluster
         ul = "" if not np.isfinite(view.ul) else f", items loss UL {number(view.ul, 3)}"
-        self.heading.setText(f"<b>Cluster {view.cluster:,}</b>: {integer(view.size)} people, demographics loss NCP "
-                             f"{number(view.ncp, 3)}{ul}, {len(view.items):,} published items.")
+        # Numbered from 1, as in the cluster column of the tables and of ANON.csv.
+        self.heading.setText(f"<b>Cluster {integer(view.number)}</b>: {integer(view.size)} people, demographics loss "
+                             f"NCP {number(view.ncp, 3)}{ul}, {len(view.items):,} published items.")
         _fill(self.cells, list(view.cells))
         _fill(self.items, [(it.label + (" (sensitive)" if it.kind == "sensitive" else ""), integer(it.people),
                             _stands_for(it)) for it in view.items], numeric=(1,))

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from ....formatting import integer, number
 from ....glossary import meaning
+from ....methods.contract import MethodRun, verdict_head
 from ...controls import note_label
 from ...plots import PALETTE, ExportablePlot
 
@@ -109,7 +110,7 @@ def measure_rows(result) -> list[tuple[str, str, str]]:
     ]
     rows += [(f"ARE of workload {name}", number(value, 4), f"are_{name}") for name, value in result.are.items()]
     published = ("no: the bound cannot be met" if result.feasible is False else
-                 "stopped early (partial)" if not result.complete else "yes")
+                 "no: the run was stopped, the clusters so far are shown" if not result.complete else "yes")
     rows.append(("Published", published, "bound"))
     rows.append(("Seconds", number(sum(result.seconds.values()), 3), ""))
     return rows
@@ -140,7 +141,7 @@ class MeasuresTable(QTableWidget):
                 item = QTableWidgetItem(text)
                 if c:
                     item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
-                tip = meaning(key) if key else ""
+                tip = meaning(key, "rt") if key else ""
                 if tip:
                     item.setToolTip(tip)
                 self.setItem(r, c, item)
@@ -191,16 +192,16 @@ class RunView(QWidget):
         self.measures.show_results(None)
         self.show_check(None)
 
-    def show_check(self, verification) -> None:
+    def show_check(self, run: MethodRun | None) -> None:
+        """The verdict of ``run``'s independent check (the contract's words) and one line per check."""
         self.checks.clear()
-        if verification is None:
+        head = verdict_head(run) if run is not None else ""
+        if not head:
             self.check_heading.setText("<b>Independent check</b>: runs after the anonymization.")
             return
-        lines = verification.lines()
-        passed = bool(getattr(verification, "passed", False))
-        self.check_heading.setText("<b>Independent check: " + ("passed</b>" if passed else "FAILED</b>")
-                                   + (" (stopped early)" if not getattr(verification, "complete", True) else ""))
-        for line in lines:
+        self.check_heading.setText(f"<b>{head}</b>" + (f": {run.status_reason()}" if run.status == "cancelled"
+                                                          else ""))
+        for line in run.verification.lines() if run.verification is not None else []:
             mark = "✘ " if line.startswith("FAILED") else "✔ " if line.startswith("ok") else "• "
             item = QListWidgetItem(mark + line.removeprefix("ok: ").removeprefix("FAILED: "))
             item.setToolTip(line)

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import QSplitter, QTabWidget, QWidget
 
 from ....data.samples import sample_of
 from ....data.table import RTData, Table
+from ....formatting import duration
 from ....methods.contract import MethodRun
 from ....methods.rt.compare import RTComparison
 from ....methods.rt.inputs import rt_data_for, suggest_params
@@ -34,8 +35,9 @@ from ....methods.rt.params import RTParams
 from ....methods.rt.result import RTResult
 from ....methods.rt.sweeps import HEURISTICS as PRESET
 from ....methods.rt.sweeps import coarse_to_fine, delta_grid
-from ....methods.sweep import Axis, CellResult, SweepResult, make_grid, run_sweep
+from ....methods.sweep import Axis, CellResult, SweepResult, make_grid
 from ....params import ParameterError, from_dict, spec_of, to_dict
+from ...figure_sweep import FigureSweep
 from ...method_workbench import MethodWorkbench
 from ...side_by_side import SideBySideView
 from .heuristics import HEURISTICS, HeuristicComparison, Trace
@@ -98,8 +100,6 @@ class RTWorkbench(MethodWorkbench):
     # ------------------------------------------------------------ building
     def build_results(self) -> QWidget:
         self.release: RTComparison | None = None
-        self.comparison_job = None
-        self._comparison_delivered = False
         self._comparison_key: RTParams | None = None
         self._traces: dict[int, Trace] = {}
         self.side_by_side = SideBySideView()
@@ -115,6 +115,13 @@ class RTWorkbench(MethodWorkbench):
         self.comparison.set_deltas(PRESET.axes[0].values)
         self.comparison.start_requested.connect(self.start_comparison)
         self.comparison.cancel_requested.connect(self.cancel_comparison)
+        self.comparison_sweep = FigureSweep(self.submit, key=f"{self.job_key}:fig",
+                                            wait_for_kernels=self.runner.wait_for_kernels, parent=self)
+        self.comparison_sweep.partial.connect(self._comparison_partial)
+        self.comparison_sweep.finished.connect(self._comparison_done)
+        self.comparison_sweep.not_started.connect(self._comparison_not_started)
+        self.comparison_sweep.failed.connect(self._comparison_failed)
+        self.comparison_sweep.running_changed.connect(self.comparison.set_running)
         self.run_view = RunView()
         self.tabs = QTabWidget()
         self.tabs.addTab(table_page, TAB_TABLE)
@@ -149,9 +156,9 @@ class RTWorkbench(MethodWorkbench):
         if values:
             return values, f"the “{html.escape(sample.title)}” sample"
         columns = {str(c) for c in table.frame.columns}
-        example = self.spec.example_params()
-        if {*example.qi, example.items_column} <= columns:
-            return to_dict(example), ("the Adult example (each person's occupation as their one item; demographics "
+        adult = self.spec.adult_params()
+        if {*adult.qi, adult.items_column} <= columns:
+            return to_dict(adult), ("the Adult example (each person's occupation as their one item; demographics "
                                       "age, education, race, sex)")
         values = suggest_params(table)
         if values:
@@ -182,10 +189,15 @@ class RTWorkbench(MethodWorkbench):
             self.start_comparison()
         else:
             self.comparison.set_status(f"Comparing R, T and RT at {len(deltas)} values of δ takes {cells} more runs, "
-                                       f"about {_duration(estimate)} at the speed of this one: press “Compare R, T "
+                                       f"about {duration(estimate)} at the speed of this one: press “Compare R, T "
                                        "and RT” to start them.")
 
     # ---------------------------------------------------------- comparison
+    @property
+    def comparison_job(self):
+        """The comparison's current job (running or finished), None before the first of this dataset."""
+        return self.comparison_sweep.job
+
     def start_comparison(self) -> None:
         """Run R, T and RT at every δ of the comparison's field in the background, with the shown run's settings."""
         data = self.dataset
@@ -201,88 +213,58 @@ class RTWorkbench(MethodWorkbench):
         if data is None:
             self.comparison.set_status("Load a dataset first.")
             return
-        self.cancel_comparison()
         self.comparison.clear()
         self._comparison_key = comparison_key(base)
         if run is not None:
             self._mark_on_comparison(run)
         traces: dict[int, Trace] = {}
         self._traces = traces
-        shown = {c.index: c for c in cells if run is not None and c.params == run.params}
+        shown = {c.index for c in cells if run is not None and c.params == run.params}
 
         def cached(cell) -> CellResult | None:
             # The run on screen is one of the cells: reuse it instead of running it again.
             if cell.index not in shown:
                 return None
             traces[cell.index] = Trace.of(run.result)
-            return CellResult(cell, run.status, {k: v for k, v in run.summary().items() if k != "seconds"},
-                              run.seconds)
-
-        # Finished cells go to the result cache like any sweep's (the Compare tab finds them there); they are
-        # not read back from it, since the cache keeps no losses along the merges.
-        store = self.result_cache.sweep_hooks(self.spec, data)[1] if self.result_cache is not None else None
+            return CellResult.of_run(cell, run)
 
         def keep_trace(cell_result: CellResult) -> None:
             # Runs in the worker: keep the losses along the merges, drop the run (its tables are large).
             if cell_result.run is not None and isinstance(cell_result.run.result, RTResult):
                 traces[cell_result.cell.index] = Trace.of(cell_result.run.result)
             cell_result.run = None
-            if store is not None:
-                store(cell_result)
 
-        spec, runner = self.spec, self.runner
-
-        def job(progress):
-            runner.wait_for_kernels(progress)
-            # The cells differ only in δ and the heuristic: split the items column or join the items file once
-            # for all of them rather than once a cell (and every cell reads the same items).
-            people = rt_data_for(data, base)
-            return run_sweep(spec, people, cells, progress, axes=axes, keep_runs=True, cached=cached,
-                             on_cell=keep_trace)
-
-        self.comparison.set_running(True)
         self.comparison.set_status(f"Running {len(cells)} runs ({len(deltas)} values of δ × R, T, RT) in the "
                                    "background; the plots fill in as they finish.")
-        self._comparison_delivered = False
-        self.comparison_job = self.submit(f"{spec.title}: compare merge heuristics", job,
-                                          key=f"{self.job_key}:fig", on_partial=self._comparison_partial,
-                                          on_done=self._comparison_done, on_error=self._comparison_failed)
-        self.comparison_job.changed.connect(lambda j=self.comparison_job: self._comparison_changed(j))
+        # Finished cells go to the result cache like any sweep's (the Compare tab finds them there); they are not
+        # read back from it, since the cache keeps no losses along the merges. The cells differ only in δ and the
+        # heuristic: the items column is split (or the items file joined) once for all of them.
+        self.comparison_sweep.start(f"{self.spec.title}: compare merge heuristics", self.spec, data, cells,
+                                    axes=axes, cached=cached, on_cell=keep_trace, result_cache=self.result_cache,
+                                    read_cache=False, keep_runs=True, prepare=lambda people: rt_data_for(people, base))
 
     def cancel_comparison(self) -> None:
-        if self.comparison_job is not None and not self.comparison_job.state.finished:
-            self.comparison_job.cancel()
+        self.comparison_sweep.stop()
 
     def _reset_comparison(self) -> None:
-        self.cancel_comparison()
-        self.comparison_job = None
+        self.comparison_sweep.reset()
         self._comparison_key = None
         self._traces = {}
         self.comparison.clear()
         self.comparison.set_running(False)
 
-    def _comparison_changed(self, job) -> None:
-        # A job cancelled before it started, or superseded, never reports done: free the buttons here.
-        if job is not self.comparison_job or not job.state.finished:
-            return
-        self.comparison.set_running(False)
-        if not self._comparison_delivered and job.state.value == "cancelled":
-            self.comparison.set_status("Stopped before the first run finished.")
+    def _comparison_not_started(self) -> None:
+        self.comparison.set_status("Stopped before the first run finished.")
 
     def _comparison_partial(self, result: SweepResult) -> None:
         self.comparison.show_sweep(result, self._traces)
         self._show_comparison_status(result, running=True)
 
     def _comparison_done(self, result: SweepResult, complete: bool) -> None:
-        self._comparison_delivered = True
-        self.comparison.set_running(False)
-        if result is None:
-            return
         self.comparison.show_sweep(result, self._traces)
         self._show_comparison_status(result, running=False)
 
     def _comparison_failed(self, exc: BaseException) -> None:
-        self.comparison.set_running(False)
         self.comparison.set_status(f"<span style='color:#b00020'>The comparison failed: {html.escape(str(exc))}"
                                    "</span>")
 
@@ -338,7 +320,7 @@ class RTWorkbench(MethodWorkbench):
         self.param_panel.editor("delta").setToolTip(self._delta_tip + extra)
 
     def show_verification(self, run: MethodRun) -> None:
-        self.run_view.show_check(run.verification)
+        self.run_view.show_check(run)
         # Every way a run comes on screen (just finished, picked from the history, read from the cache) ends
         # here: star it on the comparison.
         self._mark_on_comparison(run)
@@ -357,8 +339,7 @@ class RTWorkbench(MethodWorkbench):
         else:
             self.comparison.mark_run(None, None, None)
         if self.comparison.result is not None:
-            running = self.comparison_job is not None and not self.comparison_job.state.finished
-            self._show_comparison_status(self.comparison.result, running)
+            self._show_comparison_status(self.comparison.result, self.comparison_sweep.running)
         elif isinstance(run.result, RTResult) and not self._compares(run):
             self.comparison.set_status(OTHER_SETTINGS)
 
@@ -395,18 +376,12 @@ def comparison_text(result: SweepResult, running: bool) -> str:
     deltas = len({c.values["delta"] for c in result.cells})
     missed = [r for r in result.ordered() if r.status not in ("done", "unverified")]
     text = f"{result.done} of {total} runs ({deltas} values of δ × R, T, RT)"
-    text += " so far" if running else f" in {_duration(result.seconds)}"
+    text += " so far" if running else f" in {duration(result.seconds)}"
     if not running and not result.complete:
-        text += " (stopped early: the finished runs are drawn)"
+        text += " (stopped: the finished runs are drawn)"
     if missed:
         names = ", ".join(f"{HEURISTICS[r.cell.values['merge']][0]} at δ = {r.cell.values['delta']:g}"
                           for r in missed[:6])
         # An ellipsis ends the list by itself: no full stop after it.
         return text + f". Nothing published (δ cannot be met): {names}" + (" …" if len(missed) > 6 else ".")
     return text + "."
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f} s" if seconds >= 10 else f"{seconds:.1f} s"
-    return f"{seconds / 60:.0f} min"
