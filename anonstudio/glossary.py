@@ -41,27 +41,7 @@ _ENTRIES = (
                        "release may not exceed (RT-datasets).", "", "delta"),
     Term("epsilon", "ε", "The error an estimate may have: sampled results are within ±ε of the truth with "
                          "confidence 1 - δ.", "", "epsilon"),
-    Term("skewness", "γ (skewness)", "Skewness of a log2 Ti histogram: above 0, a long tail of people the attacker "
-         "is much surer about than the learner.", "threat", "skewness"),
     Term("seed", "seed", "The random seed: the same seed gives the same result, whatever the number of threads."),
-    # ---------------------------------------------------------------- threats
-    Term("p_A", "p_A", "The attacker's probability of a person's sensitive value: learns from the release and "
-         "knows the person is in the table (Lemma 1).", "threat"),
-    Term("p_L", "p_L", "The learner's probability: what the release teaches about everyone with the same known "
-         "attributes.", "threat"),
-    Term("p_RW", "p_RW", "Random worlds: every cleartext table compatible with the release equally likely.",
-         "threat"),
-    Term("p_I", "p_I", "The ideal learner's probability, computed from the cleartext table itself.", "threat"),
-    Term("Ti", "Ti", "p_A / p_L of the true value: how many times surer the attacker is than the learner "
-         "(log2 Ti = 1: twice as sure).", "threat"),
-    Term("GT_A", "GT_A", "Share of rows whose sensitive value the attacker's best guess gets right.", "threat"),
-    Term("GT_L", "GT_L", "Share of rows whose sensitive value the learner's best guess gets right.", "threat"),
-    Term("RGT", "RGT_A", "Relative gain of the attacker: GT_A measured against what the learner already "
-         "guesses right.", "threat"),
-    Term("RF", "RF", "Relative faithfulness: 1 when the release teaches the population what the cleartext would; "
-         "lower when anonymization distorts it.", "threat"),
-    Term("ABS", "ABS", "Mean absolute difference between a distribution's probability of the true value and the "
-         "ideal one.", "threat"),
     # ---------------------------------------------------------------- loss measures
     Term("NCP", "NCP", "Normalized certainty penalty: how much of a value's precision is lost when it is "
          "published as a range or a group (0 = none, 1 = everything merged)."),

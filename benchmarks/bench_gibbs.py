@@ -25,8 +25,10 @@ import numpy as np
 import pandas as pd
 
 from anonstudio.data.table import Table
-from anonstudio.methods.group_anonymize.api import GroupAnonParams, anonymize
-from anonstudio.methods.threat import ThreatParams, analyze_threat
+from anonstudio.methods.group_anonymize.algorithm import anonymize
+from anonstudio.methods.group_anonymize.params import GroupAnonymizeParams
+from anonstudio.methods.threat.analysis import analyze_threat
+from anonstudio.methods.threat.params import ThreatParams
 from anonstudio.methods.threat.analysis import prepare
 from bench_data import BENCH_DATA  # noqa: E402  (benchmarks/ is the script folder)
 
@@ -46,7 +48,7 @@ def adult(rows: int | None) -> pd.DataFrame:
 
 
 def release(frame: pd.DataFrame, scheme: str, k: int):
-    params = GroupAnonParams(scheme=scheme, k=k, l=k, qi=tuple(QI), sensitive="occupation")
+    params = GroupAnonymizeParams(scheme=scheme, k=k, l=k, qi=tuple(QI), sensitive="occupation")
     return anonymize(Table(frame), params).release
 
 

@@ -180,6 +180,16 @@ class MainWindow(QMainWindow):
                 self._param_pages[bench.param_panel] = bench.param_panel
                 self.param_stack.addWidget(bench.param_panel)
             bench.status.connect(lambda text: self.statusBar().showMessage(text, 8000))
+            if isinstance(bench, MethodWorkbench):
+                bench.run_finished.connect(lambda run, _complete, source=bench: self._hand_over(source, run))
+
+    def _hand_over(self, source: Workbench, run: Any) -> None:
+        """Offer a run finished in one tab to the other tabs that take one (``receive_run``), e.g. a group release
+        to Threats; the tabs stay independent of each other."""
+        for bench in self.workbenches:
+            receive = getattr(bench, "receive_run", None)
+            if bench is not source and callable(receive):
+                receive(run)
 
     def workbench(self, title_or_cls: str | type) -> Workbench:
         """The workbench instance with this TITLE or class."""

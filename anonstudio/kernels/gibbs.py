@@ -26,6 +26,8 @@ concatenation of all quasi-identifier domains, so ``counts``, ``beta`` and
 ``pi_r`` are ``(S, D)`` matrices. All state (RNG word, counts, current
 pairing, accumulators) is owned by the caller so chunked runs are exactly
 reproducible.
+
+Slow reference: tests/reference/threat_reference.py::exact_learner_joint, tests/reference/threat_reference.py::exact_posteriors
 """
 from __future__ import annotations
 

@@ -7,6 +7,8 @@ unit contributes ``n_unit * prod_{a known} m_unit,a(y_a)`` where ``m`` is the
 row marginal of attribute ``a`` (from the sampler, or uniform over the cell for
 the random-worlds model). Only groups whose cell holds the victim's value of
 the most selective known attribute are visited.
+
+Slow reference: tests/reference/threat_reference.py::exact_posteriors
 """
 from __future__ import annotations
 

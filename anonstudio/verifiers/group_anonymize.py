@@ -39,7 +39,8 @@ __all__ = ["GroupPrivacyReport", "verify_group_release"]
 
 @dataclass
 class GroupPrivacyReport:
-    """What :func:`verify_group_release` found. ``ok`` is the overall verdict."""
+    """What :func:`verify_group_release` found. ``ok`` (``passed``) is the overall finding; the words of the
+    verdict are the method contract's. ``misfits`` name rows and groups from 1."""
 
     scheme: str
     n_rows: int
@@ -58,6 +59,8 @@ class GroupPrivacyReport:
     misfits: list[dict] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     ncp: float = 0.0
+    #: NCP of each quasi-identifier alone (mean over rows); ``ncp`` is their mean.
+    ncp_columns: dict[str, float] = field(default_factory=dict)
     discernibility: int = 0
 
     @property
@@ -73,7 +76,23 @@ class GroupPrivacyReport:
         return self.ok
 
     def lines(self) -> list[str]:
-        return [line.strip() for line in self.format().splitlines()[1:]]
+        """What was checked and found, one plain line each (the verdict's figures; rows and groups from 1)."""
+        lines = [
+            f"{self.scheme} release, {self.n_rows} rows in {self.n_groups} groups",
+            f"group size: min {self.min_group_size}, mean {self.mean_group_size:.2f}, max {self.max_group_size}",
+            f"distinct sensitive values per group: min {self.min_distinct_sensitive}; "
+            f"largest share of one value in a group {self.max_sensitive_share:.3f}",
+        ]
+        if self.k is not None:
+            lines.append(f"{self.k}-anonymous: {'yes' if self.k_anonymous else 'NO'}")
+        if self.l is not None:
+            lines.append(f"{self.l}-diverse: {'yes' if self.l_diverse else 'NO'}")
+        lines.append(f"rows outside their group's cells: {self.n_misfits}")
+        for m in self.misfits[:5]:
+            lines.append(f"row {m['row']}: {m['column']} = {m['value']!r} not in group {m['group']}'s cell")
+        lines.extend(f"problem: {p}" for p in self.problems)
+        lines.append(f"NCP {self.ncp:.4f}, discernibility {self.discernibility}")
+        return lines
 
     def summary(self) -> dict[str, float]:
         return {"passed": float(self.ok), "groups": float(self.n_groups), "min_group_size": float(self.min_group_size),
@@ -85,26 +104,6 @@ class GroupPrivacyReport:
         out["size_histogram"] = {str(s): n for s, n in self.size_histogram.items()}
         out["ok"] = self.ok
         return out
-
-    def format(self) -> str:
-        """A few human-readable lines (the CLI prints them)."""
-        verdict = "PASS" if self.ok else "FAIL"
-        lines = [
-            f"verifier: {verdict} ({self.scheme} release, {self.n_rows} rows in {self.n_groups} groups)",
-            f"  group size: min {self.min_group_size}, mean {self.mean_group_size:.2f}, max {self.max_group_size}",
-            f"  distinct sensitive values per group: min {self.min_distinct_sensitive}; "
-            f"largest share of one value in a group {self.max_sensitive_share:.3f}",
-        ]
-        if self.k is not None:
-            lines.append(f"  {self.k}-anonymous: {'yes' if self.k_anonymous else 'NO'}")
-        if self.l is not None:
-            lines.append(f"  {self.l}-diverse: {'yes' if self.l_diverse else 'NO'}")
-        lines.append(f"  rows outside their group's cells: {self.n_misfits}")
-        for m in self.misfits[:5]:
-            lines.append(f"    row {m['row'] + 1}: {m['column']} = {m['value']!r} not in group {m['group'] + 1}'s cell")
-        lines.extend(f"  problem: {p}" for p in self.problems)
-        lines.append(f"  NCP {self.ncp:.4f}, discernibility {self.discernibility}")
-        return "\n".join(lines)
 
 
 def _is_number(v) -> bool:
@@ -197,6 +196,7 @@ def verify_group_release(table: Table, release, k: int | None = None, l: int | N
     misfits: list[dict] = []
     n_misfits = 0
     ncp_total = 0.0
+    ncp_columns: dict[str, float] = {}
     for c in release.qi:
         cells = release.cells.get(c)
         if cells is None:
@@ -212,9 +212,13 @@ def verify_group_release(table: Table, release, k: int | None = None, l: int | N
         for r in bad[: max(0, max_misfits - len(misfits))]:
             value = frame[c].iloc[r]
             value = value.item() if hasattr(value, "item") else value  # numpy scalar -> JSON-friendly
-            misfits.append({"row": int(r), "column": c, "value": value, "group": int(row_group[r])})
+            # Rows and groups numbered from 1, as the published file and every view number them.
+            misfits.append({"row": int(r) + 1, "column": c, "value": value, "group": int(row_group[r]) + 1})
+        column_ncp = 0.0
         if release.scheme == "horizontal":
-            ncp_total += float(_cell_ncp(domain, cells)[row_group[valid]].sum())
+            column_ncp = float(_cell_ncp(domain, cells)[row_group[valid]].sum())
+            ncp_total += column_ncp
+        ncp_columns[c] = column_ncp / n if n and release.scheme == "horizontal" else 0.0
     ncp = ncp_total / (n * len(release.qi)) if n and release.qi and release.scheme == "horizontal" else 0.0
     hist_sizes, hist_counts = np.unique(sizes, return_counts=True)
     return GroupPrivacyReport(
@@ -235,5 +239,6 @@ def verify_group_release(table: Table, release, k: int | None = None, l: int | N
         misfits=misfits,
         problems=problems,
         ncp=ncp,
+        ncp_columns=ncp_columns,
         discernibility=int((sizes.astype(np.int64) ** 2).sum()),
     )

@@ -10,10 +10,11 @@ from anonstudio.data.compare import check_comparison
 from anonstudio.data.rows import Chip
 from anonstudio.data.table import Table
 from anonstudio.jobs import NullProgress
-from anonstudio.methods.group_anonymize.api import GroupAnonParams, anonymize
+from anonstudio.methods.group_anonymize.algorithm import anonymize
+from anonstudio.methods.group_anonymize.params import GroupAnonymizeParams
 from anonstudio.methods.group_anonymize.compare import GroupComparison, comparison_of
 from anonstudio.methods.group_anonymize.published_csv import export_release
-from anonstudio.methods.group_anonymize.spec import release_of
+from anonstudio.methods.group_anonymize.algorithm import run_group_anonymize
 
 from tests.group_anonymize.helpers import random_table
 
@@ -27,7 +28,7 @@ def text(cell):
 @pytest.mark.parametrize("scheme", ["mondrian", "anatomy"])
 def test_published_cells_are_the_published_csv(tmp_path, seed, scheme):
     table = random_table(seed)
-    release = anonymize(table, GroupAnonParams(scheme=scheme, k=3, l=2, qi=("age", "zip", "sex", "job"),
+    release = anonymize(table, GroupAnonymizeParams(scheme=scheme, k=3, l=2, qi=("age", "zip", "sex", "job"),
                                                sensitive="disease"), NullProgress()).release
     comparison = GroupComparison(table, release)
     check_comparison(comparison)
@@ -46,7 +47,7 @@ def test_published_cells_are_the_published_csv(tmp_path, seed, scheme):
 
 
 def test_chip_kinds_follow_the_cells_not_their_text(table1):
-    release = anonymize(table1, GroupAnonParams(scheme="mondrian", k=2, qi=("Nat", "ZIP"), sensitive="Dis"),
+    release = anonymize(table1, GroupAnonymizeParams(scheme="mondrian", k=2, qi=("Nat", "ZIP"), sensitive="Dis"),
                         NullProgress()).release
     comparison = GroupComparison(table1, release)
     for row in range(release.n_rows):
@@ -59,7 +60,7 @@ def test_chip_kinds_follow_the_cells_not_their_text(table1):
 
 
 def test_anatomy_publishes_the_group_multiset_as_one_chip(table1):
-    release = anonymize(table1, GroupAnonParams(scheme="anatomy", k=2, l=2, qi=("Nat", "ZIP"), sensitive="Dis"),
+    release = anonymize(table1, GroupAnonymizeParams(scheme="anatomy", k=2, l=2, qi=("Nat", "ZIP"), sensitive="Dis"),
                         NullProgress()).release
     comparison = GroupComparison(table1, release)
     cell = comparison.published.cells(0)[-1]
@@ -73,20 +74,20 @@ def test_describe_and_comparison_of_a_run():
     from anonstudio.methods.group_anonymize.spec import SPEC
 
     table, params = SPEC.example()
-    run = release_of(table, params, NullProgress())
+    run = run_group_anonymize(table, params, NullProgress())
     comparison = comparison_of(run)
     assert comparison.title == run.text and comparison.group_word == "group"
     g = int(run.release.row_group[5])
     size = len(run.release.group_rows(g))
     line = comparison.describe(5)
-    assert line.startswith(f"Row 5 is in group {g + 1} of {run.release.n_groups}: {size} rows with ")
+    assert line.startswith(f"Row 6 is in group {g + 1} of {run.release.n_groups}: {size} rows with ")
     assert "Published for all of them: age " in line
     assert comparison.highlight_keys(5) == ()
     assert comparison.published.search(f"group = {g + 1}").rows.tolist() == run.release.group_rows(g).tolist()
 
 
 def test_rows_must_align(table1):
-    release = anonymize(table1, GroupAnonParams(scheme="mondrian", k=2, qi=("Nat", "ZIP"), sensitive="Dis"),
+    release = anonymize(table1, GroupAnonymizeParams(scheme="mondrian", k=2, qi=("Nat", "ZIP"), sensitive="Dis"),
                         NullProgress()).release
     shorter = Table(table1.frame.iloc[:-1], dict(table1.roles), "short")
     with pytest.raises(ValueError, match="rows but the table has"):

@@ -8,7 +8,8 @@ import pytest
 
 from anonstudio.data.io import load_hierarchy
 from anonstudio.jobs import RecordingProgress
-from anonstudio.methods.group_anonymize.api import GroupAnonParams, anonymize
+from anonstudio.methods.group_anonymize.algorithm import anonymize
+from anonstudio.methods.group_anonymize.params import GroupAnonymizeParams
 from anonstudio.verifiers.group_anonymize import verify_group_release
 from tests.reference import group_anonymize_reference as ref
 
@@ -19,7 +20,7 @@ CASES = [(seed, k, l) for seed in range(8) for k, l in [(2, None), (3, 2), (4, 3
 
 
 def _run(table, scheme, k, l, **kw):
-    return anonymize(table, GroupAnonParams(scheme=scheme, k=k, l=l, qi=QI, sensitive="disease", seed=7), **kw)
+    return anonymize(table, GroupAnonymizeParams(scheme=scheme, k=k, l=l, qi=QI, sensitive="disease", seed=7), **kw)
 
 
 def _ladders(frame):
@@ -45,7 +46,7 @@ def test_mondrian_random_tables(seed, k, l):
         return
     release = _run(table, "mondrian", k, l).release
     report = verify_group_release(table, release, k=k, l=l)
-    assert report.ok, report.format()
+    assert report.ok, report.lines()
     assert ref.check_release(table.frame, release, k, l if l else 1) == (True, True, True)
     # Mondrian stops only when no median cut is allowable.
     assert not ref.mondrian_has_allowable_cut(table.frame, release, k, l)
@@ -58,7 +59,7 @@ def test_global_recoding_is_optimal_on_random_tables(seed, k, l):
     result = _run(table, "global", k, l)
     release = result.release
     report = verify_group_release(table, release, k=k, l=l)
-    assert report.ok, report.format()
+    assert report.ok, report.lines()
     assert ref.check_release(table.frame, release, k, l if l else 1) == (True, True, True)
     frame = table.frame
     ladders = _ladders(frame)
@@ -86,7 +87,7 @@ def test_anatomy_random_tables(seed, l):
     release = _run(table, "anatomy", l, l).release
     assert release.scheme == "vertical"
     report = verify_group_release(table, release, k=l, l=l)
-    assert report.ok, report.format()
+    assert report.ok, report.lines()
     sizes, leftover = expected
     got = sorted(release.group_sizes().tolist())
     assert len(got) == len(sizes) and sum(got) == sum(sizes) + leftover
@@ -99,10 +100,10 @@ def test_anatomy_random_tables(seed, l):
 
 
 def test_anatomy_is_reproducible_by_seed(adult2000):
-    params = GroupAnonParams(scheme="anatomy", k=4, l=4, qi=ADULT_QI, sensitive="occupation", seed=3)
+    params = GroupAnonymizeParams(scheme="anatomy", k=4, l=4, qi=ADULT_QI, sensitive="occupation", seed=3)
     a = anonymize(adult2000, params).release
     b = anonymize(adult2000, params).release
-    c = anonymize(adult2000, GroupAnonParams(scheme="anatomy", k=4, l=4, qi=ADULT_QI, sensitive="occupation",
+    c = anonymize(adult2000, GroupAnonymizeParams(scheme="anatomy", k=4, l=4, qi=ADULT_QI, sensitive="occupation",
                                              seed=4)).release
     assert a.same_as(b)
     assert not a.same_as(c)
@@ -111,15 +112,15 @@ def test_anatomy_is_reproducible_by_seed(adult2000):
 @pytest.mark.parametrize("scheme", ["mondrian", "global", "anatomy"])
 @pytest.mark.parametrize("kl", [4, 6])
 def test_adult_slice_passes_verifier(adult2000, scheme, kl):
-    result = anonymize(adult2000, GroupAnonParams(scheme=scheme, k=kl, l=kl, qi=ADULT_QI, sensitive="occupation"))
+    result = anonymize(adult2000, GroupAnonymizeParams(scheme=scheme, k=kl, l=kl, qi=ADULT_QI, sensitive="occupation"))
     report = verify_group_release(adult2000, result.release, k=kl, l=kl)
-    assert result.complete and report.ok, report.format()
+    assert result.complete and report.ok, report.lines()
     assert ref.check_release(adult2000.frame, result.release, kl, kl) == (True, True, True)
 
 
 def test_global_recoding_uses_a_hierarchy(adult2000, ga_data):
     hierarchy = load_hierarchy(ga_data / "education_hierarchy.csv")
-    params = GroupAnonParams(scheme="global", k=4, l=4, qi=("age", "education", "sex"), sensitive="occupation")
+    params = GroupAnonymizeParams(scheme="global", k=4, l=4, qi=("age", "education", "sex"), sensitive="occupation")
     flat = anonymize(adult2000, params)
     tree = anonymize(adult2000, params, hierarchies={"education": hierarchy})
     assert verify_group_release(adult2000, tree.release, k=4, l=4).ok
@@ -154,7 +155,7 @@ class _CancelAfter:
 @pytest.mark.parametrize("polls", [0, 5, 40])
 def test_cancelled_horizontal_runs_return_valid_coarser_releases(adult2000, polls):
     for scheme in ["mondrian", "global"]:
-        params = GroupAnonParams(scheme=scheme, k=4, l=4, qi=ADULT_QI, sensitive="occupation")
+        params = GroupAnonymizeParams(scheme=scheme, k=4, l=4, qi=ADULT_QI, sensitive="occupation")
         full = anonymize(adult2000, params)
         cut = anonymize(adult2000, params, _CancelAfter(polls))
         assert not cut.complete
@@ -163,34 +164,34 @@ def test_cancelled_horizontal_runs_return_valid_coarser_releases(adult2000, poll
 
 
 def test_cancelled_anatomy_returns_no_release(adult2000):
-    params = GroupAnonParams(scheme="anatomy", k=4, l=4, qi=ADULT_QI, sensitive="occupation")
+    params = GroupAnonymizeParams(scheme="anatomy", k=4, l=4, qi=ADULT_QI, sensitive="occupation")
     result = anonymize(adult2000, params, _CancelAfter(10))
     assert result.release is None and not result.complete
 
 
 def test_infeasible_requests_are_explained(adult2000, table1):
     with pytest.raises(ValueError, match="fewer than k"):
-        anonymize(table1, GroupAnonParams(scheme="mondrian", k=9, qi=("Nat", "ZIP"), sensitive="Dis"))
+        anonymize(table1, GroupAnonymizeParams(scheme="mondrian", k=9, qi=("Nat", "ZIP"), sensitive="Dis"))
     with pytest.raises(ValueError, match="fewer than l"):
-        anonymize(table1, GroupAnonParams(scheme="global", k=2, l=6, qi=("Nat", "ZIP"), sensitive="Dis"))
+        anonymize(table1, GroupAnonymizeParams(scheme="global", k=2, l=6, qi=("Nat", "ZIP"), sensitive="Dis"))
     with pytest.raises(ValueError, match="unknown column"):
-        anonymize(table1, GroupAnonParams(scheme="mondrian", k=2, qi=("Nat", "Zip"), sensitive="Dis"))
+        anonymize(table1, GroupAnonymizeParams(scheme="mondrian", k=2, qi=("Nat", "Zip"), sensitive="Dis"))
     frame = table1.frame.copy()
     frame.loc[3, "Nat"] = None
     from anonstudio.data.table import Table
     with pytest.raises(ValueError, match="row 4"):
-        anonymize(Table(frame), GroupAnonParams(scheme="mondrian", k=2, qi=("Nat", "ZIP"), sensitive="Dis"))
+        anonymize(Table(frame), GroupAnonymizeParams(scheme="mondrian", k=2, qi=("Nat", "ZIP"), sensitive="Dis"))
 
 
 def test_progress_is_reported(adult2000):
     progress = RecordingProgress()
-    anonymize(adult2000, GroupAnonParams(scheme="global", k=4, l=4, qi=ADULT_QI, sensitive="occupation"), progress)
+    anonymize(adult2000, GroupAnonymizeParams(scheme="global", k=4, l=4, qi=ADULT_QI, sensitive="occupation"), progress)
     assert progress.fractions and progress.fractions[-1] == 1.0
     assert all(0.0 <= f <= 1.0 for f in progress.fractions)
 
 
 def test_sensitive_counts_preserved_by_anatomy(adult2000):
-    release = anonymize(adult2000, GroupAnonParams(scheme="anatomy", k=4, l=4, qi=ADULT_QI,
+    release = anonymize(adult2000, GroupAnonymizeParams(scheme="anatomy", k=4, l=4, qi=ADULT_QI,
                                                    sensitive="occupation")).release
     assert Counter(release.row_group.tolist()) and release.n_rows == adult2000.n_rows
     assert np.all(release.group_sizes() >= 4)
@@ -201,11 +202,11 @@ def test_sensitive_counts_preserved_by_anatomy(adult2000):
 def test_global_recoding_with_suppression_is_optimal(seed, share):
     table = random_table(100 + seed, n=50)
     k, l = 3, 2
-    result = anonymize(table, GroupAnonParams(scheme="global", k=k, l=l, qi=QI, sensitive="disease",
+    result = anonymize(table, GroupAnonymizeParams(scheme="global", k=k, l=l, qi=QI, sensitive="disease",
                                               max_suppression=share))
     release = result.release
     report = verify_group_release(table, release, k=k, l=l)
-    assert report.ok, report.format()
+    assert report.ok, report.lines()
     frame = table.frame
     ladders = _ladders(frame)
     best = ref.best_global_loss(frame, ["age", "zip", "sex", "job"], "disease", ladders, k, l,
@@ -213,13 +214,13 @@ def test_global_recoding_with_suppression_is_optimal(seed, share):
     assert result.info["loss"] == pytest.approx(best)
     assert report.ncp == pytest.approx(best)
     assert result.info["suppressed_rows"] <= share * 50
-    no_suppression = anonymize(table, GroupAnonParams(scheme="global", k=k, l=l, qi=QI, sensitive="disease"))
+    no_suppression = anonymize(table, GroupAnonymizeParams(scheme="global", k=k, l=l, qi=QI, sensitive="disease"))
     assert result.info["loss"] <= no_suppression.info["loss"] + 1e-12
 
 
 def test_suppression_publishes_one_all_star_group():
     table = random_table(103, n=50)
-    result = anonymize(table, GroupAnonParams(scheme="global", k=3, l=2, qi=QI, sensitive="disease",
+    result = anonymize(table, GroupAnonymizeParams(scheme="global", k=3, l=2, qi=QI, sensitive="disease",
                                               max_suppression=0.2))
     release = result.release
     assert result.info["suppressed_rows"] > 0
@@ -230,7 +231,7 @@ def test_suppression_publishes_one_all_star_group():
 
 def test_mondrian_cuts_categories_in_hierarchy_order(adult2000, ga_data):
     tree = load_hierarchy(ga_data / "adult_hierarchies" / "native-country.csv")
-    params = GroupAnonParams(scheme="mondrian", k=4, l=4, qi=("age", "native-country", "race"), sensitive="occupation")
+    params = GroupAnonymizeParams(scheme="mondrian", k=4, l=4, qi=("age", "native-country", "race"), sensitive="occupation")
     plain = anonymize(adult2000, params).release
     ordered = anonymize(adult2000, params, hierarchies={"native-country": tree}).release
     assert verify_group_release(adult2000, ordered, k=4, l=4).ok
@@ -241,7 +242,7 @@ def test_mondrian_cuts_categories_in_hierarchy_order(adult2000, ga_data):
 
 
 def test_verifier_sensitive_share_matches_brute_force(adult2000):
-    release = anonymize(adult2000, GroupAnonParams(scheme="mondrian", k=5, l=3, qi=ADULT_QI,
+    release = anonymize(adult2000, GroupAnonymizeParams(scheme="mondrian", k=5, l=3, qi=ADULT_QI,
                                                    sensitive="occupation")).release
     report = verify_group_release(adult2000, release, k=5, l=3)
     sens = adult2000.frame["occupation"].tolist()
@@ -251,3 +252,13 @@ def test_verifier_sensitive_share_matches_brute_force(adult2000):
         worst = max(worst, Counter(values).most_common(1)[0][1] / len(values))
     assert report.max_sensitive_share == pytest.approx(worst)
     assert report.to_json()["ok"] is True
+
+
+@pytest.mark.parametrize("scheme", ["mondrian", "global"])
+def test_ncp_per_column_averages_to_the_references_ncp(adult2000, scheme):
+    params = GroupAnonymizeParams(scheme=scheme, k=6, l=3, qi=("age", "education", "sex"), sensitive="occupation")
+    release = anonymize(adult2000, params).release
+    report = verify_group_release(adult2000, release, k=6, l=3)
+    assert list(report.ncp_columns) == ["age", "education", "sex"]
+    assert np.mean(list(report.ncp_columns.values())) == pytest.approx(ref.ncp(adult2000.frame, release), abs=1e-12)
+    assert report.ncp == pytest.approx(ref.ncp(adult2000.frame, release), abs=1e-12)

@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 
 from anonstudio.data.errors import DataFormatError
-from anonstudio.methods.group_anonymize.api import GroupAnonParams, anonymize
+from anonstudio.methods.group_anonymize.algorithm import anonymize
+from anonstudio.methods.group_anonymize.params import GroupAnonymizeParams
 from anonstudio.methods.group_anonymize.published_csv import import_release
 from anonstudio.verifiers.group_anonymize import verify_group_release
 
@@ -66,11 +67,11 @@ def test_table1c_with_a_wrong_disease_is_rejected(table1, ga_data, tmp_path):
 
 @pytest.mark.parametrize("scheme", ["mondrian", "global", "anatomy"])
 def test_anonymizers_on_table1a(table1, scheme):
-    params = GroupAnonParams(scheme=scheme, k=2, l=2, qi=("Nat", "ZIP"), sensitive="Dis")
+    params = GroupAnonymizeParams(scheme=scheme, k=2, l=2, qi=("Nat", "ZIP"), sensitive="Dis")
     result = anonymize(table1, params)
     assert result.complete
     report = verify_group_release(table1, result.release, k=2, l=2)
-    assert report.ok, report.format()
+    assert report.ok, report.lines()
     if scheme == "anatomy":
         # Like Table I(c): four groups of two rows, each with two diseases.
         assert result.release.scheme == "vertical" and report.size_histogram == {2: 4}
@@ -86,7 +87,7 @@ def test_mondrian_on_table1a_groups(table1):
     ZIP is widest (1 vs 1/3); six distinct ZIPs, cut after the third:
     {1, 2, 3} | {4, 6, 8}. No part of 3 or fewer rows can be cut with k = 2.
     """
-    release = anonymize(table1, GroupAnonParams(scheme="mondrian", k=2, l=2, qi=("Nat", "ZIP"), sensitive="Dis")).release
+    release = anonymize(table1, GroupAnonymizeParams(scheme="mondrian", k=2, l=2, qi=("Nat", "ZIP"), sensitive="Dis")).release
     assert release.row_group.tolist() == [0, 0, 0, 1, 2, 1, 2, 1]
     assert release.labels["Nat"] == ["{Japan|Malaysia}", "{Japan|Malaysia}", "{China|India}"]
     assert release.labels["ZIP"] == ["[45501-55503]", "[55504-77701]", "[66601-77701]"]

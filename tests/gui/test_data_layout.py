@@ -168,10 +168,11 @@ def test_side_by_side(qtbot, shots, family):
 
     if family == "group":
         from anonstudio.methods.group_anonymize.compare import comparison_of
-        from anonstudio.methods.group_anonymize.spec import SPEC, release_of
+        from anonstudio.methods.group_anonymize.algorithm import run_group_anonymize
+        from anonstudio.methods.group_anonymize.spec import SPEC
 
         table, params = SPEC.example()
-        comparison = comparison_of(release_of(table, params, NullProgress()))
+        comparison = comparison_of(run_group_anonymize(table, params, NullProgress()))
     else:
         from anonstudio.methods.contract import run_and_verify
         from anonstudio.methods.kmanon.compare import comparison_of

@@ -15,10 +15,11 @@ from anonstudio.jobs import NullProgress
 
 @pytest.fixture(scope="module")
 def group_run():
-    from anonstudio.methods.group_anonymize.spec import SPEC, release_of
+    from anonstudio.methods.group_anonymize.algorithm import run_group_anonymize
+    from anonstudio.methods.group_anonymize.spec import SPEC
 
     table, params = SPEC.example()
-    return release_of(table, params, NullProgress())
+    return run_group_anonymize(table, params, NullProgress())
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +62,7 @@ def test_selecting_a_row_selects_it_on_both_sides_and_marks_its_group(view, grou
     assert view.original.selected_data_row() == 7 == view.selected_row()
     members = release.group_rows(int(release.row_group[7])).tolist()
     assert marked(view.original) == members == marked(view.published)
-    assert view.detail.text().startswith(f"Row 7 is in group {release.row_group[7] + 1} of {release.n_groups}")
+    assert view.detail.text().startswith(f"Row 8 is in group {release.row_group[7] + 1} of {release.n_groups}")
     # published generalized cells are chips
     chips = view.published.rows_model.index(7, 2).data(CELL_ROLE)
     assert isinstance(chips, tuple) and chips[0].kind in ("general", "value", "suppressed")

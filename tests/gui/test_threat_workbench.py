@@ -18,7 +18,7 @@ from anonstudio.gui.workbenches.threat import ThreatWorkbench
 from anonstudio.gui.workbenches.threat.inspector import DISTRIBUTIONS
 from anonstudio.gui.workbenches.threat.tables import MEASURE_NAMES
 from anonstudio.gui.workbenches.threat.workbench import PAPER_ADULT_QI
-from anonstudio.methods.threat import MEASURE_MEANINGS
+from anonstudio.methods.threat.measures import MEASURE_MEANINGS
 from anonstudio.methods.threat.export import ROW_COLUMNS
 
 FAST = {"rows": 300, "iterations": 400, "burn_in": 100, "thinning": 1, "chains": 2, "seed": 3}
@@ -92,9 +92,12 @@ def test_adult_defaults_are_the_papers_columns(window, bench, adult300):
 def test_run_fills_both_scatters_histograms_and_measures(adult_run):
     bench = adult_run
     run = bench.last_run
-    result = run.result.result
+    result = run.result.estimates
     assert run.complete and result.complete and result.n_rows == 300
-    assert "PASS" in bench.callout.text() and "4-anonymous: yes" in bench.callout.text()
+    # The callout leads with the contract's verdict, the very line the CLI prints.
+    assert bench.callout.text().startswith("<b>Independent check passed</b>: ")
+    assert run.spec.describe(run).check.startswith("Independent check passed: ")
+    assert "4-anonymous: yes" in bench.callout.text()
     assert "Mondrian, k = 4" in bench.callout.text()
     pa, pl, thr_a, thr_l = true_value_probs(result)
     for scatter, hist, flags in ((bench.scatter_A, bench.hist_A, thr_a), (bench.scatter_L, bench.hist_L, thr_l)):
@@ -124,7 +127,7 @@ def test_run_fills_both_scatters_histograms_and_measures(adult_run):
     assert all(n.startswith("pi_S[") for n in traced)
     # The summary links the row with the largest Ti; following it inspects that person.
     worst = int(np.argmax(np.where(thr_a, pa / pl, -np.inf)))
-    assert f"row:{worst}" in bench.callout.text()
+    assert f"row:{worst}'>row {worst + 1}</a>" in bench.callout.text()
     bench.callout.linkActivated.emit(f"row:{worst}")
     assert bench.inspector.row == worst and bench.rows_table.rowCount() == 1
     assert (pa / pl)[worst] == pytest.approx(result.measures["max_Ti"])
@@ -142,6 +145,8 @@ def test_selecting_points_lists_rows_and_opens_the_victim(adult_run):
     assert table.rowCount() == len(expected)
     listed = sorted(table.row_at(i) for i in range(table.rowCount()))
     assert listed == expected.tolist()
+    shown = sorted(int(table.item(i, 0).text()) for i in range(table.rowCount()))
+    assert shown == (expected + 1).tolist()  # the table numbers rows from 1
     assert f"{len(expected)} selected rows" in bench.selection_label.text()
     # The selection is ringed in both scatters where the rows appear.
     ringed_a = bench.scatter_A.series["selected"].x
@@ -152,14 +157,14 @@ def test_selecting_points_lists_rows_and_opens_the_victim(adult_run):
     row = table.row_at(line)
     table.cellClicked.emit(line, 0)
     assert bench.inspector.row == row
-    result = bench.shown.result
+    result = bench.shown.estimates
     for key, (label, _) in DISTRIBUTIONS.items():
         shown = bench.inspector.bars.series[label].y
         assert shown.sum() == pytest.approx(1.0, abs=1e-9)
         assert np.allclose(shown, getattr(result, key)[row])
     group_rows = bench.shown.release.release.group_rows(int(view.group[row]))
     assert bench.inspector.group_table.rowCount() == len(group_rows)
-    assert f"row {row}" in bench.inspector.heading.text()
+    assert f"row {row + 1}</b>" in bench.inspector.heading.text()  # rows numbered from 1 on screen
 
 
 def test_dragging_a_rectangle_selects_like_select_rect(adult_run):
@@ -241,11 +246,12 @@ def test_cancel_keeps_partial_estimates(window, bench, adult300, qtbot, wait_job
     # ... and stay after the cancel, marked incomplete.
     assert job.state.value == "cancelled"
     run = bench.last_run
-    assert run is not None and run.result.result is not None and not run.complete
-    assert not run.result.result.complete and run.status == "cancelled"
-    assert 0 < run.result.result.sweeps < 1_000_000 and run.result.result.kept > 0
+    assert run is not None and run.result.estimates is not None and not run.complete
+    assert not run.result.estimates.complete and run.status == "cancelled"
+    assert 0 < run.result.estimates.sweeps < 1_000_000 and run.result.estimates.kept > 0
     assert bench.scatter_A.has_data() and bench.measures_table.rowCount() > 0
-    assert "stopped early" in bench.callout.text()
+    assert "sampling was cancelled" in bench.callout.text()
+    assert bench.callout.text().startswith("<b>Independent check incomplete</b>")
     assert bench.callout.state == "incomplete" and not bench.export_row.buttons["release"].isEnabled()
 
 
@@ -256,22 +262,23 @@ def test_cancel_during_burn_in_shows_no_estimates(window, bench, adult300, qtbot
     bench.param_panel.cancel_button.click()
     wait_job(job)
     run = bench.last_run
-    assert run.result.result is not None and run.result.result.kept == 0 and not run.complete
+    assert run.result.estimates is not None and run.result.estimates.kept == 0 and not run.complete
     assert not bench.scatter_A.has_data()
     assert "no estimates" in bench.callout.text()
 
 
 def test_exports_write_valid_files(adult_run, tmp_path):
     bench = adult_run
-    result = bench.shown.result
+    result = bench.shown.estimates
     rows_path = bench.export_to("rows", tmp_path / "rows.csv")
     with open(rows_path, newline="") as fh:
         lines = list(csv.reader(fh))
     assert tuple(lines[0]) == ROW_COLUMNS
     assert len(lines) == 1 + result.n_rows
     pa, pl, thr_a, thr_l = true_value_probs(result)
+    assert [int(line[0]) for line in lines[1:]] == list(range(1, result.n_rows + 1))  # rows from 1
     for line in lines[1:]:
-        i = int(line[0])
+        i = int(line[0]) - 1
         assert line[2] == str(result.sensitive_values[result.s_true[i]])
         assert float(line[3]) == pytest.approx(pa[i], rel=1e-5, abs=1e-9)
         assert float(line[4]) == pytest.approx(pl[i], rel=1e-5, abs=1e-9)
@@ -315,7 +322,7 @@ def test_imported_csv_reproduces_table_iii(window, bench, wait_job, data_dir):
     run_fast(bench, wait_job, rows=None, iterations=20_000, burn_in=1000, seed=7)
     assert bench.last_run.complete
     assert "imported example1_anonymized.csv" in bench.callout.text()
-    assert "PASS" in bench.callout.text()
+    assert "<b>Independent check passed</b>: " in bench.callout.text()
     bench.inspect_row(0)
     names = bench.inspector.bars.names
     p_a = dict(zip(names, bench.inspector.distributions["p_A"]))
@@ -337,7 +344,7 @@ def test_anatomy_on_a_slice_and_setup_problems(window, bench, adult300, wait_job
     panel.set_value("known", ("age", "sex"))
     run_fast(bench, wait_job, scheme="anatomy", l=3)
     run = bench.shown
-    assert run.release.release.scheme == "vertical" and run.result.known_qi == ["age", "sex"]
+    assert run.release.release.scheme == "vertical" and run.estimates.known_qi == ["age", "sex"]
     assert "Anatomy, ℓ = 3" in bench.callout.text() and "3-diverse: yes" in bench.callout.text()
     bench.inspect_row(5)
     assert "unordered bag" in bench.inspector.group_label.text()

@@ -30,9 +30,27 @@ def bench(request, qtbot, runner):
     return widget
 
 
+def families_without_a_tab(classes, families) -> list[str]:
+    """The method families (spec names) no workbench class is for."""
+    return sorted(set(families) - {cls.SPEC for cls in classes})
+
+
 def test_every_family_has_a_workbench():
-    assert {cls.SPEC for cls in CLASSES} >= {"uniqueness", "kmanon", "threat"}
+    # Every discovered method family gets a tab: a family without one fails here, naming it.
+    from anonstudio.methods.contract import discover_methods
+
+    families = set(discover_methods())
+    assert families_without_a_tab(CLASSES, families) == []
+    assert {cls.SPEC for cls in CLASSES} <= families, "a workbench of no discovered family"
     assert len({cls.ORDER for cls in CLASSES}) == len(CLASSES)
+
+
+def test_the_check_names_a_family_without_a_tab():
+    from anonstudio.methods.contract import discover_methods
+
+    assert families_without_a_tab(CLASSES, [*discover_methods(), "toy-family"]) == ["toy-family"]
+    without_group = [cls for cls in CLASSES if cls.SPEC != "group-anonymize"]
+    assert families_without_a_tab(without_group, discover_methods()) == ["group-anonymize"]
 
 
 def test_survives_no_dataset_and_a_dataset_of_the_wrong_kind(bench):

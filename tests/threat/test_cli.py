@@ -15,14 +15,14 @@ def test_horizontal_release_json_rows_and_victim(tmp_path, capsys):
     out, rows, dist = tmp_path / "out.json", tmp_path / "rows.csv", tmp_path / "dist.json"
     code = main(BASE[:-1] + ["--anonymized", DATA + "example1_anonymized.csv", "--domains",
                              DATA + "example1_domains.csv", "--json", str(out), "--rows-out", str(rows),
-                             "--distributions-out", str(dist), "--victim", "0"])
+                             "--distributions-out", str(dist), "--victim-row", "1"])
     assert code == 0
     doc = json.loads(out.read_text())
     assert doc["complete"] is True and "rows" not in doc  # per-row posteriors only in the audit files
     assert doc["sensitive_values"] == ["Diabetes", "Flu", "HIV", "Heart", "Stomach"]
     assert set(doc["measures"]) >= {"GT_A", "GT_L", "GT_RW", "RGT_A", "RF", "ABS_A", "ABS_RW", "max_Ti"}
     doc = json.loads(dist.read_text())
-    assert len(doc["rows"]) == 8
+    assert len(doc["rows"]) == 8 and [row["row"] for row in doc["rows"]] == list(range(1, 9))
     first = doc["rows"][0]
     heart = doc["sensitive_values"].index("Heart")
     assert first["s"] == "Heart"
@@ -30,10 +30,11 @@ def test_horizontal_release_json_rows_and_victim(tmp_path, capsys):
     assert first["p_RW"][heart] == pytest.approx(0.5, abs=1e-9)
     assert first["p_L"][heart] == pytest.approx(0.343, abs=0.02)
     printed = capsys.readouterr().out
-    assert "victim: row 0" in printed and "GT_A" in printed
+    assert "victim: row 1," in printed and "GT_A" in printed
+    assert printed.splitlines()[1].startswith("Independent check passed: ")
     with open(rows) as fh:
         lines = list(csv.DictReader(fh))
-    assert [line["row"] for line in lines] == [str(i) for i in range(8)]
+    assert [line["row"] for line in lines] == [str(i) for i in range(1, 9)]  # rows numbered from 1
     assert float(lines[0]["p_A(s)"]) == pytest.approx(first["p_A"][heart], abs=1e-5)
     assert float(lines[0]["p_RW(s)"]) == pytest.approx(0.5, abs=1e-9)
     assert lines[0]["group"] == lines[1]["group"]  # the victim and row 1 share a 2-anonymous group
@@ -92,3 +93,27 @@ def test_original_may_be_a_bundled_sample_name(monkeypatch, tmp_path, capsys):
     assert code == 2
     err = capsys.readouterr().err
     assert "missing.csv" in err and "adult: no such file" not in err
+
+
+def test_the_old_zero_based_victim_flag_still_works_with_a_notice(capsys):
+    args = ["threat", DATA + "example1_original.csv", "--scheme", "published", "--published",
+            DATA + "example1_anonymized.csv", "--domains", DATA + "example1_domains.csv", "--sensitive", "disease",
+            "--id-column", "id", "--iterations", "400", "--burn-in", "100", "--quiet"]
+    assert main(args + ["--victim", "2"]) == 0
+    captured = capsys.readouterr()
+    assert "victim: row 3," in captured.out  # ROW 2 from 0 is row 3 from 1
+    assert "--victim ROW (rows from 0) is now --victim-row N" in captured.err
+    assert main(args + ["--victim-row", "9"]) == 2
+    assert "--victim-row 9 is outside the 8 rows analysed (1..8)" in capsys.readouterr().err
+
+
+def test_cli_on_the_first_sample_prints_the_contracts_verdict(capsys):
+    from anonstudio.methods.contract import CHECK_PASSED
+    from anonstudio.methods.threat.spec import SPEC
+
+    sample, quick = SPEC.samples[0]
+    flags = [token for key, value in quick.items() for token in (f"--{key.replace('_', '-')}", str(value))]
+    assert main(["threat", sample, *flags, "--quiet"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].startswith(f"{CHECK_PASSED}: ") and lines[2].startswith("Release: ")
+    assert not any(word in line for line in lines for word in ("PASS", "FAIL"))

@@ -2,7 +2,8 @@
 import numpy as np
 import pytest
 
-from anonstudio.methods.threat import ThreatParams, analyze_threat
+from anonstudio.methods.threat.analysis import analyze_threat
+from anonstudio.methods.threat.params import ThreatParams
 from tests.reference.threat_reference import (
     TinyModel, exact_learner_joint, exact_posteriors, horizontal_tables, vertical_tables,
 )
@@ -77,7 +78,7 @@ def test_partial_knowledge_attacker_matches_enumeration():
     n_s, sizes, s, r, groups, cells = _random_horizontal(11)
     frame, release = coded_release("horizontal", s, r, groups, sizes, n_s, cells)
     result = analyze_threat(frame, release, ThreatParams(iterations=40_000, burn_in=1_000, thinning=1, chains=2,
-                                                         seed=3, known_qi=("a1",)))
+                                                         seed=3, known=("a1",)))
     assert result.known_qi == ["a1"]
     model = TinyModel(n_s, sizes)
     row_cells = [[sorted(cells[groups[i]][a]) for a in range(len(sizes))] for i in range(len(s))]
@@ -95,7 +96,7 @@ def test_vertical_partial_knowledge_matches_enumeration():
     r = [[0, 1], [1, 1], [0, 2], [1, 0], [0, 0], [1, 2]]
     frame, release = coded_release("vertical", s, r, groups, [2, 3], 3)
     result = analyze_threat(frame, release, ThreatParams(iterations=40_000, burn_in=1_000, thinning=1, chains=2,
-                                                         seed=9, known_qi=("a0",)))
+                                                         seed=9, known=("a0",)))
     model = TinyModel(3, [2, 3])
     victims = [(r[i][0], None) for i in range(len(s))]
     p_l, p_a, p_rw = exact_posteriors(model, s, vertical_tables(groups, r, s), victims)

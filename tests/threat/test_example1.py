@@ -8,7 +8,8 @@ uniform Dirichlet priors (all ones), p_L read as the conditional of the learned 
 import numpy as np
 import pytest
 
-from anonstudio.methods.threat import ThreatParams, analyze_threat
+from anonstudio.methods.threat.analysis import analyze_threat
+from anonstudio.methods.threat.params import ThreatParams
 
 from tests.threat.builders import DISEASES, example1_frame, example1_release
 

@@ -4,7 +4,9 @@ import itertools
 import numpy as np
 import pytest
 
-from anonstudio.methods.threat import Priors, ThreatParams, analyze_threat
+from anonstudio.methods.threat.analysis import analyze_threat
+from anonstudio.methods.threat.model import Priors
+from anonstudio.methods.threat.params import ThreatParams
 from anonstudio.methods.threat.estimates import ideal_conditional, ideal_joint, victim_tuples
 from anonstudio.methods.threat.model import encode_release
 from tests.threat.builders import coded_release, example1_frame, example1_release

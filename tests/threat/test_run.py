@@ -3,13 +3,14 @@ import numpy as np
 import pytest
 
 from anonstudio.jobs import RecordingProgress
-from anonstudio.methods.threat import ThreatParams, analyze_threat
+from anonstudio.methods.threat.analysis import analyze_threat
+from anonstudio.methods.threat.params import ThreatParams
 from anonstudio.methods.threat import analysis
 from anonstudio.methods.threat.analysis import prepare
 from anonstudio.methods.threat.diagnostics import geweke_from_batches, weiss_test
 from anonstudio.methods.threat.measures import MEASURE_MEANINGS, table_measures, threat_shares
 from anonstudio.methods.threat.sampler import ChainSet
-from anonstudio.params import ParameterError, specs
+from anonstudio.params import ParameterError, specs, validate
 from tests.threat.builders import coded_release, example1_frame, example1_release
 
 SMALL = dict(iterations=3_000, burn_in=500, thinning=2, chains=2)
@@ -66,12 +67,16 @@ def test_cancel_returns_partial_marked_incomplete(monkeypatch):
 
 def test_parameters_are_validated_and_described():
     frame, release = example1_frame(), example1_release()
+    # The pipeline validates the parameters once (contract.prepare); the analysis trusts them.
     with pytest.raises(ParameterError, match="Burn-in"):
-        analyze_threat(frame, release, ThreatParams(iterations=10, burn_in=10))
+        validate(ThreatParams(iterations=10, burn_in=10))
     with pytest.raises(ParameterError):
-        analyze_threat(frame, release, ThreatParams(chains=0))
+        validate(ThreatParams(chains=0))
+    with pytest.raises(ParameterError, match="only know quasi-identifiers"):
+        validate(ThreatParams(qi=("nationality", "zip"), known=("age",)))
+    # What the data decides is still refused by the analysis itself.
     with pytest.raises(ValueError, match="not quasi-identifiers"):
-        analyze_threat(frame, release, ThreatParams(known_qi=("age",), **SMALL))
+        analyze_threat(frame, release, ThreatParams(known=("age",), **SMALL))
     assert all(spec.tooltip for spec in specs(ThreatParams))
 
 

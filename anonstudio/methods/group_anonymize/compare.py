@@ -37,7 +37,7 @@ class GroupComparison:
     Parameters
     ----------
     table
-        The cleartext rows the release is aligned with (``GroupRun.table``:
+        The cleartext rows the release is aligned with (``GroupAnonymizeResult.table``:
         rows with a missing value already dropped).
     release
         The release.
@@ -73,7 +73,7 @@ class GroupComparison:
             chips[release.sensitive] = lambda text: Chip(text, "general")
         self.published = TableRows(Table(pd.DataFrame(published), roles, f"{table.name} (published)"), chips)
         self.published.column_tips = (
-            "Row number, counted from 0 as in the workbenches.",
+            "Row number, counted from 1 as in the workbenches and the published file.",
             "The row's group: the number written to the published file's group column (gid).",
             *self.published.column_tips[2:])
         sizes = release.group_sizes()
@@ -94,7 +94,7 @@ class GroupComparison:
         members = release.group_rows(g)
         sensitive = self.table.frame[release.sensitive].iloc[members]
         distinct = int(sensitive.nunique(dropna=True))
-        head = (f"Row {row} is in group {g + 1} of {release.n_groups:,}: {len(members):,} rows with "
+        head = (f"Row {row + 1} is in group {g + 1} of {release.n_groups:,}: {len(members):,} rows with "
                 f"{distinct} distinct {release.sensitive} value{'s' if distinct != 1 else ''}")
         if release.scheme == "horizontal":
             cells = ", ".join(f"{c} {self.published.cells(row)[2 + j][0].text}" for j, c in enumerate(release.qi))
@@ -104,11 +104,9 @@ class GroupComparison:
                 "one of the group's bag of values.")
 
 
-def comparison_of(group_run) -> GroupComparison:
-    """The comparison of a :class:`~anonstudio.methods.group_anonymize.spec.GroupRun` (a run's ``result``).
-
-    For a threat analysis pass its ``release`` (a GroupRun as well).
-    """
-    if group_run.release is None:
+def comparison_of(result) -> GroupComparison:
+    """The comparison of a :class:`~anonstudio.methods.group_anonymize.result.GroupAnonymizeResult` (a run's
+    ``result``; for a threat analysis its ``release``)."""
+    if result.release is None:
         raise ValueError("the run has no release to compare")
-    return GroupComparison(group_run.table, group_run.release, group_run.text)
+    return GroupComparison(result.table, result.release, result.text)

@@ -1,7 +1,7 @@
-"""Relative privacy threat analysis of group-anonymized tables (Boreale, Corradi, Viscardi 2020)."""
-from .analysis import Diagnostics, ThreatResult, analyze_threat
-from .measures import MEASURE_MEANINGS
-from .model import Priors
-from .params import ThreatParams
+"""Relative privacy threat analysis of group-anonymized tables (Boreale, Corradi, Viscardi 2020).
 
-__all__ = ["ThreatParams", "ThreatResult", "Diagnostics", "Priors", "analyze_threat", "MEASURE_MEANINGS"]
+The family's shape: :class:`~.params.ThreatParams`, :func:`~.algorithm.run_threat`,
+:class:`~.result.ThreatResult` and ``spec.SPEC``; :func:`~.analysis.analyze_threat`
+runs the analysis on a release you already have. Nothing is imported here, so that
+reading the spec (the command line's help) loads no sampler.
+"""

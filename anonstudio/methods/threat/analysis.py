@@ -1,8 +1,8 @@
 """Relative threat analysis of a group-anonymized table: run the sampler, estimate, measure.
 
 Entry point :func:`analyze_threat` takes the cleartext table (the evaluator
-has it, Section IV), the release aligned with it and :class:`ThreatParams`;
-it returns a :class:`ThreatResult` with the learner's, attacker's,
+has it, Section IV), the release aligned with it and :class:`ThreatParams`
+(its sampler fields); it returns a :class:`ThreatEstimates` with the learner's, attacker's,
 random-worlds and ideal distributions for every row, the measures, and the
 convergence diagnostics. Partial results (current estimates) are published
 while sampling; a cancel returns what was sampled, with ``complete=False``.
@@ -23,11 +23,11 @@ from .diagnostics import geweke_from_batches, weiss_test
 from .layout import HorizontalLayout, horizontal_layout, vertical_layout
 from .measures import MEASURE_MEANINGS, faithfulness, row_measures, table_measures
 from .model import EncodedRelease, Priors, encode_release, text_of
-from ...params import to_dict, validate
+from ...params import to_dict
 from .params import ThreatParams
 from .sampler import ChainSet, SamplerPlan
 
-__all__ = ["ThreatResult", "Diagnostics", "analyze_threat", "prepare"]
+__all__ = ["ThreatEstimates", "Diagnostics", "analyze_threat", "prepare"]
 
 PARTIAL_EVERY = 1.0  # seconds between partial results (each costs one estimation pass)
 
@@ -54,7 +54,7 @@ class Diagnostics:
 
 
 @dataclass(eq=False)
-class ThreatResult:
+class ThreatEstimates:
     """Per-row distributions (rows in cleartext order, columns = ``sensitive_values``) and measures."""
 
     scheme: str
@@ -99,7 +99,7 @@ class ThreatResult:
         rows = []
         for i in range(self.n_rows):
             rows.append({
-                "row": i, "s": names[int(self.s_true[i])],
+                "row": i + 1, "s": names[int(self.s_true[i])],  # rows numbered from 1, as every file does
                 "p_A": self.p_A[i].tolist(), "p_L": self.p_L[i].tolist(), "p_RW": self.p_RW[i].tolist(),
                 "p_I": self.p_I[i].tolist(), "Ti": _finite(rm["Ti"][i]),
                 "threatened_A": bool(rm["threatened_A"][i]), "threatened_L": bool(rm["threatened_L"][i]),
@@ -175,14 +175,13 @@ def prepare(frame: pd.DataFrame, release: GroupRelease, params: ThreatParams,
 
     ``trace`` names pi components to record at every kept sample (``"pi_S[Flu]"``,
     ``"pi[zip=45501 | Heart]"``); default: ``pi_S`` and, per sensitive value, the
-    most frequent value of each attribute.
+    most frequent value of each attribute. ``params`` are taken as validated (the pipeline validates them once).
     """
-    validate(params)
     if priors is None:
         priors = Priors.symmetric(release, params.prior_alpha, params.prior_beta)
     enc = encode_release(frame, release, priors)
     layout = horizontal_layout(enc) if release.scheme == "horizontal" else vertical_layout(enc)
-    mask = est.known_mask(enc, list(params.known_qi))
+    mask = est.known_mask(enc, list(params.known))
     tuples, tuple_of_row = est.victim_tuples(enc, mask)
     rng = np.random.default_rng(derive_seed(params.seed, "threat-etv"))
     pts_s, pts_d, exact = est.faithfulness_points(enc, params.exact_tv_limit, params.etv_samples, rng)
@@ -206,7 +205,7 @@ def prepare(frame: pd.DataFrame, release: GroupRelease, params: ThreatParams,
 
 
 def _estimate(prep: _Prepared, chains: ChainSet, params: ThreatParams, complete: bool, seconds: float,
-              with_diagnostics: bool) -> ThreatResult:
+              with_diagnostics: bool) -> ThreatEstimates:
     enc, lay, inv = prep.enc, prep.layout, prep.tuple_of_row
     eval_mean = chains.pooled("eval_acc")
     p_L = (est.normalize_rows(eval_mean) if params.learner == "predictive" else eval_mean)[inv]
@@ -224,7 +223,7 @@ def _estimate(prep: _Prepared, chains: ChainSet, params: ThreatParams, complete:
     measures = table_measures(p_A, p_L, p_RW, p_I, enc.s_code, enc.n_s, faithfulness(tv), prep.rf_exact)
     measures["TV_estimate"] = float(tv)
     diagnostics = _diagnostics(prep, chains) if with_diagnostics else None
-    return ThreatResult(
+    return ThreatEstimates(
         scheme=enc.scheme, qi=enc.qi, known_qi=[c for c, k in zip(enc.qi, prep.mask) if k],
         sensitive=enc.release.sensitive, sensitive_values=list(enc.sensitive_values), s_true=enc.s_code.copy(),
         p_A=p_A, p_L=p_L, p_RW=p_RW, p_I=p_I, measures=measures, diagnostics=diagnostics, complete=complete,
@@ -251,7 +250,7 @@ def _diagnostics(prep: _Prepared, chains: ChainSet) -> Diagnostics:
 
 def analyze_threat(frame: pd.DataFrame, release: GroupRelease, params: ThreatParams | None = None,
                    progress: Progress | None = None, priors: Priors | None = None,
-                   trace: list[str] | None = None) -> ThreatResult:
+                   trace: list[str] | None = None) -> ThreatEstimates:
     """Run the relative threat analysis of ``release`` against its cleartext ``frame``.
 
     Parameters
@@ -265,7 +264,7 @@ def analyze_threat(frame: pd.DataFrame, release: GroupRelease, params: ThreatPar
 
     Returns
     -------
-    ThreatResult
+    ThreatEstimates
         ``complete=False`` when cancelled: the estimates then use the samples kept so far
         (all zero-information uniform when cancelled during burn-in).
     """

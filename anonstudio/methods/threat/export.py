@@ -1,6 +1,6 @@
 """Per-row CSV of a threat analysis, shared by the CLI (``--rows-out``) and the GUI.
 
-One line per cleartext row: ``row`` (from 0), ``group`` (from 1), the true
+One line per cleartext row: ``row`` (from 1, as every file numbers rows), ``group`` (from 1), the true
 sensitive value ``s``, ``p_A(s)``, ``p_L(s)``, ``p_RW(s)``, ``Ti`` (``inf``
 where p_L(s) is 0), ``log2_Ti`` (empty when infinite) and the flags
 ``threatened_A`` / ``threatened_L`` (1 when that distribution's best guess is
@@ -27,7 +27,7 @@ def _number(x: float) -> str:
 
 
 def write_rows_csv(result, row_group: np.ndarray, path: str | Path) -> Path:
-    """Write the per-row CSV of ``result`` (a ``ThreatResult``) atomically.
+    """Write the per-row CSV of ``result`` (a ``ThreatEstimates``) atomically.
 
     Parameters
     ----------
@@ -49,7 +49,7 @@ def write_rows_csv(result, row_group: np.ndarray, path: str | Path) -> Path:
         writer.writerow(ROW_COLUMNS)
         for i in range(result.n_rows):
             ti = float(rows["Ti"][i])
-            writer.writerow([i, int(row_group[i]) + 1, names[int(result.s_true[i])], _number(rows["p_A"][i]),
+            writer.writerow([i + 1, int(row_group[i]) + 1, names[int(result.s_true[i])], _number(rows["p_A"][i]),
                              _number(rows["p_L"][i]), _number(p_rw[i]), _number(ti) if math.isfinite(ti) else "inf",
                              _number(log2_ti[i]), int(rows["threatened_A"][i]), int(rows["threatened_L"][i])])
     return Path(path)

@@ -131,7 +131,8 @@ class VictimInspector(QWidget):
         self.group_table.setRowCount(0)
 
     def show_victim(self, release, result, view, row: int) -> None:
-        """Show row ``row`` of a threat result on its release (``view`` is the result's RowView)."""
+        """Show row ``row`` (an index from 0, shown from 1) of a threat analysis on its release (``view`` is its
+        RowView)."""
         self.row = row
         self.distributions = {key: np.asarray(getattr(result, key)[row], dtype=float) for key in DISTRIBUTIONS}
         true_index = int(result.s_true[row])
@@ -140,7 +141,7 @@ class VictimInspector(QWidget):
         known = ", ".join(result.known_qi) if result.known_qi else "nothing"
         values = ", ".join(f"{c} = {view.frame[c].iloc[row]}" for c in result.known_qi)
         self.heading.setText(
-            f"<b>Victim: row {row}</b>, true {view.sensitive} <b>{view.s_names[true_index]}</b> (✔). For it the "
+            f"<b>Victim: row {row + 1}</b>, true {view.sensitive} <b>{view.s_names[true_index]}</b> (✔). For it the "
             f"attacker says {probability(view.p_A[row])}, the learner {probability(view.p_L[row])}: "
             f"Ti = {number(view.ti[row], 4)}.<br>"
             + LEGEND_HTML)

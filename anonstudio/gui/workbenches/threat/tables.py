@@ -6,7 +6,8 @@
 * :class:`MeasuresTable` shows every table-wide measure with its value and a
   one-line plain-language meaning (from :data:`anonstudio.methods.threat.MEASURE_MEANINGS`).
 
-Row numbers count from 0, as in the CLI (``--victim ROW``) and the CSV export.
+Row numbers count from 1, as in the CLI (``--victim-row N``) and the CSV export; the signals and
+methods take row indices (from 0).
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
 from ....formatting import MISSING, integer, probability
-from ....methods.threat import MEASURE_MEANINGS
+from ....methods.threat.measures import MEASURE_MEANINGS
 from ....methods.threat.model import text_of
 
 __all__ = ["ThreatRowsTable", "MeasuresTable", "MEASURE_NAMES", "format_measure", "row_values"]
@@ -107,10 +108,11 @@ def _read_only(table: QTableWidget) -> None:
 
 
 def row_values(view, rows: np.ndarray) -> list[list]:
-    """Per row: row, group, p_A(s), p_L(s), Ti, true value s, quasi-identifiers (``view`` is a RowView)."""
+    """Per row: row and group (numbered from 1), p_A(s), p_L(s), Ti, true value s, quasi-identifiers (``view`` is a
+    RowView; ``rows`` are indices from 0)."""
     out = []
     for r in rows.tolist():
-        out.append([r, int(view.group[r]) + 1, float(view.p_A[r]), float(view.p_L[r]), float(view.ti[r]),
+        out.append([r + 1, int(view.group[r]) + 1, float(view.p_A[r]), float(view.p_L[r]), float(view.ti[r]),
                     view.s_names[int(view.s_true[r])], *[text_of(view.frame[c].iloc[r]) for c in view.qi]])
     return out
 
@@ -164,15 +166,16 @@ class ThreatRowsTable(QTableWidget):
                     item = _item(v, str(v))
                 else:
                     item = _probability(v)
-                if highlight is not None and values[0] == highlight:
+                if highlight is not None and values[0] == highlight + 1:
                     item.setBackground(Qt.yellow)
                 self.setItem(i, c, item)
         self.setSortingEnabled(True)
         self.blockSignals(False)
 
     def row_at(self, line: int) -> int | None:
+        """The row index (from 0) listed on ``line``; the table shows it numbered from 1."""
         item = self.item(line, 0)
-        return int(item.data(Qt.DisplayRole)) if item is not None else None
+        return int(item.data(Qt.DisplayRole)) - 1 if item is not None else None
 
     def _clicked(self, line: int, _column: int) -> None:
         row = self.row_at(line)

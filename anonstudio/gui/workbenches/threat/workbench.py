@@ -23,12 +23,13 @@ from typing import Any
 
 import numpy as np
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QPushButton, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from ....data.table import Table
 from ....formatting import percent
+from ....methods.contract import MethodRun
 from ....methods.group_anonymize.compare import comparison_of
-from ....methods.threat.spec import ThreatRun
+from ....methods.threat.result import ThreatResult
 from ...controls import note_label
 from ...method_workbench import MethodWorkbench
 from ...side_by_side import LazySideBySide
@@ -66,6 +67,11 @@ HIST_A = "(b) log2 Ti of the rows in (a)"
 HIST_L = "(d) log2 Ti of the rows in (c)"
 SELECT_HINT = ("<b>Select people</b>: drag a rectangle over points in (a) or (c) (hold Shift for a lasso), or "
                "click a point, to list those rows here; click a row to inspect that person.")
+#: The family whose finished releases this tab can analyse ("Use the release of the Group anonymization tab").
+GROUP_FAMILY = "group-anonymize"
+USE_GROUP_TEXT = "Analyse the Group anonymization tab's release"
+USE_GROUP_NONE = ("Make a release in the Group anonymization tab first (on this table, with its check passed): this "
+                  "button then analyses that release here, with the same scheme, columns, k, ℓ and seed.")
 PLOT_TIP = ("Red area: p_A > p_L, the attacker is more confident than the learner about the person's true value. "
             "Ti = p_A / p_L: how many times more confident; log2 Ti = 1 means twice as confident. γ (skewness) > 0: "
             "a long tail of people the attacker is much surer about. A row is 'threatened' under a distribution when "
@@ -85,8 +91,21 @@ class ThreatWorkbench(MethodWorkbench):
     GUIDE = GUIDE
 
     # ------------------------------------------------------------ building
+    def build(self) -> QWidget:
+        page = super().build()
+        #: The newest finished, checked run of the Group anonymization tab (None: none on this table).
+        self.group_run: MethodRun | None = None
+        self._running = False
+        self.use_group_button = QPushButton(USE_GROUP_TEXT)
+        self.use_group_button.setObjectName("use_group_release")
+        self.use_group_button.clicked.connect(self.use_group_release)
+        # Beside the intro line: the first row of the page's layout.
+        page.layout().itemAt(0).layout().addWidget(self.use_group_button, 0, Qt.AlignTop)
+        self._update_group_button()
+        return page
+
     def build_results(self) -> QWidget:
-        self.shown: ThreatRun | None = None
+        self.shown: ThreatResult | None = None
         self.view: RowView | None = None
         self.selected = np.zeros(0, dtype=np.int64)
         self.callout.linkActivated.connect(self._summary_link)
@@ -134,6 +153,61 @@ class ThreatWorkbench(MethodWorkbench):
         self.tabs.addTab(self.side_by_side, TAB_SIDE_BY_SIDE)
         return self.tabs
 
+    # ------------------------------------------------------------ hand-over
+    def receive_run(self, run: MethodRun) -> None:
+        """A run finished in another tab: a checked group release of this table can be analysed here."""
+        if run.spec.name == GROUP_FAMILY and run.status == "done" and run.result.release is not None:
+            self.group_run = run
+            self._update_group_button()
+
+    def _offered_group_run(self) -> MethodRun | None:
+        run = self.group_run
+        return run if run is not None and self.dataset is not None and run.data is self.dataset else None
+
+    def _update_group_button(self) -> None:
+        run = self._offered_group_run()
+        self.use_group_button.setEnabled(run is not None and not self._running)
+        self.use_group_button.setToolTip(
+            USE_GROUP_NONE if run is None else
+            f"Analyse this release of the Group anonymization tab: {run.result.text}. Its recipe (scheme, columns, "
+            "k, ℓ, hierarchies, seed) is copied to the parameters on the right, so the analysis makes the very same "
+            "release and its command line and project repeat it.")
+
+    def use_group_release(self) -> None:
+        """Copy the recipe of the Group anonymization tab's release into the panel and analyse it.
+
+        Group anonymization is deterministic for a recipe (Anatomy through its seed), so the run makes the same
+        release, checks it again and samples from it; the panel then says exactly what was analysed.
+        """
+        run = self._offered_group_run()
+        if run is None:
+            return
+        recipe, release = run.params, run.result.release
+        panel = self.param_panel
+        for name in ("scheme", "k", "l", "hierarchies", "max_suppression", "published", "domains", "id_column",
+                     "group_column", "seed"):
+            panel.set_value(name, getattr(recipe, name))
+        panel.set_value("qi", tuple(release.qi))
+        panel.set_value("sensitive", release.sensitive)
+        panel.set_value("rows", None)  # the group release covers every complete row
+        known = tuple(panel.values().get("known") or ())
+        if not set(known) <= set(release.qi):
+            panel.set_value("known", ())
+        self.status.emit(f"Threats: analysing the Group anonymization tab's release ({run.result.text}).")
+        panel.run_button.click()
+
+    def set_dataset(self, dataset: Any) -> None:
+        super().set_dataset(dataset)
+        if self.group_run is not None and self.group_run.data is not dataset:
+            self.group_run = None
+        self._update_group_button()
+
+    def _set_running(self, running: bool) -> None:
+        super()._set_running(running)
+        self._running = running
+        if hasattr(self, "use_group_button"):  # the base class sets the state before the page is built
+            self._update_group_button()
+
     # ------------------------------------------------------------ dataset
     def dataset_changed(self, dataset: Any) -> None:
         qi, sensitive = default_columns(dataset)
@@ -157,11 +231,11 @@ class ThreatWorkbench(MethodWorkbench):
         self._show_selection()
         self.inspector.clear()
 
-    def show_result(self, run: ThreatRun, partial: bool) -> None:
+    def show_result(self, run: ThreatResult, partial: bool) -> None:
         self.shown = run
         # A run stopped during burn-in has kept no sample: its "estimates" are placeholders.
-        has_result = run.result is not None and run.result.kept > 0
-        self.view = (RowView.of(run.table.frame, run.release.release.row_group, run.result)
+        has_result = run.estimates is not None and run.estimates.kept > 0
+        self.view = (RowView.of(run.table.frame, run.release.release.row_group, run.estimates)
                      if has_result else None)
         if has_result:
             self._show_estimates(run, partial)
@@ -172,8 +246,8 @@ class ThreatWorkbench(MethodWorkbench):
             text = self._summary_text(run, True) if has_result else "Anonymized; the sampler is burning in…"
             self.callout.show_text(text + release, "info")
 
-    def _show_estimates(self, run: ThreatRun, partial: bool) -> None:
-        view, result = self.view, run.result
+    def _show_estimates(self, run: ThreatResult, partial: bool) -> None:
+        view, result = self.view, run.estimates
         log2_ti = view.log2_ti
         for scatter, hist, flags, key in ((self.scatter_A, self.hist_A, view.threatened_A, "skewness_log2Ti_A"),
                                           (self.scatter_L, self.hist_L, view.threatened_L, "skewness_log2Ti_L")):
@@ -189,13 +263,13 @@ class ThreatWorkbench(MethodWorkbench):
         if self.inspector.row is not None and self.inspector.row < len(view.s_true):
             self.inspector.show_victim(run.release.release, result, view, self.inspector.row)
 
-    def _summary_text(self, run: ThreatRun, partial: bool) -> str:
-        result, p = run.result, self.param_panel.values()
+    def _summary_text(self, run: ThreatResult, partial: bool) -> str:
+        result, p = run.estimates, self.param_panel.values()
         m = result.measures
         if result.complete:
             state = "complete"
         elif not partial:
-            state = "<b>stopped early</b>: estimates from the samples kept so far"
+            state = "<b>sampling was cancelled</b>: estimates from the samples kept so far"
         else:
             state = "still sampling — the plots update as samples arrive"
         sampling = (f"{result.kept:,} samples kept from {p['chains']} chain(s), sweep {result.sweeps:,} of "
@@ -213,11 +287,11 @@ class ThreatWorkbench(MethodWorkbench):
 
     def _show_measures(self) -> None:
         run = self.shown
-        if run is None or run.result is None:
+        if run is None or run.estimates is None:
             self.measures_table.show_measures(None)
             return
-        other = self.compared_run.result.result if self.compared_run is not None else None
-        self.measures_table.show_measures(run.result.measures, run.result.meanings,
+        other = self.compared_run.result.estimates if self.compared_run is not None else None
+        self.measures_table.show_measures(run.estimates.measures, run.estimates.meanings,
                                           other.measures if other is not None else None,
                                           self.history_bar.compare_combo.currentText().split(" ")[0] or "compared")
 
@@ -225,8 +299,8 @@ class ThreatWorkbench(MethodWorkbench):
         self._show_measures()
 
     def promise_html(self, run, description, emphasize: bool) -> str:
-        r: ThreatRun = run.result
-        if r is None or r.result is None or not r.result.kept:
+        r: ThreatResult = run.result
+        if r is None or r.estimates is None or not r.estimates.kept:
             return ("Stopped during burn-in: no sample was kept, so there are no estimates. Run again and let it "
                     "pass the burn-in.")
         return self._summary_text(r, False)
@@ -240,7 +314,7 @@ class ThreatWorkbench(MethodWorkbench):
 
     def _max_ti_link(self) -> str:
         row = self._max_ti_row()
-        return "" if row is None else f", <a href='row:{row}'>row {row}</a>"
+        return "" if row is None else f", <a href='row:{row}'>row {row + 1}</a>"
 
     def _summary_link(self, link: str) -> None:
         if link.startswith("row:"):
@@ -271,10 +345,10 @@ class ThreatWorkbench(MethodWorkbench):
                                      f"that person. {shown:,} shown; sort by clicking a column header.")
 
     def inspect_row(self, row: int) -> None:
-        """Open the victim inspector on table row ``row`` (from 0)."""
+        """Open the victim inspector on table row ``row`` (an index from 0; the views number rows from 1)."""
         if self.view is None or self.shown is None or not 0 <= row < len(self.view.s_true):
             return
-        self.inspector.show_victim(self.shown.release.release, self.shown.result, self.view, row)
+        self.inspector.show_victim(self.shown.release.release, self.shown.estimates, self.view, row)
 
 
 def _split(orientation: Qt.Orientation, *parts: tuple[QWidget, int]) -> QSplitter:

@@ -1,23 +1,13 @@
-"""One entry point for the three group-anonymization schemes.
-
->>> result = anonymize(table, GroupAnonParams(scheme="mondrian", k=4, l=4,
-...                    qi=("age", "sex"), sensitive="occupation"))   # doctest: +SKIP
->>> result.release.n_groups                                        # doctest: +SKIP
-"""
+"""Parameters of group anonymization (k-anonymity, ℓ-diversity, Anatomy), shared by the CLI, the studio and
+project files; the threat analysis builds its release from the same fields."""
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
 
-from ...data.hierarchy import Hierarchy
-from ...data.table import Table
-from ...jobs import NullProgress, Progress
-from ...params import ParameterError, param, seed_param, validate
-from .release import GroupRelease
+from ...params import ParameterError, param, seed_param
 
-__all__ = ["GroupAnonParams", "GroupAnonResult", "anonymize", "SCHEMES", "PUBLISHED"]
+__all__ = ["GroupAnonymizeParams", "SCHEMES", "PUBLISHED", "SECTION_COLUMNS", "SECTION_PUBLISHED"]
 
 SCHEMES = ("mondrian", "global", "anatomy")
 
@@ -29,7 +19,7 @@ SECTION_PUBLISHED = "Published file"
 
 
 @dataclass(frozen=True)
-class GroupAnonParams:
+class GroupAnonymizeParams:
     """Parameters of k-anonymity / ℓ-diversity / Anatomy anonymization: the whole recipe of a run."""
 
     scheme: str = param(
@@ -116,62 +106,3 @@ class GroupAnonParams:
     def effective_l(self) -> int | None:
         """ℓ as the scheme applies it: Anatomy without ℓ uses ℓ = k."""
         return self.l if self.l is not None or self.scheme != "anatomy" else self.k
-
-
-@dataclass(eq=False)
-class GroupAnonResult:
-    """An anonymization outcome.
-
-    ``release`` is None only when the run was cancelled before it had any
-    valid release (Anatomy); a cancelled Mondrian or global-recoding run
-    returns a valid but coarser release with ``complete=False``.
-    """
-
-    release: GroupRelease | None
-    complete: bool
-    scheme: str
-    params: GroupAnonParams
-    table: Table
-    seconds: float = 0.0
-    info: dict[str, Any] = field(default_factory=dict)
-
-
-def anonymize(
-    table: Table,
-    params: GroupAnonParams,
-    progress: Progress | None = None,
-    *,
-    hierarchies: Mapping[str, Hierarchy | Mapping[str, Sequence[str]]] | None = None,
-) -> GroupAnonResult:
-    """Anonymize ``table`` with the scheme of ``params``.
-
-    Parameters
-    ----------
-    table
-        Cleartext table; rows with a missing quasi-identifier or sensitive value
-        are rejected (drop them first with ``domains.complete_rows``).
-    hierarchies
-        Column -> :class:`~anonstudio.data.hierarchy.Hierarchy` (or
-        ``{leaf text: [leaf, parent, ..., root]}``): global recoding climbs it;
-        Mondrian cuts categorical values in its leaf order.
-
-    Raises
-    ------
-    ValueError
-        Unknown columns, missing values, or no release can meet k and l.
-    """
-    from . import anatomy, global_recoding, mondrian
-
-    validate(params)
-    if params.scheme == PUBLISHED:
-        raise ValueError("the scheme 'published' reads a release; it does not anonymize")
-    progress = progress or NullProgress()
-    start = time.perf_counter()
-    if params.scheme == "mondrian":
-        trees = {c: h for c, h in (hierarchies or {}).items() if isinstance(h, Hierarchy)}
-        release, complete, info = mondrian.mondrian(table, params, progress, hierarchies=trees)
-    elif params.scheme == "global":
-        release, complete, info = global_recoding.global_recoding(table, params, progress, hierarchies=hierarchies)
-    else:
-        release, complete, info = anatomy.anatomy(table, params, progress)
-    return GroupAnonResult(release, complete, params.scheme, params, table, time.perf_counter() - start, info)
