@@ -8,7 +8,7 @@ from tests.reference import nonreciprocal_reference as ref
 from anonstudio.data.io.record_labels import RecordLabels
 from anonstudio.data.transactions import TransactionData
 from anonstudio.kernels.nonreciprocal_diversity import spaced_order, windows_distinct
-from anonstudio.methods.nonreciprocal.algorithm import nonreciprocal
+from anonstudio.methods.nonreciprocal.algorithm import run_nonreciprocal
 from anonstudio.methods.nonreciprocal.cahd import cahd
 from anonstudio.methods.nonreciprocal.diversity import (
     NotEligibleError, _block_layout, check_eligible, label_spaced_order, tighten_spacing,
@@ -18,7 +18,7 @@ from anonstudio.methods.nonreciprocal.params import NonreciprocalParams
 from anonstudio.methods.nonreciprocal.publish import group_preimages, preimages, publish
 from anonstudio.methods.nonreciprocal.walk import extract_assignments, ring_graph
 from anonstudio.verifiers.nonreciprocal import verify_result
-from nonreciprocal.helpers import labels_file
+from tests.nonreciprocal.helpers import labels_file
 
 
 def random_data(seed, n, b, density=0.25):
@@ -129,8 +129,8 @@ def test_diverse_ring_guarantees_l_distinct_published_labels(seed, tmp_path):
     data = random_data(seed, 150, 14, density=0.2)
     for l in (2, 3, 4):
         labels = skewed_labels(seed + l, 150, 9, l)
-        res = nonreciprocal(data, NonreciprocalParams(l=l, labels=labels_file(tmp_path, labels), seed=seed, seg_min=20,
-                                                      seg_max=30), labels=labels)
+        res = run_nonreciprocal(data, NonreciprocalParams(l=l, labels=labels_file(tmp_path, labels), seed=seed,
+                                                          seg_min=20, seg_max=30))
         assert res.complete and res.label_failures == 0 and res.l_diverse is True
         v = verify_result(data, res)
         assert v.passed and v.label_failures == 0 and v.label_mismatches == 0
@@ -145,8 +145,8 @@ def test_greedy_reports_failures_and_never_claims_diversity(tmp_path):
     data = random_data(3, 300, 20, density=0.15)
     rng = np.random.default_rng(0)
     labels = RecordLabels(rng.integers(0, 6, 300), tuple("ABCDEF"))
-    res = nonreciprocal(data, NonreciprocalParams(l=3, labels=labels_file(tmp_path, labels), l_method="greedy", seed=2,
-                                                  seg_min=30, seg_max=40), labels=labels)
+    res = run_nonreciprocal(data, NonreciprocalParams(l=3, labels=labels_file(tmp_path, labels), l_method="greedy",
+                                                      seed=2, seg_min=30, seg_max=40))
     assert res.complete and res.label_failures is not None
     # recount independently: distinct published labels among each original's matches
     fails = sum(len(set(res.slot_labels[res.graph[i]].tolist())) < 3 for i in range(300))
@@ -164,8 +164,8 @@ def test_greedy_refuses_when_stuck_naming_the_label(tmp_path):
     data = random_data(0, 40, 8)
     labels = RecordLabels(np.arange(40) % 3 == 0, ("no", "yes"))  # two labels cannot give 3 distinct
     with pytest.raises(NotEligibleError):
-        nonreciprocal(data, NonreciprocalParams(l=3, labels=labels_file(tmp_path, labels), l_method="greedy",
-                                                greedy_restarts=3))
+        run_nonreciprocal(data, NonreciprocalParams(l=3, labels=labels_file(tmp_path, labels), l_method="greedy",
+                                                    greedy_restarts=3))
 
 
 @pytest.mark.parametrize("seed", range(3))
