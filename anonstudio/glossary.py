@@ -37,8 +37,6 @@ _ENTRIES = (
                        "is checked).", "kmanon", "sigma"),
     Term("l", "ℓ", "Diversity: every group (or every record's possible matches) shows at least ℓ different "
                    "sensitive values, so knowing a person's group never pins down their value.", "", "l"),
-    Term("rho", "ρ", "The most confidence anyone may have that a person holds one of their sensitive items, given "
-                     "items they know the person has (ρ = 0.5: at most 50 %).", "rho", "rho"),
     Term("delta", "δ", "The chance an estimate misses its ±ε band (Risk, ρ sampling), or the loss bound an RT "
                        "release may not exceed (RT-datasets).", "", "delta"),
     Term("epsilon", "ε", "The error an estimate may have: sampled results are within ±ε of the truth with "
@@ -110,11 +108,6 @@ _ENTRIES = (
          "one demographic column and 2 given items (workload R1T2).", "rt", "are_R1T2"),
     Term("km_anonymity", "(k, k^m)-anonymity", "Anyone who knows a person's demographics and up to m of their "
          "items finds at least k people who match.", "rt"),
-    Term("util_info", "util_info", "Share of item occurrences suppressed: the information lost.", "rho"),
-    Term("util_dist", "util_dist", "KL divergence of the published item distribution from the original one "
-         "(0 = same distribution).", "rho"),
-    Term("util_mining", "util_mining", "Jaccard distance between the association rules mined from the original "
-         "and from the published data (0 = same rules).", "rho"),
     # ---------------------------------------------------------------- run summaries (comparison tables, reports)
     Term("rows", "rows", "Rows (people) in the table the run worked on."),
     Term("passed", "check passed", "1 when the independent check confirmed the promise, 0 when it found it broken."),
@@ -139,35 +132,6 @@ _ENTRIES = (
     Term("feasible", "feasible", "1 when the loss bound δ could be met; 0 means nothing may be published.", "rt"),
     Term("violations", "violations", "Problems the independent check found in the release (0 when the promise "
          "holds).", "rt"),
-    Term("suppressed_items", "suppressed items", "How many item occurrences were removed from people's records "
-         "(one item taken out of one record counts once).", "rho"),
-    Term("passes", "passes", "How many times the suppressor went over all attackers; it stops after the first pass "
-         "that finds nothing to fix (that clean pass is counted).", "rho", "iterations"),
-    Term("runtime", "running time", "Seconds the suppression took on this computer (preliminary: the cores are "
-         "shared with other work).", "rho", "seconds"),
-    Term("sensitive_rule", "sensitive rule Q → e", "Knowing items Q of a person, an attacker guesses that the person "
-         "also has e, one of their sensitive items; its confidence is the share of records with Q that also have e.",
-         "rho"),
-    Term("association_rules", "association rules", "Rules X → Y (people with X usually have Y) mined with a minimum "
-         "support and confidence; util_mining compares those of the original and the published data.", "rho",
-         "rules_original"),
-    Term("minsup", "minimum support", "Share of records an itemset must appear in for its rules to be mined "
-         "(0.05 % in the paper).", "rho", "minsup"),
-    Term("minconf", "minimum confidence", "Least confidence (share of records with X that also have Y) of a mined "
-         "rule (30 % in the paper).", "rho", "minconf"),
-    Term("unsafe_share", "unsafe share", "Share of the attackers checked (a person and items they know) who can "
-         "infer one of the person's sensitive items with more than ρ confidence.", "rho", "share"),
-    Term("unsafe_adversaries", "unsafe attackers", "Attackers (a person and items they know) the independent check "
-         "found able to infer one of that person's sensitive items with more than ρ confidence (0 for an exact "
-         "promise).", "rho"),
-    Term("max_unsafe_share", "largest unsafe share", "The highest share of unsafe attackers at any number of known "
-         "items, as checked (for a sampled level its upper confidence bound); the (ε, δ) promise needs it below ε.",
-         "rho"),
-    Term("sensitive_setting", "sensitive items setting", "Who protects what: fixed (the same items for everyone), "
-         "personalized (each person their own), fixed+ (everything anyone protects, for everyone), personalized+ "
-         "(mostly shared, a few own).", "rho", "setting"),
-    Term("sensitive_fraction", "sensitive share of items", "Share of the data's distinct items drawn as sensitive "
-         "for each person.", "rho", "sensitive_fraction"),
 )
 
 #: Every entry by key: the shared ones above and those the method families declare (:func:`register`).
