@@ -14,7 +14,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
 
 from ....methods.nonreciprocal.result import PHASES, NonreciprocalResult
-from ...controls import integer, note_label
+from ....formatting import integer
+from ...controls import note_label
 from ...plots import ExportablePlot
 
 __all__ = ["OrderView", "hamming_bars", "ORDER_NAMES"]

@@ -9,10 +9,11 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
+from ....formatting import integer, number, percent
 from ....glossary import meaning
 from ....methods.rho.result import RhoResult
 from ....methods.rho.suppressor import PassRecord
-from ...controls import integer, note_label, number, percent
+from ...controls import note_label
 from ...glossary_dialog import glossary_button
 from ...plots import ExportablePlot, integer_ticks
 
@@ -55,7 +56,7 @@ def utility_values(result: RhoResult | None) -> dict[str, str]:
         "util_mining": not_mined or f"{number(mining.value, 4)} (0 = same rules)",
         "suppressed_items": integer(result.suppressed_items),
         "iterations": integer(result.iterations) + ("" if result.complete else " (stopped)"),
-        "seconds": f"{result.seconds:.2f} s (suppression {result.suppression.seconds:.2f} s)",
+        "seconds": f"{number(result.seconds, 3)} s (suppression {number(result.suppression.seconds, 3)} s)",
         "sensitive": _sensitive_text(result),
         "samples": "all (exact algorithm)" if result.suppression.samples_per_level is None
         else integer(result.suppression.samples_per_level),
