@@ -179,10 +179,6 @@ class RhoParams:
     def samples_per_level(self) -> int | None:
         return sample_size(self.epsilon, self.delta) if self.sampled else None
 
-    @property
-    def setting_used(self) -> str:
-        return "file" if self.sensitive is not None else self.setting
-
     def check(self) -> None:
         """Cross-field rules (raises :class:`ParameterError` naming the field)."""
         parse_rho(self.rho)

@@ -162,9 +162,6 @@ class SensitiveConstraint:
         """|E_u| per record (int64)."""
         return (len(self.global_items) - np.diff(self.del_indptr) + np.diff(self.add_indptr)).astype(np.int64)
 
-    def is_empty(self) -> bool:
-        return not len(self.global_items) and not len(self.add_items)
-
     def kernel_arrays(self) -> tuple[np.ndarray, ...]:
         """``(gmask, add_ptr, add_items, del_ptr, del_items)`` restricted to data items, for the kernels."""
         nd = self.n_data_items

@@ -195,10 +195,6 @@ class RuleBrowserView(QWidget):
         return int(text) - 1, ""
 
     # ---------------------------------------------------------- selection
-    def selected_rule(self) -> int | None:
-        index = self.table.currentIndex()
-        return self.table.rows_model.data_row(index.row()) if index.isValid() else None
-
     def _rule_selected(self, current) -> None:
         if self.rows is None or not current.isValid():
             self.detail.setText("")
