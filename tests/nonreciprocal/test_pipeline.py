@@ -229,3 +229,15 @@ def test_item_labels_with_the_separator_are_refused(tmp_path):
     with pytest.raises(ValueError, match="'a;b' contains ';'"):
         write_published(tmp_path / "p.csv", res)
     assert not (tmp_path / "p.csv").exists()
+
+
+def test_the_spec_imports_no_algorithm_kernel_or_verifier():
+    """``anonstudio-cli --help`` builds every command from the specs: ours must not load the heavy modules."""
+    import subprocess
+    import sys
+
+    code = ("import sys, anonstudio.methods.nonreciprocal.spec\n"
+            "print(sorted(m for m in sys.modules if m.startswith(('anonstudio.kernels.nonreciprocal', "
+            "'anonstudio.verifiers', 'anonstudio.methods.nonreciprocal.algorithm', 'efficient_apriori'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

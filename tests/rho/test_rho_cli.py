@@ -154,3 +154,15 @@ def test_ctrl_c_writes_the_partial_json_and_no_release(tmp_path):
     assert run["status"] == "cancelled" and run["complete"] is False and run["verification"] is None
     assert run["passes"][-1]["complete"] is False and run["suppressed_items"] > 0
     assert not out.exists()
+
+
+def test_the_spec_imports_no_algorithm_kernel_or_verifier():
+    """``anonstudio-cli --help`` builds every command from the specs: ours must not load the heavy modules."""
+    import subprocess
+    import sys
+
+    code = ("import sys, anonstudio.methods.rho.spec\n"
+            "print(sorted(m for m in sys.modules if m.startswith(('anonstudio.kernels.rho', "
+            "'anonstudio.verifiers', 'anonstudio.methods.rho.algorithm', 'efficient_apriori'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

@@ -49,7 +49,7 @@ GUIDE = (
     "<b>What it answers.</b> Each person names the items they consider sensitive (a medicine, a purchase); items "
     "are then removed from single records until nobody who knows some of a person's items can guess one of "
     "their sensitive items with more than ρ confidence (Nakagawa, Arai, Nakagawa 2018). "
-    "<b>What to set first.</b> ρ (0.5: at most a 50 % sure guess), the sensitive items (a record,item file, or "
+    "<b>What to set first.</b> ρ (0.5: at most a 50 % sure guess), the sensitive items (a person,item file, or "
     "drawn with a setting and a share), m (how many items an attacker knows; empty = any) and, for large data, "
     "ε and δ for the sampled algorithm. "
     "<b>How to read it.</b> Trade-offs: the paper's figures on a sample of your data, your run ringed — "
