@@ -35,8 +35,6 @@ _ENTRIES = (
     Term("m", "m", "How many of a person's items an attacker is assumed to know."),
     Term("l", "ℓ", "Diversity: every group (or every record's possible matches) shows at least ℓ different "
                    "sensitive values, so knowing a person's group never pins down their value.", "", "l"),
-    Term("rho", "ρ", "The most confidence anyone may have that a person holds one of their sensitive items, given "
-                     "items they know the person has (ρ = 0.5: at most 50 %).", "rho", "rho"),
     Term("delta", "δ", "The chance an estimate misses its ±ε band (Risk, ρ sampling), or the loss bound an RT "
                        "release may not exceed (RT-datasets).", "", "delta"),
     Term("epsilon", "ε", "The error an estimate may have: sampled results are within ±ε of the truth with "

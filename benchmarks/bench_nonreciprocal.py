@@ -65,12 +65,12 @@ def _warm() -> float:
     return time.perf_counter() - t
 
 
-def end_to_end(data, params, labels=None) -> dict:
-    from anonstudio.methods.nonreciprocal.algorithm import nonreciprocal
+def end_to_end(data, params) -> dict:
+    from anonstudio.methods.nonreciprocal.algorithm import run_nonreciprocal
     from anonstudio.verifiers.nonreciprocal import verify_result
 
     t = time.perf_counter()
-    res = nonreciprocal(data, params, labels=labels)
+    res = run_nonreciprocal(data, params)
     run_s = time.perf_counter() - t
     t = time.perf_counter()
     ver = verify_result(data, res, threads=params.threads)
@@ -199,11 +199,11 @@ def bench_l20k() -> dict:
     path.write_text("record,label\n" + "".join(f"{u + 1},{names[c]}\n" for u, c in enumerate(codes)))
     print(f"BMS-WebView-1 first 20,000 records, {labels.n_labels} labels (largest share "
           f"{labels.counts().max() / data.n_records:.3f}), l = 4, load average {load_avg()}", flush=True)
-    out = {"ring": end_to_end(data, NonreciprocalParams(l=4, labels=path, l_method="ring"), labels)}
-    out["greedy"] = end_to_end(data, NonreciprocalParams(l=4, labels=path, l_method="greedy"), labels)
-    from anonstudio.methods.nonreciprocal.algorithm import nonreciprocal
+    out = {"ring": end_to_end(data, NonreciprocalParams(l=4, labels=path, l_method="ring"))}
+    out["greedy"] = end_to_end(data, NonreciprocalParams(l=4, labels=path, l_method="greedy"))
+    from anonstudio.methods.nonreciprocal.algorithm import run_nonreciprocal
 
-    order = nonreciprocal(data, NonreciprocalParams(k=2)).order
+    order = run_nonreciprocal(data, NonreciprocalParams(k=2)).order
     c = cahd(data, labels, 4, order, 1)
     out["cahd"] = c.summary()
     print(f"  CAHD (same Gray-TSP order): {c.summary()}; peak RSS {peak_rss_mb():.0f} MB", flush=True)

@@ -42,9 +42,10 @@ sys.path.insert(0, str(ROOT))
 from anonstudio.data.io import load_transactions  # noqa: E402
 from anonstudio.jobs import derive_seed  # noqa: E402
 from anonstudio.kernels import rho_suppressor  # noqa: E402
-from anonstudio.methods.rho import (  # noqa: E402
-    generate_sensitive, sample_size, suppress_exact, suppress_sampled, util_info,
-)
+from anonstudio.methods.rho.params import sample_size  # noqa: E402
+from anonstudio.methods.rho.sensitive import generate_sensitive  # noqa: E402
+from anonstudio.methods.rho.suppressor import suppress_exact, suppress_sampled  # noqa: E402
+from anonstudio.methods.rho.utility import util_info  # noqa: E402
 from tests.reference import rho_reference as ref  # noqa: E402
 from bench_data import BENCH_DATA  # noqa: E402  (benchmarks/ is the script folder)
 
@@ -115,7 +116,7 @@ def run_one(name: str, data, setting: str, algorithm: str, reference: bool) -> d
 
 
 def _verified(data, params, label: str, **verify_kw) -> dict:
-    from anonstudio.methods.rho import run_rho
+    from anonstudio.methods.rho.algorithm import run_rho
     from anonstudio.verifiers.rho import verify_rho
 
     res = run_rho(data, params)
@@ -139,7 +140,7 @@ def _verified(data, params, label: str, **verify_kw) -> dict:
 
 
 def acceptance(data) -> list[dict]:
-    from anonstudio.methods.rho import RhoParams
+    from anonstudio.methods.rho.params import RhoParams
 
     prime = primed(data)
     small = sample(prime)
@@ -158,7 +159,8 @@ def _stats(values) -> str:
 
 
 def trends(data, repeats: int) -> list[dict]:
-    from anonstudio.methods.rho import RhoParams, run_rho
+    from anonstudio.methods.rho.algorithm import run_rho
+    from anonstudio.methods.rho.params import RhoParams
 
     prime = primed(data)
     rows = []

@@ -13,9 +13,9 @@ viewer draws as chips. A chip's ``key`` ties chips that belong together (the
 items of one partition and the partition itself) so that a viewer can
 highlight them together.
 
-Rows are numbered from 1 wherever a person reads them, as in the workbenches and
-in the record numbers anonstudio writes (csv-long); ``row`` arguments are 0-based
-positions.
+Rows are numbered from 1 wherever a person reads or types a number (the
+first column, ``#17`` in a search, the Go-to field); the row indexes of the
+API (``cells(row)``, sort orders, :class:`Match` rows) count from 0.
 """
 from __future__ import annotations
 
@@ -182,7 +182,7 @@ class TransactionRows:
         id_column = ("id in the file",) if self.record_ids is not None else ()
         self.columns = ("record", *id_column, "size", "items")
         id_tip = ("The record's identifier in the file (user, basket or transaction id).",) if id_column else ()
-        self.column_tips = ("Record number, counted from 0 as in the workbenches and exported files.", *id_tip,
+        self.column_tips = ("Record number, counted from 1 as in the workbenches and exported files.", *id_tip,
                             "Number of distinct items in the record.", "The items of the record.")
         self.right_aligned = frozenset({0, len(self.columns) - 2})
         self.n_rows = data.n_records
@@ -239,11 +239,11 @@ class TransactionRows:
     def search(self, text: str) -> Match:
         """Records holding every comma-separated item (an item named exactly, else any item containing the text).
 
-        A record number (``#17``) finds that record.
+        A record number (``#17``, counted from 1) finds that record.
         """
         text = text.strip()
         if text.startswith("#") and text[1:].strip().isdigit():
-            number = int(text[1:])  # records are numbered from 1, as the view shows them
+            number = int(text[1:])
             rows = np.array([number - 1] if 1 <= number <= self.n_rows else [], dtype=np.int64)
             return Match(rows, f"record {number}" if len(rows) else f"no record {number}")
         terms = [t.strip() for t in text.split(",") if t.strip()]
@@ -283,7 +283,7 @@ class TableRows:
         self.table = table
         frame = table.frame
         self.columns = ("row", *(str(c) for c in frame.columns))
-        self.column_tips = ("Row number, counted from 0 as in the workbenches.",
+        self.column_tips = ("Row number, counted from 1 as in the workbenches.",
                             *(f"{c}: {table.role(c).value}" for c in frame.columns))
         self.right_aligned = frozenset({0} | {j + 1 for j, c in enumerate(frame.columns)
                                               if frame[c].dtype.kind in "iuf" or str(frame[c].dtype) == "Int64"})
@@ -314,7 +314,7 @@ class TableRows:
         if not text:
             return Match(np.arange(self.n_rows, dtype=np.int64), "all rows")
         if text.startswith("#") and text[1:].strip().isdigit():
-            number = int(text[1:])  # rows are numbered from 1, as the view shows them
+            number = int(text[1:])
             rows = np.array([number - 1] if 1 <= number <= self.n_rows else [], dtype=np.int64)
             return Match(rows, f"row {number}" if len(rows) else f"no row {number}")
         name, sep, value = (part.strip() for part in text.partition("="))
@@ -357,7 +357,7 @@ class GeneralizedRecords(TransactionRows):
         self.group_names = dict(group_names)
         self.group_word = group_word
         self.columns = ("record", "size", "published items")
-        self.column_tips = ("Record number, counted from 0 as in the workbenches and exported files.",
+        self.column_tips = ("Record number, counted from 1 as in the workbenches and exported files.",
                             "Number of distinct published items in the record.",
                             "The record as published: the group of each of its items.")
         self.right_aligned = frozenset({0, 1})

@@ -86,7 +86,7 @@ class SearchBar(QWidget):
     find(str)
         Search for the text (empty: show every row).
     go_to(int)
-        Jump to this record/row number.
+        Jump to this row (its index from 0; the field takes its number from 1).
     """
 
     find = Signal(str)
@@ -108,9 +108,9 @@ class SearchBar(QWidget):
         self.all_button.setEnabled(False)
         self.goto_field = QLineEdit()
         self.goto_field.setPlaceholderText("number")
-        self.goto_field.setValidator(QIntValidator(0, 2_000_000_000, self))
+        self.goto_field.setValidator(QIntValidator(1, 2_000_000_000, self))
         self.goto_field.setMaximumWidth(self.fontMetrics().horizontalAdvance("0" * 10) + 16)
-        self.goto_field.setToolTip("Record or row number (counted from 0); Enter jumps there. Ctrl+G comes here.")
+        self.goto_field.setToolTip("Record or row number (counted from 1); Enter jumps there. Ctrl+G comes here.")
         self.goto_field.returnPressed.connect(self._go)
         self.result = note_label("")
         self.result.setObjectName("search_result")
@@ -149,7 +149,7 @@ class SearchBar(QWidget):
     def _go(self) -> None:
         text = self.goto_field.text().strip()
         if text.isdigit():
-            self.go_to.emit(int(text))
+            self.go_to.emit(int(text) - 1)
 
     def show_result(self, text: str, filtered: bool) -> None:
         self.result.setText(text)
@@ -252,7 +252,7 @@ def go_to_row(bar: SearchBar, tables: list[RowsTable], row: int) -> None:
     if model.source is None:
         return
     if not 0 <= row < model.source.n_rows:
-        bar.show_result(f"There is no number {row:,}: they run from 0 to {model.source.n_rows - 1:,}.",
+        bar.show_result(f"There is no number {row + 1:,}: they run from 1 to {model.source.n_rows:,}.",
                         model.filtered)
         return
     if model.view_row(row) is None:

@@ -11,6 +11,8 @@ every label that would otherwise hold more than ``1/l`` of the records left
 ("critical"), so the rest stays l-eligible; when more than ``l`` labels are
 critical, or fewer than ``2l`` records are left, the rest forms the last group.
 Every group then has each label on at most ``1/l`` of its records.
+
+Slow reference: tests/reference/nonreciprocal_reference.py::cahd_groups
 """
 from __future__ import annotations
 

@@ -15,6 +15,8 @@ label is off its cool-down and whose placement keeps the rest feasible:
 When no candidate passes, the available label with the most remaining
 copies goes (the classic greedy). The result is checked; the driver falls
 back to other layouts if it is not valid.
+
+Slow reference: tests/reference/nonreciprocal_reference.py::windows_distinct
 """
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Error rate and query counts of a release (``methods/nonreciprocal/metrics.py``)."""
+"""Error rate and query counts of a release (``methods/nonreciprocal/metrics.py``).
+
+Slow reference: tests/reference/nonreciprocal_reference.py::error_rate
+"""
 from __future__ import annotations
 
 import numpy as np

@@ -7,6 +7,8 @@ built: the binary digit ``p`` of the rank is the parity of the record's items
 at positions ``<= p``, so two records compare at the first position ``p``
 where their bitmaps differ. With ``c`` items shared before ``p``, the record
 holding ``p`` ranks higher when ``c`` is even and lower when ``c`` is odd.
+
+Slow reference: tests/reference/nonreciprocal_reference.py::gray_order_bigint
 """
 from __future__ import annotations
 

@@ -5,6 +5,8 @@ it): the base bitmap is the bit vote over ``P(j)`` (an item is in the base
 when more than half of the preimages hold it; a tie gives 0), the distance
 bitmap the items on which the preimages disagree, and the threshold the
 largest Hamming distance between the base and a preimage.
+
+Slow reference: tests/reference/nonreciprocal_reference.py::publish_reference
 """
 from __future__ import annotations
 

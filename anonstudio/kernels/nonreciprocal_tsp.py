@@ -8,6 +8,8 @@ descent of 2-opt and Or-opt moves over neighbour lists with don't-look bits,
 started from the Gray order and followed by a fixed number of double-bridge
 kicks (iterated local search), keeping the best path. Both only ever accept a
 strictly shorter path, so the result is never worse than the Gray order.
+
+Slow reference: tests/reference/nonreciprocal_reference.py::held_karp
 """
 from __future__ import annotations
 

@@ -14,6 +14,8 @@ items leaves the only slots that can contain it, which are then tested in
 full. The slot recount below walks the preimages of a slot the way the
 method's publication does; the repetition is on purpose (the verifier must
 not call the code it checks).
+
+Slow reference: tests/reference/nonreciprocal_reference.py::world_matches
 """
 from __future__ import annotations
 

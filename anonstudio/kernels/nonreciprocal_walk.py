@@ -21,6 +21,8 @@ untouched) and the driver restarts it from another ``u0``.
 State of a round lives in arrays owned by the caller, so a round can be run
 in chunks of walks (``max_steps``) with the same random numbers whatever the
 chunk size: a chunk always ends between walks.
+
+Slow reference: tests/reference/nonreciprocal_reference.py::closed_walk_reference
 """
 from __future__ import annotations
 

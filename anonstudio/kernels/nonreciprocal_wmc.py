@@ -13,6 +13,8 @@ at dead ends. Two variants (implementation note, T14):
 
 A step is one edge tried forward or one retreat. Edges are tried in a
 random order (seeded).
+
+Slow reference: tests/reference/nonreciprocal_reference.py::is_perfect_matching
 """
 from __future__ import annotations
 

@@ -36,6 +36,8 @@ Record choice (Alg. 1 line 14) is a partial Fisher-Yates shuffle of the
 ascending records holding Q∪{e}, driven by one splitmix64 stream for the run
 (:mod:`anonstudio.kernels.rng`); the pure-Python reference in
 ``tests/reference/rho_reference.py`` follows the same draw protocol.
+
+Slow reference: tests/reference/rho_reference.py::suppressor, tests/reference/rho_reference.py::sample_suppressor
 """
 from __future__ import annotations
 

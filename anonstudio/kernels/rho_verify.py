@@ -5,6 +5,8 @@ first grouped by their itemset Q (sorted rows), the records of D' holding Q
 come from a merge intersection of the checker's own posting lists, and every
 e ∈ E_u is tested by counting how many of those records hold it (a second
 intersection), rather than by tallying co-occurring items.
+
+Slow reference: tests/reference/rho_reference.py::unsafe_adversaries
 """
 from __future__ import annotations
 

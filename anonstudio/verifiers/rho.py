@@ -29,6 +29,7 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -41,7 +42,7 @@ from .kmanon import clopper_pearson
 
 __all__ = [
     "RhoLevelCheck", "WorstRule", "RhoVerification", "verify_rho", "check_subsets", "check_lines",
-    "read_sensitive_pairs", "recompute_utilities",
+    "read_sensitive_pairs", "recompute_utilities", "verify_result",
 ]
 
 
@@ -75,7 +76,10 @@ class RhoLevelCheck:
 
 @dataclass(frozen=True)
 class WorstRule:
-    """An unsafe adversary's strongest inference Q → e about person ``user``."""
+    """An unsafe adversary's strongest inference Q → e about the person of record index ``user`` (from 0).
+
+    Texts and the JSON number the person from 1 (``person``), as every file and view does.
+    """
 
     user: int
     antecedent: tuple[str, ...]
@@ -88,11 +92,11 @@ class WorstRule:
         return self.s_qe / self.s_q
 
     def to_json(self) -> dict:
-        return {"user": self.user, "antecedent": list(self.antecedent), "consequent": self.consequent,
+        return {"person": self.user + 1, "antecedent": list(self.antecedent), "consequent": self.consequent,
                 "support_q": self.s_q, "support_qe": self.s_qe, "confidence": self.confidence}
 
     def text(self) -> str:
-        return (f"person {self.user}: {{{', '.join(self.antecedent)}}} → {self.consequent} "
+        return (f"person {self.user + 1}: {{{', '.join(self.antecedent)}}} → {self.consequent} "
                 f"({self.s_qe}/{self.s_q} = {self.confidence:.3f})")
 
 
@@ -189,26 +193,32 @@ class RhoVerification:
 
 # ------------------------------------------------------------------ inputs
 def read_sensitive_pairs(path: str | Path, vocab: tuple[str, ...], n_records: int) -> tuple[np.ndarray, np.ndarray]:
-    """(record, item id) pairs of an ``E_USED.csv`` (record −1 for ``*``); labels not in ``vocab`` are dropped.
+    """(record index from 0, item id) pairs of an ``E_USED.csv`` (−1 for ``*``); labels not in ``vocab`` are dropped.
 
-    The checker's own reader: it accepts exactly what the method writes
-    (a ``record,item`` header, then one pair per line).
+    The checker's own reader: it accepts what the method writes, a ``person,item`` header then one pair per line
+    with people numbered from 1, and the previous release's form (header ``record,item`` or none, records from 0).
     """
     text = read_text(path, allow_empty=True)
     ids = {label: i for i, label in enumerate(vocab)}
     numeric = all(v.lstrip("-").isdigit() for v in vocab[:50])
+    rows = [(number, row) for number, row in enumerate(csv.reader(io.StringIO(text)), start=1) if row]
+    first = 1
+    if rows and [f.strip().lower() for f in rows[0][1]] == ["person", "item"]:
+        rows = rows[1:]
+    else:
+        first = 0
+        if rows and [f.strip().lower() for f in rows[0][1]] == ["record", "item"]:
+            rows = rows[1:]
     recs, items = [], []
-    for number, row in enumerate(csv.reader(io.StringIO(text)), start=1):
-        if not row or row == ["record", "item"]:
-            continue
+    for number, row in rows:
         if len(row) != 2:
-            raise DataFormatError(path, f"expected record,item, got {len(row)} field(s)", number)
+            raise DataFormatError(path, f"expected person,item, got {len(row)} field(s)", number)
         who, label = row[0].strip(), row[1].strip()
         if numeric and label.lstrip("-").isdigit():
             label = str(int(label))
-        rec = -1 if who == "*" else int(who) if who.isdigit() else None
-        if rec is None or rec >= n_records:
-            raise DataFormatError(path, f"bad record {who!r}", number)
+        rec = -1 if who == "*" else int(who) - first if who.isdigit() else None
+        if rec is None or not -1 <= rec < n_records or (who != "*" and rec < 0):
+            raise DataFormatError(path, f"bad person {who!r}", number)
         if label in ids:
             recs.append(rec)
             items.append(ids[label])
@@ -262,7 +272,7 @@ def check_subsets(original: TransactionData, published: TransactionData, limit: 
     for u in np.unique(pub_rows[bad])[:limit].tolist():
         extra = pub_items[bad[pub_rows[bad] == u]]
         labels = [original.vocab[i] if i >= 0 else "an item the original data does not have" for i in extra[:3]]
-        problems.append(f"record {u} (line {u + 1}) has {', '.join(labels)}, which the original record does not")
+        problems.append(f"record {u + 1} has {', '.join(labels)}, which the original record does not")
     return tuple(problems)
 
 
@@ -519,3 +529,31 @@ def verify_rho(original: TransactionData, published: TransactionData, sensitive_
     extra = {"adversaries_total": total, "sampler": sampler}
     return RhoVerification(rho, m, epsilon, confidence, tuple(levels), tuple(worst), n, problems, utilities,
                            mismatches, complete, time.perf_counter() - t0, exhaustive, extra)
+
+
+#: The utilities a run reports that the check recomputes and compares.
+_REPORTED = ("suppressed_items", "util_info", "util_dist", "util_mining", "rules_original", "rules_published",
+             "rules_common")
+
+
+def _exact(value: Any) -> Fraction:
+    """A threshold typed as a decimal (0.0005), read exactly as the shortest decimal that prints as it."""
+    return value if isinstance(value, Fraction) else Fraction(repr(float(value)))
+
+
+def verify_result(original: TransactionData, result: Any, params: Any,
+                  progress: Progress | None = None) -> RhoVerification:
+    """Check a run in memory: its published records against D and the sensitive pairs it used.
+
+    ``result`` gives the release (``published``), the sensitive items it
+    protected (``constraint.pairs()``) and its reported utilities
+    (``to_json()``); ``params`` the promise (ρ, m, ε, the sampler) and the
+    check's settings. A stopped run's data so far can be checked too.
+    """
+    doc = result.to_json()
+    return verify_rho(original, result.published, result.constraint.pairs(), params.rho_fraction, params.m,
+                      epsilon=params.epsilon, sampler=params.sampler, samples=params.verify_samples,
+                      confidence=params.verify_confidence, exhaustive_limit=params.exhaustive_limit,
+                      seed=params.seed, reported={key: doc[key] for key in _REPORTED},
+                      minsup=_exact(params.minsup), minconf=_exact(params.minconf),
+                      mining_max_length=params.mining_max_length, progress=progress)

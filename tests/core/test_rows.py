@@ -34,7 +34,7 @@ def test_record_cells(baskets):
     assert rows.columns == ("record", "id in the file", "size", "items")
     assert rows.n_rows == 6 and len(rows.column_tips) == 4
     number, own_id, size, items = rows.cells(3)
-    assert (number, own_id, size) == ("4", "d", "3")
+    assert (number, own_id, size) == ("4", "d", "3")  # records are numbered from 1
     assert labels(items) == baskets.record_labels(3)
     assert all(c.kind == "item" and c.key == -1 for c in items)
     assert rows.cells(2)[3] == ()
@@ -85,8 +85,8 @@ def test_record_search_words(baskets):
     assert rows.search("milk").text == "records with item milk"  # an exact name beats "Milk tea"
     assert rows.search("il").text == "records with an item containing “il” (2 items)"
     assert rows.search("zzz").text == "records with “zzz” (no such item)"
-    assert rows.search("#5").rows.tolist() == [4] and rows.search("#41").rows.tolist() == []
-    assert rows.search("#0").rows.tolist() == []
+    assert rows.search("#4").rows.tolist() == [3] and rows.search("#40").rows.tolist() == []
+    assert rows.search("#0").rows.tolist() == [] and rows.search("#6").text == "record 6"
     assert len(rows.search(" ").rows) == 6
 
 
@@ -115,7 +115,7 @@ def people():
 def test_table_cells(people):
     rows = TableRows(people)
     assert rows.columns == ("row", "age", "income", "town")
-    assert rows.cells(0) == ("1", "34", "1.5", "Pisa")
+    assert rows.cells(0) == ("1", "34", "1.5", "Pisa")  # rows are numbered from 1
     assert rows.cells(1) == ("2", None, None, "Lucca")
     assert rows.cells(2) == ("3", "51", "3", None)
     assert rows.right_aligned == frozenset({0, 1, 2})
@@ -138,7 +138,7 @@ def test_table_search(people):
     assert rows.search("age = old").rows.tolist() == []  # a word never matches a number column
     assert rows.search("34").text == "rows containing “34”"
     assert rows.search("nan").rows.tolist() == []  # a missing value is not the text "nan"
-    assert rows.search("#3").rows.tolist() == [2]
+    assert rows.search("#2").rows.tolist() == [1]
 
 
 def test_chip_columns(people):

@@ -97,7 +97,7 @@ def test_keyboard_reaches_find_and_go_to(view, qtbot):
     assert view.search.goto_field.hasFocus()
     qtbot.keyClicks(view.search.goto_field, "42")
     qtbot.keyClick(view.search.goto_field, Qt.Key_Return)
-    assert view.table.selected_data_row() == 42
+    assert view.table.selected_data_row() == 41  # record 42, counted from 1
 
 
 def test_go_to_shows_a_record_even_when_a_search_hides_it(view):
@@ -107,9 +107,9 @@ def test_go_to_shows_a_record_even_when_a_search_hides_it(view):
     view.search.goto_field.setText("4321")
     view.search.goto_field.returnPressed.emit()
     assert view.table.rows_model.rowCount() == 5000  # the search was cleared
-    assert view.table.selected_data_row() == 4321
+    assert view.table.selected_data_row() == 4320  # record 4,321, counted from 1
     view.search.go_to.emit(5000)
-    assert "run from 0 to 4,999" in view.search.result.text()
+    assert "There is no number 5,001: they run from 1 to 5,000" in view.search.result.text()
 
 
 def test_clicking_a_header_sorts(view):
@@ -118,7 +118,7 @@ def test_clicking_a_header_sorts(view):
     view.table.selectRow(1)
     view.table.sortByColumn(1, Qt.DescendingOrder)
     model = view.table.rows_model
-    assert [model.index(r, 0).data() for r in range(4)] == ["2", "4", "1", "3"]
+    assert [model.index(r, 0).data() for r in range(4)] == ["2", "4", "1", "3"]  # record numbers, from 1
     assert view.table.selected_data_row() == 1  # the selection follows its record
     view.table.sortByColumn(2, Qt.AscendingOrder)  # items: not sortable, the order stays
     assert [model.index(r, 0).data() for r in range(4)] == ["2", "4", "1", "3"]

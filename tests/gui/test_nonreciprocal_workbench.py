@@ -77,20 +77,20 @@ def test_worked_example_release_side_by_side_and_possible_worlds(bench, qtbot, w
     view = bench.release_view
     assert isinstance(view.published.delegate, ChipDelegate)  # the studio's shared chips
     published = view.comparison.published
-    assert published.n_rows == 6 and published.columns == ("record", "base", "distance", "threshold", "label",
-                                                            "name")
+    assert published.n_rows == 6 and published.columns == ("record", "base", "distance", "threshold", "label")
     # Table 3, r'1: base 1101, distance 1011, threshold 2 (items 1 and 4 may be missing, 2 is certain)
-    record, base, dist, threshold, label, name = published.cells(0)
-    assert (record, name, threshold) == ("0", "1", "2")
+    record, base, dist, threshold, label = published.cells(0)
+    assert (record, threshold) == ("1", "2")  # numbered from 1, like the people beside it
+    assert view.comparison.original.cells(0)[0] == "1"
     assert [(c.text, c.kind) for c in base] == [("1 Jogging", "general"), ("2 Swimming", "value"),
                                                ("4 Soccer", "general")]
     assert [c.text for c in dist] == ["1 Jogging", "3 Tennis", "4 Soccer"] and published.cells(4)[3] == "1"
     # selecting r3 (row 2) in the release: their items highlighted, their possible worlds named and listed
     assert view.select_row(2)
     assert set(view.published.delegate.highlight) == {0, 1, 3}
-    assert "Person 2 could be 4 published records: 0, 2, 4 by the generalization graph" in view.detail.text()
+    assert "Person 3 could be 4 published records: 1, 3, 5 by the generalization graph" in view.detail.text()
     worlds = bench.worlds_view
-    assert worlds.person == 2 and worlds.person_box.value() == 2
+    assert worlds.person == 2 and worlds.person_box.value() == 3  # record index 2 is person 3
     # r3 fits r'1, r'3, r'5 by the graph (Table 4) and r'6 by chance (note T6)
     source = worlds.source
     assert source.slots.tolist() == [0, 2, 4, 5] and source.linked.tolist() == [True, True, True, False]
@@ -100,16 +100,26 @@ def test_worked_example_release_side_by_side_and_possible_worlds(bench, qtbot, w
     assert shaded == [True, True, True, False]
     summary = worlds.summary.text()
     assert "could be <b>4</b>" in summary and "3 linked by the generalization graph" in summary
-    assert "1 more that fit by chance" in summary and "“3” in PUBLISHED.csv" in summary
+    assert "1 more that fit by chance" in summary and summary.startswith("<b>Person 3</b>")
+    assert "PUBLISHED.csv" not in summary  # its name there is its number
+    worlds.person_box.setValue(6)  # typing a person's number shows that person
+    assert worlds.person == 5 and worlds.summary.text().startswith("<b>Person 6</b>")
     # searching the release by item
     match = published.search("Tennis")
     assert match.rows.tolist() == [1, 2, 3, 5] and "Tennis" in match.text
 
 
 def test_promise_and_check_sit_side_by_side(bench, qtbot, wait_job):
-    run_and_wait(bench, qtbot, wait_job, k=3)
+    from anonstudio.methods.contract import CHECK_PASSED, verdict
+
+    run = run_and_wait(bench, qtbot, wait_job, k=3)
     text = bench.callout.text()
-    assert "could be any of at least 3 published records" in text and "Independent check passed" in text
+    assert "could be any of at least 3 published records" in text
+    # the callout, the Check tab and the CLI say the verdict in the same words
+    head, _, figures = verdict(run).partition(": ")
+    assert head == CHECK_PASSED and text.startswith(f"<b>{CHECK_PASSED}</b>: {figures}")
+    assert bench.check_view.lines.text().startswith(f"<b>{CHECK_PASSED}</b>")
+    assert verdict(run) in bench.spec.report_lines(run)
     assert "See why in the graph" in text and bench.callout.state == "ok"
     bench._link("tab:graph")
     assert bench.tabs.currentWidget() is bench.graph_view

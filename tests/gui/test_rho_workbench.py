@@ -19,7 +19,8 @@ from anonstudio.gui.workbenches.rho.workbench import SUGGESTED
 from anonstudio.gui.workers import JobState
 from anonstudio.jobs import RecordingProgress
 from anonstudio.methods.contract import get_method, run_and_verify
-from anonstudio.methods.rho import RhoParams
+from anonstudio.methods.contract import CHECK_INCOMPLETE, CHECK_PASSED, verdict
+from anonstudio.methods.rho.params import RhoParams
 from anonstudio.methods.rho.compare import comparison_of
 from anonstudio.methods.rho.rules import rule_browser
 from anonstudio.methods.rho.suppressor import SuppressionProgress
@@ -97,6 +98,16 @@ def test_run_fills_every_tab(bench, qtbot, wait_job):
     assert "20 of 20 cells finished" in bench.tradeoffs.status.text()
 
 
+def test_the_callout_and_the_check_tab_say_the_verdict_as_the_cli_does(bench, finished):
+    bench._on_done(finished, True)
+    head, _, figures = verdict(finished).partition(": ")
+    assert head == CHECK_PASSED
+    text = bench.callout.text()
+    assert text.startswith(f"<b>{CHECK_PASSED}</b>: ") and figures.split(";")[0] in text
+    assert bench.check.intro.text().startswith(f"<b>{CHECK_PASSED}.</b>")
+    assert any(line == verdict(finished) for line in SPEC.report_lines(finished))
+
+
 def test_partial_result_draws_passes_and_says_not_safe_yet(bench, finished):
     passes = finished.result.passes[:2]
     bench.show_result(SuppressionProgress("exact", passes), True)
@@ -110,12 +121,14 @@ def test_cancel_keeps_the_data_so_far_marked_unsafe(bench, qtbot, example):
     assert stopped.status == "cancelled" and not stopped.result.complete
     bench._on_done(stopped, False)
     wait_idle(qtbot, bench)
-    assert bench.callout.state == "incomplete" and "Stopped early" in bench.callout.text()
+    assert bench.callout.state == "incomplete"
+    assert bench.callout.text().startswith(f"<b>{CHECK_INCOMPLETE}</b>: the run was cancelled before it finished")
+    assert "Stopped before a clean pass" in bench.callout.text()
     # release files stay disabled; the run JSON can still be saved
     assert not bench.export_row.buttons["release"].isEnabled() and bench.export_row.buttons["json"].isEnabled()
     # the data so far is checked independently and shown as such, never as a release
     assert bench.check.so_far and "Stopped early" in bench.check.intro.text()
-    assert "Independent check of the data so far" in bench.callout.text() and "Not a release" in bench.callout.text()
+    assert "The data so far, checked independently" in bench.callout.text() and "Not a release" in bench.callout.text()
     assert "not a safe release" in bench.rules.banner.text()
     assert "Stopped early" in bench.utility.note.text()
     assert "(stopped)" in bench.utility.value_text("iterations")
@@ -190,7 +203,10 @@ def test_rule_browser_filters_by_item_and_person(bench, qtbot, finished):
     view.set_filters(person=person)
     shown = [model.data_row(r) for r in range(model.rowCount())]
     assert shown and all(person in rows.browser.rules[j].people for j in shown)
-    assert view.person == person and view.person_label.text().startswith(f"<b>Person {person}:")
+    assert view.person_filter.text() == str(person + 1)  # the field shows the record's number, from 1
+    assert view.person == person and view.person_label.text().startswith(f"<b>Person {person + 1}:")
+    people = rows.cells(0)[6]
+    assert people.split(": ")[1].split(", ")[0].split(" ")[0] == str(person + 1)
     # both filters at once narrow further; an unknown record says so
     view.set_filters(item=label, person=person)
     assert model.rowCount() <= len(shown)
@@ -329,6 +345,7 @@ def test_comparison_adapter(finished):
     assert {c.text for c in cells[3] if c.kind == "suppressed"} == gone
     assert int(cells[2]) == len(gone)
     assert set(comparison.highlight_keys(u)) == set(result.suppressed_of(u).tolist())
-    assert "suppressed" in comparison.describe(u)
+    assert "suppressed" in comparison.describe(u) and comparison.describe(u).startswith(f"Record {u + 1}:")
+    assert cells[0] == str(u + 1)  # records are numbered from 1
     order = comparison.original.sort_order(2, descending=True)
     assert comparison.gone[order[0]] == comparison.gone.max()

@@ -11,7 +11,7 @@ from tests.reference import nonreciprocal_reference as ref
 from anonstudio.data.io import load_transactions
 from anonstudio.data.transactions import TransactionData
 from anonstudio.kernels.nonreciprocal_tsp import exact_path, segment_distances
-from anonstudio.methods.nonreciprocal.algorithm import nonreciprocal
+from anonstudio.methods.nonreciprocal.algorithm import run_nonreciprocal
 from anonstudio.methods.nonreciprocal.order import cyclic_hamming, gray_order
 from anonstudio.methods.nonreciprocal.params import NonreciprocalParams
 from anonstudio.methods.nonreciprocal.publish import preimages, publish
@@ -33,7 +33,7 @@ def table1():
 
 @pytest.fixture(scope="module")
 def run(table1):
-    return nonreciprocal(table1, NonreciprocalParams(k=3, labels=DATA / "table1_labels.csv"))
+    return run_nonreciprocal(table1, NonreciprocalParams(k=3, labels=DATA / "table1_labels.csv"))
 
 
 def test_gray_ranks_and_order(table1):

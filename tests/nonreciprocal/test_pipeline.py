@@ -9,15 +9,16 @@ import pytest
 
 from anonstudio.data.errors import DataFormatError
 from anonstudio.data.io import load_transactions
+from anonstudio.data.io.jsonfile import write_json
 from anonstudio.data.io.record_labels import load_record_labels
 from anonstudio.data.transactions import TransactionData
 from anonstudio.jobs import RecordingProgress
-from anonstudio.methods.nonreciprocal.algorithm import nonreciprocal
+from anonstudio.methods.nonreciprocal.algorithm import run_nonreciprocal
 from anonstudio.methods.nonreciprocal.diversity import NotEligibleError
-from anonstudio.methods.nonreciprocal.export import (
-    write_graph, write_json, write_order, write_public, write_published,
-)
+from anonstudio.methods.contract import CHECK_FAILED, CHECK_INCOMPLETE, CHECK_PASSED, prepare, run_and_verify
+from anonstudio.methods.nonreciprocal.export import write_graph, write_order, write_public, write_published
 from anonstudio.methods.nonreciprocal.params import NonreciprocalParams
+from anonstudio.methods.nonreciprocal.spec import SPEC
 from anonstudio.params import ParameterError
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "nonreciprocal"
@@ -88,14 +89,46 @@ def test_labels_file_with_record_ids_and_any_line_order(tmp_path):
 def test_bad_parameters_are_refused_before_any_work(params, pattern):
     data = load_transactions(DATA / "table1.dat")
     with pytest.raises(ParameterError, match=pattern):
-        nonreciprocal(data, NonreciprocalParams(**params))
+        prepare(SPEC, data, NonreciprocalParams(**params))
 
 
 def test_ineligible_labels_are_refused_naming_the_label(tmp_path):
     data = load_transactions(DATA / "table1.dat")
     path = write_labels(tmp_path / "l.csv", ["a", "a", "b", "c", "d", "e"])
     with pytest.raises(NotEligibleError, match="'a' holds 2 of 6"):
-        nonreciprocal(data, NonreciprocalParams(l=3, labels=path))  # windows of 5 need <= 1 per label
+        prepare(SPEC, data, NonreciprocalParams(l=3, labels=path))  # windows of 5 need <= 1 per label
+
+
+def test_the_labels_file_is_read_once_per_run(tmp_path, monkeypatch, capsys):
+    """The pipeline checks the labels (format, eligibility) and the run publishes them: one read of the file."""
+    from anonstudio.cli import main
+    from anonstudio.methods.nonreciprocal import labels as labels_module
+
+    reads = []
+    real = labels_module.load_record_labels
+    monkeypatch.setattr(labels_module, "load_record_labels", lambda path, *a, **k: reads.append(path) or real(
+        path, *a, **k))
+    path = write_labels(tmp_path / "l.csv", ["a", "b", "c", "a", "b", "c"])
+    run = run_and_verify(SPEC, load_transactions(DATA / "table1.dat"), NonreciprocalParams(l=2, labels=path))
+    assert run.status == "done" and reads == [path]
+    # the command line checks before it runs as well: still one read
+    assert main(["nonreciprocal", str(DATA / "table1.dat"), "--l", "2", "--labels", str(path), "--quiet"]) == 0
+    assert reads == [path, path]
+    # a changed file is read again
+    write_labels(path, ["a", "b", "c", "a", "b", "cc"])
+    run = run_and_verify(SPEC, run.data, NonreciprocalParams(l=2, labels=path))
+    assert len(reads) == 3 and run.result.labels.names == ("a", "b", "c", "cc")
+
+
+def test_the_first_sample_prints_the_verdict_line(capsys):
+    """The spec's first bundled sample on the command line: one verdict line in the contract's words."""
+    from anonstudio.cli import main
+
+    assert main(["nonreciprocal", SPEC.samples[0][0], "--k", "3", "--quiet"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    verdicts = [line for line in out if line.startswith((CHECK_PASSED, CHECK_FAILED, CHECK_INCOMPLETE))]
+    assert len(verdicts) == 1
+    assert verdicts[0].startswith(CHECK_PASSED + ": every person matches at least 3 published records")
 
 
 # ------------------------------------------------------------------ outputs
@@ -105,7 +138,8 @@ def _write_all(res, folder):
     write_public(folder / "PUBLIC.csv", res)
     write_graph(folder / "GRAPH.csv", res)
     write_order(folder / "ORDER.csv", res)
-    write_json(folder / "OUT.json", res, include_audit=True)
+    if res.complete:
+        write_json(folder / "OUT.json", res.to_json(include_audit=True))
     return {p.name: p.read_bytes() for p in folder.iterdir()}
 
 
@@ -119,20 +153,20 @@ def test_same_seed_same_bytes(tmp_path):
     data = random_data(0, 900, 40)
     labels = write_labels(tmp_path / "labels.csv", [f"s{i % 7}" for i in range(900)])
     params = NonreciprocalParams(l=3, labels=labels, seed=9, seg_min=40, seg_max=60, threads=2)
-    a = _write_all(nonreciprocal(data, params), tmp_path / "a")
-    b = _write_all(nonreciprocal(data, dataclasses.replace(params, threads=1)), tmp_path / "b")
+    a = _write_all(run_nonreciprocal(data, params), tmp_path / "a")
+    b = _write_all(run_nonreciprocal(data, dataclasses.replace(params, threads=1)), tmp_path / "b")
     for name in a:
         if name == "OUT.json":
             assert _strip_seconds(a[name]) == _strip_seconds(b[name])
         else:
             assert a[name] == b[name], name
-    c = _write_all(nonreciprocal(data, dataclasses.replace(params, seed=10)), tmp_path / "c")
+    c = _write_all(run_nonreciprocal(data, dataclasses.replace(params, seed=10)), tmp_path / "c")
     assert a["PUBLISHED.csv"] != c["PUBLISHED.csv"]
 
 
 def test_output_files(tmp_path):
     data = load_transactions(DATA / "table1.dat")
-    res = nonreciprocal(data, NonreciprocalParams(k=3, labels=DATA / "table1_labels.csv"))
+    res = run_nonreciprocal(data, NonreciprocalParams(k=3, labels=DATA / "table1_labels.csv"))
     files = _write_all(res, tmp_path)
     rows = list(csv.reader(files["PUBLISHED.csv"].decode().splitlines()))
     assert rows[0] == ["record", "base", "distance", "threshold", "label"]
@@ -156,10 +190,10 @@ def test_output_files(tmp_path):
 
 def test_gray_only_order_skips_tsp():
     data = random_data(2, 500, 30)
-    res = nonreciprocal(data, NonreciprocalParams(k=4, order="gray"))
+    res = run_nonreciprocal(data, NonreciprocalParams(k=4, order="gray"))
     assert res.complete and "tsp" not in res.seconds and res.segments is None
     assert res.hamming_after == res.hamming_gray
-    tsp = nonreciprocal(data, NonreciprocalParams(k=4, seg_min=40, seg_max=60))
+    tsp = run_nonreciprocal(data, NonreciprocalParams(k=4, seg_min=40, seg_max=60))
     assert tsp.hamming_after < res.hamming_after
 
 
@@ -168,11 +202,11 @@ def test_gray_only_order_skips_tsp():
 def test_cancel_returns_a_partial_result_and_writes_nothing(tmp_path, after):
     data = random_data(3, 800, 30)
     progress = RecordingProgress(cancel_after_sets=after)
-    res = nonreciprocal(data, NonreciprocalParams(k=5, seg_min=30, seg_max=40, threads=1), progress)
+    res = run_nonreciprocal(data, NonreciprocalParams(k=5, seg_min=30, seg_max=40, threads=1), progress)
     assert not res.complete and res.stopped_reason == "cancelled"
     assert res.stage in ("sort", "tsp", "graph", "assignments", "publish")
     assert progress.partials and progress.partials[-1] is res
-    for writer in (write_published, write_public, write_graph, write_order, write_json):
+    for writer in (write_published, write_public, write_graph, write_order):
         with pytest.raises(ValueError, match="did not finish"):
             writer(tmp_path / "x.csv", res)
     assert list(tmp_path.iterdir()) == []
@@ -182,16 +216,28 @@ def test_cancel_between_phases_keeps_what_is_done():
     data = random_data(4, 800, 30)
     # cancel as soon as the order is published as a partial result
     progress = RecordingProgress(cancel_after_partials=1)
-    res = nonreciprocal(data, NonreciprocalParams(k=5, seg_min=30, seg_max=40), progress)
+    res = run_nonreciprocal(data, NonreciprocalParams(k=5, seg_min=30, seg_max=40), progress)
     assert res.stage == "sort" and res.gray_order is not None and res.graph is None
     progress = RecordingProgress(cancel_after_partials=3)
-    res = nonreciprocal(data, NonreciprocalParams(k=5, seg_min=30, seg_max=40), progress)
+    res = run_nonreciprocal(data, NonreciprocalParams(k=5, seg_min=30, seg_max=40), progress)
     assert res.stage == "graph" and res.graph is not None and res.assignments is None
 
 
 def test_item_labels_with_the_separator_are_refused(tmp_path):
     data = TransactionData.from_records([["a;b", "c"], ["c"], ["a;b"], ["d"]])
-    res = nonreciprocal(data, NonreciprocalParams(k=2))
+    res = run_nonreciprocal(data, NonreciprocalParams(k=2))
     with pytest.raises(ValueError, match="'a;b' contains ';'"):
         write_published(tmp_path / "p.csv", res)
     assert not (tmp_path / "p.csv").exists()
+
+
+def test_the_spec_imports_no_algorithm_kernel_or_verifier():
+    """``anonstudio-cli --help`` builds every command from the specs: ours must not load the heavy modules."""
+    import subprocess
+    import sys
+
+    code = ("import sys, anonstudio.methods.nonreciprocal.spec\n"
+            "print(sorted(m for m in sys.modules if m.startswith(('anonstudio.kernels.nonreciprocal', "
+            "'anonstudio.verifiers', 'anonstudio.methods.nonreciprocal.algorithm', 'efficient_apriori'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

@@ -8,8 +8,8 @@ from tests.reference import nonreciprocal_reference as ref
 from anonstudio.data.io.record_labels import RecordLabels
 from anonstudio.data.transactions import TransactionData
 from anonstudio.kernels.nonreciprocal_diversity import spaced_order, windows_distinct
-from anonstudio.methods.nonreciprocal.algorithm import nonreciprocal
-from anonstudio.methods.nonreciprocal.cahd import cahd
+from anonstudio.methods.nonreciprocal.algorithm import run_nonreciprocal
+from anonstudio.methods.nonreciprocal.cahd import CANDIDATE_FACTOR, cahd
 from anonstudio.methods.nonreciprocal.diversity import (
     NotEligibleError, _block_layout, check_eligible, label_spaced_order, tighten_spacing,
 )
@@ -72,10 +72,8 @@ def test_query_error_counts_against_brute_force():
     present = np.flatnonzero(data.item_frequencies)
     q_in = [set(rng.choice(present, size=2, replace=False).tolist()) for _ in range(50)]
     q_ex = [set(rng.choice(present, size=3, replace=False).tolist()) for _ in range(50)]
-    recs = ref.records_of(data)
-    bases = [set(pub.base(j).tolist()) for j in range(60)]
-    t1 = np.mean([abs(sum(q <= r for r in recs) - sum(q <= b for b in bases)) / 60 for q in q_in])
-    t2 = np.mean([abs(sum(not (q & r) for r in recs) - sum(not (q & b) for b in bases)) / 60 for q in q_ex])
+    bases = [frozenset(pub.base(j).tolist()) for j in range(60)]
+    t1, t2 = ref.query_error(ref.records_of(data), bases, q_in, q_ex)
     assert qe.type1 == pytest.approx(t1) and qe.type2 == pytest.approx(t2)
 
 
@@ -89,11 +87,7 @@ def test_spaced_order_windows_distinct_at_the_eligibility_limit(l):
         out, how = label_spaced_order(order, labels, l)
         assert sorted(out.tolist()) == list(range(n))
         assert windows_distinct(out, labels.codes, labels.n_labels, 2 * l - 1)
-        # check by brute force too: every cyclic window of 2l-1 has distinct labels
-        codes = labels.codes[out]
-        for t in range(n):
-            window = [codes[(t + d) % n] for d in range(2 * l - 1)]
-            assert len(set(window)) == len(window)
+        assert ref.windows_distinct(out.tolist(), labels.codes.tolist(), 2 * l - 1)  # every cyclic window
 
 
 def test_block_layout_is_valid_where_the_greedy_spacing_may_fail():
@@ -104,6 +98,7 @@ def test_block_layout_is_valid_where_the_greedy_spacing_may_fail():
         out = _block_layout(np.arange(n), labels.codes, labels.n_labels, 2 * l - 1)
         assert sorted(out.tolist()) == list(range(n))
         assert windows_distinct(out, labels.codes, labels.n_labels, 2 * l - 1)
+        assert ref.windows_distinct(out.tolist(), labels.codes.tolist(), 2 * l - 1)
 
 
 def test_a_failing_strategy_returns_empty():
@@ -129,8 +124,8 @@ def test_diverse_ring_guarantees_l_distinct_published_labels(seed, tmp_path):
     data = random_data(seed, 150, 14, density=0.2)
     for l in (2, 3, 4):
         labels = skewed_labels(seed + l, 150, 9, l)
-        res = nonreciprocal(data, NonreciprocalParams(l=l, labels=labels_file(tmp_path, labels), seed=seed, seg_min=20,
-                                                      seg_max=30), labels=labels)
+        res = run_nonreciprocal(data, NonreciprocalParams(l=l, labels=labels_file(tmp_path, labels), seed=seed,
+                                                          seg_min=20, seg_max=30))
         assert res.complete and res.label_failures == 0 and res.l_diverse is True
         v = verify_result(data, res)
         assert v.passed and v.label_failures == 0 and v.label_mismatches == 0
@@ -145,8 +140,8 @@ def test_greedy_reports_failures_and_never_claims_diversity(tmp_path):
     data = random_data(3, 300, 20, density=0.15)
     rng = np.random.default_rng(0)
     labels = RecordLabels(rng.integers(0, 6, 300), tuple("ABCDEF"))
-    res = nonreciprocal(data, NonreciprocalParams(l=3, labels=labels_file(tmp_path, labels), l_method="greedy", seed=2,
-                                                  seg_min=30, seg_max=40), labels=labels)
+    res = run_nonreciprocal(data, NonreciprocalParams(l=3, labels=labels_file(tmp_path, labels), l_method="greedy",
+                                                      seed=2, seg_min=30, seg_max=40))
     assert res.complete and res.label_failures is not None
     # recount independently: distinct published labels among each original's matches
     fails = sum(len(set(res.slot_labels[res.graph[i]].tolist())) < 3 for i in range(300))
@@ -164,8 +159,8 @@ def test_greedy_refuses_when_stuck_naming_the_label(tmp_path):
     data = random_data(0, 40, 8)
     labels = RecordLabels(np.arange(40) % 3 == 0, ("no", "yes"))  # two labels cannot give 3 distinct
     with pytest.raises(NotEligibleError):
-        nonreciprocal(data, NonreciprocalParams(l=3, labels=labels_file(tmp_path, labels), l_method="greedy",
-                                                greedy_restarts=3))
+        run_nonreciprocal(data, NonreciprocalParams(l=3, labels=labels_file(tmp_path, labels), l_method="greedy",
+                                                    greedy_restarts=3))
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -173,7 +168,11 @@ def test_cahd_groups_are_l_diverse_and_published_by_vote(seed):
     data = random_data(seed, 200, 15)
     for l in (2, 3, 5):
         labels = skewed_labels(seed, 200, 8, l, tight=False)
-        res = cahd(data, labels, l, np.random.default_rng(seed).permutation(200), seed, queries=20)
+        order = np.random.default_rng(seed).permutation(200)
+        res = cahd(data, labels, l, order, seed, queries=20)
+        group, n_groups = ref.cahd_groups(order.tolist(), labels.codes.tolist(), labels.n_labels, l,
+                                          CANDIDATE_FACTOR, ref.records_of(data))
+        assert res.group.tolist() == group and res.n_groups == n_groups  # the kernel's groups, step by step
         sizes = res.group_sizes()
         assert sizes.sum() == 200 and sizes.min() >= l
         for g in range(res.n_groups):
@@ -189,6 +188,24 @@ def test_cahd_groups_are_l_diverse_and_published_by_vote(seed):
         # alpha stays inside groups; published labels are the true preimages'
         assert (res.group[res.alpha] == res.group).all()
         assert (res.slot_labels[res.alpha] == labels.codes).all()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_cahd_groups_equal_the_reference_when_labels_turn_critical(seed):
+    """One label on exactly 1/ℓ of the records: groups must take it (the critical paths of the kernel)."""
+    rng = np.random.default_rng(seed)
+    l = 2 + seed % 3
+    n = 15 * l
+    data = random_data(seed, n, 12)
+    codes = np.concatenate([np.zeros(n // l, dtype=np.int64), np.arange(n - n // l) % (2 * l - 1) + 1])
+    rng.shuffle(codes)
+    labels = RecordLabels(codes, tuple(f"s{i}" for i in range(2 * l)))
+    order = rng.permutation(n)
+    res = cahd(data, labels, l, order, seed, queries=10)
+    assert (res.group.tolist(), res.n_groups) == ref.cahd_groups(order.tolist(), codes.tolist(), labels.n_labels, l,
+                                                                 CANDIDATE_FACTOR, ref.records_of(data))
+    for g in range(res.n_groups):
+        assert np.bincount(codes[res.group == g]).max() * l <= np.count_nonzero(res.group == g)
 
 
 def test_same_label_swaps_keep_the_spacing_and_shorten_the_windows():

@@ -6,10 +6,11 @@ import pytest
 
 from tests.reference import nonreciprocal_reference as ref
 
+from anonstudio.data.io.jsonfile import write_json
 from anonstudio.data.io.record_labels import RecordLabels
 from anonstudio.data.transactions import TransactionData
-from anonstudio.methods.nonreciprocal.algorithm import nonreciprocal
-from anonstudio.methods.nonreciprocal.export import write_graph, write_json, write_published
+from anonstudio.methods.nonreciprocal.algorithm import run_nonreciprocal
+from anonstudio.methods.nonreciprocal.export import write_graph, write_published
 from anonstudio.methods.nonreciprocal.params import NonreciprocalParams
 from tests.nonreciprocal.helpers import labels_file
 from anonstudio.verifiers.nonreciprocal import (
@@ -27,14 +28,14 @@ def l_run(tmp_path_factory):
     data = random_data(7, 90, 12)
     labels = RecordLabels(np.arange(90) % 9, tuple(f"s{i}" for i in range(9)))
     path = labels_file(tmp_path_factory.mktemp("labels"), labels)
-    res = nonreciprocal(data, NonreciprocalParams(l=3, labels=path, seed=4, seg_min=10, seg_max=15))
+    res = run_nonreciprocal(data, NonreciprocalParams(l=3, labels=path, seed=4, seg_min=10, seg_max=15))
     return data, res
 
 
 @pytest.mark.parametrize("seed", range(4))
 def test_world_counts_equal_brute_force(seed):
     data = random_data(seed, 150 + 40 * seed, 9 + seed, density=[0.5, 0.3, 0.15, 0.05][seed])
-    res = nonreciprocal(data, NonreciprocalParams(k=2 + seed, seed=seed, seg_min=20, seg_max=30))
+    res = run_nonreciprocal(data, NonreciprocalParams(k=2 + seed, seed=seed, seg_min=20, seg_max=30))
     recs = ref.records_of(data)
     pub = res.published
     published = [(frozenset(pub.base(j).tolist()), frozenset(pub.distance(j).tolist()), int(pub.threshold[j]))
@@ -50,7 +51,7 @@ def test_world_counts_equal_brute_force(seed):
 
 def test_empty_records_are_counted():
     data = TransactionData.from_id_lists([[], [0], [], [0, 1], [1], []], n_items=2)
-    res = nonreciprocal(data, NonreciprocalParams(k=2))
+    res = run_nonreciprocal(data, NonreciprocalParams(k=2))
     v = verify_result(data, res)
     recs = ref.records_of(data)
     pub = res.published
@@ -130,7 +131,7 @@ def test_release_read_back_from_files(l_run, tmp_path):
     data, res = l_run
     write_published(tmp_path / "PUBLISHED.csv", res)
     write_graph(tmp_path / "GRAPH.csv", res)
-    write_json(tmp_path / "OUT.json", res, include_audit=True)
+    write_json(tmp_path / "OUT.json", res.to_json(include_audit=True))
     names = [res.labels.names[c] for c in res.labels.codes]
     rel = read_release(data, tmp_path / "PUBLISHED.csv", tmp_path / "GRAPH.csv", tmp_path / "OUT.json",
                        record_labels=names)

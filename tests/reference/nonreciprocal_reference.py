@@ -230,3 +230,113 @@ def held_karp(d: np.ndarray) -> int:
                                              for j in combo if j != i)
     full = (1 << len(inner)) - 1
     return min(best[(full, v)] + int(d[v, s - 1]) for v in inner)
+
+
+# ------------------------------------------------------------------ query error
+def query_error(records: list[frozenset], bases: list[frozenset], q_in: list[set],
+                q_ex: list[set]) -> tuple[float, float]:
+    """(Type I, Type II) query error: mean |count in the records - count in the bases| / n over the queries.
+
+    Type I counts people holding every item of a query, Type II people holding none of them.
+    """
+    n = len(records)
+    t1 = [abs(sum(q <= r for r in records) - sum(q <= b for b in bases)) / n for q in q_in]
+    t2 = [abs(sum(not (q & r) for r in records) - sum(not (q & b) for b in bases)) / n for q in q_ex]
+    return sum(t1) / len(t1), sum(t2) / len(t2)
+
+
+# ------------------------------------------------------------------ diversity
+def windows_distinct(order: list[int], labels: list[int], w: int) -> bool:
+    """Whether every cyclic window of ``w`` consecutive records of ``order`` carries ``w`` different labels."""
+    n = len(order)
+    return all(len({labels[order[(t + d) % n]] for d in range(min(w, n))}) == min(w, n) for t in range(n))
+
+
+# ------------------------------------------------------------------ CAHD baseline
+def cahd_groups(order: list[int], labels: list[int], n_labels: int, l: int, alpha: int,
+                records: list[frozenset]) -> tuple[list[int], int]:
+    """CAHD's groups along ``order`` with plain lists: (group of every record, number of groups).
+
+    The first ungrouped record seeds a group (the first record of a critical label instead, when exactly ℓ
+    labels are critical, i.e. hold more than 1/ℓ of the records left after this group). Candidates are up
+    to ``alpha (ℓ - 1)`` ungrouped records after, then before the seed with another label; each critical
+    label not in the group yet takes the candidate of that label nearest the seed by Hamming distance (the
+    first of equals), else the nearest ungrouped record of it in the order (after before before); then new
+    labels likewise until ℓ members. Fewer than 2ℓ records left, or more than ℓ critical labels: the rest is
+    the last group.
+    """
+    order = [int(x) for x in order]
+    labels = [int(x) for x in labels]
+    n = len(order)
+    group = [-1] * n
+    counts = [0] * n_labels
+    for x in order:
+        counts[labels[x]] += 1
+    ungrouped = list(range(n))  # ranks in the order, ascending
+    g = 0
+    while ungrouped:
+        left = len(ungrouped)
+
+        def critical(lab: int) -> bool:
+            return counts[lab] * l > left - l
+
+        def label_at(rank: int) -> int:
+            return labels[order[rank]]
+
+        n_critical = sum(critical(lab) for lab in range(n_labels))
+        if left < 2 * l or n_critical > l:
+            for rank in ungrouped:
+                group[order[rank]] = g
+            g += 1
+            break
+        t = ungrouped[0]
+        if n_critical == l and not critical(label_at(t)):
+            t = next(rank for rank in ungrouped[1:] if critical(label_at(rank)))
+        seed = order[t]
+        at = ungrouped.index(t)
+        after = [rank for rank in ungrouped[at + 1:] if label_at(rank) != labels[seed]][:alpha * (l - 1)]
+        before = [rank for rank in reversed(ungrouped[:at]) if label_at(rank) != labels[seed]][:alpha * (l - 1)]
+        candidates = after + before
+
+        def nearest_candidate(wanted: set) -> int | None:
+            best, best_h = None, None
+            for rank in candidates:
+                if label_at(rank) in wanted:
+                    h = hamming(records[order[rank]], records[seed])
+                    if best is None or h < best_h:
+                        best, best_h = rank, h
+            return best
+
+        def nearest_rank(wanted: set) -> int | None:
+            a, b = at + 1, at - 1
+            while a < len(ungrouped) or b >= 0:
+                if a < len(ungrouped):
+                    if label_at(ungrouped[a]) in wanted:
+                        return ungrouped[a]
+                    a += 1
+                if b >= 0:
+                    if label_at(ungrouped[b]) in wanted:
+                        return ungrouped[b]
+                    b -= 1
+            return None
+
+        def pick(wanted: set) -> int:
+            best = nearest_candidate(wanted)
+            return best if best is not None else nearest_rank(wanted)
+
+        chosen = [t]
+        in_group = {labels[seed]}
+        for lab in range(n_labels):
+            if critical(lab) and lab not in in_group:
+                chosen.append(pick({lab}))
+                in_group.add(lab)
+        while len(chosen) < l:
+            best = pick(set(range(n_labels)) - in_group)
+            chosen.append(best)
+            in_group.add(label_at(best))
+        for rank in chosen:
+            group[order[rank]] = g
+            counts[label_at(rank)] -= 1
+        ungrouped = [rank for rank in ungrouped if rank not in set(chosen)]
+        g += 1
+    return group, g

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from anonstudio.data.transactions import TransactionData
-from anonstudio.methods.rho import SensitiveConstraint
+from anonstudio.methods.rho.sensitive import SensitiveConstraint
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "rho"
 

@@ -7,7 +7,8 @@ import pytest
 
 from anonstudio.data.io import load_transactions
 from anonstudio.jobs import derive_seed
-from anonstudio.methods.rho import RhoParams, run_rho
+from anonstudio.methods.rho.algorithm import run_rho
+from anonstudio.methods.rho.params import RhoParams
 from anonstudio.verifiers.rho import verify_rho
 from tests.shared_data import SHARED_DATA
 

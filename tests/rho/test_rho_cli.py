@@ -11,6 +11,7 @@ import time
 import pytest
 
 from anonstudio.cli import main
+from anonstudio.methods.contract import CHECK_FAILED, CHECK_INCOMPLETE, CHECK_PASSED, without_timings
 
 
 def _run(capsys, *argv):
@@ -50,6 +51,34 @@ def test_cli_sampled_run_records_sampler_and_sample_size(tmp_path, capsys):
     assert "except for at most 0.1" in stdout
 
 
+def test_the_first_sample_prints_the_verdict_line(capsys):
+    """The spec's first bundled sample, as the contract tests run it: one verdict line in the contract's words."""
+    code, stdout, err = _run(capsys, "sports-example", "--rho", "0.5", "--m", "2", "--setting", "fixed",
+                             "--sensitive-fraction", "0.5")
+    assert code == 0, err
+    verdicts = [line for line in stdout.splitlines() if line.startswith((CHECK_PASSED, CHECK_FAILED,
+                                                                         CHECK_INCOMPLETE))]
+    assert len(verdicts) == 1 and verdicts[0].startswith(CHECK_PASSED + ": records: all 6 published records")
+
+
+def test_a_sensitive_file_of_the_previous_release_still_works_with_a_notice(rho_data, tmp_path, capsys):
+    """Header record,item and records from 0 (what E_USED.csv was): the same run, and one deprecation line."""
+    old = tmp_path / "old_E.csv"
+    old.write_text("record,item\n0,9\n1,1\n6,9\n")
+    docs = []
+    for name, path in (("new", rho_data / "example_b_E.csv"), ("old", old)):
+        doc = tmp_path / f"{name}.json"
+        code, stdout, err = _run(capsys, rho_data / "example_b.dat", "--sensitive", path, "--json", doc)
+        assert code == 0, err
+        notices = [line for line in stdout.splitlines() if "numbers records from 0" in line]
+        assert len(notices) == (1 if name == "old" else 0)
+        docs.append(json.loads(doc.read_text()))
+    assert notices[0].startswith("Deprecated: old_E.csv numbers records from 0") and "person,item" in notices[0]
+    new, former = docs
+    assert without_timings(former["passes"]) == without_timings(new["passes"])
+    assert former["suppressed_items"] == new["suppressed_items"] == 2
+
+
 @pytest.mark.parametrize("args, message", [
     (["--rho", "1"], "--rho must be at least 0 and below 1"),
     (["--rho", "half"], "--rho must be a decimal such as 0.5"),
@@ -59,14 +88,17 @@ def test_cli_sampled_run_records_sampler_and_sample_size(tmp_path, capsys):
     (["--setting", "everything"], "--setting must be one of"),
     (["--sensitive-fraction", "1.5"], "--sensitive-fraction must be at most 1"),
     (["--sensitive", "missing.csv"], "does not exist"),
-    (["--sensitive", "BAD"], "bad_E.csv, line 3: record 12 does not exist"),
+    (["--sensitive", "BAD"], "bad_E.csv, line 3: person 8 does not exist (the data has 7 records, numbered 1 to 7)"),
+    (["--sensitive", "OLD"], "old_E.csv, line 3: record 7 does not exist (the data has 7 records, numbered 0 to 6)"),
     (["--sensitive", "BAD2"], "three.csv, line 1: expected two fields"),
 ])
 def test_cli_hostile_parameters_exit_2_with_one_line(rho_data, tmp_path, capsys, monkeypatch, args, message):
-    (tmp_path / "bad_E.csv").write_text("record,item\n0,9\n12,1\n")
+    (tmp_path / "bad_E.csv").write_text("person,item\n1,9\n8,1\n")
+    (tmp_path / "old_E.csv").write_text("record,item\n0,9\n7,1\n")
     (tmp_path / "three.csv").write_text("0,9,1\n")
     monkeypatch.chdir(tmp_path)
-    args = ["bad_E.csv" if a == "BAD" else "three.csv" if a == "BAD2" else a for a in args]
+    files = {"BAD": "bad_E.csv", "OLD": "old_E.csv", "BAD2": "three.csv"}
+    args = [files.get(a, a) for a in args]
     out = tmp_path / "S.dat"
     code, stdout, err = _run(capsys, rho_data / "example_b.dat", *args, "--out", out)
     assert code == 2
@@ -122,3 +154,15 @@ def test_ctrl_c_writes_the_partial_json_and_no_release(tmp_path):
     assert run["status"] == "cancelled" and run["complete"] is False and run["verification"] is None
     assert run["passes"][-1]["complete"] is False and run["suppressed_items"] > 0
     assert not out.exists()
+
+
+def test_the_spec_imports_no_algorithm_kernel_or_verifier():
+    """``anonstudio-cli --help`` builds every command from the specs: ours must not load the heavy modules."""
+    import subprocess
+    import sys
+
+    code = ("import sys, anonstudio.methods.rho.spec\n"
+            "print(sorted(m for m in sys.modules if m.startswith(('anonstudio.kernels.rho', "
+            "'anonstudio.verifiers', 'anonstudio.methods.rho.algorithm', 'efficient_apriori'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

@@ -4,7 +4,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 from anonstudio.data.io import load_transactions
-from anonstudio.methods.rho import RhoParams, run_rho
+from anonstudio.methods.rho.algorithm import run_rho
+from anonstudio.methods.rho.params import RhoParams
 from anonstudio.methods.rho.rules import rule_browser
 from tests.reference import rho_reference as ref
 from tests.rho.rho_helpers import random_case

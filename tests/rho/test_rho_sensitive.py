@@ -1,4 +1,4 @@
-"""The sensitive constraint E: the record,item CSV, its errors, the four generators, E_USED."""
+"""The sensitive constraint E: the person,item CSV (and the old 0-based form), its errors, the generators, E_USED."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,8 +7,7 @@ import pytest
 from anonstudio.data.errors import DataFormatError
 from anonstudio.data.io import load_transactions
 from anonstudio.data.transactions import TransactionData
-from anonstudio.methods.rho import generate_sensitive, load_sensitive, write_sensitive
-from anonstudio.methods.rho.sensitive import sensitive_count
+from anonstudio.methods.rho.sensitive import generate_sensitive, load_sensitive, sensitive_count, write_sensitive
 
 
 @pytest.fixture
@@ -23,8 +22,9 @@ def _pairs(e):
 
 def test_csv_star_header_comments_and_foreign_items(tmp_path, data):
     path = tmp_path / "E.csv"
-    path.write_text("record,item\n# everyone protects 9\n*,9\n\n3, 1 \n3,77\n3,9\n5,007\n", encoding="utf-8")
+    path.write_text("person,item\n# everyone protects 9\n*,9\n\n4, 1 \n4,77\n4,9\n6,007\n", encoding="utf-8")
     e = load_sensitive(path, data)
+    assert e.notice == ""  # the current form: people numbered from 1
     assert e.labels_of(0) == ["9"]
     assert e.labels_of(3) == ["1", "9", "77"]          # 77 is not in the data: kept, never inferable
     assert e.labels_of(5) == ["9", "7"]                # 007 is item 7 (integer labels), not held either
@@ -39,36 +39,43 @@ def test_csv_star_header_comments_and_foreign_items(tmp_path, data):
 
 def test_e_used_round_trip_and_star_rows(tmp_path, data):
     src = tmp_path / "E.csv"
-    src.write_text("record,item\n*,9\n0,1\n1,1\n6,3\n", encoding="utf-8")
+    src.write_text("person,item\n*,9\n1,1\n2,1\n7,3\n", encoding="utf-8")
     e = load_sensitive(src, data)
+    assert _pairs(e) == [(-1, "9"), (0, "1"), (1, "1"), (6, "3")]  # record indexes from 0 inside
     out = tmp_path / "E_USED.csv"
     write_sensitive(out, e)
     text = out.read_text(encoding="utf-8").splitlines()
-    assert text[0] == "record,item" and text[1] == "*,9"
+    assert text[0] == "person,item" and text[1] == "*,9"
     again = load_sensitive(out, data)
-    assert _pairs(again) == _pairs(e)
-    assert sorted(text[1:]) == sorted(["*,9", "0,1", "1,1", "6,3"])
+    assert _pairs(again) == _pairs(e) and again.notice == ""
+    assert sorted(text[1:]) == sorted(["*,9", "1,1", "2,1", "7,3"])
 
 
 def test_majority_items_are_stored_globally(tmp_path, data):
-    rows = "\n".join(f"{u},9" for u in range(7) if u != 2)
+    rows = "\n".join(f"{u + 1},9" for u in range(7) if u != 2)
     src = tmp_path / "E.csv"
-    src.write_text(rows + "\n", encoding="utf-8")
+    src.write_text("person,item\n" + rows + "\n", encoding="utf-8")
     e = load_sensitive(src, data)
     assert e.global_items.tolist() == [data.vocab.index("9")]
     assert e.del_items.tolist() == [data.vocab.index("9")] and np.diff(e.del_indptr).tolist() == [0, 0, 1, 0, 0, 0, 0]
     assert [len(e.items_of(u)) for u in range(7)] == [1, 1, 0, 1, 1, 1, 1]
     out = tmp_path / "E_USED.csv"
     write_sensitive(out, e)
-    assert "*" not in out.read_text(encoding="utf-8")   # record 2 lacks it: no '*' row may claim everyone
+    assert "*" not in out.read_text(encoding="utf-8")   # person 3 lacks it: no '*' row may claim everyone
     assert _pairs(load_sensitive(out, data)) == _pairs(e)
 
 
 @pytest.mark.parametrize("content, line, reason", [
-    ("record,item\n0,1\nx,1\n", 3, "neither a record number nor '*'"),
-    ("0,1\n7,1\n", 2, "record 7 does not exist"),
+    ("person,item\n1,1\nx,1\n", 3, "person 'x' is neither a record number nor '*'"),
+    ("person,item\n1,1\n8,1\n", 3, "person 8 does not exist (the data has 7 records, numbered 1 to 7)"),
+    ("person,item\n1,1\n0,2\n", 3, "person 0 does not exist"),
+    ("person,item\n1,1,2\n", 2, "expected two fields 'person,item'"),
+    ("person,item\n1,\n", 2, "the item is empty"),
+    # the previous release's form: records from 0, header record,item or none
+    ("record,item\n0,1\nx,1\n", 3, "record 'x' is neither a record number nor '*'"),
+    ("0,1\n7,1\n", 2, "record 7 does not exist (the data has 7 records, numbered 0 to 6)"),
     ("0,1\n-1,2\n", 2, "record -1 does not exist"),
-    ("0,1,2\n", 1, "expected two fields"),
+    ("0,1,2\n", 1, "expected two fields 'record,item'"),
     ("0\n", 1, "expected two fields"),
     ("0,\n", 1, "the item is empty"),
 ])
@@ -81,6 +88,24 @@ def test_bad_lines_name_file_line_and_reason(tmp_path, data, content, line, reas
     assert message.startswith(f"bad_E.csv, line {line}: ")
     assert reason in message
     assert "\n" not in message
+
+
+@pytest.mark.parametrize("header", ["record,item\n", ""])
+def test_a_file_of_the_previous_release_is_read_from_0_with_a_notice(tmp_path, data, header):
+    """Header record,item (what E_USED.csv was) or none: records from 0, as before, and a one-line notice."""
+    old = tmp_path / "old_E.csv"
+    old.write_text(header + "*,9\n0,1\n1,1\n6,3\n", encoding="utf-8")
+    new = tmp_path / "E.csv"
+    new.write_text("person,item\n*,9\n1,1\n2,1\n7,3\n", encoding="utf-8")
+    e_old, e_new = load_sensitive(old, data), load_sensitive(new, data)
+    assert _pairs(e_old) == _pairs(e_new)  # never shifted by one
+    assert e_new.notice == ""
+    notice = e_old.notice
+    assert notice.startswith("old_E.csv numbers records from 0") and "person,item" in notice and "\n" not in notice
+    out = tmp_path / "E_USED.csv"
+    write_sensitive(out, e_old)  # written back in the current form
+    assert out.read_text(encoding="utf-8").splitlines()[0] == "person,item"
+    assert _pairs(load_sensitive(out, data)) == _pairs(e_new)
 
 
 def test_binary_and_missing_files_are_refused(tmp_path, data):
@@ -145,5 +170,5 @@ def test_fixed_writes_star_rows_only(tmp_path):
     out = tmp_path / "E_USED.csv"
     write_sensitive(out, e)
     lines = out.read_text(encoding="utf-8").splitlines()
-    assert lines[0] == "record,item" and len(lines) == 1 + len(e.global_items)
+    assert lines[0] == "person,item" and len(lines) == 1 + len(e.global_items)
     assert all(line.startswith("*,") for line in lines[1:])

@@ -11,13 +11,16 @@ import pytest
 from anonstudio.data.transactions import TransactionData
 from anonstudio.jobs import RecordingProgress
 from anonstudio.kernels.rho_suppressor import suppression_numbers
-from anonstudio.methods.rho import (
-    RhoParams, generate_sensitive, parse_rho, run_rho, sample_size, suppress_exact, suppress_sampled, util_dist,
-    util_info, write_result_json, write_sensitive_used, write_suppressed,
-)
+from anonstudio.methods.contract import run_and_verify
 from anonstudio.methods.rho import suppressor as suppressor_module
-from anonstudio.methods.rho.utility import association_rules, frequent_itemsets
-from anonstudio.params import ParameterError
+from anonstudio.methods.rho.algorithm import run_rho
+from anonstudio.methods.rho.export import write_suppressed
+from anonstudio.methods.rho.params import RhoParams, parse_rho, sample_size
+from anonstudio.methods.rho.sensitive import generate_sensitive, write_sensitive
+from anonstudio.methods.rho.spec import SPEC
+from anonstudio.methods.rho.suppressor import adversary_count, suppress_exact, suppress_sampled
+from anonstudio.methods.rho.utility import association_rules, frequent_itemsets, util_dist, util_info
+from anonstudio.params import ParameterError, validate
 from tests.reference import rho_reference as ref
 from tests.rho.rho_helpers import as_lists, constraint_from_sets, random_case
 
@@ -114,16 +117,16 @@ def test_sample_sizes_use_the_natural_log():
 
 def test_params_cross_field_rules(tmp_path):
     with pytest.raises(ParameterError, match="go together") as info:
-        RhoParams(epsilon=0.05).checked()
+        validate(RhoParams(epsilon=0.05))
     assert info.value.name == "delta"
     with pytest.raises(ParameterError, match="needs m") as info:
-        RhoParams(epsilon=0.05, delta=0.05).checked()
+        validate(RhoParams(epsilon=0.05, delta=0.05))
     assert info.value.name == "m"
     with pytest.raises(ParameterError, match="does not exist"):
-        RhoParams(sensitive=tmp_path / "missing.csv").checked()
+        validate(RhoParams(sensitive=tmp_path / "missing.csv"))
     with pytest.raises(ParameterError):
-        RhoParams(rho="1").checked()
-    assert RhoParams(epsilon=0.05, delta=0.05, m=3).checked().sampled
+        validate(RhoParams(rho="1"))
+    assert validate(RhoParams(epsilon=0.05, delta=0.05, m=3)).sampled
 
 
 def test_kl_direction():
@@ -156,18 +159,11 @@ def test_mining_rule_sets_match_subset_counting():
 def _run_files(tmp_path, data, params, tag):
     res = run_rho(data, params)
     out = {}
-    for name, writer in (("SUPPRESSED.dat", write_suppressed), ("E_USED.csv", write_sensitive_used)):
-        path = tmp_path / f"{tag}_{name}"
-        writer(path, res)
-        out[name] = path.read_bytes()
-    path = tmp_path / f"{tag}.json"
-    write_result_json(path, res)
-    doc = json.loads(path.read_text())
-    for key in ("seconds", "suppressor_seconds"):
-        doc.pop(key)
-    for rec in doc["passes"]:
-        rec.pop("seconds")
-    out["json"] = json.dumps(doc, sort_keys=True).encode()
+    write_suppressed(tmp_path / f"{tag}_SUPPRESSED.dat", res)
+    write_sensitive(tmp_path / f"{tag}_E_USED.csv", res.constraint)
+    for name in ("SUPPRESSED.dat", "E_USED.csv"):
+        out[name] = (tmp_path / f"{tag}_{name}").read_bytes()
+    out["json"] = json.dumps(run_and_verify(SPEC, data, params).to_json(timings=False), sort_keys=True).encode()
     return res, out
 
 
@@ -229,13 +225,11 @@ def test_progress_and_partials_per_pass():
 
 
 def test_exact_refuses_data_beyond_its_budget():
-    from anonstudio.methods.rho import adversary_count, check_data
-
     data = TransactionData.from_id_lists([list(range(30)), [0, 1]], n_items=30)
     assert adversary_count(data.lengths, 30) == 2**30 - 1 + 3
     assert adversary_count(data.lengths, 2) == 30 + 435 + 3
     with pytest.raises(ParameterError, match="set a smaller m") as info:
-        check_data(data, RhoParams())
+        SPEC.check_data(data, RhoParams())
     assert info.value.name == "m"
-    check_data(data, RhoParams(m=2))
-    check_data(data, RhoParams(m=8, epsilon=0.1, delta=0.1))
+    SPEC.check_data(data, RhoParams(m=2))
+    SPEC.check_data(data, RhoParams(m=8, epsilon=0.1, delta=0.1))

@@ -8,7 +8,10 @@ import pytest
 
 from anonstudio.data.io import load_transactions
 from anonstudio.data.transactions import TransactionData
-from anonstudio.methods.rho import RhoParams, generate_sensitive, run_rho, write_suppressed
+from anonstudio.methods.rho.algorithm import run_rho
+from anonstudio.methods.rho.export import write_suppressed
+from anonstudio.methods.rho.params import RhoParams
+from anonstudio.methods.rho.sensitive import generate_sensitive, load_sensitive, write_sensitive
 from anonstudio.verifiers.rho import check_lines, read_sensitive_pairs, verify_rho
 from tests.reference import rho_reference as ref
 from tests.rho.rho_helpers import as_lists, random_case
@@ -45,7 +48,7 @@ def test_clean_release_passes_with_utilities_recomputed(rho_data):
     assert check.passed and check.unsafe == 0 and not check.mismatches
     assert check.utilities["suppressed_items"] == 3
     assert check.utilities["util_info"] == pytest.approx(0.25)
-    assert check.utilities["util_dist"] == pytest.approx(0.0083004460418, abs=1e-12)
+    assert check.utilities["util_dist"] == pytest.approx(ref.kl(as_lists(data), as_lists(res.published)), abs=1e-15)
     assert check.utilities["util_mining"] == pytest.approx(res.mining.value)
     assert any("subsets of the originals" in line for line in check.lines())
 
@@ -72,7 +75,7 @@ def test_planted_fault_line_not_a_subset(rho_data):
     planted = TransactionData.from_id_lists([sorted(r) for r in records], n_items=data.n_items, vocab=data.vocab)
     check = verify_rho(data, planted, res.constraint.pairs(), Fraction(1, 2))
     assert not check.passed
-    assert check.record_problems and "record 3 (line 4) has 3" in check.record_problems[0]
+    assert check.record_problems and "record 4 has 3" in check.record_problems[0]  # index 3, numbered from 1
 
 
 def test_planted_fault_dropped_empty_line(rho_data, tmp_path):
@@ -132,14 +135,22 @@ def test_sampled_release_passes_sampled_check():
 
 
 def test_sensitive_pairs_read_back_from_e_used(rho_data, tmp_path):
-    from anonstudio.methods.rho import write_sensitive_used
-
     data, res = _tiny_run(rho_data)
     path = tmp_path / "E_USED.csv"
-    write_sensitive_used(path, res)
+    write_sensitive(path, res.constraint)
     recs, items = read_sensitive_pairs(path, data.vocab, data.n_records)
     mine = sorted(zip(*[a.tolist() for a in res.constraint.pairs()]))
     assert sorted(zip(recs.tolist(), items.tolist())) == mine
+    # people from 1 in the file; the previous release's form (header record,item, records from 0) reads the same
+    personal = load_sensitive(rho_data / "example_b_E.csv", data)
+    pairs = sorted(zip(*[a.tolist() for a in personal.pairs()]))
+    assert pairs == [(0, data.vocab.index("9")), (1, data.vocab.index("1")), (6, data.vocab.index("9"))]
+    recs, items = read_sensitive_pairs(rho_data / "example_b_E.csv", data.vocab, data.n_records)
+    assert sorted(zip(recs.tolist(), items.tolist())) == pairs
+    old = tmp_path / "old.csv"
+    old.write_text("record,item\n" + "".join(f"{r},{data.vocab[i]}\n" for r, i in pairs))
+    recs, items = read_sensitive_pairs(old, data.vocab, data.n_records)
+    assert sorted(zip(recs.tolist(), items.tolist())) == pairs
     check = verify_rho(data, res.published, (recs, items), Fraction(1, 2))
     assert check.passed
     assert as_lists(res.published) != as_lists(data)

@@ -18,88 +18,56 @@ import time
 
 import numpy as np
 
-from ...data.io.record_labels import RecordLabels, load_record_labels
 from ...data.io.report import load_report
 from ...data.transactions import TransactionData
-from ...jobs import NullProgress, Progress, SubProgress, derive_seed
-from ...params import ParameterError, validate
+from ...jobs import NullProgress, Progress, derive_seed
 from .cahd import cahd
 from .diversity import (
-    NotEligibleError, check_eligible, label_spaced_order, published_label_failures, records_share, tighten_spacing,
+    NotEligibleError, label_spaced_order, published_label_failures, records_share, tighten_spacing,
 )
+from .labels import labels_for
 from .metrics import error_rate, query_error, query_sizes
 from .order import cyclic_hamming, gray_order, segment_bounds
 from .params import NonreciprocalParams
 from .publish import preimages, publish
 from .result import NonreciprocalResult
+from .stages import staged
 from .tsp import improve_order
 from .walk import GreedyStuck, extract_assignments, greedy_assignments, ring_graph
 
-__all__ = ["nonreciprocal", "check_data", "load_labels", "STAGE_WEIGHTS"]
-
-#: Share of the progress bar per phase (Gray-TSP runs; Gray-only runs skip "tsp").
-STAGE_WEIGHTS = {"sort": 0.04, "tsp": 0.46, "graph": 0.08, "assignments": 0.2, "publish": 0.1, "metrics": 0.12}
+__all__ = ["run_nonreciprocal"]
 
 
-def check_data(data: TransactionData, params: NonreciprocalParams) -> None:
-    """Raise ParameterError for limits that depend on the data."""
-    n = data.n_records
-    if n == 0:
-        raise ParameterError(f"{data.name} has no records", name="k" if params.k is not None else "l")
-    if params.k is not None and params.k > n:
-        raise ParameterError(f"k ({params.k}) is larger than the {n:,} records of {data.name}", name="k")
-    if params.l is not None and params.l > n:
-        raise ParameterError(f"ℓ ({params.l}) is larger than the {n:,} records of {data.name}", name="l")
-
-
-def load_labels(data: TransactionData, params: NonreciprocalParams) -> RecordLabels | None:
-    """The labels file of ``params`` for ``data`` (None without one)."""
-    if params.labels is None:
-        return None
-    return load_record_labels(params.labels, data.n_records, load_report(data).record_ids)
-
-
-def _stage(progress: Progress, key: str, order_kind: str) -> Progress:
-    keys = [k for k in STAGE_WEIGHTS if order_kind == "gray-tsp" or k != "tsp"]
-    total = sum(STAGE_WEIGHTS[k] for k in keys)
-    start = sum(STAGE_WEIGHTS[k] for k in keys[:keys.index(key)]) / total
-    return SubProgress(progress, start, start + STAGE_WEIGHTS[key] / total, f"{key}: ")
-
-
-def nonreciprocal(data: TransactionData, params: NonreciprocalParams, progress: Progress | None = None,
-                  labels: RecordLabels | None = None) -> NonreciprocalResult:
+def run_nonreciprocal(data: TransactionData, params: NonreciprocalParams,
+                      progress: Progress | None = None) -> NonreciprocalResult:
     """Anonymize ``data`` by nonreciprocal recoding.
+
+    The pipeline (:func:`~anonstudio.methods.contract.run_and_verify`) has
+    validated ``params`` and checked them against the data (k at most the
+    records, an ℓ-eligible labels file) before this runs.
 
     Parameters
     ----------
     data
         The records.
     params
-        The recipe (:class:`NonreciprocalParams`); ``params.labels`` is read
-        unless ``labels`` is given.
+        The recipe (:class:`NonreciprocalParams`); the labels file of
+        ``params.labels`` is read once (:func:`.labels.labels_for`).
     progress
-        Fraction, status, partial results (after every phase) and cancel.
+        Fraction, status, partial results (after every phase) and cancel; a
+        ``StagedProgress`` over the spec's stages, or any Progress.
 
     Raises
     ------
-    ParameterError
-        Invalid parameters or data limits (k above the records).
     NotEligibleError
-        ℓ: a label too frequent for the method (named in the message).
+        Greedy ℓ: a walk found no admissible slot (the most frequent label
+        named in the message).
     DataFormatError
         A bad labels file.
     """
-    progress = progress or NullProgress()
-    validate(params)
-    check_data(data, params)
-    if labels is None:
-        labels = load_labels(data, params)
-    if labels is not None and len(labels.codes) != data.n_records:
-        raise ParameterError(f"the labels cover {len(labels.codes):,} records, the data has {data.n_records:,}",
-                             name="labels")
+    progress = staged(progress or NullProgress(), params)
+    labels = labels_for(data, params)
     m = params.m
-    if params.mode == "l":
-        check_eligible(labels, m, params.l_method)  # type: ignore[arg-type]
     seed = int(params.seed)
     ids = load_report(data).record_ids
     res = NonreciprocalResult(
@@ -121,7 +89,7 @@ def nonreciprocal(data: TransactionData, params: NonreciprocalParams, progress: 
 
     # 1. order
     t = time.perf_counter()
-    sp = _stage(progress, "sort", params.order)
+    sp = progress.stage("sort")
     sp.set(0.0, "Gray order")
     res.gray_order = gray_order(data)
     res.hamming_before = cyclic_hamming(data)
@@ -137,7 +105,7 @@ def nonreciprocal(data: TransactionData, params: NonreciprocalParams, progress: 
         t = time.perf_counter()
         res.segments, res.cut_hamming = segment_bounds(data, res.gray_order, params.seg_min, params.seg_max)
         tsp = improve_order(data, res.gray_order, res.segments, seed, params.tsp_kicks, params.threads,
-                            _stage(progress, "tsp", params.order))
+                            progress.stage("tsp"))
         res.seconds["tsp"] = time.perf_counter() - t
         if not tsp.complete:
             return stop()
@@ -149,7 +117,7 @@ def nonreciprocal(data: TransactionData, params: NonreciprocalParams, progress: 
 
     # 2. graph
     t = time.perf_counter()
-    gp = _stage(progress, "graph", params.order)
+    gp = progress.stage("graph")
     if params.mode == "k":
         res.ring_order = res.order
         res.graph = ring_graph(res.order, m)
@@ -185,7 +153,7 @@ def nonreciprocal(data: TransactionData, params: NonreciprocalParams, progress: 
     # 3. assignments
     t = time.perf_counter()
     walk_order = res.ring_order if res.ring_order is not None else res.order
-    ext = extract_assignments(res.graph, seed, _stage(progress, "assignments", params.order), order=walk_order)
+    ext = extract_assignments(res.graph, seed, progress.stage("assignments"), order=walk_order)
     res.assignments = ext.assignments
     res.walk_steps = list(ext.steps)
     res.walks = list(ext.walks)
@@ -209,7 +177,7 @@ def nonreciprocal(data: TransactionData, params: NonreciprocalParams, progress: 
         if params.mode == "l":
             res.label_failures = int(published_label_failures(res.graph, slot_labels, m).sum())
     res.seconds["publish"] = time.perf_counter() - t
-    _stage(progress, "publish", params.order).set(1.0, "published")
+    progress.stage("publish").set(1.0, "published")
     done("publish")
     if progress.cancelled():
         return stop()
@@ -227,7 +195,7 @@ def nonreciprocal(data: TransactionData, params: NonreciprocalParams, progress: 
         res.cahd = cahd(data, labels, m, res.order, seed, qe_in=params.qe_in, qe_ex=params.qe_ex,  # type: ignore
                         queries=params.queries)
         res.seconds["cahd"] = time.perf_counter() - t
-    _stage(progress, "metrics", params.order).set(1.0, "measured")
+    progress.stage("metrics").set(1.0, "measured")
     res.complete = True
     done("metrics")
     return res

@@ -11,8 +11,10 @@ selecting a person highlights their items wherever they appear.
 or the possible worlds of one person with how each fits): the base as chips
 (``value``: every person behind the record has the item; ``general``: some
 may lack it), the distance items (``general``: where a person may differ),
-the threshold and the label. Rows are numbered from 0 like every row view of
-the studio; ``name`` is the name ``PUBLISHED.csv`` gives the record.
+the threshold and the label. Published records are numbered from 1 like the
+people beside them and every row view of the studio; when the input names its
+records (long CSV, check-ins), ``name`` is the name ``PUBLISHED.csv`` gives
+the record.
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ import numpy as np
 
 from ...data.rows import Cell, Chip, Match, TransactionRows, capped
 from ...data.transactions import TransactionData
+from ...formatting import integer
 from .publish import world_slots
 from .result import NonreciprocalResult
 
@@ -64,7 +67,7 @@ class PublishedRows:
         self.slots = np.arange(pub.n_slots, dtype=np.int64) if slots is None else np.asarray(slots, dtype=np.int64)
         self.linked = None if linked is None else np.asarray(linked, dtype=bool)
         self.has_labels = result.labels is not None and result.slot_labels is not None
-        record_tip = ("Published record number, counted from 0 like the people beside it (the unified view: record "
+        record_tip = ("Published record number, counted from 1 like the people beside it (the unified view: record "
                       "r is the one published in person r's slot).")
         how_tip = (f"“{LINK}”: one of the person's links in the generalization graph, each equally likely to be the "
                    f"true one. “{FITS}”: not linked, yet the person's record fits it.")
@@ -79,7 +82,8 @@ class PublishedRows:
                                   "could be.")]
         if self.has_labels:
             columns.append(("label", "The sensitive label published with the record (its true person's label)."))
-        columns.append(("name", "Its name in PUBLISHED.csv: its number from 1, or the input's record identifier."))
+        if result.record_names is not None:
+            columns.append(("name", "Its name in PUBLISHED.csv: the input's identifier of the record."))
         self.columns = tuple(name for name, _ in columns)
         self.column_tips = tuple(tip for _, tip in columns)
         self.right_aligned = frozenset({0, self.columns.index("threshold")})
@@ -98,13 +102,14 @@ class PublishedRows:
         base = pub.base(j).tolist()
         base_chips = [Chip(vocab[i], "general" if i in unsure else "value", i) for i in base]
         dist_chips = [Chip(vocab[i], "general", i) for i in dist.tolist()]
-        cells: list[Cell] = [str(j)]
+        cells: list[Cell] = [str(j + 1)]
         if self.linked is not None:
             cells.append(LINK if self.linked[row] else FITS)
-        cells += [capped(base_chips, len(base)), capped(dist_chips, len(dist)), f"{int(pub.threshold[j]):,}"]
+        cells += [capped(base_chips, len(base)), capped(dist_chips, len(dist)), integer(pub.threshold[j])]
         if self.has_labels:
             cells.append(result.labels.names[int(result.slot_labels[j])])
-        cells.append(result.record_name(j))
+        if result.record_names is not None:
+            cells.append(result.record_name(j))
         return tuple(cells)
 
     def sort_order(self, column: int, descending: bool = False) -> np.ndarray | None:
@@ -120,7 +125,7 @@ class PublishedRows:
         return None
 
     def search(self, text: str) -> Match:
-        """Published records whose base holds every comma-separated item (``#17``: record 17)."""
+        """Published records whose base holds every comma-separated item (``#17``: published record 17, from 1)."""
         found = self._bases.search(text)
         rows = np.flatnonzero(np.isin(self.slots, found.rows)).astype(np.int64)
         return Match(rows, found.text.replace("records with", "published records whose base has"))
@@ -138,8 +143,8 @@ class NonreciprocalComparison:
         self.original = TransactionRows(data, item_keys=np.arange(data.n_items, dtype=np.int64))
         self.published = PublishedRows(result)
         what = f"k = {result.m}" if result.mode == "k" else f"ℓ = {result.m}"
-        self.title = (f"Nonreciprocal release ({what}): {data.n_records:,} people, each beside the record published "
-                      "in their slot")
+        self.title = (f"Nonreciprocal release ({what}): {integer(data.n_records)} people, each beside the record "
+                      "published in their slot")
 
     def row_groups(self) -> None:
         return None
@@ -150,11 +155,11 @@ class NonreciprocalComparison:
 
     def describe(self, row: int) -> str:
         slots, linked = person_worlds(self.result, self.data, row)
-        links = ", ".join(str(int(j)) for j in slots[linked])
-        text = (f"Person {row} could be {len(slots):,} published records: {links} by the generalization graph "
-                "(one of them, each equally likely, is theirs)")
+        links = ", ".join(str(int(j) + 1) for j in slots[linked])
+        text = (f"Person {row + 1} could be {integer(len(slots))} published records: {links} by the generalization "
+                "graph (one of them, each equally likely, is theirs)")
         extra = slots[~linked]
         if len(extra):
-            shown = ", ".join(str(int(j)) for j in extra[:8]) + (", …" if len(extra) > 8 else "")
-            text += f", and {len(extra):,} more that fit by chance ({shown})"
+            shown = ", ".join(str(int(j) + 1) for j in extra[:8]) + (", …" if len(extra) > 8 else "")
+            text += f", and {integer(len(extra))} more that fit by chance ({shown})"
         return text + ". Their items are highlighted."

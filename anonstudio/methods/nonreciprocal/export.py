@@ -8,17 +8,18 @@
   slot ``j`` is the slot of record ``j``.
 * the *public* export: the same rows shuffled (seeded) and numbered 1..n, so
   that neither the row order nor the slot names carry the input order.
-* audit files, which together with ``chosen_assignment`` in the JSON
+* audit files, which together with ``chosen_assignment`` in the run's JSON
   de-anonymize everyone: ``GRAPH.csv`` (``original,published,assignment``)
   and ``ORDER.csv`` (``rank,record,ring_record``).
 
-Files are written atomically and only for complete runs: a cancelled run
-writes nothing.
+Records are named as the input names them (numbers from 1, or the input's
+record identifiers); ranks and assignments count from 1. Files are written
+atomically and only for complete runs: a cancelled run writes nothing. The
+run's JSON is the contract's (``MethodRun.to_json``).
 """
 from __future__ import annotations
 
 import csv
-import json
 from pathlib import Path
 
 import numpy as np
@@ -27,19 +28,7 @@ from ...data.io import atomic_write
 from ...jobs import derive_seed
 from .result import NonreciprocalResult
 
-__all__ = [
-    "AUDIT_WARNING", "ORDER_WARNING", "write_published", "write_public", "write_graph", "write_order", "write_json",
-    "published_rows",
-]
-
-#: Shown wherever audit files are offered or written.
-AUDIT_WARNING = ("GRAPH.csv together with the chosen assignment in the JSON links every published record to the "
-                 "person it came from: keep these audit files away from the release.")
-
-
-#: Shown where ORDER.csv is offered or written.
-ORDER_WARNING = ("ORDER.csv tells which records sit next to each other in the order the graph was built over, hence "
-                 "which published records each person can match: an audit file, keep it away from the release.")
+__all__ = ["write_published", "write_public", "write_graph", "write_order", "published_rows"]
 
 
 def _require_complete(result: NonreciprocalResult) -> None:
@@ -102,14 +91,3 @@ def write_order(path: str | Path, result: NonreciprocalResult) -> None:
     rows = ([str(t + 1), name(int(result.order[t])), name(int(ring[t])) if ring is not None else ""]
             for t in range(result.n_records))
     _write_rows(path, ["rank", "record", "ring_record"], rows)
-
-
-def write_json(path: str | Path, result: NonreciprocalResult, verification: dict | None = None,
-               include_audit: bool = False) -> None:
-    """The run's JSON (strict: no NaN); ``include_audit`` adds ``chosen_assignment``."""
-    _require_complete(result)
-    doc = result.to_json(include_audit=include_audit)
-    doc["verification"] = verification
-    with atomic_write(path) as fh:
-        json.dump(doc, fh, indent=2, allow_nan=False)
-        fh.write("\n")

@@ -13,7 +13,7 @@ import numpy as np
 
 from ...data.rows import MAX_CHIPS, Chip, TransactionRows, capped
 from ...data.transactions import TransactionData
-from ...formatting import percent
+from ...formatting import integer, percent
 from .result import RhoResult
 from .sensitive import SensitiveConstraint
 
@@ -38,7 +38,7 @@ class _Records(TransactionRows):
         self.show_removed = original
         self.columns = ("record", "size", "suppressed", "items" if original else "published items")
         self.column_tips = (
-            "Record number (one person), counted from 0 as in the workbenches and exported files.",
+            "Record number (one person), counted from 1 as in the workbenches and exported files.",
             "Number of distinct items in the record" + ("" if original else " as published") + ".",
             "How many of the record's items were suppressed (removed) from it.",
             "The record's original items; grey chips are the ones suppressed from it." if original
@@ -52,7 +52,7 @@ class _Records(TransactionRows):
         removed = set(self.removed_of(row).tolist()) if self.show_removed and self.gone[row] else set()
         chips = [Chip(vocab[i], "suppressed" if i in removed else "item", int(i)) for i in ids[:MAX_CHIPS].tolist()]
         gone = int(self.gone[row])
-        return (str(row), f"{len(ids):,}", f"{gone:,}" if gone else "", capped(chips, len(ids)))
+        return (str(row + 1), integer(len(ids)), integer(gone) if gone else "", capped(chips, len(ids)))
 
     def sort_order(self, column: int, descending: bool = False) -> np.ndarray | None:
         if self.columns[column] == "suppressed":
@@ -87,9 +87,9 @@ class SuppressionComparison:
         self.published = _Records(published, self.gone, self.removed_of, original=False)
         total = int(self.gone.sum())
         touched = int(np.count_nonzero(self.gone))
-        self.title = title or (f"{total:,} item occurrence{'s' if total != 1 else ''} suppressed from "
-                               f"{touched:,} of {original.n_records:,} records; select a record to highlight "
-                               "the items taken out of it")
+        self.title = title or (f"{integer(total)} item occurrence{'s' if total != 1 else ''} suppressed from "
+                               f"{integer(touched)} of {integer(original.n_records)} records; select a record to "
+                               "highlight the items taken out of it")
 
     def removed_of(self, row: int) -> np.ndarray:
         """Item ids suppressed from record ``row``."""
@@ -106,7 +106,7 @@ class SuppressionComparison:
         items = self.data.record(row)
         sensitive = self.constraint.labels_of(row)
         removed = [vocab[i] for i in self.removed_of(row)]
-        parts = [f"Record {row}: {len(items):,} item{'s' if len(items) != 1 else ''}"]
+        parts = [f"Record {row + 1}: {integer(len(items))} item{'s' if len(items) != 1 else ''}"]
         parts.append(f"sensitive for this person: {_listed(sensitive)}" if sensitive
                      else "nothing sensitive for this person")
         parts.append(f"suppressed: {_listed(removed)}" if removed else "nothing suppressed")
@@ -114,7 +114,7 @@ class SuppressionComparison:
 
 
 def _listed(labels: list[str]) -> str:
-    more = f" and {len(labels) - SHOWN_ITEMS:,} more" if len(labels) > SHOWN_ITEMS else ""
+    more = f" and {integer(len(labels) - SHOWN_ITEMS)} more" if len(labels) > SHOWN_ITEMS else ""
     return ", ".join(labels[:SHOWN_ITEMS]) + more
 
 
@@ -122,7 +122,7 @@ def comparison_of(result: RhoResult) -> SuppressionComparison:
     """The comparison of a ρ run's result (complete or stopped early)."""
     state = "" if result.complete else " (stopped early: the data so far, not a safe release)"
     plural = "s" if result.suppressed_items != 1 else ""
-    title = (f"{result.suppressed_items:,} item occurrence{plural} suppressed ({percent(result.util_info, 2)}) from "
-             f"{int(np.count_nonzero(suppressed_counts(result.original, result.published))):,} of "
-             f"{result.original.n_records:,} records{state}")
+    touched = int(np.count_nonzero(suppressed_counts(result.original, result.published)))
+    title = (f"{integer(result.suppressed_items)} item occurrence{plural} suppressed ({percent(result.util_info, 2)}) "
+             f"from {integer(touched)} of {integer(result.original.n_records)} records{state}")
     return SuppressionComparison(result.original, result.published, result.constraint, title)

@@ -1,27 +1,27 @@
-"""Writing a ρ-uncertainty run: SUPPRESSED.dat, E_USED.csv and the run's JSON.
+"""Writing a ρ-uncertainty run: SUPPRESSED.dat and the sensitive rules (E_USED.csv: :mod:`.sensitive`).
 
 ``SUPPRESSED.dat`` keeps the input's lines in the same order: from a FIMI
 file, every line is the original line with the suppressed items' tokens
 taken out (comment lines and empty lines are kept as they are, token order is
 the input's); other inputs are written in their own format through the
-format registry.
+format registry. The run's JSON is the contract's (``MethodRun.to_json``).
 """
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 
 import numpy as np
 
 from ...data.io import atomic_write, save_transactions
 from ...data.io.fimi import content_lines
-from ...data.io.jsonfile import strict_json, write_json
 from ...data.io.report import load_report
 from ...data.io.text import read_text
 from ...data.transactions import TransactionData
 from .result import RhoResult
-from .sensitive import write_sensitive
+from .rules import rule_browser
 
-__all__ = ["write_suppressed", "write_sensitive_used", "write_result_json", "result_json"]
+__all__ = ["write_suppressed", "write_rules"]
 
 
 def write_suppressed(path: str | Path, result: RhoResult, format: str | None = None) -> None:
@@ -64,21 +64,20 @@ def _write_fimi_lines(path: str | Path, original: TransactionData, published: Tr
     return True
 
 
-def write_sensitive_used(path: str | Path, result: RhoResult) -> None:
-    """``E_USED.csv``: the sensitive constraint of the run (``*`` rows for items everyone protects)."""
-    write_sensitive(path, result.constraint)
+def write_rules(path: str | Path, result: RhoResult) -> None:
+    """The rule browser as CSV: rule, confidence before and after, people threatened, what was suppressed.
 
-
-def result_json(result: RhoResult, verification: object | None = None) -> dict:
-    """The run's JSON, with the independent check under ``verification`` when given (strict: NaN → null).
-
-    The CLI and GUI write the run through the method contract instead; this is for scripts.
+    People and records are numbered from 1, as in every file and view.
     """
-    doc = result.to_json()
-    doc["verification"] = verification.to_json() if verification is not None else None
-    return strict_json(doc)
-
-
-def write_result_json(path: str | Path, result: RhoResult, verification: object | None = None) -> None:
-    """Write :func:`result_json` atomically."""
-    write_json(path, result_json(result, verification))
+    browser = rule_browser(result)
+    with atomic_write(path) as fh:
+        writer = csv.writer(fh, lineterminator="\n")
+        writer.writerow(["antecedent", "consequent", "confidence_before", "confidence_after", "people",
+                         "people_listed", "suppressed"])
+        for row in browser.rows():
+            fixes = "; ".join(f"pass {f['pass']}: {f['suppressed_item']} from records "
+                              f"{' '.join(str(u + 1) for u in f['records'])}" for f in row["repairs"])
+            writer.writerow([" ".join(row["antecedent"]), row["consequent"],
+                             "" if row["confidence_before"] is None else f"{row['confidence_before']:.6g}",
+                             "" if row["confidence_after"] is None else f"{row['confidence_after']:.6g}",
+                             row["people"], " ".join(str(u + 1) for u in row["people_listed"]), fixes])

@@ -6,15 +6,16 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
-from ...params import ParameterError, param, seed_param, validate
-from .sensitive import SETTINGS
+from ...params import ParameterError, param, seed_param
 
-__all__ = ["RhoParams", "parse_rho", "parse_exact", "sample_size", "SAMPLERS"]
+__all__ = ["RhoParams", "parse_rho", "parse_exact", "sample_size", "SAMPLERS", "SETTINGS"]
 
 SECTION_PRIVACY = "Privacy"
 SECTION_SENSITIVE = "Sensitive items"
 SECTION_CHECK = "Utility and independent check"
 
+#: The paper's four ways of drawing the sensitive items E (§6.1); a constraint read from a file has setting "file".
+SETTINGS = ("fixed", "personalized", "fixed+", "personalized+")
 #: Adversary samplers of SAMPLESUPPRESSOR (R-5): the paper's (a uniform person, then a
 #: uniform subset of their items) and uniform over all (person, itemset) pairs.
 SAMPLERS = ("user", "pair")
@@ -103,11 +104,13 @@ class RhoParams:
                                  "set of their items (the paper's), or every (person, itemset) pair equally "
                                  "likely, which tests people with long records more often.")
     sensitive: Path | None = param(None, label="sensitive-items file", kind="path", optional=True,
-                                   file_filter="record,item CSV (*.csv *.txt);;All files (*)",
+                                   file_filter="person,item CSV (*.csv *.txt);;All files (*)",
                                    section=SECTION_SENSITIVE,
-                                   tooltip="CSV of record,item pairs: which items each person wants hidden. "
-                                           "Record * means everyone; records are numbered from 0 in file "
-                                           "order. Empty: draw them with the setting below.")
+                                   tooltip="CSV with the header person,item: which items each person wants "
+                                           "hidden. People are numbered from 1 in file order; * means "
+                                           "everyone. (A file of the previous release, header record,item "
+                                           "and records from 0, is still read, with a notice.) Empty: draw "
+                                           "them with the setting below.")
     setting: str = param("fixed", label="sensitive items setting", choices=SETTINGS,
                          choice_labels=("fixed (same for all)", "personalized (own choice each)",
                                         "fixed+ (anything anyone protects)", "personalized+ (shared + 1 % own)"),
@@ -186,7 +189,3 @@ class RhoParams:
         if self.sampled and self.m is None:
             raise ParameterError("the sampled algorithm (ε, δ) needs m, the most items an attacker knows",
                                  name="m")
-
-    def checked(self) -> "RhoParams":
-        """Validate ranges and cross-field rules (``validate`` runs :meth:`check` too); return self."""
-        return validate(self)

@@ -4,15 +4,22 @@ E is stored as one global item set plus per-record deviations (items a record
 adds, global items it drops), never as an n × |I| matrix: the paper's "fixed"
 setting is one set, "personalized+" is that set with 1 % noise per person.
 
-Files (``record,item`` CSV, ``E.csv`` / ``E_USED.csv``)
+Files (``person,item`` CSV, ``E.csv`` / ``E_USED.csv``)
 -------------------------------------------------------
-One pair per line; an optional first line ``record,item`` is a header. The
-record is the 0-based record number (line number − 1 of a FIMI file) or ``*``
-for every record. The item is an item label of the data; labels the data does
-not hold are allowed (a person may protect an item they do not have, §4.1) and
-kept, although they can never be inferred. Blank lines and lines starting
-with ``#`` are skipped. Writing puts items that every record protects as ``*``
-rows first, then the remaining pairs in record order.
+The header ``person,item``, then one pair per line. The person is the
+record's number counted from 1 (its line of a FIMI file, comments aside), as
+everywhere in anonstudio, or ``*`` for every record. The item is an item
+label of the data; labels the data does not hold are allowed (a person may
+protect an item they do not have, §4.1) and kept, although they can never be
+inferred. Blank lines and lines starting with ``#`` are skipped. Writing puts
+items that every record protects as ``*`` rows first, then the remaining
+pairs in record order.
+
+The previous release's form, records counted from 0 under the header
+``record,item`` or without a header, is still read for one release, with a
+deprecation notice (:attr:`SensitiveConstraint.notice`). The header alone
+decides which form a file is in: every file anonstudio wrote before had
+``record,item`` and records from 0, so such a file is never shifted by one.
 
 Settings (§6.1)
 ---------------
@@ -37,14 +44,13 @@ from ...data.io.atomic import atomic_write
 from ...data.io.text import read_text
 from ...data.transactions import TransactionData
 from ...jobs import derive_seed
+from .params import SETTINGS
 
 __all__ = [
     "SETTINGS", "SensitiveConstraint", "load_sensitive", "generate_sensitive", "write_sensitive",
-    "sensitive_count",
+    "sensitive_count", "HEADER", "OLD_HEADER",
 ]
 
-#: The paper's four ways of drawing E (§6.1), plus "file" for a constraint read from a file.
-SETTINGS = ("fixed", "personalized", "fixed+", "personalized+")
 
 #: Rows of random numbers drawn per block by the generators (any value gives the same draws).
 _BLOCK = 4096
@@ -70,6 +76,9 @@ class SensitiveConstraint:
         Per-record CSR of global ids the record drops (sorted).
     setting, fraction, noise, seed, source
         How E was made (``setting`` is ``"file"`` for a loaded constraint).
+    notice
+        A deprecation notice for a file in the previous release's form
+        (records from 0), "" otherwise.
     """
 
     n_records: int
@@ -85,6 +94,7 @@ class SensitiveConstraint:
     noise: float | None = None
     seed: int | None = None
     source: Path | None = None
+    notice: str = ""
 
     # ------------------------------------------------------------- build
     @classmethod
@@ -151,9 +161,6 @@ class SensitiveConstraint:
     def sizes(self) -> np.ndarray:
         """|E_u| per record (int64)."""
         return (len(self.global_items) - np.diff(self.del_indptr) + np.diff(self.add_indptr)).astype(np.int64)
-
-    def is_empty(self) -> bool:
-        return not len(self.global_items) and not len(self.add_items)
 
     def kernel_arrays(self) -> tuple[np.ndarray, ...]:
         """``(gmask, add_ptr, add_items, del_ptr, del_items)`` restricted to data items, for the kernels."""
@@ -241,14 +248,24 @@ def _canonical(label: str, int_labels: bool) -> str:
     return label
 
 
+#: The header of a sensitive-items file: people numbered from 1.
+HEADER = ("person", "item")
+#: The previous release's header (records numbered from 0), still read with a notice.
+OLD_HEADER = ("record", "item")
+
+
 def load_sensitive(path: str | Path, data: TransactionData) -> SensitiveConstraint:
-    """Read a ``record,item`` CSV (see the module docstring) for ``data``.
+    """Read a ``person,item`` CSV (see the module docstring) for ``data``.
+
+    A file in the previous release's form (header ``record,item`` or none,
+    records from 0) is read as such; the constraint's ``notice`` then says so
+    in one line.
 
     Raises
     ------
     DataFormatError
-        Naming the file, the line and the reason (a record number outside the
-        data, a missing item, a line with more than two fields...). Nothing is
+        Naming the file, the line and the reason (a person outside the data,
+        a missing item, a line with more than two fields...). Nothing is
         returned for a bad file.
     """
     path = Path(path)
@@ -261,18 +278,22 @@ def load_sensitive(path: str | Path, data: TransactionData) -> SensitiveConstrai
     recs: list[int] = []
     items: list[int] = []
     reader = csv.reader(io.StringIO(text))
-    header_done = False
+    first: int | None = None  # the number of the first record: 1, or 0 in the old form
+    word = "person"
     for row in reader:
         line = reader.line_num
         if not row or (len(row) == 1 and not row[0].strip()) or row[0].lstrip().startswith("#"):
             continue
         fields = [f.strip() for f in row]
-        if not header_done:
-            header_done = True
-            if [f.lower() for f in fields] == ["record", "item"]:
+        if first is None:
+            header = tuple(f.lower() for f in fields)
+            first = 1 if header == HEADER else 0
+            if first == 0:
+                word = "record"
+            if header in (HEADER, OLD_HEADER):
                 continue
         if len(fields) != 2:
-            raise DataFormatError(path, f"expected two fields 'record,item', found {len(fields)}", line)
+            raise DataFormatError(path, f"expected two fields '{word},item', found {len(fields)}", line)
         rec_text, label = fields
         if not label:
             raise DataFormatError(path, "the item is empty", line)
@@ -280,22 +301,29 @@ def load_sensitive(path: str | Path, data: TransactionData) -> SensitiveConstrai
             rec = -1
         else:
             try:
-                rec = int(rec_text)
+                number = int(rec_text)
             except ValueError:
-                raise DataFormatError(path, f"record {rec_text[:40]!r} is neither a record number nor '*'",
+                raise DataFormatError(path, f"{word} {rec_text[:40]!r} is neither a record number nor '*'",
                                       line) from None
-            if not 0 <= rec < n:
-                raise DataFormatError(path, f"record {rec} does not exist (the data has {n:,} records, "
-                                            f"numbered 0 to {n - 1:,})", line)
+            if not first <= number < n + first:
+                raise DataFormatError(path, f"{word} {number} does not exist (the data has {n:,} records, "
+                                            f"numbered {first} to {n - 1 + first:,})", line)
+            rec = number - first
         label = _canonical(label, int_labels)
         item = index.get(label)
         if item is None:
             item = extra.setdefault(label, len(vocab) + len(extra))
         recs.append(rec)
         items.append(item)
+    notice = ""
+    if first == 0:
+        notice = (f"{path.name} numbers records from 0 (the previous release's form, header record,item or none): "
+                  "read as such for now; write the header person,item and number people from 1, as E_USED.csv "
+                  "does, before the old form goes in the next release")
     labels = tuple(vocab) + tuple(extra)
     return SensitiveConstraint.from_pairs(n, labels, len(vocab), np.asarray(recs, dtype=np.int64),
-                                          np.asarray(items, dtype=np.int64), setting="file", source=path)
+                                          np.asarray(items, dtype=np.int64), setting="file", source=path,
+                                          notice=notice)
 
 
 def _is_int(label: str) -> bool:
@@ -307,15 +335,15 @@ def _is_int(label: str) -> bool:
 
 
 def write_sensitive(path: str | Path, constraint: SensitiveConstraint) -> None:
-    """Write ``E_USED.csv``: a ``record,item`` header, ``*`` rows, then per-record rows (atomically)."""
+    """Write ``E_USED.csv``: the ``person,item`` header, ``*`` rows, then per-person rows (from 1), atomically."""
     recs, items = constraint.pairs()
     labels = np.asarray([_csv_field(v) for v in constraint.labels], dtype=object)
     with atomic_write(path) as fh:
-        fh.write("record,item\n")
+        fh.write(",".join(HEADER) + "\n")
         star = recs < 0
         for label in labels[items[star]]:
             fh.write(f"*,{label}\n")
-        rest_rec = recs[~star]
+        rest_rec = recs[~star] + 1
         rest_lab = labels[items[~star]]
         step = 1 << 16
         for a in range(0, len(rest_rec), step):

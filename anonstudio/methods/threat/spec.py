@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any
 
 from ...data.io.atomic import OutputSet
 from ...data.table import Table

@@ -15,8 +15,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
 
-from ....formatting import integer
-from ....methods.contract import MethodRun
+from ....formatting import integer, number
+from ....methods.contract import CHECK_FAILED, CHECK_PASSED, MethodRun, verdict, verdict_head
 from ...controls import note_label
 from ...plots import ExportablePlot
 
@@ -27,22 +27,24 @@ NOT_YET = "The independent check runs after each run; its result appears here."
 
 
 def check_lines_html(run: MethodRun | None) -> str:
-    """The check's lines with a tick or a cross, as rich text."""
+    """The verdict in the contract's words, then the check's lines with a tick or a cross, as rich text."""
     v = run.verification if run is not None else None
     if v is None:
-        if run is not None and run.status == "cancelled":
-            return "<b>Not checked:</b> the run was stopped before its independent check."
+        if run is not None and verdict_head(run):
+            head, sep, reason = verdict(run).partition(": ")
+            return f"<b>{html.escape(head)}</b>{sep}{html.escape(reason)}"
         return NOT_YET
-    good = v.passed and v.complete
-    head = ("<b>Independent check passed</b>" if good else "<b>Independent check stopped early</b>"
-            if not v.complete else "<b style='color:#b00020'>Independent check FAILED</b>")
+    head = verdict_head(run)
+    good = head == CHECK_PASSED
+    style = " style='color:#b00020'" if head == CHECK_FAILED else ""
     rows = []
     for line in v.lines():
         bad = not good and _reports_a_problem(line)
         mark = "<span style='color:#b00020'>✗</span>" if bad else "<span style='color:#1a7f37'>✓</span>"
         rows.append(f"{mark} {html.escape(line)}")
-    return (f"{head} (separate code from the method, {v.seconds:.2f} s):<br>" + "<br>".join(rows)
-            + "<br><br>The possible-world counts are exact: every person against every published record.")
+    return (f"<b{style}>{html.escape(head)}</b> (separate code from the method, {number(v.seconds, 2)} s):<br>"
+            + "<br>".join(rows) + "<br><br>The possible-world counts are exact: every person against every "
+            "published record.")
 
 
 def _reports_a_problem(line: str) -> bool:

@@ -41,9 +41,10 @@ from PySide6.QtWidgets import (
 )
 
 from ....data.io import atomic_write
-from ....methods.nonreciprocal.export import AUDIT_WARNING
+from ....formatting import integer
 from ....methods.nonreciprocal.publish import world_slots
 from ....methods.nonreciprocal.result import NonreciprocalResult
+from ....methods.nonreciprocal.spec import AUDIT_WARNING
 from ...controls import narrow_combo, note_label, save_file_dialog
 from ...plots import PALETTE
 
@@ -62,7 +63,8 @@ LABEL_ROOM = 56
 
 @dataclass(frozen=True, eq=False)
 class GraphData:
-    """What the drawing needs from a finished run (people and published records by index, 0-based).
+    """What the drawing needs from a finished run (people and published records by index from 0; ``names`` are
+    the numbers, from 1, or identifiers the release names them by).
 
     ``edges`` is ``(person, published record, assignment)`` per link; ``worlds[u]``
     the published records whose possible worlds include person ``u``.
@@ -117,7 +119,7 @@ class GraphCanvas(QWidget):
     Signals
     -------
     person_clicked(int)
-        The person clicked (0-based), -1 when the click hit no person.
+        The person clicked (the record's index, from 0), -1 when the click hit no person.
     """
 
     person_clicked = Signal(int)
@@ -461,8 +463,9 @@ def explanation(graph: GraphData | None, selected: int | None) -> str:
     name = graph.names[selected]
     more = (f" Also fitting without a link (dashed): {', '.join(f'r{PRIME}{graph.names[j]}' for j in extra)}."
             if extra else "")
-    return (f"<b>r{html.escape(name)}</b> (person {selected} in the release view; {html.escape(graph.items[selected])})"
-            f" could be {html.escape(linked)} — one of them, by assignment, is theirs.{html.escape(more)}")
+    return (f"<b>r{html.escape(name)}</b> (person {selected + 1} in the release view; "
+            f"{html.escape(graph.items[selected])}) could be {html.escape(linked)} — one of them, by assignment, is "
+            f"theirs.{html.escape(more)}")
 
 
 class GraphView(QWidget):
@@ -546,8 +549,8 @@ class GraphView(QWidget):
         self.canvas.set_graph(None)
         if n_records is not None and n_records > MAX_GRAPH_RECORDS:
             text = (f"The graph is drawn for datasets of at most {MAX_GRAPH_RECORDS} records; this one has "
-                    f"{n_records:,}. To explain how nonreciprocal recoding keeps privacy, open the paper's worked "
-                    "example:")
+                    f"{integer(n_records)}. To explain how nonreciprocal recoding keeps privacy, open the paper's "
+                    "worked example:")
         else:
             text = ("After a run on a small dataset (at most 60 records) the generalization graph and its true "
                     "assignment are drawn here. To see it at once, open the paper's worked example:")

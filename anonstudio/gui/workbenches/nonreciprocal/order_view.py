@@ -18,10 +18,8 @@ from ....methods.nonreciprocal.result import PHASES, NonreciprocalResult
 from ...controls import note_label
 from ...plots import ExportablePlot
 
-__all__ = ["OrderView", "hamming_bars", "ORDER_NAMES"]
+__all__ = ["OrderView", "hamming_bars"]
 
-#: Bar captions of the orders, in the order they are computed.
-ORDER_NAMES = ("input", "Gray", "Gray-TSP", "spaced ring")
 SHOWN = "this run"
 COMPARED = "compared run"
 WIDTH = 0.38

@@ -41,7 +41,7 @@ class WorldsView(QWidget):
     Signals
     -------
     person_changed(int)
-        The person shown (0-based record).
+        The person shown (the record's index, from 0; people read and type its number, from 1).
     """
 
     person_changed = Signal(int)
@@ -53,11 +53,11 @@ class WorldsView(QWidget):
         self.person: int | None = None
         self.person_box = QSpinBox()
         self.person_box.setObjectName("person_box")
-        self.person_box.setRange(0, 0)
-        self.person_box.setToolTip("A person of the original data, by record number (from 0, as in the release "
+        self.person_box.setRange(1, 1)
+        self.person_box.setToolTip("A person of the original data, by record number (from 1, as in the release "
                                    "view). Selecting a person there or in the graph shows them here too.")
         self.person_box.setEnabled(False)
-        self.person_box.valueChanged.connect(self.show_person)
+        self.person_box.valueChanged.connect(lambda number: self.show_person(number - 1))
         self.summary = note_label(PICK, "body")
         self.summary.setObjectName("worlds_summary")
         self.table = RowsTable()
@@ -65,7 +65,7 @@ class WorldsView(QWidget):
         pick = QHBoxLayout()
         pick.addWidget(QLabel("Person"))
         pick.addWidget(self.person_box)
-        pick.addWidget(note_label("(record number, from 0)"), 1)
+        pick.addWidget(note_label("(record number, from 1)"), 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(pick)
@@ -89,21 +89,21 @@ class WorldsView(QWidget):
         keep = self.person if self.result is not None and data is self.data else 0
         self.result, self.data = result, data
         self.person_box.blockSignals(True)
-        self.person_box.setRange(0, max(result.n_records - 1, 0))
+        self.person_box.setRange(1, max(result.n_records, 1))
         self.person_box.blockSignals(False)
         self.person_box.setEnabled(True)
         self.person = None
         self.show_person(min(keep or 0, result.n_records - 1))
 
     def show_person(self, person: int) -> None:
-        """List the published records person ``person`` (0-based) could be."""
+        """List the published records the person of record index ``person`` (from 0) could be."""
         result, data = self.result, self.data
         if result is None or data is None or not 0 <= person < result.n_records or person == self.person:
             return
         self.person = person
-        if self.person_box.value() != person:
+        if self.person_box.value() != person + 1:
             self.person_box.blockSignals(True)
-            self.person_box.setValue(person)
+            self.person_box.setValue(person + 1)
             self.person_box.blockSignals(False)
         slots, linked = person_worlds(result, data, person)
         order = np.lexsort((slots, ~linked))  # the graph's links first, each part by record
@@ -113,10 +113,10 @@ class WorldsView(QWidget):
         items = ", ".join(result.vocab[i] for i in data.record(person).tolist()) or "no items"
         links, extra = int(linked.sum()), int((~linked).sum())
         name = result.record_name(person)
-        alias = f", “{html.escape(name)}” in PUBLISHED.csv" if name != str(person) else ""
-        text = (f"<b>Person {person}</b> ({html.escape(items)}{alias}) could be <b>{integer(len(slots))}</b> published "
-                f"records: {integer(links)} linked by the generalization graph (shaded; the true one is among them, "
-                "each equally likely)")
+        alias = f", “{html.escape(name)}” in PUBLISHED.csv" if name != str(person + 1) else ""
+        text = (f"<b>Person {person + 1}</b> ({html.escape(items)}{alias}) could be <b>{integer(len(slots))}</b> "
+                f"published records: {integer(links)} linked by the generalization graph (shaded; the true one is "
+                "among them, each equally likely)")
         text += f" and {integer(extra)} more that fit by chance." if extra else "."
         if result.slot_labels is not None and links:
             labels = {result.labels.names[int(result.slot_labels[j])] for j in slots[linked]}

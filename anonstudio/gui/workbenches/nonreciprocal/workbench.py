@@ -31,9 +31,8 @@ from PySide6.QtWidgets import QMessageBox, QTabWidget, QVBoxLayout, QWidget
 from ....data.samples import list_samples, load_sample
 from ....methods.contract import MethodRun
 from ....methods.nonreciprocal.compare import NonreciprocalComparison
-from ....methods.nonreciprocal.export import AUDIT_WARNING
 from ....methods.nonreciprocal.result import NonreciprocalResult
-from ....methods.nonreciprocal.spec import K_SWEEP, L_SWEEP
+from ....methods.nonreciprocal.spec import AUDIT_WARNING, K_SWEEP, L_SWEEP
 from ....methods.sweep import SweepResult
 from ...controls import note_label
 from ...figure_sweep import FigureSweep

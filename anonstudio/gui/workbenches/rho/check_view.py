@@ -8,6 +8,8 @@ subset of the original and recomputes the utilities.
 """
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
@@ -15,11 +17,11 @@ from PySide6.QtWidgets import (
 )
 
 from ....formatting import integer, number, percent
-from ....methods.contract import MethodRun
+from ....methods.contract import MethodRun, verdict, verdict_head
 from ....verifiers.rho import RhoLevelCheck, RhoVerification
 from ...controls import STATE_COLOURS, note_label
 
-__all__ = ["CheckView", "LEVEL_COLUMNS", "verdict"]
+__all__ = ["CheckView", "LEVEL_COLUMNS", "level_verdict"]
 
 LEVEL_COLUMNS = ("ℓ", "how", "attackers checked", "unsafe", "unsafe share", "interval", "allowed", "verdict")
 LEVEL_TIPS = (
@@ -44,8 +46,8 @@ INTRO = ("<b>Independent check</b> (separate code from the suppressor): for each
          "published data.")
 
 
-def verdict(level: RhoLevelCheck, epsilon: float | None) -> tuple[str, str]:
-    """(words, state) for one level: the promise holds, is consistent with the sample, or is broken."""
+def level_verdict(level: RhoLevelCheck, epsilon: float | None) -> tuple[str, str]:
+    """(words, state) for one level ℓ: the promise holds, is consistent with the sample, or is broken."""
     if epsilon is None:
         if level.unsafe == 0:
             return ("holds" if level.method == "exhaustive" else "none unsafe drawn"), "ok"
@@ -93,7 +95,7 @@ class CheckView(QWidget):
                                 ("", "What the run reported.", "What the checker computed on its own."))
         self.utilities.setObjectName("check_utilities")
         self.worst = _table(("person", "known items Q", "→ e", "confidence"),
-                            ("Record number (from 0).", "Items the attacker knows.", "The sensitive item inferred.",
+                            ("Record number (from 1).", "Items the attacker knows.", "The sensitive item inferred.",
                              "How sure the attacker can be in the published data."), stretch=1)
         self.worst.setObjectName("check_worst")
         self.records = note_label("", "body")
@@ -136,7 +138,7 @@ class CheckView(QWidget):
             stopped = run is not None and run.result is not None and not run.result.complete
             self.records.setText("The run was stopped early: checking the data so far…" if stopped else
                                  "No independent check yet: it runs after a finished run." if run is None else
-                                 "The check was not run (stopped before it finished).")
+                                 html.escape(verdict(run)))
             return
         epsilon = v.epsilon
         self.levels.horizontalHeaderItem(5).setText(f"{v.confidence:.0%} interval")
@@ -147,10 +149,13 @@ class CheckView(QWidget):
             intro = (f"<b>Stopped early — the data so far, checked independently: "
                      f"{'NOT safe' if not v.privacy_holds else 'no unsafe attacker found, but the run did not finish'}"
                      f".</b> Do not publish it. " + intro)
+        else:
+            # The run's verdict in the contract's words, as the callout and the report say it.
+            intro = f"<b>{html.escape(verdict_head(run))}.</b> " + intro
         self.intro.setText(intro)
         self.levels.setRowCount(len(v.levels))
         for r, lv in enumerate(v.levels):
-            words, state = verdict(lv, epsilon)
+            words, state = level_verdict(lv, epsilon)
             interval = "exact" if lv.method == "exhaustive" else \
                 f"{percent(lv.ci_low, 2)} – {percent(lv.ci_high, 2)}"
             allowed = "none" if epsilon is None else f"< {percent(epsilon, 2)}"
@@ -165,8 +170,8 @@ class CheckView(QWidget):
         self._fill_utilities(run, v)
         self.worst.setRowCount(len(v.worst))
         for r, w in enumerate(v.worst):
-            values = (str(w.user), ", ".join(w.antecedent), w.consequent,
-                      f"{w.confidence:.1%} ({w.s_qe:,} of {w.s_q:,})")
+            values = (str(w.user + 1), ", ".join(w.antecedent), w.consequent,
+                      f"{percent(w.confidence, 1)} ({integer(w.s_qe)} of {integer(w.s_q)})")
             for c, text in enumerate(values):
                 self.worst.setItem(r, c, _item(text, right=c in (0, 3)))
         if not v.worst:
@@ -174,16 +179,16 @@ class CheckView(QWidget):
             self.worst.setItem(0, 0, _item("none: no attacker checked succeeds"))
             self.worst.setSpan(0, 0, 1, self.worst.columnCount())
         if v.record_problems:
-            records = (f"<b>Records: {len(v.record_problems):,} problem(s)</b>, e.g. "
-                       f"{v.record_problems[0]}")
+            records = (f"<b>Records: {integer(len(v.record_problems))} problem(s)</b>, e.g. "
+                       f"{html.escape(v.record_problems[0])}")
         else:
-            records = (f"Records: all {v.records_checked:,} published records are subsets of the originals, in the "
-                       "same order.")
+            records = (f"Records: all {integer(v.records_checked)} published records are subsets of the originals, in "
+                       "the same order.")
         if v.mismatches:
             records += " <b>Utilities differ from the reported ones:</b> " + "; ".join(v.mismatches)
         if not v.complete:
             records += " <b>The check was stopped before it finished.</b>"
-        self.records.setText(records + f" Check took {v.seconds:.2f} s.")
+        self.records.setText(records + f" Check took {number(v.seconds, 3)} s.")
 
     def _fill_utilities(self, run: MethodRun, v: RhoVerification) -> None:
         reported = run.result.to_json() if run.result is not None else {}

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ....data.rows import MAX_CHIPS, Chip, Match, capped
+from ....formatting import integer
 from ....methods.rho.rules import RuleBrowser
 from ....methods.rho.suppressor import LOG_COLUMNS
 
@@ -25,13 +26,18 @@ def confidence_text(s_qe: int, s_q: int) -> str:
     """"75.0 % (3 of 4)"; "nobody has Q" when no record holds the known items."""
     if s_q == 0:
         return "nobody has Q"
-    return f"{100.0 * s_qe / s_q:.1f} % ({s_qe:,} of {s_q:,})"
+    return f"{100.0 * s_qe / s_q:.1f} % ({integer(s_qe)} of {integer(s_q)})"
+
+
+def numbers_text(records: np.ndarray) -> str:
+    """The first :data:`PEOPLE_SHOWN` record numbers (from 1), the rest counted: "3, 8, 12 +40"."""
+    shown = ", ".join(str(int(u) + 1) for u in records[:PEOPLE_SHOWN])
+    more = f" +{integer(len(records) - PEOPLE_SHOWN)}" if len(records) > PEOPLE_SHOWN else ""
+    return shown + more
 
 
 def _people_text(people: np.ndarray) -> str:
-    shown = ", ".join(str(int(u)) for u in people[:PEOPLE_SHOWN])
-    more = f" +{len(people) - PEOPLE_SHOWN:,}" if len(people) > PEOPLE_SHOWN else ""
-    return f"{len(people):,}: {shown}{more}" if len(people) else "0"
+    return f"{integer(len(people))}: {numbers_text(people)}" if len(people) else "0"
 
 
 class RuleRows:
@@ -61,7 +67,7 @@ class RuleRows:
             "too).",
             "What the suppressor removed for this rule: in which pass, which item, from which records. 'None "
             "itself': suppressions made for other rules already brought it down.",
-            "People (record numbers from 0) who hold Q and protect e: whom the rule threatened.",
+            "People (record numbers from 1) who hold Q and protect e: whom the rule threatened.",
         )
         self.right_aligned = frozenset({0, 3, 4})
         self.conf_before = np.array([r.conf_before if r.conf_before is not None else -1.0 for r in rules])
@@ -99,11 +105,10 @@ class RuleRows:
         parts = []
         for k in rule.repairs:
             records = log.records_of(k)
-            shown = ", ".join(str(int(u)) for u in records[:PEOPLE_SHOWN])
-            more = f" +{len(records) - PEOPLE_SHOWN:,}" if len(records) > PEOPLE_SHOWN else ""
             item = self.labels[int(log.meta[k, LOG_COLUMNS.index("d")])]
             noun = "record" if len(records) == 1 else "records"
-            parts.append(f"pass {int(log.meta[k, LOG_COLUMNS.index('pass')])}: {item} from {noun} {shown}{more}")
+            parts.append(f"pass {int(log.meta[k, LOG_COLUMNS.index('pass')])}: {item} from {noun} "
+                         f"{numbers_text(records)}")
         return "; ".join(parts)
 
     def sort_order(self, column: int, descending: bool = False) -> np.ndarray | None:
@@ -181,7 +186,7 @@ class PersonRows:
     browser
         The run's rules (gives the person's items, E_u and suppressions).
     person
-        Record number (from 0).
+        The person's record index (from 0; shown as its number, from 1).
     """
 
     LINES = ("items", "sensitive", "suppressed", "published")
@@ -221,5 +226,6 @@ class PersonRows:
     def summary(self) -> str:
         v = self.view
         rules = len(v.rules)
-        return (f"Person {v.user}: {len(v.items):,} items, {len(v.sensitive):,} sensitive, "
-                f"{len(v.suppressed):,} suppressed; threatened by {rules:,} listed rule{'s' if rules != 1 else ''}.")
+        return (f"Person {v.user + 1}: {integer(len(v.items))} items, {integer(len(v.sensitive))} sensitive, "
+                f"{integer(len(v.suppressed))} suppressed; threatened by {integer(rules)} listed "
+                f"rule{'s' if rules != 1 else ''}.")

@@ -2,7 +2,7 @@
 
 The rules sit in a virtual table (:class:`~anonstudio.gui.data_view.RowsTable`
 over :class:`.rule_rows.RuleRows`): thousands of rows cost nothing until they
-are on screen. Filter by item (in Q or as e) and by person (record number);
+are on screen. Filter by item (in Q or as e) and by person (record number, from 1);
 selecting a rule says in words what it let an attacker infer and what was
 suppressed for it, and shows the first person it threatened below:
 their items, their sensitive items, what was suppressed and what is published.
@@ -14,6 +14,7 @@ import html
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QLineEdit, QSplitter, QVBoxLayout, QWidget
 
+from ....formatting import integer
 from ....methods.rho.rules import RuleBrowser
 from ...controls import note_label
 from ...data_view import RowsTable
@@ -32,7 +33,7 @@ class RuleBrowserView(QWidget):
     Signals
     -------
     person_shown(int)
-        The record number the person view shows (-1: none).
+        The record index (from 0) of the person the view shows (-1: none).
     """
 
     person_shown = Signal(int)
@@ -51,7 +52,7 @@ class RuleBrowserView(QWidget):
         self.item_filter.setClearButtonEnabled(True)
         self.person_filter = QLineEdit()
         self.person_filter.setPlaceholderText("record number")
-        self.person_filter.setToolTip("Show only the rules that threatened this person (record number, from 0), "
+        self.person_filter.setToolTip("Show only the rules that threatened this person (record number, from 1), "
                                       "and the person below.")
         self.person_filter.setClearButtonEnabled(True)
         self.still_above = QCheckBox("still above ρ")
@@ -133,30 +134,30 @@ class RuleBrowserView(QWidget):
         n = len(browser)
         above = int(sum(r.above(result.params.rho_fraction) for r in browser.rules))
         if browser.scanned:
-            head = (f"<b>{above:,} sensitive rule{'s' if above != 1 else ''} Q → e</b> let an attacker infer a "
-                    f"person's sensitive item with more than {rho * 100:g} % confidence in the original data")
+            head = (f"<b>{integer(above)} sensitive rule{'s' if above != 1 else ''} Q → e</b> let an attacker "
+                    f"infer a person's sensitive item with more than {rho * 100:g} % confidence in the original data")
         else:
-            head = (f"<b>{n:,} sensitive rules Q → e the suppressor repaired</b> (too many attackers or rules to list "
-                    "every rule above ρ in the original data)")
+            head = (f"<b>{integer(n)} sensitive rules Q → e the suppressor repaired</b> (too many attackers or rules "
+                    "to list every rule above ρ in the original data)")
         extra = n - above if browser.scanned else 0
         if extra > 0:
-            head += f"; {extra:,} more only rose above ρ after other suppressions and were repaired too"
+            head += f"; {integer(extra)} more only rose above ρ after other suppressions and were repaired too"
         stopped = ""
         still = int(self.rows.still_above.sum()) if self.rows is not None else 0
         if result.complete and still:
-            stopped = (f" {still:,} of them are above ρ again in the published data: the sampled promise lets up to "
-                       "ε of the attackers succeed.")
+            stopped = (f" {integer(still)} of them are above ρ again in the published data: the sampled promise lets "
+                       "up to ε of the attackers succeed.")
         if not result.complete:
-            stopped = (f" <b>Stopped early: the data so far is not a safe release.</b> {still:,} of the listed rules "
-                       "are still above ρ (marked STILL ABOVE ρ); rules that only rose above ρ after the last "
+            stopped = (f" <b>Stopped early: the data so far is not a safe release.</b> {integer(still)} of the listed "
+                       "rules are still above ρ (marked STILL ABOVE ρ); rules that only rose above ρ after the last "
                        "repairs are not listed: the Independent check tab counts every attacker who still succeeds.")
         return head + ". Before / after: the confidence in the original / published data." + stopped
 
     # ------------------------------------------------------------ filters
     def set_filters(self, item: str = "", person: int | None = None) -> None:
-        """Filter by item text and/or person (tests, links from other tabs)."""
+        """Filter by item text and/or person (its record index, from 0; the field shows its number, from 1)."""
         self.item_filter.setText(item)
-        self.person_filter.setText("" if person is None else str(person))
+        self.person_filter.setText("" if person is None else str(person + 1))
 
     def apply_filters(self) -> None:
         rows = self.rows
@@ -176,7 +177,7 @@ class RuleBrowserView(QWidget):
         chosen = rows.select(item, person, self.still_above.isChecked()) if filtered else None
         self.table.rows_model.set_filter(chosen)
         shown = rows.n_rows if chosen is None else len(chosen)
-        self.count.setText(f"{shown:,} of {rows.n_rows:,} rules")
+        self.count.setText(f"{integer(shown)} of {integer(rows.n_rows)} rules")
         if person is not None:
             self._show_person(person)
         elif self.person is not None and self.person_filter.text().strip() == "":
@@ -189,15 +190,11 @@ class RuleBrowserView(QWidget):
         if not text:
             return None, ""
         n = self.browser.result.original.n_records
-        if not text.isdigit() or int(text) >= n:
-            return None, f"no record {text} (records are 0 to {n - 1:,})"
-        return int(text), ""
+        if not text.isdigit() or not 1 <= int(text) <= n:
+            return None, f"no record {text} (records are 1 to {integer(n)})"
+        return int(text) - 1, ""
 
     # ---------------------------------------------------------- selection
-    def selected_rule(self) -> int | None:
-        index = self.table.currentIndex()
-        return self.table.rows_model.data_row(index.row()) if index.isValid() else None
-
     def _rule_selected(self, current) -> None:
         if self.rows is None or not current.isValid():
             self.detail.setText("")
@@ -219,7 +216,7 @@ class RuleBrowserView(QWidget):
         source = PersonRows(self.browser, person)
         self.person_table.set_source(source)
         self.person_table.setColumnWidth(0, 90)
-        which = (f"The first of the {of_rule:,} people the selected rule threatened; type a record number in "
+        which = (f"The first of the {integer(of_rule)} people the selected rule threatened; type a record number in "
                  "“Person” for another.") if of_rule > 1 else ""
         self.person_label.setText(f"<b>{html.escape(source.summary())}</b>")
         self.person_label.setToolTip(which)

@@ -56,7 +56,7 @@ def utility_values(result: RhoResult | None) -> dict[str, str]:
         "util_mining": not_mined or f"{number(mining.value, 4)} (0 = same rules)",
         "suppressed_items": integer(result.suppressed_items),
         "iterations": integer(result.iterations) + ("" if result.complete else " (stopped)"),
-        "seconds": f"{result.seconds:.2f} s (suppression {result.suppression.seconds:.2f} s)",
+        "seconds": f"{number(result.seconds, 3)} s (suppression {number(result.suppression.seconds, 3)} s)",
         "sensitive": _sensitive_text(result),
         "samples": "all (exact algorithm)" if result.suppression.samples_per_level is None
         else integer(result.suppression.samples_per_level),

@@ -29,9 +29,9 @@ from ....methods.rho.compare import comparison_of
 from ....methods.rho.params import RhoParams
 from ....methods.rho.result import RhoResult
 from ....methods.rho.rules import rule_browser
-from ....methods.rho.spec import verify_run
 from ....methods.rho.suppressor import SuppressionProgress, adversary_count
 from ....params import ParameterError
+from ....verifiers.rho import verify_result
 from ...method_workbench import MethodWorkbench
 from ...side_by_side import SideBySideView
 from .check_view import CheckView
@@ -49,7 +49,7 @@ GUIDE = (
     "<b>What it answers.</b> Each person names the items they consider sensitive (a medicine, a purchase); items "
     "are then removed from single records until nobody who knows some of a person's items can guess one of "
     "their sensitive items with more than ρ confidence (Nakagawa, Arai, Nakagawa 2018). "
-    "<b>What to set first.</b> ρ (0.5: at most a 50 % sure guess), the sensitive items (a record,item file, or "
+    "<b>What to set first.</b> ρ (0.5: at most a 50 % sure guess), the sensitive items (a person,item file, or "
     "drawn with a setting and a share), m (how many items an attacker knows; empty = any) and, for large data, "
     "ε and δ for the sampled algorithm. "
     "<b>How to read it.</b> Trade-offs: the paper's figures on a sample of your data, your run ringed — "
@@ -71,7 +71,7 @@ SUGGESTED = {"m": 3, "epsilon": 0.05, "delta": 0.05}
 def _huge(count: float) -> str:
     """A count in words a reader takes in: "2,374,112" or "about 10^80" (no "2.37e+80")."""
     if count < 1e12:
-        return f"{int(count):,}"
+        return integer(count)
     return f"about 10<sup>{int(math.log10(count))}</sup>"
 
 
@@ -147,7 +147,8 @@ class RhoWorkbench(MethodWorkbench):
             return ""
         for name, value in SUGGESTED.items():
             self.param_panel.set_value(name, value)
-        return (f"“{html.escape(str(dataset.name))}” has {dataset.n_records:,} records of up to {longest:,} items: "
+        return (f"“{html.escape(str(dataset.name))}” has {integer(dataset.n_records)} records of up to "
+                f"{integer(longest)} items: "
                 f"checking every attacker would examine {_huge(count)} (person, itemset) pairs per pass. So m = "
                 f"{SUGGESTED['m']} and ε = δ = {SUGGESTED['epsilon']:g} are set (the sampled algorithm, as the "
                 "paper uses on full datasets). Clear ε and δ for the exact algorithm on smaller data. "
@@ -232,15 +233,15 @@ class RhoWorkbench(MethodWorkbench):
                 return
             self.check.show_check(run, so_far=verification)
             unsafe = verification.unsafe
-            levels = ", ".join(f"{lv.unsafe:,} knowing {lv.level}" for lv in verification.levels if lv.unsafe)
-            found = (f"{unsafe:,} attackers can still infer a sensitive item above ρ ({levels})" if unsafe else
+            levels = ", ".join(f"{integer(lv.unsafe)} knowing {lv.level}" for lv in verification.levels if lv.unsafe)
+            found = (f"{integer(unsafe)} attackers can still infer a sensitive item above ρ ({levels})" if unsafe else
                      "no attacker checked succeeds, but the run did not finish its last pass")
             stopped = "" if complete and verification.complete else " (the check was stopped too)"
-            self.callout.show_text(self.run_text(run) + f"<br><b>Independent check of the data so far{stopped}:</b> "
-                                   f"{html.escape(found)}. Not a release.", run.state)
+            self.callout.show_text(self.run_text(run) + f"<br><b>The data so far, checked independently{stopped}:"
+                                   f"</b> {html.escape(found)}. Not a release.", run.state)
 
         self.submit("ρ check of the data so far",
-                    lambda progress: verify_run(run.data, result, run.params, progress),
+                    lambda progress: verify_result(run.data, result, run.params, progress),
                     key=f"{self.job_key}:so-far", on_done=done)
 
     def show_comparison(self, run: MethodRun | None) -> None:

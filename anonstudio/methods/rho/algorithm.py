@@ -6,13 +6,14 @@ import time
 from ...data.transactions import TransactionData
 from ...jobs import NullProgress, Progress, SubProgress
 from ...params import ParameterError
+from ..contract import StagedProgress
 from .params import RhoParams, parse_exact
 from .result import RhoResult
 from .sensitive import SensitiveConstraint, generate_sensitive, load_sensitive
-from .suppressor import adversary_count, suppress_exact, suppress_sampled
+from .suppressor import suppress_exact, suppress_sampled
 from .utility import util_dist, util_info, util_mining
 
-__all__ = ["run_rho", "sensitive_for", "check_data"]
+__all__ = ["run_rho", "sensitive_for"]
 
 
 def sensitive_for(data: TransactionData, params: RhoParams) -> SensitiveConstraint:
@@ -22,29 +23,13 @@ def sensitive_for(data: TransactionData, params: RhoParams) -> SensitiveConstrai
     return generate_sensitive(data, params.setting, params.sensitive_fraction, params.seed, params.noise)
 
 
-def check_data(data: TransactionData, params: RhoParams) -> None:
-    """Limits that depend on the data (raises :class:`ParameterError`).
-
-    The exact algorithm examines Σ_u Σ_ℓ C(|D_u|, ℓ) adversaries per pass:
-    refuse it when that exceeds ``max_adversaries`` (e.g. unbounded m on
-    BMS-WebView-1, whose longest record has 267 items).
-    """
-    if params.sampled:
-        return
-    longest = int(data.lengths.max()) if data.n_records else 0
-    top = longest if params.m is None else min(params.m, longest)
-    count = adversary_count(data.lengths, top)
-    if count > params.max_adversaries:
-        what = "any number of items" if params.m is None else f"up to {params.m} items"
-        raise ParameterError(
-            f"checking every attacker who knows {what} means {count:.3g} (person, itemset) pairs per pass "
-            f"(records up to {longest} items), above the limit of {params.max_adversaries:,}; set a smaller m, "
-            "or ε and δ for the sampled algorithm", name="m")
-
-
-def run_rho(data: TransactionData, params: RhoParams, progress: Progress | None = None,
+def run_rho(data: TransactionData, params: RhoParams, progress: Progress | None = None, *,
             constraint: SensitiveConstraint | None = None) -> RhoResult:
     """Suppress items of ``data`` until personalized ρ-uncertainty holds (see the suppressor module).
+
+    The pipeline (:func:`~anonstudio.methods.contract.run_and_verify`) has
+    validated ``params`` and checked them against the data (the exact
+    algorithm's size limit) before this runs.
 
     Parameters
     ----------
@@ -54,22 +39,23 @@ def run_rho(data: TransactionData, params: RhoParams, progress: Progress | None 
         The recipe; ``params.epsilon``/``delta`` select SAMPLESUPPRESSOR.
     progress
         Progress, partial results (one :class:`SuppressionProgress` per
-        pass) and cancel. A cancel returns the current state with
+        pass) and cancel; of a ``StagedProgress`` (the pipeline's) the run
+        takes its ``run`` stage. A cancel returns the current state with
         ``complete=False``.
     constraint
-        E, if already built (otherwise from the params).
+        E, if already built (otherwise read or drawn from the params).
 
     Raises
     ------
     ParameterError
-        For inconsistent parameters or data beyond the exact algorithm's limit.
+        Sensitive items made for another number of records.
     DataFormatError
         For a bad sensitive-items file.
     """
     progress = progress or NullProgress()
+    if isinstance(progress, StagedProgress):
+        progress = progress.stage("run")
     t0 = time.perf_counter()
-    params.checked()
-    check_data(data, params)
     rho = params.rho_fraction
     progress.set(0.0, "preparing the sensitive items")
     e = constraint if constraint is not None else sensitive_for(data, params)
