@@ -186,7 +186,7 @@ def run_method(spec: MethodSpec, args: argparse.Namespace) -> int:
             print(f"warning: {export.flag} writes an audit file: {export.warning or export.help}", file=sys.stderr)
     with spec.run_context(options), TqdmProgress(spec.name, disable=args.quiet) as progress:
         try:
-            run = run_and_verify(spec, data, params, progress)
+            run = run_and_verify(spec, data, params, progress, prepared=True)
         except ParameterError as exc:
             raise CliError(_flag_message(spec, exc)) from None
     for line in spec.report_lines(run, options):

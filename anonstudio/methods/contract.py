@@ -634,16 +634,17 @@ def prepare(spec: MethodSpec, data: Any, params: Any) -> Any:
 
 
 def run_and_verify(spec: MethodSpec, data: Any, params: Any, progress: Progress | None = None, *,
-                   verify: bool = True) -> MethodRun:
+                   verify: bool = True, prepared: bool = False) -> MethodRun:
     """Run ``spec`` on ``data`` and check its promise independently: the one pipeline of every front end.
 
-    Parameters are validated first (:class:`ParameterError`). A cancel during
-    the run skips the check; a cancel during the check leaves it incomplete;
-    either way the run's status is ``cancelled`` and nothing claims more than
-    was checked.
+    Parameters are validated first (:class:`ParameterError`), unless ``prepared`` says the caller has just run
+    :func:`prepare` on these data and params (the CLI does, before it writes anything), so the data checks run
+    once. A cancel during the run skips the check; a cancel during the check leaves it incomplete; either way
+    the run's status is ``cancelled`` and nothing claims more than was checked.
     """
     progress = progress or NullProgress()
-    prepare(spec, data, params)
+    if not prepared:
+        prepare(spec, data, params)
     staged = StagedProgress(progress, spec.stages, params)
     started = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
     run = MethodRun(spec, params, data, dataset_ref(data), started=started, inputs=_file_refs(spec, params))

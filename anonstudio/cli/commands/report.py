@@ -108,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
             run_ = found
         else:
             with TqdmProgress(step.method, disable=args.quiet) as progress:
-                run_ = run_and_verify(step.spec, data, step.params, progress)
+                run_ = run_and_verify(step.spec, data, step.params, progress, prepared=True)
             cache.put(run_)
         runs.append(run_)
         print(f"{step.method}: {run_.status}" + (f" ({run_.status_reason()})" if run_.status != "done" else "")

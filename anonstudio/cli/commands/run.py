@@ -156,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
     for step in steps:
         spec = step.spec
         with TqdmProgress(step.method, disable=args.quiet) as progress:
-            run_ = run_and_verify(spec, dataset(step.dataset), step.params, progress)
+            run_ = run_and_verify(spec, dataset(step.dataset), step.params, progress, prepared=True)
         paths = plan[step.method]
         skipped = write_outputs(run_, {k: v for k, v in paths.items() if k != "json"}, paths["json"],
                                 allow_unverified=args.allow_unverified, timings=False)
