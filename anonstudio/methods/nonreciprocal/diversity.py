@@ -17,9 +17,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...data.io.record_labels import RecordLabels
-from ...params import ParameterError
 from ...data.transactions import TransactionData
 from ...kernels.nonreciprocal_diversity import LOCAL, MOST_REMAINING, spaced_order, swap_same_labels, windows_distinct
+from ...params import ParameterError
 
 __all__ = ["NotEligibleError", "check_eligible", "label_spaced_order", "tighten_spacing", "published_label_failures",
            "SWAP_REACH", "SWAP_PASSES"]

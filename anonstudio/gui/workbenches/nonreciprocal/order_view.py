@@ -13,8 +13,8 @@ import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
 
-from ....methods.nonreciprocal.result import PHASES, NonreciprocalResult
 from ....formatting import integer
+from ....methods.nonreciprocal.result import PHASES, NonreciprocalResult
 from ...controls import note_label
 from ...plots import ExportablePlot
 

@@ -20,9 +20,9 @@ import numpy as np
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
 
+from ....formatting import integer
 from ....methods.nonreciprocal.compare import PublishedRows, person_worlds
 from ....methods.nonreciprocal.result import NonreciprocalResult
-from ....formatting import integer
 from ...controls import note_label
 from ...data_view import RowsTable
 
