@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from bench_data import BENCH_DATA  # noqa: E402  (benchmarks/ is the script folder)
+from bench_data import BENCH_DATA
 
 SHARED = BENCH_DATA
 
@@ -54,8 +54,15 @@ def _load(name: str):
 
 def _warm() -> float:
     from anonstudio.kernels import (
-        nonreciprocal_cahd, nonreciprocal_diversity, nonreciprocal_metrics, nonreciprocal_order,
-        nonreciprocal_publish, nonreciprocal_tsp, nonreciprocal_verify, nonreciprocal_walk, nonreciprocal_wmc,
+        nonreciprocal_cahd,
+        nonreciprocal_diversity,
+        nonreciprocal_metrics,
+        nonreciprocal_order,
+        nonreciprocal_publish,
+        nonreciprocal_tsp,
+        nonreciprocal_verify,
+        nonreciprocal_walk,
+        nonreciprocal_wmc,
     )
 
     t = time.perf_counter()

@@ -39,6 +39,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench_data import BENCH_DATA  # noqa: E402  (benchmarks/ is the script folder)
+
 from anonstudio.data.io import load_transactions  # noqa: E402
 from anonstudio.jobs import derive_seed  # noqa: E402
 from anonstudio.kernels import rho_suppressor  # noqa: E402
@@ -47,7 +49,6 @@ from anonstudio.methods.rho.sensitive import generate_sensitive  # noqa: E402
 from anonstudio.methods.rho.suppressor import suppress_exact, suppress_sampled  # noqa: E402
 from anonstudio.methods.rho.utility import util_info  # noqa: E402
 from tests.reference import rho_reference as ref  # noqa: E402
-from bench_data import BENCH_DATA  # noqa: E402  (benchmarks/ is the script folder)
 
 BMS = BENCH_DATA / "transactions" / "BMS-WebView-1.dat"
 RHO = Fraction(1, 2)

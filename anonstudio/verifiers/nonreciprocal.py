@@ -28,9 +28,10 @@ import csv
 import itertools
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp

@@ -515,7 +515,7 @@ def verify_rho(original: TransactionData, published: TransactionData, sensitive_
                 candidates.append((float(s_qe[j] / s_q[j]), int(owners_s[j]), tuple(int(v) for v in rows_s[j]),
                                    int(w_e[j]), int(s_q[j]), int(s_qe[j])))
     candidates.sort(key=lambda c: (-c[0], c[1]))
-    for conf, u, q, item, sq, sqe in candidates[:worst_count]:
+    for _conf, u, q, item, sq, sqe in candidates[:worst_count]:
         worst.append(WorstRule(u, tuple(original.vocab[i] for i in q), original.vocab[item], sq, sqe))
     if complete and progress.cancelled():
         complete = False

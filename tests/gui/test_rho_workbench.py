@@ -1,4 +1,4 @@
-"""ρ-uncertainty workbench: run, live passes, cancel, exports, comparison, rule browser, person view, trade-off plots."""
+"""ρ-uncertainty workbench: run, live passes, cancel, exports, comparison, rule browser, person view, trade-offs."""
 from __future__ import annotations
 
 import csv
@@ -18,10 +18,9 @@ from anonstudio.gui.workbenches.rho.utility_view import COMPARED, THIS_RUN
 from anonstudio.gui.workbenches.rho.workbench import SUGGESTED
 from anonstudio.gui.workers import JobState
 from anonstudio.jobs import RecordingProgress
-from anonstudio.methods.contract import get_method, run_and_verify
-from anonstudio.methods.contract import CHECK_INCOMPLETE, CHECK_PASSED, verdict
-from anonstudio.methods.rho.params import RhoParams
+from anonstudio.methods.contract import CHECK_INCOMPLETE, CHECK_PASSED, get_method, run_and_verify, verdict
 from anonstudio.methods.rho.compare import comparison_of
+from anonstudio.methods.rho.params import RhoParams
 from anonstudio.methods.rho.rules import rule_browser
 from anonstudio.methods.rho.suppressor import SuppressionProgress
 

@@ -13,9 +13,9 @@ from anonstudio.data.io.jsonfile import write_json
 from anonstudio.data.io.record_labels import load_record_labels
 from anonstudio.data.transactions import TransactionData
 from anonstudio.jobs import RecordingProgress
+from anonstudio.methods.contract import CHECK_FAILED, CHECK_INCOMPLETE, CHECK_PASSED, prepare, run_and_verify
 from anonstudio.methods.nonreciprocal.algorithm import run_nonreciprocal
 from anonstudio.methods.nonreciprocal.diversity import NotEligibleError
-from anonstudio.methods.contract import CHECK_FAILED, CHECK_INCOMPLETE, CHECK_PASSED, prepare, run_and_verify
 from anonstudio.methods.nonreciprocal.export import write_graph, write_order, write_public, write_published
 from anonstudio.methods.nonreciprocal.params import NonreciprocalParams
 from anonstudio.methods.nonreciprocal.spec import SPEC

@@ -5,6 +5,7 @@ Records are Python frozensets of item ids; bitmaps are Python ints with bit 0
 """
 from __future__ import annotations
 
+import functools
 import itertools
 
 import numpy as np
@@ -253,6 +254,32 @@ def windows_distinct(order: list[int], labels: list[int], w: int) -> bool:
 
 
 # ------------------------------------------------------------------ CAHD baseline
+def _cahd_nearest_rank(ungrouped: list[int], at: int, label_at, wanted: set) -> int | None:
+    """The ungrouped rank nearest to position ``at`` of ``ungrouped`` with a wanted label (after before before)."""
+    a, b = at + 1, at - 1
+    while a < len(ungrouped) or b >= 0:
+        if a < len(ungrouped):
+            if label_at(ungrouped[a]) in wanted:
+                return ungrouped[a]
+            a += 1
+        if b >= 0:
+            if label_at(ungrouped[b]) in wanted:
+                return ungrouped[b]
+            b -= 1
+    return None
+
+
+def _cahd_pick(candidates: list[int], ungrouped: list[int], at: int, label_at, distance, wanted: set) -> int:
+    """The candidate with a wanted label nearest the seed (``distance``; the first of equals), else the rank."""
+    best, best_h = None, None
+    for rank in candidates:
+        if label_at(rank) in wanted:
+            h = distance(rank)
+            if best is None or h < best_h:
+                best, best_h = rank, h
+    return best if best is not None else _cahd_nearest_rank(ungrouped, at, label_at, wanted)
+
+
 def cahd_groups(order: list[int], labels: list[int], n_labels: int, l: int, alpha: int,
                 records: list[frozenset]) -> tuple[list[int], int]:
     """CAHD's groups along ``order`` with plain lists: (group of every record, number of groups).
@@ -272,66 +299,38 @@ def cahd_groups(order: list[int], labels: list[int], n_labels: int, l: int, alph
     counts = [0] * n_labels
     for x in order:
         counts[labels[x]] += 1
+
+    def label_at(rank: int) -> int:
+        return labels[order[rank]]
+
     ungrouped = list(range(n))  # ranks in the order, ascending
     g = 0
     while ungrouped:
         left = len(ungrouped)
-
-        def critical(lab: int) -> bool:
-            return counts[lab] * l > left - l
-
-        def label_at(rank: int) -> int:
-            return labels[order[rank]]
-
-        n_critical = sum(critical(lab) for lab in range(n_labels))
-        if left < 2 * l or n_critical > l:
+        critical = [counts[lab] * l > left - l for lab in range(n_labels)]
+        if left < 2 * l or sum(critical) > l:
             for rank in ungrouped:
                 group[order[rank]] = g
             g += 1
             break
         t = ungrouped[0]
-        if n_critical == l and not critical(label_at(t)):
-            t = next(rank for rank in ungrouped[1:] if critical(label_at(rank)))
-        seed = order[t]
+        if sum(critical) == l and not critical[label_at(t)]:
+            t = next(rank for rank in ungrouped[1:] if critical[label_at(rank)])
+        seed = records[order[t]]
+        seed_label = label_at(t)
         at = ungrouped.index(t)
-        after = [rank for rank in ungrouped[at + 1:] if label_at(rank) != labels[seed]][:alpha * (l - 1)]
-        before = [rank for rank in reversed(ungrouped[:at]) if label_at(rank) != labels[seed]][:alpha * (l - 1)]
+        after = [rank for rank in ungrouped[at + 1:] if label_at(rank) != seed_label][:alpha * (l - 1)]
+        before = [rank for rank in reversed(ungrouped[:at]) if label_at(rank) != seed_label][:alpha * (l - 1)]
         candidates = after + before
-
-        def nearest_candidate(wanted: set) -> int | None:
-            best, best_h = None, None
-            for rank in candidates:
-                if label_at(rank) in wanted:
-                    h = hamming(records[order[rank]], records[seed])
-                    if best is None or h < best_h:
-                        best, best_h = rank, h
-            return best
-
-        def nearest_rank(wanted: set) -> int | None:
-            a, b = at + 1, at - 1
-            while a < len(ungrouped) or b >= 0:
-                if a < len(ungrouped):
-                    if label_at(ungrouped[a]) in wanted:
-                        return ungrouped[a]
-                    a += 1
-                if b >= 0:
-                    if label_at(ungrouped[b]) in wanted:
-                        return ungrouped[b]
-                    b -= 1
-            return None
-
-        def pick(wanted: set) -> int:
-            best = nearest_candidate(wanted)
-            return best if best is not None else nearest_rank(wanted)
-
+        distance = functools.partial(_hamming_to, records, order, seed)
         chosen = [t]
-        in_group = {labels[seed]}
+        in_group = {seed_label}
         for lab in range(n_labels):
-            if critical(lab) and lab not in in_group:
-                chosen.append(pick({lab}))
+            if critical[lab] and lab not in in_group:
+                chosen.append(_cahd_pick(candidates, ungrouped, at, label_at, distance, {lab}))
                 in_group.add(lab)
         while len(chosen) < l:
-            best = pick(set(range(n_labels)) - in_group)
+            best = _cahd_pick(candidates, ungrouped, at, label_at, distance, set(range(n_labels)) - in_group)
             chosen.append(best)
             in_group.add(label_at(best))
         for rank in chosen:
@@ -340,3 +339,7 @@ def cahd_groups(order: list[int], labels: list[int], n_labels: int, l: int, alph
         ungrouped = [rank for rank in ungrouped if rank not in set(chosen)]
         g += 1
     return group, g
+
+
+def _hamming_to(records: list[frozenset], order: list[int], seed: frozenset, rank: int) -> int:
+    return hamming(records[order[rank]], seed)

@@ -21,7 +21,12 @@ import numpy as np
 from ...data.transactions import TransactionData
 from ...jobs import ChunkSizer, NullProgress, Progress, derive_seed
 from ...kernels.nonreciprocal_walk import (
-    DONE, STUCK, RoundState, greedy_round, retire_edges, walk_round,
+    DONE,
+    STUCK,
+    RoundState,
+    greedy_round,
+    retire_edges,
+    walk_round,
 )
 from ...kernels.rng import make_state
 

@@ -99,7 +99,7 @@ class SensitiveConstraint:
     # ------------------------------------------------------------- build
     @classmethod
     def from_pairs(cls, n_records: int, labels: tuple[str, ...], n_data_items: int, records: np.ndarray,
-                   items: np.ndarray, **meta) -> "SensitiveConstraint":
+                   items: np.ndarray, **meta) -> SensitiveConstraint:
         """Build from (record, item) pairs; record −1 means every record. Duplicates collapse.
 
         An item protected by more than half of the records goes to the global

@@ -7,7 +7,15 @@ live from the suppressor's partial results; an earlier run chosen under
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ....formatting import integer, number, percent
 from ....glossary import meaning
@@ -83,7 +91,8 @@ def _sensitive_text(result: RhoResult) -> str:
     sizes = constraint.sizes()
     what = constraint.setting if constraint.setting != "file" else \
         (constraint.source.name if constraint.source else "from a file")
-    return f"{what}: {float(sizes.mean()) if len(sizes) else 0.0:.1f} per person, {len(constraint.global_items):,} shared"
+    mean = float(sizes.mean()) if len(sizes) else 0.0
+    return f"{what}: {number(mean, 2)} per person, {integer(len(constraint.global_items))} shared"
 
 
 class PassPlot(ExportablePlot):
@@ -133,9 +142,9 @@ class UtilityView(QWidget):
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.table.verticalHeader().setDefaultSectionSize(24)
         self.table.setWordWrap(False)
-        for r, (key, label, term_key) in enumerate(UTILITY_ROWS):
+        for r, (_key, label, term_key) in enumerate(UTILITY_ROWS):
             item = QTableWidgetItem(label)
-            item.setToolTip(meaning(term_key))
+            item.setToolTip(meaning(term_key, "rho"))
             self.table.setItem(r, 0, item)
             self.table.setCellWidget(r, 1, glossary_button(term_key))
         header = self.table.horizontalHeader()
