@@ -21,7 +21,6 @@ from ...formatting import integer, percent
 from ...params import ParameterError
 from ...data.transactions import TransactionData
 from ...kernels.nonreciprocal_diversity import LOCAL, MOST_REMAINING, spaced_order, swap_same_labels, windows_distinct
-from ...params import ParameterError
 
 __all__ = ["NotEligibleError", "check_eligible", "label_spaced_order", "tighten_spacing", "published_label_failures",
            "records_share", "SWAP_REACH", "SWAP_PASSES"]
