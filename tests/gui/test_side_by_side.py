@@ -127,7 +127,7 @@ def test_partitions_of_the_selected_record_are_highlighted_in_both(view, km_run)
     published = view.published.rows_model.index(3, 2).data(CELL_ROLE)
     assert tuple(c.key for c in published) == keys
     assert marked(view.original) == []
-    assert view.detail.text().startswith("Record 3: ")
+    assert view.detail.text().startswith("Record 4: ")  # row 3 is the fourth record: people count from 1
     view.search.field.setText(comparison.names[keys[0]])
     view.search.find_button.click()
     assert 3 in shown_rows(view.original) and shown_rows(view.original) == shown_rows(view.published)
