@@ -17,6 +17,8 @@ recognised as such after a couple of matches.
 Single items need no proposal: Omega^1 is the set of items that occur, drawn
 directly. Records are picked with Walker's alias method: two memory reads per pick
 instead of a binary search over millions of cumulative weights.
+
+Slow reference: tests/reference/uniqueness_reference.py::omega, tests/reference/uniqueness_reference.py::support
 """
 from __future__ import annotations
 

@@ -25,6 +25,9 @@ thread, and resume exactly where it stopped:
   marks an empty slot). Proposals are drawn in proportion to support, so the
   same frequent itemsets come up again and again; the memo only saves time and
   never changes a result.
+
+Slow reference: tests/reference/uniqueness_reference.py::omega,
+tests/reference/uniqueness_reference.py::naive_record_first_draws
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Every numba kernel module names the slow, obvious reference that checks it, and that reference is used.
 
 A kernel module's docstring holds a line ``Slow reference: tests/reference/<file>.py::<function>`` (several
-separated by ", "). This test checks that each module has one, that each named function exists in
+separated by ", ", over several lines if need be). This test checks that each module has one, that each named function exists in
 ``tests/reference/``, and that some test outside ``tests/reference/`` calls it.
 """
 from __future__ import annotations
@@ -18,7 +18,8 @@ from anonstudio import kernels
 
 ROOT = Path(__file__).resolve().parents[2]
 TESTS = ROOT / "tests"
-LINE = re.compile(r"^Slow reference: (.+)$", re.M)
+# The references may run on over several lines, up to the next blank line.
+LINE = re.compile(r"^Slow reference: (.+?)(?:\n\s*\n|\Z)", re.M | re.S)
 #: Modules of the package that hold no kernel of their own.
 NOT_KERNELS = {"warmup"}
 
@@ -32,7 +33,7 @@ def _references(module_name: str) -> list[tuple[str, str]]:
     found = LINE.search(doc)
     if found is None:
         return []
-    return [tuple(part.strip().split("::", 1)) for part in found.group(1).split(",")]
+    return [tuple(part.strip().split("::", 1)) for part in " ".join(found.group(1).split()).split(",")]
 
 
 def _test_sources() -> str:
