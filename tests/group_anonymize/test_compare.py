@@ -15,7 +15,7 @@ from anonstudio.methods.group_anonymize.compare import GroupComparison, comparis
 from anonstudio.methods.group_anonymize.published_csv import export_release
 from anonstudio.methods.group_anonymize.spec import release_of
 
-from .group_anon_helpers import random_table
+from tests.group_anonymize.helpers import random_table
 
 
 def text(cell):

@@ -18,7 +18,7 @@ from anonstudio.methods.nonreciprocal.params import NonreciprocalParams
 from anonstudio.methods.nonreciprocal.publish import group_preimages, preimages, publish
 from anonstudio.methods.nonreciprocal.walk import extract_assignments, ring_graph
 from anonstudio.verifiers.nonreciprocal import verify_result
-from nonreciprocal.helpers import labels_file
+from tests.nonreciprocal.helpers import labels_file
 
 
 def random_data(seed, n, b, density=0.25):

@@ -11,7 +11,7 @@ from anonstudio.data.transactions import TransactionData
 from anonstudio.methods.nonreciprocal.algorithm import nonreciprocal
 from anonstudio.methods.nonreciprocal.export import write_graph, write_json, write_published
 from anonstudio.methods.nonreciprocal.params import NonreciprocalParams
-from nonreciprocal.helpers import labels_file
+from tests.nonreciprocal.helpers import labels_file
 from anonstudio.verifiers.nonreciprocal import (
     read_release, release_from_result, verify_release, verify_result,
 )
