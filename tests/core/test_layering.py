@@ -1,9 +1,10 @@
 """The Qt-free core must import without PySide6 or pyqtgraph."""
-import pytest
 import ast
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 import anonstudio
 
@@ -50,7 +51,8 @@ def test_core_modules_import_in_a_process_without_qt():
 
 
 def test_import_linter_layer_contracts_are_kept():
-    """Front ends > studio > methods > verifiers, samplers > metrics > data > kernels > jobs, params (pyproject.toml)."""
+    """Front ends > studio > methods > verifiers, samplers > metrics > data > kernels > jobs, params (pyproject.toml).
+    """
     from importlinter.cli import lint_imports
 
     config = PACKAGE.parent / "pyproject.toml"

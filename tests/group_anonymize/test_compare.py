@@ -14,7 +14,6 @@ from anonstudio.methods.group_anonymize.api import GroupAnonParams, anonymize
 from anonstudio.methods.group_anonymize.compare import GroupComparison, comparison_of
 from anonstudio.methods.group_anonymize.published_csv import export_release
 from anonstudio.methods.group_anonymize.spec import release_of
-
 from tests.group_anonymize.helpers import random_table
 
 

@@ -40,7 +40,8 @@ def test_round_trip_adult_with_shuffled_id_lines(tmp_path, adult2000, scheme):
 
 
 def test_export_writes_the_convention(tmp_path, table1):
-    release = anonymize(table1, GroupAnonParams(scheme="mondrian", k=2, l=2, qi=("Nat", "ZIP"), sensitive="Dis")).release
+    params = GroupAnonParams(scheme="mondrian", k=2, l=2, qi=("Nat", "ZIP"), sensitive="Dis")
+    release = anonymize(table1, params).release
     path = tmp_path / "t.csv"
     export_release(release, table1, path, id_column="ID")
     assert path.read_text().splitlines()[:3] == [
@@ -82,9 +83,11 @@ def _variant(line_no, new):
 
 
 @pytest.mark.parametrize("line,new,match", [
-    (4, "2,3,Japan,4550*,Flu", r"line 4: cleartext row 3 has ZIP = '55503', which is not in the published cell '4550\*'"),
+    (4, "2,3,Japan,4550*,Flu",
+     r"line 4: cleartext row 3 has ZIP = '55503', which is not in the published cell '4550\*'"),
     (5, "2,4,China,5550*,Stomach", r"line 5: cleartext row 4 has Nat = 'Japan'"),
-    (3, "1,2,{Malaysia|Japan},[45501-55503],Flu", r"line 3: column 'ZIP': cell '\[45501-55503\]' differs from '4550\*'"),
+    (3, "1,2,{Malaysia|Japan},[45501-55503],Flu",
+     r"line 3: column 'ZIP': cell '\[45501-55503\]' differs from '4550\*'"),
     (6, "3,5,{China|Japan},[66601-66602],Flu", r"line 6: sensitive value 'Flu' but cleartext row 5 has 'HIV'"),
     (7, "3,6,{China|Japan},9999*,Diabetes", r"line 7: column 'ZIP': no domain value matches the mask 9999\*"),
     (8, "4,7,{India|Malaysia},[77701-77700],Flu", r"line 8: column 'ZIP': range \[77701-77700\] has its ends reversed"),
@@ -124,7 +127,8 @@ def test_vertical_contradictions(tmp_path, table1):
     ]) + "\n"
     assert import_release(_write(tmp_path, text), table1).scheme == "vertical"
     bad = text.replace("4,Malaysia,77701,{Flu|Heart}", "4,Malaysia,77701,{Flu|Flu}")
-    with pytest.raises(DataFormatError, match=r"line 9: sensitive multiset '\{Flu\|Flu\}' differs from '\{Flu\|Heart\}' on line 8"):
+    with pytest.raises(DataFormatError,
+                       match=r"line 9: sensitive multiset '\{Flu\|Flu\}' differs from '\{Flu\|Heart\}' on line 8"):
         import_release(_write(tmp_path, bad), table1)
     swapped = text.replace("3,China,66601", "3,India,66601")
     with pytest.raises(DataFormatError, match=r"line 6: group 3 publishes quasi-identifier tuples"):
@@ -186,8 +190,8 @@ def test_imported_labels_are_written_back(tmp_path, table1, ga_data):
 
 def test_round_trip_with_suppressed_group(tmp_path):
     table = random_table(103, n=50)
-    result = anonymize(table, GroupAnonParams(scheme="global", k=3, l=2, qi=("age", "zip", "sex", "job"), sensitive="disease",
-                                              max_suppression=0.2))
+    result = anonymize(table, GroupAnonParams(scheme="global", k=3, l=2, qi=("age", "zip", "sex", "job"),
+                                              sensitive="disease", max_suppression=0.2))
     assert result.info["suppressed_rows"] > 0
     path = tmp_path / "s.csv"
     export_release(result.release, table, path)

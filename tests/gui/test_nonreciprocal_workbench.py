@@ -15,16 +15,16 @@ from PySide6.QtWidgets import QMessageBox
 from anonstudio.data.samples import get_sample, load_sample
 from anonstudio.data.transactions import TransactionData
 from anonstudio.gui import method_workbench
+from anonstudio.gui.chips import ChipDelegate
 from anonstudio.gui.param_panel import ParamPanel
 from anonstudio.gui.workbench import Workbench
 from anonstudio.gui.workbenches.nonreciprocal import NonreciprocalWorkbench
 from anonstudio.gui.workbenches.nonreciprocal import graph_view as graph_module
-from anonstudio.gui.chips import ChipDelegate
 from anonstudio.gui.workbenches.nonreciprocal.figures import SERIES, THIS_RUN
 from anonstudio.gui.workbenches.nonreciprocal.graph_view import ALL, TRUE, UNIFIED
 from anonstudio.gui.workbenches.nonreciprocal.order_view import COMPARED, SHOWN
-from anonstudio.methods.nonreciprocal.compare import FITS, LINK
 from anonstudio.gui.workers import JobState
+from anonstudio.methods.nonreciprocal.compare import FITS, LINK
 from anonstudio.methods.nonreciprocal.spec import K_SWEEP, L_SWEEP
 from anonstudio.params import param
 

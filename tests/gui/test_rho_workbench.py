@@ -1,4 +1,4 @@
-"""ρ-uncertainty workbench: run, live passes, cancel, exports, comparison, rule browser, person view, trade-off plots."""
+"""ρ-uncertainty workbench: run, live passes, cancel, exports, comparison, rule browser, person view, trade-offs."""
 from __future__ import annotations
 
 import csv

@@ -3,16 +3,19 @@
 import numpy as np
 import pytest
 
-from tests.reference.kmanon_reference import (
-    brute_force_factory, fraction_k_anonymous, is_km_anonymous, random_data, violators,
-)
-
 from anonstudio.data.hierarchy import Hierarchy
 from anonstudio.data.transactions import TransactionData
 from anonstudio.jobs import RecordingProgress
 from anonstudio.methods.kmanon import KmAnonParams, kmanonymize
-from anonstudio.methods.kmanon.params import SAMPLERS
 from anonstudio.methods.kmanon.constraints import FreeMerge, HierarchyCut, PointCentroidError
+from anonstudio.methods.kmanon.params import SAMPLERS
+from tests.reference.kmanon_reference import (
+    brute_force_factory,
+    fraction_k_anonymous,
+    is_km_anonymous,
+    random_data,
+    violators,
+)
 
 TABLE_I = [
     ["LA"],
@@ -58,8 +61,8 @@ def test_paper_example_1(sigma, error):
     err = None
     if error == "distance":
         err = PointCentroidError(np.array([CITY_XY[c] for c in data.vocab]))
-    res = kmanonymize(data, cut, KmAnonParams(k=2, m=2, sigma=sigma, trials=2, seed=3, exact_when_cheaper=False), error=err,
-                      sampler_factory=brute_force_factory)
+    params = KmAnonParams(k=2, m=2, sigma=sigma, trials=2, seed=3, exact_when_cheaper=False)
+    res = kmanonymize(data, cut, params, error=err, sampler_factory=brute_force_factory)
     assert res.complete
     assert _groups(res.level(1), data.vocab) == [["Boston"], ["LA"], ["New York"], ["Seattle"]]
     assert res.level(1).merges == 0
@@ -141,8 +144,8 @@ def test_same_seed_same_result_with_each_real_sampler(sampler):
 def test_cancel_returns_a_valid_partial_generalization():
     data = random_data(8, 300, 50, 8)
     progress = RecordingProgress(cancel_after_partials=2)
-    res = kmanonymize(data, FreeMerge(), KmAnonParams(k=6, m=5, sigma=0.99, trials=1, seed=1, exact_when_cheaper=False), progress,
-                      sampler_factory=brute_force_factory)
+    params = KmAnonParams(k=6, m=5, sigma=0.99, trials=1, seed=1, exact_when_cheaper=False)
+    res = kmanonymize(data, FreeMerge(), params, progress, sampler_factory=brute_force_factory)
     assert not res.complete
     assert progress.partials, "partial results are published"
     final = res.final
@@ -156,7 +159,8 @@ def test_cancel_returns_a_valid_partial_generalization():
 
 def test_per_level_k_and_sigma_vectors():
     data = random_data(9, 250, 30, 6)
-    params = KmAnonParams(k=8, m=3, k_levels=(8, 4), sigma_levels=(1.0, 1.0, 0.99), trials=1, seed=1, exact_when_cheaper=False)
+    params = KmAnonParams(k=8, m=3, k_levels=(8, 4), sigma_levels=(1.0, 1.0, 0.99), trials=1, seed=1,
+                          exact_when_cheaper=False)
     res = kmanonymize(data, FreeMerge(), params, sampler_factory=brute_force_factory)
     assert [lv.k for lv in res.levels] == [8, 4, 4]
     assert [lv.mode for lv in res.levels] == ["exact", "exact", "sampling"]

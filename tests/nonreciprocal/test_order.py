@@ -3,14 +3,13 @@
 import numpy as np
 import pytest
 
-from tests.reference import nonreciprocal_reference as ref
-
 from anonstudio.data.transactions import TransactionData
 from anonstudio.kernels.nonreciprocal_order import segment_dp
 from anonstudio.kernels.nonreciprocal_tsp import EXACT_MAX, local_search, path_cost
 from anonstudio.kernels.rng import make_state
 from anonstudio.methods.nonreciprocal.order import cyclic_hamming, gray_order, segment_bounds
 from anonstudio.methods.nonreciprocal.tsp import improve_order
+from tests.reference import nonreciprocal_reference as ref
 
 
 def random_data(seed, n, b, density=0.35, dup=0.2):
@@ -41,7 +40,7 @@ def test_empty_record_first_and_duplicates_in_file_order():
 
 def test_dp_equals_brute_force_including_infeasible_lengths():
     rng = np.random.default_rng(3)
-    for trial in range(120):
+    for _trial in range(120):
         lo = int(rng.integers(1, 6))
         hi = lo + int(rng.integers(0, 3))
         n = int(rng.integers(0, 31 if lo >= 3 else 15))

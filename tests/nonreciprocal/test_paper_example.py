@@ -6,8 +6,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.reference import nonreciprocal_reference as ref
-
 from anonstudio.data.io import load_transactions
 from anonstudio.data.transactions import TransactionData
 from anonstudio.kernels.nonreciprocal_tsp import exact_path, segment_distances
@@ -17,6 +15,7 @@ from anonstudio.methods.nonreciprocal.params import NonreciprocalParams
 from anonstudio.methods.nonreciprocal.publish import preimages, publish
 from anonstudio.methods.nonreciprocal.walk import ring_graph
 from anonstudio.verifiers.nonreciprocal import verify_result
+from tests.reference import nonreciprocal_reference as ref
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "nonreciprocal"
 

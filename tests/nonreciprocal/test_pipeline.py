@@ -15,7 +15,11 @@ from anonstudio.jobs import RecordingProgress
 from anonstudio.methods.nonreciprocal.algorithm import nonreciprocal
 from anonstudio.methods.nonreciprocal.diversity import NotEligibleError
 from anonstudio.methods.nonreciprocal.export import (
-    write_graph, write_json, write_order, write_public, write_published,
+    write_graph,
+    write_json,
+    write_order,
+    write_public,
+    write_published,
 )
 from anonstudio.methods.nonreciprocal.params import NonreciprocalParams
 from anonstudio.params import ParameterError

@@ -3,15 +3,17 @@
 import numpy as np
 import pytest
 
-from tests.reference import nonreciprocal_reference as ref
-
 from anonstudio.data.io.record_labels import RecordLabels
 from anonstudio.data.transactions import TransactionData
 from anonstudio.kernels.nonreciprocal_diversity import spaced_order, windows_distinct
 from anonstudio.methods.nonreciprocal.algorithm import nonreciprocal
 from anonstudio.methods.nonreciprocal.cahd import cahd
 from anonstudio.methods.nonreciprocal.diversity import (
-    NotEligibleError, _block_layout, check_eligible, label_spaced_order, tighten_spacing,
+    NotEligibleError,
+    _block_layout,
+    check_eligible,
+    label_spaced_order,
+    tighten_spacing,
 )
 from anonstudio.methods.nonreciprocal.metrics import error_rate, query_error
 from anonstudio.methods.nonreciprocal.params import NonreciprocalParams
@@ -19,6 +21,7 @@ from anonstudio.methods.nonreciprocal.publish import group_preimages, preimages,
 from anonstudio.methods.nonreciprocal.walk import extract_assignments, ring_graph
 from anonstudio.verifiers.nonreciprocal import verify_result
 from tests.nonreciprocal.helpers import labels_file
+from tests.reference import nonreciprocal_reference as ref
 
 
 def random_data(seed, n, b, density=0.25):

@@ -4,17 +4,19 @@ import dataclasses
 import numpy as np
 import pytest
 
-from tests.reference import nonreciprocal_reference as ref
-
 from anonstudio.data.io.record_labels import RecordLabels
 from anonstudio.data.transactions import TransactionData
 from anonstudio.methods.nonreciprocal.algorithm import nonreciprocal
 from anonstudio.methods.nonreciprocal.export import write_graph, write_json, write_published
 from anonstudio.methods.nonreciprocal.params import NonreciprocalParams
-from tests.nonreciprocal.helpers import labels_file
 from anonstudio.verifiers.nonreciprocal import (
-    read_release, release_from_result, verify_release, verify_result,
+    read_release,
+    release_from_result,
+    verify_release,
+    verify_result,
 )
+from tests.nonreciprocal.helpers import labels_file
+from tests.reference import nonreciprocal_reference as ref
 
 
 def random_data(seed, n, b, density=0.3):

@@ -3,13 +3,11 @@
 import numpy as np
 import pytest
 
-from tests.reference import nonreciprocal_reference as ref
-
 from anonstudio.data.transactions import TransactionData
 from anonstudio.jobs import RecordingProgress, derive_seed
-from anonstudio.methods.nonreciprocal.walk import extract_assignments, greedy_assignments, ring_graph
-from anonstudio.methods.nonreciprocal.walk import GreedyStuck
+from anonstudio.methods.nonreciprocal.walk import GreedyStuck, extract_assignments, greedy_assignments, ring_graph
 from anonstudio.methods.nonreciprocal.wmc import backtrack_assignments
+from tests.reference import nonreciprocal_reference as ref
 
 
 def random_ring(seed, n, m):
@@ -42,7 +40,7 @@ def test_kernel_walk_equals_the_plain_python_walk_step_for_step():
     for seed in range(6):
         _, nbr = random_ring(seed, 30 + seed, 2 + seed % 4)
         ext = extract_assignments(nbr, seed)
-        rounds, steps = ref.closed_walk_reference(nbr, lambda r: derive_seed(seed, "walk", r))
+        rounds, steps = ref.closed_walk_reference(nbr, lambda r, seed=seed: derive_seed(seed, "walk", r))
         assert ext.assignments.tolist() == rounds
         assert ext.steps == steps
 

@@ -5,8 +5,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.reference import nonreciprocal_reference as ref
-
 from anonstudio.data.io import load_transactions
 from anonstudio.data.io.record_labels import load_record_labels
 from anonstudio.data.transactions import TransactionData
@@ -17,6 +15,7 @@ from anonstudio.methods.nonreciprocal.params import NonreciprocalParams
 from anonstudio.methods.nonreciprocal.publish import world_slots
 from anonstudio.methods.nonreciprocal.spec import K_SWEEP, L_SWEEP, SPEC
 from anonstudio.methods.sweep import make_grid, run_sweep
+from tests.reference import nonreciprocal_reference as ref
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "nonreciprocal"
 

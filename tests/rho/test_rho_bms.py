@@ -1,7 +1,6 @@
 """BMS-WebView-1′ (records of ≤ 5 items, from /work/shared/data): a 10 % sample, checked exhaustively."""
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 

@@ -5,7 +5,13 @@ import json
 
 from anonstudio.data.io import load_transactions, save_transactions
 from anonstudio.methods.rho import (
-    RhoParams, generate_sensitive, load_sensitive, run_rho, write_result_json, write_sensitive_used, write_suppressed,
+    RhoParams,
+    generate_sensitive,
+    load_sensitive,
+    run_rho,
+    write_result_json,
+    write_sensitive_used,
+    write_suppressed,
 )
 from anonstudio.verifiers.rho import verify_rho
 from tests.rho.rho_helpers import as_lists

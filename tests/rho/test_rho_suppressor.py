@@ -12,8 +12,18 @@ from anonstudio.data.transactions import TransactionData
 from anonstudio.jobs import RecordingProgress
 from anonstudio.kernels.rho_suppressor import suppression_numbers
 from anonstudio.methods.rho import (
-    RhoParams, generate_sensitive, parse_rho, run_rho, sample_size, suppress_exact, suppress_sampled, util_dist,
-    util_info, write_result_json, write_sensitive_used, write_suppressed,
+    RhoParams,
+    generate_sensitive,
+    parse_rho,
+    run_rho,
+    sample_size,
+    suppress_exact,
+    suppress_sampled,
+    util_dist,
+    util_info,
+    write_result_json,
+    write_sensitive_used,
+    write_suppressed,
 )
 from anonstudio.methods.rho import suppressor as suppressor_module
 from anonstudio.methods.rho.utility import association_rules, frequent_itemsets

@@ -21,7 +21,8 @@ def test_the_promise_reads_like_a_sentence():
                                "at least 25 people.")
     # A column name that is no plural word, or an items file, gives "items".
     q = RTParams(qi=("DOBYY",), items_column="ICD9CODX", k=1000, m=1)
-    assert promise_text(q) == "Anyone who knows a person's DOBYY and any one of their items matches at least 1,000 people."
+    assert promise_text(q) == \
+        "Anyone who knows a person's DOBYY and any one of their items matches at least 1,000 people."
     assert items_word(replace(p, items_file=Path("c.csv"), person_column="id")) == "items"
     diverse = replace(p, l=2, sensitive_items=Path("s.txt"))
     assert promise_text(diverse) == (
@@ -35,7 +36,8 @@ def test_describe_of_a_run_says_the_losses_and_a_short_check():
     data = spec.open_dataset(DATA / "example.csv")
     params = RTParams(qi=("age", "origin", "gender"), items_column="items", k=2, m=2, delta=0.8, merge="t",
                       item_fanout=0, sensitive_items=DATA / "sensitive.txt",
-                      hierarchies=(("origin", DATA / "origin_hierarchy.csv"), ("gender", DATA / "gender_hierarchy.csv")))
+                      hierarchies=(("origin", DATA / "origin_hierarchy.csv"),
+                                   ("gender", DATA / "gender_hierarchy.csv")))
     run = run_and_verify(spec, data, params)
     d = spec.describe(run)
     assert d.state == "ok" and d.promise.startswith("Anyone who knows a person's age, origin, gender and any 2")

@@ -3,16 +3,19 @@
 import numpy as np
 import pytest
 
-from tests.reference.rt_reference import (
-    random_rt, ref_cluster, ref_km_violations, ref_ncp, ref_rmerge_r,
-)
-
 from anonstudio.methods.rt import RTParams, anon_rows, run_rt
 from anonstudio.methods.rt.cluster import cluster, clusters_from_assignment
 from anonstudio.methods.rt.merge import MergeState, run_merges
 from anonstudio.methods.rt.prepare import prepare
 from anonstudio.methods.rt.transaction import Generalizer
 from anonstudio.verifiers.rt import RTCheck, verify_published
+from tests.reference.rt_reference import (
+    random_rt,
+    ref_cluster,
+    ref_km_violations,
+    ref_ncp,
+    ref_rmerge_r,
+)
 
 
 def _setup(data_seed, tmp_path, n=40, empty=None, **kw):

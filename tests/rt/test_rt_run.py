@@ -5,15 +5,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.reference.rt_reference import random_rt
-
 from anonstudio.data.io.rt import load_rt_csv
 from anonstudio.jobs import RecordingProgress
 from anonstudio.methods.rt import (
-    RTParams, anon_rows, generate_workloads, run_rt, write_anon_csv, write_item_hierarchy, write_json,
+    RTParams,
+    anon_rows,
+    generate_workloads,
+    run_rt,
+    write_anon_csv,
+    write_item_hierarchy,
+    write_json,
 )
 from anonstudio.params import ParameterError
 from anonstudio.verifiers.rt import RTCheck, check_anon_csv, verify_published
+from tests.reference.rt_reference import random_rt
 from tests.shared_data import SHARED_DATA
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "rt"

@@ -4,10 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.reference.rt_reference import random_rt
-
 from anonstudio.methods.rt import RTParams, run_rt, write_anon_csv
 from anonstudio.verifiers.rt import RTCheck, check_anon_csv, read_anon_csv
+from tests.reference.rt_reference import random_rt
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "rt"
 

@@ -4,9 +4,12 @@ import pytest
 
 from anonstudio.methods.threat import ThreatParams, analyze_threat
 from tests.reference.threat_reference import (
-    TinyModel, exact_learner_joint, exact_posteriors, horizontal_tables, vertical_tables,
+    TinyModel,
+    exact_learner_joint,
+    exact_posteriors,
+    horizontal_tables,
+    vertical_tables,
 )
-
 from tests.threat.builders import coded_release
 
 TOL = 0.025

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from anonstudio.methods.threat import ThreatParams, analyze_threat
-
 from tests.threat.builders import DISEASES, example1_frame, example1_release
 
 PAPER = {

@@ -3,8 +3,7 @@ import numpy as np
 import pytest
 
 from anonstudio.jobs import RecordingProgress
-from anonstudio.methods.threat import ThreatParams, analyze_threat
-from anonstudio.methods.threat import analysis
+from anonstudio.methods.threat import ThreatParams, analysis, analyze_threat
 from anonstudio.methods.threat.analysis import prepare
 from anonstudio.methods.threat.diagnostics import geweke_from_batches, weiss_test
 from anonstudio.methods.threat.measures import MEASURE_MEANINGS, table_measures, threat_shares

@@ -9,7 +9,6 @@ import pytest
 from anonstudio.data.io import load_transactions
 from anonstudio.jobs import RecordingProgress
 from anonstudio.kernels.enumerate import subsets_by_smallest_item
-from anonstudio.samplers.mcmc_sampler import ItemsetSampler, burn_in_status
 from anonstudio.methods.uniqueness.uniqueness import (
     BYTES_PER_KEY,
     UniquenessParams,
@@ -19,6 +18,7 @@ from anonstudio.methods.uniqueness.uniqueness import (
     uniqueness_curve,
 )
 from anonstudio.params import ParameterError
+from anonstudio.samplers.mcmc_sampler import ItemsetSampler, burn_in_status
 
 GIB = 1 << 30
 
