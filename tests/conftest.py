@@ -1,14 +1,17 @@
-"""Test-wide set-up: Qt offscreen, fixed numba cache location, shared fixtures."""
+"""Test-wide set-up: Qt offscreen, the ``gui`` marker, shared fixtures."""
 from __future__ import annotations
 
 import gc
+import itertools
 import os
+import sys
 from pathlib import Path
 
 # Before any Qt import: no display is needed, on CI or a developer machine.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest
+from _pytest.mark.expression import Expression
 
 try:
     from hypothesis import settings as _hypothesis_settings
@@ -24,12 +27,87 @@ if _hypothesis_settings is not None:
 TESTS = Path(__file__).resolve().parent
 DATA = TESTS / "data"
 
+#: Every test in these folders needs Qt (the studio's widgets, or the report's plots drawn through the studio).
+GUI_FOLDERS = (TESTS / "gui", TESTS / "report")
+#: pytest-qt's fixtures: a test that requests one, directly or through another fixture, needs Qt.
+QT_FIXTURES = frozenset({"qtbot", "qapp", "qapp_args", "qapp_cls", "qtlog", "qtmodeltester"})
+#: ``anonstudio.gui.settings.SETTINGS_ENV``, named here because that module imports Qt
+#: (tests/core/test_suite_setup.py checks the two agree).
+SETTINGS_ENV = "ANONSTUDIO_SETTINGS_DIR"
+
+
+# --- the gui marker -------------------------------------------------------------------------------------------------
+
+def needs_qt(item: pytest.Item) -> bool:
+    """Whether ``item`` lives in a Qt folder or requests a pytest-qt fixture (directly or through its fixtures)."""
+    path = Path(item.path)
+    return any(path.is_relative_to(folder) for folder in GUI_FOLDERS) or bool(QT_FIXTURES & set(item.fixturenames))
+
+
+def excludes_gui(markexpr: str) -> bool:
+    """Whether the ``-m`` expression deselects every test marked ``gui``, whatever its other markers.
+
+    Evaluated with ``gui`` true and every assignment of the expression's other names, so ``not gui``,
+    ``not slow and not gui`` or ``not (gui or slow)`` exclude it and ``gui or slow`` or ``not slow`` do not.
+    """
+    if not markexpr:
+        return False
+    try:
+        expr = Expression.compile(markexpr)
+    except SyntaxError:
+        return False  # pytest reports the bad expression itself
+    names: list[str] = []
+    unseen: set[str] = set()
+
+    def selects(truth: dict[str, bool]) -> bool:
+        def matcher(name: str, /, **kwargs) -> bool:
+            if name not in truth:
+                unseen.add(name)
+            return truth.get(name, False)
+
+        return expr.evaluate(matcher)
+
+    while True:
+        unseen.clear()
+        if any(selects(dict(zip(names, values, strict=True), gui=True))
+               for values in itertools.product((False, True), repeat=len(names))):
+            return False
+        if not unseen:
+            return True
+        names += sorted(unseen)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """With the gui tests deselected, nothing imports Qt: pytest-qt (which imports it at start-up) is left out."""
+    if excludes_gui(config.option.markexpr):
+        config.pluginmanager.unregister(name="pytest-qt")
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """With the gui tests deselected, their folders are not even imported (their modules import Qt)."""
+    if collection_path in GUI_FOLDERS and excludes_gui(config.option.markexpr):
+        return True
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every Qt test ``gui``, before ``-m`` selects (and before xdist reads the groups)."""
+    for item in items:
+        if needs_qt(item) and item.get_closest_marker("gui") is None:
+            item.add_marker(pytest.mark.gui)
+
+
+# --- fixtures --------------------------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
     """Small test files shipped with the repository (tests/data)."""
     return DATA
 
+
+# --- numba kernels ---------------------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="session", autouse=True)
 def compiled_kernels():
@@ -39,20 +117,24 @@ def compiled_kernels():
     return warm_up_all()
 
 
+# --- settings and Qt -------------------------------------------------------------------------------------------------
+
 @pytest.fixture(autouse=True)
-def isolated_settings(tmp_path, monkeypatch):
+def isolated_settings(request, tmp_path, monkeypatch):
     """Every test writes settings and cached results to temporary folders, never the user's.
 
     Closing a window with unsaved changes never waits for an answer either: a modal question
-    with nobody to click it would hang the test (a window built outside tests/gui did).
+    with nobody to click it would hang the test (a window built outside tests/gui did). That needs
+    the studio's modules, so it is done only where Qt is in use: a Qt-free test imports no Qt.
     """
-    from anonstudio.gui.settings import SETTINGS_ENV
+    from anonstudio.studio.cache import CACHE_ENV
 
     monkeypatch.setenv(SETTINGS_ENV, str(tmp_path / "settings"))
-    monkeypatch.setenv("ANONSTUDIO_CACHE_DIR", str(tmp_path / "cache"))
-    from anonstudio.gui.project_controller import ProjectController
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
+    if request.node.get_closest_marker("gui") is not None or "anonstudio.gui.project_controller" in sys.modules:
+        from anonstudio.gui.project_controller import ProjectController
 
-    monkeypatch.setattr(ProjectController, "ask_unsaved", lambda self: "discard")
+        monkeypatch.setattr(ProjectController, "ask_unsaved", lambda self: "discard")
     return tmp_path / "settings"
 
 

@@ -8,7 +8,6 @@ JSON for the same seed. Its CLI command must show the dataclass defaults.
 from __future__ import annotations
 
 import dataclasses
-
 import json
 import re
 
@@ -132,6 +131,11 @@ def _flags(spec, params) -> list[str]:
         else:
             argv += [param_spec.cli_flag, "none" if value is None else str(value)]
     return argv
+
+
+#: Families whose example settings take minutes on the 5,000-person small city (ρ with m = 3, personalized+:
+#: about 2 CPU-minutes): the same command on the 6-person worked example checks the same thing in a second.
+SMALL_SAMPLE = {"rho": "sports-example"}
 
 
 @pytest.mark.slow

@@ -5,8 +5,13 @@ import numpy as np
 import pytest
 import shapely
 
-from anonstudio.data.geo import ContiguityGeometry, LocalProjection, PartitionGeometry, build_voronoi
-from anonstudio.data.geo import write_partitions_geojson
+from anonstudio.data.geo import (
+    ContiguityGeometry,
+    LocalProjection,
+    PartitionGeometry,
+    build_voronoi,
+    write_partitions_geojson,
+)
 from tests.reference import geography_reference as ref
 
 
@@ -173,5 +178,6 @@ def test_partition_supports_count_records_touching_each_partition(seed):
     records = [sorted(rng.choice(8, size=rng.integers(1, 6), replace=False).tolist()) for _ in range(60)]
     indptr = np.cumsum([0] + [len(r) for r in records])
     indices = np.array([i for r in records for i in r], dtype=np.int32)
-    expected = [sum(1 for r in records if any(parts.part_of_item[i] == k for i in r)) for k in range(parts.n_partitions)]
+    expected = [sum(1 for r in records if any(parts.part_of_item[i] == k for i in r))
+                for k in range(parts.n_partitions)]
     assert parts.supports(indptr, indices).tolist() == expected

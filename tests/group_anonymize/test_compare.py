@@ -10,12 +10,10 @@ from anonstudio.data.compare import check_comparison
 from anonstudio.data.rows import Chip
 from anonstudio.data.table import Table
 from anonstudio.jobs import NullProgress
-from anonstudio.methods.group_anonymize.algorithm import anonymize
-from anonstudio.methods.group_anonymize.params import GroupAnonymizeParams
+from anonstudio.methods.group_anonymize.algorithm import anonymize, run_group_anonymize
 from anonstudio.methods.group_anonymize.compare import GroupComparison, comparison_of
+from anonstudio.methods.group_anonymize.params import GroupAnonymizeParams
 from anonstudio.methods.group_anonymize.published_csv import export_release
-from anonstudio.methods.group_anonymize.algorithm import run_group_anonymize
-
 from tests.group_anonymize.helpers import random_table
 
 

@@ -83,9 +83,11 @@ def _variant(line_no, new):
 
 
 @pytest.mark.parametrize("line,new,match", [
-    (4, "2,3,Japan,4550*,Flu", r"line 4: cleartext row 3 has ZIP = '55503', which is not in the published cell '4550\*'"),
+    (4, "2,3,Japan,4550*,Flu",
+     r"line 4: cleartext row 3 has ZIP = '55503', which is not in the published cell '4550\*'"),
     (5, "2,4,China,5550*,Stomach", r"line 5: cleartext row 4 has Nat = 'Japan'"),
-    (3, "1,2,{Malaysia|Japan},[45501-55503],Flu", r"line 3: column 'ZIP': cell '\[45501-55503\]' differs from '4550\*'"),
+    (3, "1,2,{Malaysia|Japan},[45501-55503],Flu",
+     r"line 3: column 'ZIP': cell '\[45501-55503\]' differs from '4550\*'"),
     (6, "3,5,{China|Japan},[66601-66602],Flu", r"line 6: sensitive value 'Flu' but cleartext row 5 has 'HIV'"),
     (7, "3,6,{China|Japan},9999*,Diabetes", r"line 7: column 'ZIP': no domain value matches the mask 9999\*"),
     (8, "4,7,{India|Malaysia},[77701-77700],Flu", r"line 8: column 'ZIP': range \[77701-77700\] has its ends reversed"),
@@ -125,7 +127,8 @@ def test_vertical_contradictions(tmp_path, table1):
     ]) + "\n"
     assert import_release(_write(tmp_path, text), table1).scheme == "vertical"
     bad = text.replace("4,Malaysia,77701,{Flu|Heart}", "4,Malaysia,77701,{Flu|Flu}")
-    with pytest.raises(DataFormatError, match=r"line 9: sensitive multiset '\{Flu\|Flu\}' differs from '\{Flu\|Heart\}' on line 8"):
+    with pytest.raises(DataFormatError,
+                       match=r"line 9: sensitive multiset '\{Flu\|Flu\}' differs from '\{Flu\|Heart\}' on line 8"):
         import_release(_write(tmp_path, bad), table1)
     swapped = text.replace("3,China,66601", "3,India,66601")
     with pytest.raises(DataFormatError, match=r"line 6: group 3 publishes quasi-identifier tuples"):

@@ -11,9 +11,8 @@ from anonstudio.jobs import RecordingProgress
 from anonstudio.methods.group_anonymize.algorithm import anonymize
 from anonstudio.methods.group_anonymize.params import GroupAnonymizeParams
 from anonstudio.verifiers.group_anonymize import verify_group_release
-from tests.reference import group_anonymize_reference as ref
-
 from tests.group_anonymize.helpers import ADULT_QI, random_table
+from tests.reference import group_anonymize_reference as ref
 
 QI = ("age", "zip", "sex", "job")
 CASES = [(seed, k, l) for seed in range(8) for k, l in [(2, None), (3, 2), (4, 3), (5, None)]]

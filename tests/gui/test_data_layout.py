@@ -167,8 +167,8 @@ def test_side_by_side(qtbot, shots, family):
     from anonstudio.gui.side_by_side import SideBySideView
 
     if family == "group":
-        from anonstudio.methods.group_anonymize.compare import comparison_of
         from anonstudio.methods.group_anonymize.algorithm import run_group_anonymize
+        from anonstudio.methods.group_anonymize.compare import comparison_of
         from anonstudio.methods.group_anonymize.spec import SPEC
 
         table, params = SPEC.example()

@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QAbstractButton, QAbstractScrollArea, QLabel, QLayout, QScrollArea, QTabWidget,
-                               QWidget)
+from PySide6.QtWidgets import QAbstractButton, QAbstractScrollArea, QLabel, QLayout, QScrollArea, QTabWidget, QWidget
 
 from anonstudio.gui.method_workbench import MethodWorkbench
 from anonstudio.gui.plots import ExportablePlot
@@ -51,7 +50,7 @@ def layout_problems(root: QWidget) -> list[str]:
         # than the widget has, the scene is cut at the right or bottom edge, which no widget geometry shows.
         if not plot.isVisibleTo(root) or _inside_scroll_area(plot, root):
             continue
-        view = plot.plot_widget.viewport(); print("PLOT", plot.title, view.width(), plot.plot_item.effectiveSizeHint(Qt.MinimumSize).width())
+        view = plot.plot_widget.viewport()
         need = plot.plot_item.effectiveSizeHint(Qt.MinimumSize)
         if need.width() > view.width() + 1 or need.height() > view.height() + 1:
             problems.append(f"plot {plot.title!r} needs {need.width():.0f}x{need.height():.0f} px and has "
@@ -66,7 +65,8 @@ def layout_problems(root: QWidget) -> list[str]:
             inner = parent.rect().adjusted(-1, -1, 1, 1)
             if not inner.contains(widget.geometry()):
                 problems.append(f"{name} sticks out of {type(parent).__name__}: {widget.geometry()} vs {parent.rect()}")
-        if isinstance(widget, QAbstractButton) and widget.text() and widget.width() + 2 < widget.minimumSizeHint().width():
+        if (isinstance(widget, QAbstractButton) and widget.text()
+                and widget.width() + 2 < widget.minimumSizeHint().width()):
             problems.append(f"{name} is narrower than its text")
         if isinstance(widget, QLabel) and not widget.wordWrap() and widget.text() and \
                 widget.width() + 2 < widget.minimumSizeHint().width() and widget.sizePolicy().horizontalPolicy() != 4:

@@ -20,7 +20,9 @@ from PySide6.QtCore import Qt
 from anonstudio.data.samples import get_sample, load_sample
 from anonstudio.data.table import Table
 from anonstudio.glossary import term
+from anonstudio.gui.chips import CELL_ROLE
 from anonstudio.gui.workbenches.rt import RTWorkbench
+from anonstudio.gui.workbenches.rt import workbench as workbench_module
 from anonstudio.gui.workbenches.rt.heuristics import (
     ALONG,
     COMPARED,
@@ -32,13 +34,16 @@ from anonstudio.gui.workbenches.rt.heuristics import (
     HeuristicComparison,
     are_slots,
 )
-from anonstudio.gui.chips import CELL_ROLE
 from anonstudio.gui.workbenches.rt.run_view import NCP, NCP_CMP, UL, UL_CMP
-from anonstudio.gui.workbenches.rt import workbench as workbench_module
 from anonstudio.gui.workbenches.rt.workbench import comparison_key, comparison_text
 from anonstudio.jobs import RecordingProgress
 from anonstudio.methods.contract import (
-    CHECK_FAILED, CHECK_INCOMPLETE, CHECK_PASSED, get_method, run_and_verify, verdict,
+    CHECK_FAILED,
+    CHECK_INCOMPLETE,
+    CHECK_PASSED,
+    get_method,
+    run_and_verify,
+    verdict,
 )
 from anonstudio.methods.rt.params import RTParams
 from anonstudio.methods.sweep import Axis, make_grid, run_sweep

@@ -18,8 +18,8 @@ from anonstudio.gui.workbenches.threat import ThreatWorkbench
 from anonstudio.gui.workbenches.threat.inspector import DISTRIBUTIONS
 from anonstudio.gui.workbenches.threat.tables import MEASURE_NAMES
 from anonstudio.gui.workbenches.threat.workbench import PAPER_ADULT_QI
-from anonstudio.methods.threat.measures import MEASURE_MEANINGS
 from anonstudio.methods.threat.export import ROW_COLUMNS
+from anonstudio.methods.threat.measures import MEASURE_MEANINGS
 
 FAST = {"rows": 300, "iterations": 400, "burn_in": 100, "thinning": 1, "chains": 2, "seed": 3}
 

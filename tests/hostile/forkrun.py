@@ -108,7 +108,7 @@ def _child(request: dict, out_path: str, err_path: str, in_path: str) -> None:
         code = main(request["argv"])
     except SystemExit as exc:  # argparse errors exit 2 through SystemExit
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    except BaseException:  # what the console script would print: a traceback
+    except BaseException:  # noqa: BLE001 - what the console script would print: a traceback
         import traceback
 
         traceback.print_exc()
@@ -178,8 +178,8 @@ def serve() -> None:
 
     discover_methods()
     anonstudio.cli.build_parser()
-    import anonstudio.cli.commands.attack  # noqa: F401
-    import anonstudio.data.io  # noqa: F401
+    import anonstudio.cli.commands.attack
+    import anonstudio.data.io
 
     print("ready", flush=True)
     for line in sys.stdin:

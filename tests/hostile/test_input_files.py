@@ -192,7 +192,7 @@ def test_records_longer_than_the_csv_field_limit(tmp_path):
 def test_chunked_loading_agrees_with_one_chunk(tmp_path, monkeypatch):
     rng = np.random.default_rng(3)
     lines = []
-    for u in range(3000):
+    for _user in range(3000):
         items = rng.integers(0, 60, size=int(rng.integers(0, 12)))
         lines.append(" ".join(map(str, items)))
     lines[100] = "# a comment"

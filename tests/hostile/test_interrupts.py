@@ -123,7 +123,7 @@ def test_ctrl_c_in_tool_commands(cli, tmp_path, command):
     full = cli.run(argv, cwd=folder, timeout=300)
     assert full.code == 0, full
     rng = random.Random(3)
-    for trial in range(3):
+    for _trial in range(3):
         (folder / name).write_text(OLD)
         result = cli.run(argv, cwd=folder, timeout=300, signals=[(rng.uniform(0.05, full.seconds), "INT")])
         assert not result.traceback and result.code in (0, 130), result

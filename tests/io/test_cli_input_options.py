@@ -26,7 +26,8 @@ def test_encoding_error_suggests_an_existing_option(latin1_csv):
 
 def test_info_with_encoding(latin1_csv, capsys):
     assert main(["info", str(latin1_csv)]) == 2
-    assert capsys.readouterr().err == f"anonstudio-cli info: error: words.csv, line 2: not UTF-8 text (byte 0xe9); {ADVICE}\n"
+    assert capsys.readouterr().err == \
+        f"anonstudio-cli info: error: words.csv, line 2: not UTF-8 text (byte 0xe9); {ADVICE}\n"
     assert main(["info", str(latin1_csv), "--encoding", "latin-1"]) == 0
     out = capsys.readouterr().out
     assert "records: 2" in out and "café" in out

@@ -3,8 +3,15 @@ import numpy as np
 import pytest
 
 from anonstudio.data import Table, TransactionData
-from anonstudio.data.io import (attach_coordinates, load_any, load_coordinates, load_report, load_table,
-                                load_transactions, sniff_format)
+from anonstudio.data.io import (
+    attach_coordinates,
+    load_any,
+    load_coordinates,
+    load_report,
+    load_table,
+    load_transactions,
+    sniff_format,
+)
 
 
 def labels_of(data: TransactionData) -> list[list[str]]:

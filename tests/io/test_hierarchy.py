@@ -4,8 +4,13 @@ import numpy as np
 import pytest
 
 from anonstudio.data.errors import DataFormatError
-from anonstudio.data.hierarchy import (Hierarchy, HierarchyError, frequency_balanced_taxonomy,
-                                       interval_hierarchy, masking_hierarchy)
+from anonstudio.data.hierarchy import (
+    Hierarchy,
+    HierarchyError,
+    frequency_balanced_taxonomy,
+    interval_hierarchy,
+    masking_hierarchy,
+)
 from anonstudio.data.io.hierarchies import load_hierarchy, save_hierarchy
 
 

@@ -52,7 +52,7 @@ def test_byte_level_fast_path_is_used_and_agrees(tmp_path):
     from anonstudio.data.io.fimi import fast_int_records
     rng = np.random.default_rng(5)
     used = 0
-    for trial in range(100):
+    for _trial in range(100):
         text = random_fimi_text(rng)
         fast = fast_int_records(text.encode())
         if "#" in text:

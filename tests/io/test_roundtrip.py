@@ -7,8 +7,15 @@ import pytest
 
 from anonstudio.data import Role, Table, TransactionData
 from anonstudio.data.hierarchy import frequency_balanced_taxonomy
-from anonstudio.data.io import (Coordinates, load_coordinates, load_table, load_transactions, save_coordinates,
-                                save_table, save_transactions)
+from anonstudio.data.io import (
+    Coordinates,
+    load_coordinates,
+    load_table,
+    load_transactions,
+    save_coordinates,
+    save_table,
+    save_transactions,
+)
 
 INT_FORMATS = ["fimi", "spmf-seq"]
 ANY_LABEL_FORMATS = ["csv-long", "checkins", "csv-sets", "parquet"]

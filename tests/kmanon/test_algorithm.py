@@ -3,17 +3,19 @@
 import numpy as np
 import pytest
 
-from tests.reference.kmanon_reference import (
-    brute_force_factory, fraction_k_anonymous, is_km_anonymous, random_data, violators,
-)
-
 from anonstudio.data.hierarchy import Hierarchy
 from anonstudio.data.transactions import TransactionData
 from anonstudio.jobs import RecordingProgress
 from anonstudio.methods.kmanon.algorithm import kmanonymize
-from anonstudio.methods.kmanon.params import KmAnonParams
-from anonstudio.methods.kmanon.params import SAMPLERS
 from anonstudio.methods.kmanon.constraints import FreeMerge, HierarchyCut, PointCentroidError
+from anonstudio.methods.kmanon.params import SAMPLERS, KmAnonParams
+from tests.reference.kmanon_reference import (
+    brute_force_factory,
+    fraction_k_anonymous,
+    is_km_anonymous,
+    random_data,
+    violators,
+)
 
 TABLE_I = [
     ["LA"],

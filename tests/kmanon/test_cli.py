@@ -5,9 +5,8 @@ import json
 import pytest
 
 from anonstudio.cli import main
-from anonstudio.data.io import load_transactions
+from anonstudio.data.io import load_transactions, save_transactions
 from anonstudio.data.synth_city import SynthCityParams, generate_city, write_coordinates_csv
-from anonstudio.data.io import save_transactions
 from anonstudio.methods.contract import CHECK_PASSED
 from anonstudio.verifiers.kmanon import read_partition_map, verify_km
 

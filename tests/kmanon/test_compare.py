@@ -6,9 +6,9 @@ import pytest
 
 from anonstudio.data.compare import check_comparison
 from anonstudio.data.transactions import TransactionData
-from anonstudio.methods.kmanon.result import LevelResult
 from anonstudio.methods.kmanon.compare import PartitionComparison, comparison_of
 from anonstudio.methods.kmanon.export import anonymized_dataset, partition_names
+from anonstudio.methods.kmanon.result import LevelResult
 
 
 def level_with(labels, names=None, level=2):

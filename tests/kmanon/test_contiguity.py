@@ -6,9 +6,8 @@ import shapely
 from anonstudio.data.geo import build_voronoi
 from anonstudio.data.synth_city import SynthCityParams, generate_city
 from anonstudio.methods.kmanon.algorithm import kmanonymize
-from anonstudio.methods.kmanon.params import KmAnonParams
-from anonstudio.methods.kmanon.params import SAMPLERS
 from anonstudio.methods.kmanon.constraints import Contiguity
+from anonstudio.methods.kmanon.params import SAMPLERS, KmAnonParams
 from anonstudio.verifiers.kmanon import verify_km
 
 

@@ -2,13 +2,19 @@
 
 import numpy as np
 
-from tests.reference.kmanon_reference import generalized_support, random_data, records_of
-
 from anonstudio.kernels.generalized_support import (
-    binomial_table, count_keys, dense_count, dense_offsets, dense_violators, enumerate_keys, key_bits, unpack_key,
+    binomial_table,
+    count_keys,
+    dense_count,
+    dense_offsets,
+    dense_violators,
+    enumerate_keys,
+    key_bits,
+    unpack_key,
     violating_keys,
 )
 from anonstudio.methods.kmanon.partition_state import PartitionState
+from tests.reference.kmanon_reference import generalized_support, random_data, records_of
 
 
 def _random_merges(state, rng, n):
@@ -26,7 +32,7 @@ def test_support_at_least_matches_brute_force_under_merges():
     records = records_of(data)
     state = PartitionState(data)
     # 20 merges append more unions than the pool has room for: compaction runs
-    for round_ in range(4):
+    for _round in range(4):
         _random_merges(state, rng, 5)
         for _ in range(200):
             size = int(rng.integers(1, 4))

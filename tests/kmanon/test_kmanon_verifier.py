@@ -3,11 +3,10 @@
 import numpy as np
 import pytest
 
-from tests.reference.kmanon_reference import fraction_k_anonymous, omega, partition_records, random_data
-
 from anonstudio.data.errors import DataFormatError
 from anonstudio.kernels.kmanon_verify import draw_uniform_itemsets
 from anonstudio.verifiers.kmanon import read_partition_map, verify_km
+from tests.reference.kmanon_reference import fraction_k_anonymous, omega, partition_records, random_data
 
 
 def _random_labels(n_items, n_parts, seed):

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from anonstudio.methods.kmanon.result import LevelResult
 from anonstudio.methods.kmanon.report import guarantee_notes, guarantee_text
+from anonstudio.methods.kmanon.result import LevelResult
 from anonstudio.verifiers.kmanon import KmVerifyPoint, KmVerifyResult, clopper_pearson
 
 

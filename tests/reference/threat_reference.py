@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 
 def _log_dm(counts: Sequence[int], prior: Sequence[float]) -> float:
@@ -80,7 +80,7 @@ def vertical_tables(groups: Sequence[int], r_rows: Sequence[Sequence[int]], s_ro
     for j, g in enumerate(groups):
         members.setdefault(g, []).append(j)
     options = []
-    for g, rows in members.items():
+    for rows in members.values():
         tuples = [tuple(r_rows[j]) for j in rows]
         options.append((rows, sorted(set(itertools.permutations(tuples)))))
     for choice in itertools.product(*[opts for _, opts in options]):

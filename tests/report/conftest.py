@@ -9,9 +9,9 @@ import pytest
 
 pytest.importorskip("html5lib")
 
-from anonstudio.methods.contract import run_and_verify  # noqa: E402
-from anonstudio.studio.project import Project  # noqa: E402
-from tests.report.report_helpers import METHODS, make_project  # noqa: E402
+from anonstudio.methods.contract import run_and_verify
+from anonstudio.studio.project import Project
+from tests.report.report_helpers import METHODS, make_project
 
 
 @dataclass

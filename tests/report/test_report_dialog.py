@@ -136,8 +136,9 @@ def test_show_run_draws_a_run_computed_elsewhere(window, qtbot, project_runs):
 
 
 def test_the_figures_are_the_plots_a_workbench_shows_after_the_run(window, qtbot, project_runs, figures):
-    from anonstudio.gui.plots import ExportablePlot
     from PySide6.QtGui import QImage
+
+    from anonstudio.gui.plots import ExportablePlot
 
     figs, _notes = figures
     for name in ("uniqueness", "threat"):

@@ -115,9 +115,8 @@ def test_hostile_inputs_get_one_line_and_exit_2(tmp_path, capsys, monkeypatch, a
 
 def test_ctrl_c_keeps_the_merges_done_and_writes_a_partial_json(tmp_path, capsys, monkeypatch):
 
-    from tests.reference.rt_reference import random_rt
-
     from anonstudio.cli.progress import TqdmProgress
+    from tests.reference.rt_reference import random_rt
 
     data, _, rows, _ = random_rt(0, 120, empty=False)
     zone = tmp_path / "zone.csv"

@@ -7,11 +7,11 @@ import pytest
 
 from anonstudio.data.io.rt import load_rt_csv
 from anonstudio.methods.rt.algorithm import run_rt
-from anonstudio.methods.rt.export import anon_rows
-from anonstudio.methods.rt.params import RTParams
 from anonstudio.methods.rt.btd import BTDMatrix
 from anonstudio.methods.rt.cluster import clusters_from_assignment
+from anonstudio.methods.rt.export import anon_rows
 from anonstudio.methods.rt.merge import MergeState, partner_order
+from anonstudio.methods.rt.params import RTParams
 from anonstudio.methods.rt.prepare import prepare
 from anonstudio.methods.rt.transaction import Generalizer
 from anonstudio.verifiers.rt import RTCheck, check_anon_csv

@@ -3,19 +3,24 @@
 import numpy as np
 import pytest
 
-from tests.reference.rt_reference import (
-    random_rt, ref_cluster, ref_cluster_btd, ref_km_violations, ref_ncp, ref_rmerge_r, ref_ul,
-)
-
 from anonstudio.methods.rt.algorithm import run_rt
 from anonstudio.methods.rt.btd import BTDMatrix
 from anonstudio.methods.rt.cluster import cluster, clusters_from_assignment
 from anonstudio.methods.rt.export import anon_rows
-from anonstudio.methods.rt.params import RTParams
 from anonstudio.methods.rt.merge import MergeState, run_merges
+from anonstudio.methods.rt.params import RTParams
 from anonstudio.methods.rt.prepare import prepare
 from anonstudio.methods.rt.transaction import Generalizer
 from anonstudio.verifiers.rt import RTCheck, verify_published
+from tests.reference.rt_reference import (
+    random_rt,
+    ref_cluster,
+    ref_cluster_btd,
+    ref_km_violations,
+    ref_ncp,
+    ref_rmerge_r,
+    ref_ul,
+)
 
 
 def _setup(data_seed, tmp_path, n=40, empty=None, **kw):

@@ -5,11 +5,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.reference.rt_reference import random_rt
-
+from anonstudio.data.io.jsonfile import write_json
 from anonstudio.data.io.rt import load_rt_csv
 from anonstudio.jobs import RecordingProgress
-from anonstudio.data.io.jsonfile import write_json
 from anonstudio.methods.contract import get_method, run_and_verify
 from anonstudio.methods.rt.algorithm import run_rt
 from anonstudio.methods.rt.are import generate_workloads
@@ -18,6 +16,7 @@ from anonstudio.methods.rt.params import RTParams
 from anonstudio.methods.rt.verify import verify_result
 from anonstudio.params import ParameterError
 from anonstudio.verifiers.rt import RTCheck, check_anon_csv, verify_published
+from tests.reference.rt_reference import random_rt
 from tests.shared_data import SHARED_DATA
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "rt"

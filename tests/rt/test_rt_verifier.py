@@ -4,12 +4,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.reference.rt_reference import random_rt
-
 from anonstudio.methods.rt.algorithm import run_rt
 from anonstudio.methods.rt.export import write_anon_csv
 from anonstudio.methods.rt.params import RTParams
 from anonstudio.verifiers.rt import RTCheck, check_anon_csv, read_anon_csv
+from tests.reference.rt_reference import random_rt
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "rt"
 

@@ -13,7 +13,7 @@ from anonstudio.methods.contract import get_method
 KMANON = get_method("kmanon")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def city():
     """The bundled small city (5,000 people, 200 towers with coordinates)."""
     return open_dataset("small-city")

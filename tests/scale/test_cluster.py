@@ -16,7 +16,6 @@ from anonstudio.methods.contract import run_and_verify  # noqa: E402
 from anonstudio.methods.kmanon.algorithm import kmanonymize  # noqa: E402
 from anonstudio.methods.kmanon.constraints import FreeMerge  # noqa: E402
 from anonstudio.methods.sweep import make_grid, parse_axis, run_sweep  # noqa: E402
-
 from tests.scale.scale_helpers import KMANON, city, ctrl_c_after_cells, levels_key, quick, trials_key  # noqa: E402
 
 

@@ -11,7 +11,6 @@ from anonstudio import parallel
 from anonstudio.jobs import RecordingProgress
 from anonstudio.methods.contract import run_and_verify
 from anonstudio.methods.sweep import NOT_RUN, REASON, make_grid, parse_axis, run_sweep
-
 from tests.scale.scale_helpers import KMANON, city, quick
 
 KS = "5,10,20"

@@ -8,10 +8,9 @@ import signal
 import pytest
 
 from anonstudio.cli import main
-from anonstudio.methods.sweep import NOT_RUN
-
-from tests.scale.scale_helpers import KMANON, city, ctrl_c_after_cells, quick
 from anonstudio.methods.contract import run_and_verify
+from anonstudio.methods.sweep import NOT_RUN
+from tests.scale.scale_helpers import KMANON, city, ctrl_c_after_cells, quick
 
 QUICK = ["--set", "sigma=0.9", "--set", "verify_samples=400"]
 

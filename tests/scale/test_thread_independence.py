@@ -12,7 +12,6 @@ from anonstudio.methods.kmanon.algorithm import kmanonymize
 from anonstudio.methods.kmanon.constraints import FreeMerge
 from anonstudio.samplers.independent_sampler import IndependentItemsetSampler
 from anonstudio.samplers.mcmc_sampler import ItemsetSampler
-
 from tests.scale.scale_helpers import city, levels_key, quick, trials_key
 
 

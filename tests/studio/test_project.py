@@ -8,8 +8,7 @@ import pytest
 from anonstudio.data.datasets import ReadOptions, load_with_options
 from anonstudio.methods.contract import run_and_verify
 from anonstudio.methods.sweep import Axis
-from anonstudio.studio.project import (DatasetChanged, DatasetMissing, Project, ProjectError, SweepEntry,
-                                       migrate_project)
+from anonstudio.studio.project import DatasetChanged, DatasetMissing, Project, ProjectError, SweepEntry, migrate_project
 
 from .conftest import NAMES
 

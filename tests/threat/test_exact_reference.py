@@ -5,9 +5,12 @@ import pytest
 from anonstudio.methods.threat.analysis import analyze_threat
 from anonstudio.methods.threat.params import ThreatParams
 from tests.reference.threat_reference import (
-    TinyModel, exact_learner_joint, exact_posteriors, horizontal_tables, vertical_tables,
+    TinyModel,
+    exact_learner_joint,
+    exact_posteriors,
+    horizontal_tables,
+    vertical_tables,
 )
-
 from tests.threat.builders import coded_release
 
 TOL = 0.025

@@ -10,7 +10,6 @@ import pytest
 
 from anonstudio.methods.threat.analysis import analyze_threat
 from anonstudio.methods.threat.params import ThreatParams
-
 from tests.threat.builders import DISEASES, example1_frame, example1_release
 
 PAPER = {

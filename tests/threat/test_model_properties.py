@@ -5,10 +5,9 @@ import numpy as np
 import pytest
 
 from anonstudio.methods.threat.analysis import analyze_threat
-from anonstudio.methods.threat.model import Priors
-from anonstudio.methods.threat.params import ThreatParams
 from anonstudio.methods.threat.estimates import ideal_conditional, ideal_joint, victim_tuples
-from anonstudio.methods.threat.model import encode_release
+from anonstudio.methods.threat.model import Priors, encode_release
+from anonstudio.methods.threat.params import ThreatParams
 from tests.threat.builders import coded_release, example1_frame, example1_release
 
 FAST = dict(iterations=20_000, burn_in=1_000, thinning=1, chains=2, seed=5)

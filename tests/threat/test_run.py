@@ -3,12 +3,11 @@ import numpy as np
 import pytest
 
 from anonstudio.jobs import RecordingProgress
-from anonstudio.methods.threat.analysis import analyze_threat
-from anonstudio.methods.threat.params import ThreatParams
 from anonstudio.methods.threat import analysis
-from anonstudio.methods.threat.analysis import prepare
+from anonstudio.methods.threat.analysis import analyze_threat, prepare
 from anonstudio.methods.threat.diagnostics import geweke_from_batches, weiss_test
 from anonstudio.methods.threat.measures import MEASURE_MEANINGS, table_measures, threat_shares
+from anonstudio.methods.threat.params import ThreatParams
 from anonstudio.methods.threat.sampler import ChainSet
 from anonstudio.params import ParameterError, specs, validate
 from tests.threat.builders import coded_release, example1_frame, example1_release

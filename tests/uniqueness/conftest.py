@@ -5,8 +5,8 @@ import random
 
 import pytest
 
-from tests.uniqueness.helpers import TABLE_I, as_data
 from anonstudio.data.transactions import TransactionData
+from tests.uniqueness.helpers import TABLE_I, as_data
 
 
 @pytest.fixture

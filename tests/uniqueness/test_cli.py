@@ -1,10 +1,10 @@
 """``anonstudio-cli uniqueness`` and ``attack``."""
 from __future__ import annotations
 
-import pytest
-
 import json
 from pathlib import Path
+
+import pytest
 
 from anonstudio.cli import main
 from tests.uniqueness.helpers import BASKETS_OMEGA3

@@ -11,8 +11,8 @@ from scipy import stats
 
 from anonstudio.jobs import NullProgress
 from anonstudio.kernels.independent_sampler import build_alias, draw_independent
-from anonstudio.kernels.rng import make_state
 from anonstudio.kernels.mcmc_sampler import subset_counts
+from anonstudio.kernels.rng import make_state
 from anonstudio.kernels.support import (
     MODE_AUTO,
     MODE_BITSETS,

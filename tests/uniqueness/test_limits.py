@@ -9,8 +9,6 @@ import pytest
 from anonstudio.data.io import load_transactions
 from anonstudio.jobs import RecordingProgress
 from anonstudio.kernels.enumerate import subsets_by_smallest_item
-from anonstudio.samplers.mcmc_sampler import ItemsetSampler, burn_in_status
-from anonstudio.methods.uniqueness.params import UniquenessParams
 from anonstudio.methods.uniqueness.algorithm import (
     BYTES_PER_KEY,
     default_memory_limit,
@@ -18,7 +16,9 @@ from anonstudio.methods.uniqueness.algorithm import (
     exact_uniqueness,
     uniqueness_curve,
 )
+from anonstudio.methods.uniqueness.params import UniquenessParams
 from anonstudio.params import ParameterError
+from anonstudio.samplers.mcmc_sampler import ItemsetSampler, burn_in_status
 from tests.uniqueness.helpers import BASKETS_OMEGA3
 
 GIB = 1 << 30

@@ -151,8 +151,8 @@ def test_inlined_item_draw_matches_the_rng_modules_sampler():
     # it must consume and return exactly what rng.sample_without_replacement does.
     from numba import njit
 
-    from anonstudio.kernels.rng import make_state, sample_without_replacement
     from anonstudio.kernels.mcmc_sampler import sample_record_items
+    from anonstudio.kernels.rng import make_state, sample_without_replacement
 
     @njit
     def inlined(state, indices, start, length, ell, out):

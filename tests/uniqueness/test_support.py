@@ -18,7 +18,7 @@ def _random_itemsets(rng, n_items, ell, count):
 
 @pytest.mark.parametrize("density", ["sparse", "dense"])
 def test_support_and_weight_match_reference_in_every_mode(rng, density):
-    for trial in range(6):
+    for _trial in range(6):
         n_items = rng.randint(3, 12)
         max_len = n_items if density == "dense" else 4
         records = ref.random_records(rng, rng.randint(1, 150), n_items, max_len)

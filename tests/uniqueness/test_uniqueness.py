@@ -10,7 +10,6 @@ import pytest
 from anonstudio.data.io import load_transactions
 from anonstudio.jobs import RecordingProgress
 from anonstudio.kernels.enumerate import plan_chunks, subsets_by_smallest_item
-from anonstudio.methods.uniqueness.params import PERSON_EXPLANATION, UniquenessParams
 from anonstudio.methods.uniqueness.algorithm import (
     enumeration_cost,
     exact_uniqueness,
@@ -19,6 +18,7 @@ from anonstudio.methods.uniqueness.algorithm import (
     person_unicity_curve,
     uniqueness_curve,
 )
+from anonstudio.methods.uniqueness.params import PERSON_EXPLANATION, UniquenessParams
 from anonstudio.params import ParameterError
 from tests.reference import uniqueness_reference as ref
 from tests.uniqueness.helpers import BASKETS_OMEGA3, as_data, id_sets

@@ -1,13 +1,13 @@
 """Kernel warm-up: every module's hook runs, and afterwards the entry points are compiled."""
 from __future__ import annotations
 
-import pytest
-
 import importlib
 import json
 import pkgutil
 import subprocess
 import sys
+
+import pytest
 
 from anonstudio import kernels
 from anonstudio.jobs import RecordingProgress
