@@ -84,12 +84,12 @@ class ThreatEstimates:
         return row_measures(self.p_A, self.p_L, self.s_true)
 
     def victim(self, row: int) -> dict[str, Any]:
-        """The three distributions (and p_I) for the victim in cleartext row ``row`` (0-based)."""
+        """The three distributions (and p_I) for the victim at row index ``row`` (from 0; ``index`` in the answer)."""
         if not 0 <= row < self.n_rows:
             raise IndexError(f"row {row} is outside 0..{self.n_rows - 1}")
         names = [text_of(v) for v in self.sensitive_values]
         return {
-            "row": row, "s": names[int(self.s_true[row])],
+            "index": row, "s": names[int(self.s_true[row])],
             **{k: dict(zip(names, getattr(self, k)[row].tolist())) for k in ("p_L", "p_A", "p_RW", "p_I")},
         }
 

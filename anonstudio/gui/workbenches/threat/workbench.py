@@ -1,9 +1,10 @@
 """Threats workbench: what does an attacker learn about people in a group-anonymized table
 beyond what the table teaches about everyone? (Boreale, Corradi, Viscardi 2020)
 
-One run anonymizes the loaded table (Mondrian, global recoding or Anatomy) or
-imports a published CSV, checks the release with the independent verifier and
-runs the Bayesian analysis: a *learner* estimates the population from the
+One run anonymizes the loaded table (Mondrian, global recoding or Anatomy),
+analyses the release the Group anonymization tab made of it (same recipe, so
+the same release) or imports a published CSV, checks the release with the
+independent verifier and runs the Bayesian analysis: a *learner* estimates the population from the
 release (p_L), an *attacker* who also knows the victim is in the table reasons
 about that person (p_A, Lemma 1), and random worlds (p_RW) treats every
 compatible table as equally likely. The tab shows
@@ -47,7 +48,8 @@ GUIDE = (
     "teaches a <i>learner</i> about the population (p_L); an <i>attacker</i> who also knows the victim is in the "
     "table reasons about that person (p_A, Lemma 1 of Boreale et al. 2020). "
     "<b>What to set first.</b> The sensitive column, the quasi-identifiers and which of them the attacker knows "
-    "(the Adult sample's roles give the paper's choice), the anonymization and its k and ℓ. More sweeps give "
+    "(the Adult sample's roles give the paper's choice), the anonymization and its k and ℓ — or press “Analyse the "
+    "Group anonymization tab's release” to analyse the release made there. More sweeps give "
     "steadier estimates; the convergence diagnostics say whether the sampler settled. "
     "<b>How to read it.</b> Each point is a person: x = p_L, y = p_A of their true value; in the "
     "<span style='background:#f2d4d4'>&nbsp;red area&nbsp;</span> the attacker is surer. Ti = p_A / p_L; "
