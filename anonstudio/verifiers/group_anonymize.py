@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.table import Table
+from ..formatting import integer
 
 __all__ = ["GroupPrivacyReport", "verify_group_release"]
 
@@ -78,8 +79,8 @@ class GroupPrivacyReport:
     def lines(self) -> list[str]:
         """What was checked and found, one plain line each (the verdict's figures; rows and groups from 1)."""
         lines = [
-            f"{self.scheme} release, {self.n_rows} rows in {self.n_groups} groups",
-            f"group size: min {self.min_group_size}, mean {self.mean_group_size:.2f}, max {self.max_group_size}",
+            f"{self.scheme} release, {integer(self.n_rows)} rows in {integer(self.n_groups)} groups",
+            f"group size: min {integer(self.min_group_size)}, mean {self.mean_group_size:.2f}, max {integer(self.max_group_size)}",
             f"distinct sensitive values per group: min {self.min_distinct_sensitive}; "
             f"largest share of one value in a group {self.max_sensitive_share:.3f}",
         ]
@@ -87,11 +88,11 @@ class GroupPrivacyReport:
             lines.append(f"{self.k}-anonymous: {'yes' if self.k_anonymous else 'NO'}")
         if self.l is not None:
             lines.append(f"{self.l}-diverse: {'yes' if self.l_diverse else 'NO'}")
-        lines.append(f"rows outside their group's cells: {self.n_misfits}")
+        lines.append(f"rows outside their group's cells: {integer(self.n_misfits)}")
         for m in self.misfits[:5]:
             lines.append(f"row {m['row']}: {m['column']} = {m['value']!r} not in group {m['group']}'s cell")
         lines.extend(f"problem: {p}" for p in self.problems)
-        lines.append(f"NCP {self.ncp:.4f}, discernibility {self.discernibility}")
+        lines.append(f"NCP {self.ncp:.4f}, discernibility {integer(self.discernibility)}")
         return lines
 
     def summary(self) -> dict[str, float]:
