@@ -310,6 +310,9 @@ class MethodSpec(abc.ABC):
     cli_options: tuple[tuple[str, dict], ...] = ()
     #: Sweeps the family offers by default (the paper's figures), as ``methods.sweep.SweepPreset`` s.
     sweeps: tuple = ()
+    #: The module of ``anonstudio.verifiers`` that checks the promise (default: the family's own, named as its
+    #: package); a family whose promise is another family's (threat analyses a group release) names that one.
+    verified_by: str = ""
     #: Bundled samples the family runs on, each with parameter settings small enough for a quick run: the
     #: contract tests run the CLI on the first, and the kernel warm-up check runs every one.
     samples: tuple[tuple[str, dict[str, Any]], ...] = ()

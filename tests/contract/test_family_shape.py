@@ -2,7 +2,8 @@
 
 For each discovered family ``<name>`` (its package name: the CLI command with ``_`` for ``-``):
 ``methods/<name>/`` holds ``params.py``, ``algorithm.py`` (a public ``run_<name>``), ``result.py`` and
-``spec.py`` (whose ``run`` is one call); a family with a promise has ``verifiers/<name>.py``; the studio
+``spec.py`` (whose ``run`` is one call); a family with a promise has ``verifiers/<name>.py`` (or names
+the one that checks it, ``MethodSpec.verified_by``); the studio
 has ``gui/workbenches/<name>/workbench.py``; the tests live in ``tests/<name>/``; the spec declares its
 bundled samples and its glossary terms.
 """
@@ -36,7 +37,8 @@ def test_the_family_has_the_one_shape(name):
     algorithm = importlib.import_module(f"anonstudio.methods.{pkg}.algorithm")
     assert callable(getattr(algorithm, f"run_{pkg}", None)), f"methods/{pkg}/algorithm.py has no run_{pkg}"
     if spec.guarantee:
-        assert (PACKAGE / "verifiers" / f"{pkg}.py").is_file(), f"verifiers/{pkg}.py is missing"
+        verifier = spec.verified_by or pkg
+        assert (PACKAGE / "verifiers" / f"{verifier}.py").is_file(), f"verifiers/{verifier}.py is missing"
     assert (PACKAGE / "gui" / "workbenches" / pkg / "workbench.py").is_file(), f"no workbench for {name}"
     assert (ROOT / "tests" / pkg).is_dir(), f"tests/{pkg}/ is missing"
     assert spec.samples, f"{name} declares no bundled sample"

@@ -86,6 +86,8 @@ class ThreatSpec(MethodSpec):
     params = ThreatParams
     data_kinds = (Table,)
     guarantee = True
+    #: The promise checked is the analysed release's k-anonymity and ℓ-diversity: the group verifier's.
+    verified_by = "group_anonymize"
     terms = TERMS
     stages = (Stage("release", "anonymizing", 1.0),
               Stage("sample", "sampling", lambda p: max(p.iterations * p.chains / 2000.0, 0.5)),
