@@ -155,10 +155,22 @@ class Context:
             self.dbits = np.zeros((0, 1), dtype=np.uint64)
         self.min_budget = np.int64(r.budget.min()) if r.n_records else np.int64(NO_BUDGET)
 
-    def arrays(self) -> tuple:
+    def arrays(self, m: int) -> tuple:
+        """The kernels' arguments for known sets of up to ``m`` items."""
         if getattr(self, "_arrays", None) is None:
             self._arrays = self._build_arrays()
-        return self._arrays
+        return self._arrays + (self._low_budget(m),)
+
+    def _low_budget(self, m: int) -> np.ndarray:
+        """Bits of the records whose threshold is below m (only they can reject m known items for it)."""
+        r = self.published
+        if not self.uses_bits or not r.worlds:
+            return np.zeros(max(self.abits.shape[1], 1), dtype=np.uint64)
+        words = self.abits.shape[1]
+        low = np.flatnonzero(r.budget < m)
+        bits = np.zeros(words, dtype=np.uint64)
+        np.bitwise_or.at(bits, low >> 6, np.left_shift(np.uint64(1), (low & 63).astype(np.uint64)))
+        return bits
 
     def _build_arrays(self) -> tuple:
         p, r = self.people, self.published
@@ -208,7 +220,7 @@ def exact_level(ctx: Context, m: int, k: int, rho: float, progress: Progress | N
         "min_distinct": np.full(n, -1, np.int64),
     }
     keys = list(outs)
-    arrays = ctx.arrays()
+    arrays = ctx.arrays(m)
     chunks = _chunks(per)
     done_targets = np.zeros(n, dtype=bool)
     threads = max(1, budget.available())
@@ -270,7 +282,7 @@ def sampled_level(ctx: Context, m: int, k: int, rho: float, n_draws: int, seed: 
     own = np.zeros(n_draws, np.bool_)
     conf = np.full(n_draws, -1.0)
     conf_atom = np.full(n_draws, -1, np.int64)
-    arrays = ctx.arrays()
+    arrays = ctx.arrays(m)
     threads = max(1, budget.available())
 
     def work(b: int) -> None:

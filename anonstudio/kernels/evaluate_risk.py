@@ -81,9 +81,15 @@ def _popcount(x):
     return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _low_bit(x):
+    """Index of the lowest set bit of a non-zero word."""
+    return _popcount((x & (~x + np.uint64(1))) - np.uint64(1))
+
+
 @njit(nogil=True, cache=True)
 def _count_bits(known, mk, own, sens, ns, acc, a_indptr, a_atoms, a_prob, budget,
-                abits, nzw_indptr, nzw, uprob, dbits, min_budget):
+                abits, nzw_indptr, nzw, uprob, dbits, min_budget, lowb):
     """:func:`_count` on per-atom record bit sets (one class): the candidates are the AND of the known items'
     sets, restricted to the words where the rarest known item has records."""
     best = known[0]
@@ -103,17 +109,20 @@ def _count_bits(known, mk, own, sens, ns, acc, a_indptr, a_atoms, a_prob, budget
         if word == 0:
             continue
         if check_cost:  # nonreciprocal: drop records where too many known items lie outside the base
-            keep = np.uint64(0)
-            for b in range(64):
-                if not (word >> np.uint64(b)) & np.uint64(1):
-                    continue
-                j = w * 64 + b
+            costly = np.uint64(0)
+            for q in range(mk):
+                costly |= dbits[known[q], w]
+            # Only records with a known item outside their base, and a threshold below m, can exceed it.
+            costly &= word & lowb[w]
+            while costly:
+                b = _low_bit(costly)
+                bit = np.uint64(1) << np.uint64(b)
+                costly ^= bit
                 cost = 0
                 for q in range(mk):
                     cost += np.int64((dbits[known[q], w] >> np.uint64(b)) & np.uint64(1))
-                if cost <= budget[j]:
-                    keep |= np.uint64(1) << np.uint64(b)
-            word = keep
+                if cost > budget[w * 64 + b]:
+                    word &= ~bit
             if word == 0:
                 continue
         count += _popcount(word)
@@ -122,12 +131,14 @@ def _count_bits(known, mk, own, sens, ns, acc, a_indptr, a_atoms, a_prob, budget
             if uprob[s] >= 0.0:
                 acc[q] += uprob[s] * _popcount(word & abits[s, w])
             else:
-                for b in range(64):
-                    if (word >> np.uint64(b)) & np.uint64(1):
-                        j = w * 64 + b
-                        p = _find(a_atoms, a_indptr[j], a_indptr[j + 1], s)
-                        if p >= 0:
-                            acc[q] += a_prob[p]
+                rest = word
+                while rest:
+                    b = _low_bit(rest)
+                    rest ^= np.uint64(1) << np.uint64(b)
+                    j = w * 64 + b
+                    p = _find(a_atoms, a_indptr[j], a_indptr[j + 1], s)
+                    if p >= 0:
+                        acc[q] += a_prob[p]
     own_ok = False
     if own >= 0:
         ow = own >> 6
@@ -149,7 +160,7 @@ def _count_bits(known, mk, own, sens, ns, acc, a_indptr, a_atoms, a_prob, budget
 def _count(known, mk, cover, own, sens, ns, acc, mark, stamp,
            rec_class, class_size, cs_indptr, cs_atoms, cs_sum,
            a_indptr, a_atoms, a_kind, a_prob, budget, post_indptr, post_recs,
-           abits, nzw_indptr, nzw, uprob, dbits, min_budget):
+           abits, nzw_indptr, nzw, uprob, dbits, min_budget, lowb):
     """Candidates of one (target, K): (count, own record a candidate, distinct sensitive values or -1).
 
     ``acc[:ns]`` receives, per sensitive atom ``sens[q]``, the sum of its probability over the candidates.
@@ -165,11 +176,9 @@ def _count(known, mk, cover, own, sens, ns, acc, mark, stamp,
         stamp[0] += 1
         for w in range(cover.shape[0]):
             bits = cover[w]
-            if bits == 0:
-                continue
-            for b in range(64):
-                if not (bits >> np.uint64(b)) & np.uint64(1):
-                    continue
+            while bits:
+                b = _low_bit(bits)
+                bits ^= np.uint64(1) << np.uint64(b)
                 c = w * 64 + b
                 count += class_size[c]
                 lo = cs_indptr[c]
@@ -189,7 +198,7 @@ def _count(known, mk, cover, own, sens, ns, acc, mark, stamp,
         for q in range(ns):
             acc[q] = 0.0
         count, own_ok = _count_bits(known, mk, own, sens, ns, acc, a_indptr, a_atoms, a_prob, budget,
-                                    abits, nzw_indptr, nzw, uprob, dbits, min_budget)
+                                    abits, nzw_indptr, nzw, uprob, dbits, min_budget, lowb)
         return count, own_ok, -1
     best = known[0]
     for q in range(1, mk):
@@ -259,7 +268,7 @@ def exact_targets(order, lo, hi, m, k, rho,
                   pool_indptr, pool_items, sens_indptr, sens_atoms, own, tuple_of, tuple_rows,
                   colbits, valid, rec_class, class_size, cs_indptr, cs_atoms, cs_sum,
                   a_indptr, a_atoms, a_kind, a_prob, budget, post_indptr, post_recs, n_atoms,
-                  abits, nzw_indptr, nzw, uprob, dbits, min_budget,
+                  abits, nzw_indptr, nzw, uprob, dbits, min_budget, lowb,
                   out_pairs, out_pr, out_risk, out_attr, out_min_count, out_min_at, out_max_conf, out_conf_at,
                   out_conf_atom, out_min_distinct):
     """Every known set of the targets ``order[lo:hi]``; outputs at positions ``i - lo``.
@@ -311,7 +320,7 @@ def exact_targets(order, lo, hi, m, k, rho,
             count, own_ok, distinct = _count(known, mk, cover, own[u], sens, ns, acc, mark, stamp,
                                              rec_class, class_size, cs_indptr, cs_atoms, cs_sum,
                                              a_indptr, a_atoms, a_kind, a_prob, budget, post_indptr, post_recs,
-                                             abits, nzw_indptr, nzw, uprob, dbits, min_budget)
+                                             abits, nzw_indptr, nzw, uprob, dbits, min_budget, lowb)
             if own_ok:
                 pr += 1.0 / count
                 if count < k:
@@ -353,7 +362,7 @@ def sampled_pairs(state, n_draws, m,
                   pool_indptr, pool_items, sens_indptr, sens_atoms, own, tuple_of, tuple_rows,
                   colbits, valid, rec_class, class_size, cs_indptr, cs_atoms, cs_sum,
                   a_indptr, a_atoms, a_kind, a_prob, budget, post_indptr, post_recs, n_atoms,
-                  abits, nzw_indptr, nzw, uprob, dbits, min_budget,
+                  abits, nzw_indptr, nzw, uprob, dbits, min_budget, lowb,
                   out_target, out_known, out_count, out_own, out_max_conf, out_conf_atom):
     """``n_draws`` (target, K) pairs: a target uniformly, then a uniform m-subset of its pool (all of it when
     shorter, sorted into ``out_known`` padded with -1); per draw the candidates, whether the own record is
@@ -397,7 +406,7 @@ def sampled_pairs(state, n_draws, m,
         count, own_ok, distinct = _count(known, mk, cover, own[u], sens, ns, acc, mark, stamp,
                                          rec_class, class_size, cs_indptr, cs_atoms, cs_sum,
                                          a_indptr, a_atoms, a_kind, a_prob, budget, post_indptr, post_recs,
-                                         abits, nzw_indptr, nzw, uprob, dbits, min_budget)
+                                         abits, nzw_indptr, nzw, uprob, dbits, min_budget, lowb)
         out_target[i] = u
         out_count[i] = count
         out_own[i] = own_ok
@@ -445,10 +454,10 @@ def _tiny_bits(with_bits: bool):
     """Bit sets of :func:`_tiny`'s release (or none: the posting-list path)."""
     if not with_bits:
         return [np.zeros((0, 1), dtype=np.uint64), np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64),
-                np.zeros(0), np.zeros((0, 1), dtype=np.uint64), NO_BUDGET]
+                np.zeros(0), np.zeros((0, 1), dtype=np.uint64), NO_BUDGET, np.zeros(1, dtype=np.uint64)]
     abits = np.array([[1], [3]], dtype=np.uint64)
     return [abits, np.array([0, 1, 2], dtype=np.int64), np.zeros(2, dtype=np.int64), np.ones(2),
-            np.zeros((2, 1), dtype=np.uint64), NO_BUDGET]
+            np.zeros((2, 1), dtype=np.uint64), NO_BUDGET, np.zeros(1, dtype=np.uint64)]
 
 
 def warm_up() -> None:
