@@ -186,3 +186,25 @@ def test_frequency_distortion_equals_the_reference(cases):
                 for v, share in r.qi[column].items():
                     rel[v] = rel.get(v, 0.0) + share
             assert got["parts"][column] == pytest.approx(total_variation(orig, rel), abs=1e-9), (case.name, column)
+
+
+def test_posting_lists_and_bit_sets_give_the_same_figures(cases):
+    """Releases of one class are counted on bit sets unless they would not fit; both paths agree."""
+    from anonstudio.evaluate.risk import Context, exact_level, sampled_level
+
+    for case in cases:
+        people, published = read_release(case.original, case.release, case.kind, case.side)
+        bits, lists = Context(people, published), Context(people, published, bits_limit=0)
+        assert not lists.uses_bits
+        assert bits.uses_bits == (published.n_classes == 1)
+        for m in (1, 2, 3):
+            a, b = exact_level(bits, m, K, RHO), exact_level(lists, m, K, RHO)
+            for key in ("risk", "attr", "min_count", "min_at"):
+                assert np.array_equal(a.detail["per_person"][key], b.detail["per_person"][key]), (case.name, m, key)
+            for key in ("pr", "max_conf"):  # sums of 1/|g| in another order
+                assert np.allclose(a.detail["per_person"][key], b.detail["per_person"][key], atol=1e-12), \
+                    (case.name, m, key)
+            s1, s2 = sampled_level(bits, m, K, RHO, 500, 3, 0.05), sampled_level(lists, m, K, RHO, 500, 3, 0.05)
+            for key in ("target", "count", "own"):
+                assert np.array_equal(s1.detail[key], s2.detail[key]), (case.name, m, key)
+            assert np.allclose(s1.detail["conf"], s2.detail["conf"], atol=1e-12), (case.name, m)
