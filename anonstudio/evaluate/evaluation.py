@@ -288,6 +288,10 @@ def _example(ev: Evaluation, u: int, m: int, known: list[int], count: int, extra
     return doc
 
 
+def _people(n: int) -> str:
+    return f"{integer(n)} {'person has' if n == 1 else 'people have'}"
+
+
 def _check_k(ev: Evaluation, claim: Claim, level: Level, m: int, table: bool, items: bool) -> ClaimResult:
     promise = claim.wording(m, table, items)
     k = claim.k
@@ -301,16 +305,17 @@ def _check_k(ev: Evaluation, claim: Claim, level: Level, m: int, table: bool, it
             count = int(d["min_count"][u])
             example = _example(ev, u, m, known, count, reason=f"fewer than k = {k}")
             return ClaimResult(claim, m, "failed", promise,
-                               f"{integer(len(bad))} people have fewer than {k} candidates for some known set, e.g. "
-                               f"{example['text']}", True, example)
+                               f"{_people(len(bad))} fewer than {k} candidates for some "
+                               f"{'known set' if items else 'person'}, e.g. {example['text']}", True, example)
         if not level.complete:
             return ClaimResult(claim, m, "incomplete", promise, f"stopped before every known set at m = {m} was "
                                                                 "counted; no counterexample among those counted", True)
         counts = d["min_count"][d["min_count"] >= 0]
         fewest = int(counts.min()) if len(counts) else 0
-        return ClaimResult(claim, m, "passed", promise,
-                           f"{promise} ({integer(level.known_sets)} known sets of {integer(ev.people.n)} people "
-                           f"counted; fewest candidates {integer(fewest)})", True)
+        counted = (f"{integer(level.known_sets)} known sets of {integer(ev.people.n)} people" if items else
+                   f"{integer(ev.people.n)} people")
+        return ClaimResult(claim, m, "passed", promise, f"{promise} ({counted} counted; fewest candidates "
+                                                        f"{integer(fewest)})", True)
     d = level.detail
     bad = np.flatnonzero(d["own"] & (d["count"] < k))
     if len(bad):
@@ -350,8 +355,8 @@ def _check_rho(ev: Evaluation, claim: Claim, levels: dict[int, Level], m: int, t
                 example = _example(ev, u, mm, known, count, {"sensitive_value": value, "confidence": conf},
                                    reason=f"{probability(conf)} of them hold {value}, more than ρ = {rho:g}")
                 return ClaimResult(claim, m, "failed", promise,
-                                   f"{integer(len(bad))} people have a sensitive value held by more than {rho:g} of "
-                                   f"their candidates, e.g. {example['text']}", True, example)
+                                   f"{_people(len(bad))} a sensitive value held by more than {rho:g} of their "
+                                   f"candidates, e.g. {example['text']}", True, example)
             complete_all &= level.complete
         else:
             exact_all = False
@@ -372,7 +377,8 @@ def _check_rho(ev: Evaluation, claim: Claim, levels: dict[int, Level], m: int, t
                                                             f"m = 1..{m}, but not every one was checked", False)
     if not complete_all:
         return ClaimResult(claim, m, "incomplete", promise, "stopped before every known set was counted", True)
-    return ClaimResult(claim, m, "passed", promise, f"{promise} (every known set of m = 1..{m} counted)", True)
+    counted = f"every known set of m = 1..{m}" if items else f"all {integer(ev.people.n)} people"
+    return ClaimResult(claim, m, "passed", promise, f"{promise} ({counted} counted)", True)
 
 
 def _check_l(ev: Evaluation, claim: Claim, level: Level, m: int, table: bool, items: bool) -> ClaimResult:
@@ -391,9 +397,10 @@ def _check_l(ev: Evaluation, claim: Claim, level: Level, m: int, table: bool, it
         example = _example(ev, u, m, [], count, {"distinct_sensitive_values": distinct},
                            reason=f"showing {distinct} different sensitive value{'' if distinct == 1 else 's'}, "
                                   f"fewer than ℓ = {claim.l}")
-        return ClaimResult(claim, m, "failed", promise, f"{integer(len(bad))} people face fewer than {claim.l} "
-                                                        f"different sensitive values, e.g. {example['text']}",
-                           True, example)
+        return ClaimResult(claim, m, "failed", promise, f"{integer(len(bad))} "
+                                                        f"{'person faces' if len(bad) == 1 else 'people face'} fewer "
+                                                        f"than {claim.l} different sensitive values, e.g. "
+                                                        f"{example['text']}", True, example)
     if not level.complete:
         return ClaimResult(claim, m, "incomplete", promise, "stopped before every person was counted", True)
     return ClaimResult(claim, m, "passed", promise, f"{promise} ({integer(ev.people.n)} people counted)", True)

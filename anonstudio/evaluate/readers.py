@@ -194,12 +194,13 @@ def sniff_kind(original: Any, path: Path, side: SideFiles) -> str:
 
 
 # --------------------------------------------------------------------------- sensitive items
-def _sensitive_items(path: Path, n: int, vocab: _Vocabulary,
-                     names: tuple[str, ...] | None) -> tuple[np.ndarray, dict[int, set[int]], list[str]]:
+def _sensitive_items(path: Path, n: int, vocab: _Vocabulary, names: tuple[str, ...] | None,
+                     groups: dict[str, list[str]] | None = None) -> tuple[np.ndarray, dict[int, set[int]], list[str]]:
     """(global sensitive items as a bool mask, person -> own extra items, notes).
 
     Two layouts: ``record,item`` pairs (ρ's E file: ``*`` for everyone, records numbered from 1 or named by
     the original's record identifiers) or a list of items, one per line, sensitive for everyone (RT's list).
+    With an item hierarchy (``groups``: node label -> leaf labels) a node stands for every item under it.
     """
     lines = _lines(path)
     content = [(i + 1, ln) for i, ln in enumerate(lines) if ln.strip() and not ln.lstrip().startswith("#")]
@@ -251,6 +252,10 @@ def _sensitive_items(path: Path, n: int, vocab: _Vocabulary,
             if len(label) >= 2 and label[0] == label[-1] == '"':
                 label = label[1:-1]
             item = vocab.get(label)
+            if item is None and groups is not None and label in groups:
+                leaves = [vocab.get(x) for x in groups[label]]
+                glob[[i for i in leaves if i is not None]] = True
+                continue
             if item is None:
                 unknown += 1
                 continue
@@ -288,7 +293,8 @@ def _set_valued_people(data: TransactionData, side: SideFiles, names: tuple[str,
     notes: list[str] = []
     glob, extra = np.zeros(len(vocab.labels), dtype=bool), {}
     if side.sensitive is not None:
-        glob, extra, notes = _sensitive_items(Path(side.sensitive), data.n_records, vocab, names)
+        groups = _hierarchy_covers(Path(side.item_hierarchy)) if side.item_hierarchy is not None else None
+        glob, extra, notes = _sensitive_items(Path(side.sensitive), data.n_records, vocab, names, groups)
     elif side.known == "non-sensitive":
         raise ParameterError("--known non-sensitive needs the sensitive items (--sensitive FILE)", name="known")
     pool_indptr, pool, sens_indptr, sens = _split_people(indptr, items, glob, extra, side.known)
@@ -571,6 +577,13 @@ def _align_rows(path: Path, table: Table, header: list[str], rows: list) -> tupl
     n = table.n_rows
     ids = [c for c in header if c in table.frame.columns and table.role(c) is Role.IDENTIFIER]
     if not ids:
+        if len(rows) < n:
+            # Anonymizers publish complete rows only: rows with a missing value in a published column are left
+            # out, and the release follows the others in order.
+            shared = [c for c in header if c in table.frame.columns]
+            complete = np.flatnonzero(table.frame[shared].notna().all(axis=1).to_numpy())
+            if len(complete) == len(rows):
+                return complete.astype(np.int64), None
         _check_count(path, rows, n, "rows")
         return np.arange(n, dtype=np.int64), None
     column = ids[0]
@@ -673,7 +686,7 @@ def _read_table_like(original: Table | RTData, path: Path, side: SideFiles, kind
     sens_codes = None
     names = None
     if transactions is not None:
-        sub_side = SideFiles(sensitive=side.sensitive, known=side.known)
+        sub_side = SideFiles(sensitive=side.sensitive, known=side.known, item_hierarchy=side.item_hierarchy)
         base, notes = _set_valued_people(transactions, sub_side, names)
         items_indptr, items = base.items_indptr, base.items
         pool_indptr, pool, sens_indptr, sens_atoms = base.pool_indptr, base.pool_items, base.sens_indptr, base.sens_atoms
@@ -758,6 +771,9 @@ def _read_table_like(original: Table | RTData, path: Path, side: SideFiles, kind
     a_indptr, a_atoms, a_kind, a_prob = entries_to_csr(n_rec, rec_all, atom_all, prob_all)
     if id_column is not None:
         notes.append(f"release rows matched to the original's rows by {id_column!r}")
+    if n_rec < n:
+        notes.append(f"{n - n_rec:,} people of the original (rows with a missing value) are not in the release: "
+                     "they count as targets whose own record cannot be found")
     published = Published(kind=kind, n_records=n_rec, own=own, rec_class=rec_class, class_size=class_size,
                           colbits=colbits, qi_prob=qi_prob, a_indptr=a_indptr, a_atoms=a_atoms, a_kind=a_kind,
                           a_prob=a_prob, budget=no_budget(n_rec), notes=notes, files=side.files())
