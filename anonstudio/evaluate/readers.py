@@ -176,6 +176,11 @@ def sniff_kind(original: Any, path: Path, side: SideFiles) -> str:
     if isinstance(original, TransactionData):
         if fields[:4] == NONRECIPROCAL_HEADER:
             return "nonreciprocal"
+        vocab = _Vocabulary(tuple(original.vocab))
+        if len(fields) >= 3 and all(vocab.get(f) is None for f in fields) and path.suffix.lower() in (".csv", ".tsv"):
+            raise DataFormatError(path, f"the release is a table (columns {', '.join(fields[:6])}), and the original "
+                                        "was read as set-valued data: read the original as a table (--format "
+                                        "csv-table)", 1)
         if side.map is not None or side.item_hierarchy is not None:
             return "generalized"
         if any("{" in line for line in _lines(path)[:2000]):

@@ -52,6 +52,12 @@ def test_a_release_must_keep_one_record_per_person(tmp_path, original):
         read_release(original, path, "plain", SideFiles())
 
 
+def test_a_table_release_of_an_original_read_as_set_valued_data_says_what_to_do(tmp_path, original):
+    path = _write(tmp_path / "rt.csv", "cluster,age,diagnoses\n1,[1-9],250;401\n")
+    with pytest.raises(DataFormatError, match=r"rt\.csv, line 1: the release is a table .* \(--format csv-table\)"):
+        sniff_kind(original, path, SideFiles())
+
+
 def test_generalized_with_a_map_braces_and_a_hierarchy(tmp_path, original):
     _write(tmp_path / "map.csv", "item,partition\n1,A\n2,A\n3,3\n")
     path = _write(tmp_path / "r.dat", "A\nA 3\nA 3\n\n")
