@@ -439,6 +439,9 @@ def evaluate(original: Any, release: str | Path, *, kind: str | None = None, sid
     n_draws = samples_for(options.epsilon, options.delta)
     levels: dict[int, Level] = {}
     for i, m in enumerate(ms):
+        if progress.cancelled():
+            ev.complete = False
+            break
         sub = SubProgress(progress, 0.9 * i / len(ms), 0.9 * (i + 1) / len(ms))
         if no_items and levels:
             first = levels[ms[0]]

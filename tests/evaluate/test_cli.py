@@ -166,3 +166,35 @@ def test_an_arx_style_table_is_read_and_a_false_claim_exits_3(tmp_path, capsys):
     assert example["candidates"] == fewest == cands[u]
     assert example["quasi_identifiers"]["age"] == str(frame["age"][u])
     assert "counterexample (k=" in out and out.splitlines()[-1].startswith(CHECK_FAILED)
+
+
+class _CancelAfter:
+    """A progress whose cancel flag rises once ``calls`` updates were reported (a Ctrl-C mid-run)."""
+
+    def __init__(self, calls: int):
+        self.calls = calls
+
+    def set(self, fraction: float, status: str = "") -> None:
+        self.calls -= 1
+
+    def partial(self, result) -> None:
+        pass
+
+    def cancelled(self) -> bool:
+        return self.calls <= 0
+
+
+def test_a_cancelled_evaluation_keeps_what_it_finished(tiny):
+    from anonstudio.data.io import load_transactions
+    from anonstudio.evaluate import EvaluateOptions, SideFiles, evaluate, parse_claim
+
+    folder, _, _ = tiny
+    data = load_transactions(folder / "orig.dat")
+    ev = evaluate(data, folder / "rel.dat", side=SideFiles(), progress=_CancelAfter(1),
+                  options=EvaluateOptions(m=3, k=2, claims=(parse_claim("k=1,m=3"),)))
+    assert not ev.complete and ev.exit_code == 130
+    assert [level.m for level in ev.levels] == [1]
+    assert ev.count_query_error is None
+    assert ev.claims[0].status == "incomplete" and ev.verdict().startswith("Independent check incomplete")
+    doc = ev.to_json()
+    assert doc["complete"] is False and len(doc["levels"]) == 1
