@@ -49,7 +49,7 @@ from ..data.transactions import TransactionData
 from ..kernels.evaluate_risk import KIND_BASE_DIST, KIND_CERTAIN, KIND_DIST
 from ..kernels.evaluate_utility import world_marginals
 from ..params import ParameterError
-from .cells import CellError, Domain, domain_of, value_text
+from .cells import MISSING, CellError, Domain, domain_of, value_text
 from .model import Atoms, People, Published, csr, entries_to_csr, no_budget, plain_classes
 
 __all__ = ["KINDS", "KNOWN", "SideFiles", "sniff_kind", "read_release", "NONRECIPROCAL_HEADER"]
@@ -703,8 +703,11 @@ def _read_table_like(original: Table | RTData, path: Path, side: SideFiles, kind
         given, source = False, ""
     if sens_domain is not None:
         sens_codes = np.array([sens_domain.code(value_text(v)) for v in table.frame[sensitive].tolist()], np.int64)
-        sens_indptr = np.arange(n + 1, dtype=np.int64)
-        sens_atoms = atoms.sensitive_base + sens_codes
+        # A missing sensitive value is nothing to disclose.
+        known_value = sens_codes != sens_domain.code(MISSING)
+        sens_indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(known_value, out=sens_indptr[1:])
+        sens_atoms = atoms.sensitive_base + sens_codes[known_value]
         given, source = True, f"the sensitive column {sensitive!r}"
         if sensitive not in header:
             notes.append(f"the release does not publish the sensitive column {sensitive!r}: nobody can infer it from "
