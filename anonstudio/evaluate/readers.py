@@ -291,7 +291,8 @@ def _split_people(items_indptr: np.ndarray, items: np.ndarray, glob: np.ndarray,
     return pool_indptr, np.ascontiguousarray(pool, dtype=np.int32), sens_indptr, sens.astype(np.int64)
 
 
-def _set_valued_people(data: TransactionData, side: SideFiles, names: tuple[str, ...] | None) -> tuple[People, list[str]]:
+def _set_valued_people(data: TransactionData, side: SideFiles,
+                       names: tuple[str, ...] | None) -> tuple[People, list[str]]:
     vocab = _Vocabulary(tuple(data.vocab))
     indptr = np.asarray(data.indptr, dtype=np.int64)
     items = np.asarray(data.indices, dtype=np.int32)
@@ -596,8 +597,8 @@ def _align_rows(path: Path, table: Table, header: list[str], rows: list) -> tupl
     index: dict[str, int] = {}
     for u, key in enumerate(keys):
         if key in index:
-            raise DataFormatError(path, f"the original's identifier {key!r} ({column}) names two rows ({index[key] + 1} "
-                                        f"and {u + 1}), so release rows cannot be matched by it")
+            raise DataFormatError(path, f"the original's identifier {key!r} ({column}) names two rows "
+                                        f"({index[key] + 1} and {u + 1}), so release rows cannot be matched by it")
         index[key] = u
     at = header.index(column)
     person = np.empty(len(rows), dtype=np.int64)
@@ -694,7 +695,8 @@ def _read_table_like(original: Table | RTData, path: Path, side: SideFiles, kind
         sub_side = SideFiles(sensitive=side.sensitive, known=side.known, item_hierarchy=side.item_hierarchy)
         base, notes = _set_valued_people(transactions, sub_side, names)
         items_indptr, items = base.items_indptr, base.items
-        pool_indptr, pool, sens_indptr, sens_atoms = base.pool_indptr, base.pool_items, base.sens_indptr, base.sens_atoms
+        pool_indptr, pool = base.pool_indptr, base.pool_items
+        sens_indptr, sens_atoms = base.sens_indptr, base.sens_atoms
         given, source = base.sensitive_given, base.sensitive_source
     else:
         items_indptr, items = np.zeros(n + 1, np.int64), np.zeros(0, np.int32)
@@ -765,7 +767,8 @@ def _read_table_like(original: Table | RTData, path: Path, side: SideFiles, kind
                 except CellError as exc:
                     raise DataFormatError(path, f"column {sensitive!r}: {exc}", line) from None
                 codes = np.flatnonzero(mask)
-                hit = cache[text] = (codes, shares[codes] if shares is not None else np.full(len(codes), 1 / len(codes)))
+                weights = shares[codes] if shares is not None else np.full(len(codes), 1 / len(codes))
+                hit = cache[text] = (codes, weights)
             r_list.append(np.full(len(hit[0]), j, dtype=np.int64))
             a_list.append(atoms.sensitive_base + hit[0])
             p_list.append(hit[1])

@@ -7,7 +7,6 @@ import json
 from collections import Counter
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from anonstudio.cli import main
@@ -187,8 +186,8 @@ def test_rt_release_passes_its_k_km_audit(tmp_path, capsys):
                 "race,zip3", "--k", 5, "--m", 2, "--delta", 0.65, "--out", release, "--hierarchy-out", hierarchy,
                 "--quiet") == 0
     capsys.readouterr()
-    code, doc, out = _audit(capsys, head, "--format", "csv-table", "--release", release, "--item-hierarchy", hierarchy, "--m", 2, "--k", 5, "--claim", "k=5,m=2",
-                            "--json", tmp_path / "ok.json")
+    code, doc, out = _audit(capsys, head, "--format", "csv-table", "--release", release, "--item-hierarchy",
+                            hierarchy, "--m", 2, "--k", 5, "--claim", "k=5,m=2", "--json", tmp_path / "ok.json")
     assert code == 0, out
     assert doc["kind"] == "rt" and doc["attacker"]["quasi_identifiers"] == ["age", "sex", "race", "zip3"]
     assert doc["claims"][0]["status"] == "passed"
