@@ -209,3 +209,25 @@ def search(text: str) -> list[Term]:
     """Entries whose name, spelling or meaning contains ``text`` (all of them for "")."""
     low = text.strip().lower()
     return [t for t in _ALL if not low or low in f"{t.key} {t.name} {t.ascii} {t.meaning}".lower()]
+
+
+# ---------------------------------------------------------------- the independent evaluator (anonstudio.evaluate)
+register((
+    Term("candidates", "candidates", "The published records consistent with what an attacker knows of a person (their "
+         "quasi-identifiers and m of their items) under the release's own rules: the records the attacker must "
+         "choose among."),
+    Term("prosecutor_risk", "prosecutor risk", "The chance that an attacker who knows a person's quasi-identifiers "
+         "and m of their items picks that person's own record among the candidates: the mean over people of "
+         "1 / candidates when their own record is one of them, 0 otherwise."),
+    Term("share_at_risk", "share at risk", "The share of people whose own record is among the candidates and who "
+         "have fewer than k candidates, for m known items."),
+    Term("attribute_disclosure", "attribute disclosure", "The share of people whose own record is among the "
+         "candidates and for whom some sensitive value they have (and the attacker does not know) is held by more "
+         "than a fraction ρ of the candidates."),
+    Term("count_query_error", "count-query error", "The mean relative error of one shared workload of random count "
+         "queries (how many people have all of 1 to 3 items or values), each answered exactly on the original and "
+         "by the release's natural estimate; errors are relative to the true count, but at least n/1000."),
+    Term("frequency_distortion", "frequency distortion", "Total variation distance between how often each item (or "
+         "each value of a column) occurs in the original and in the release: 0 = the same frequencies, 1 = "
+         "nothing in common."),
+), "evaluate")
