@@ -27,39 +27,71 @@ import sys
 
 from .. import __version__
 from . import commands as _commands_pkg
-from ..data.errors import LoadCancelled
-from .errors import USER_ERRORS, CliError
+from .errors import CliError
 
 __all__ = ["main", "build_parser", "rewrite_deprecated"]
 
+DESCRIPTION = "Measure re-identification risk in set-valued data, anonymize it and attack the result."
+
 
 def _command_modules():
+    # The tool commands import what they need inside ``run`` / ``add_arguments``: importing them here (to read
+    # NAME and HELP) stays light.
     for info in sorted(pkgutil.iter_modules(_commands_pkg.__path__), key=lambda m: m.name):
         module = importlib.import_module(f"{_commands_pkg.__name__}.{info.name}")
         if hasattr(module, "NAME") and hasattr(module, "run"):
             yield module
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from ..methods.contract import discover_methods
-    from .method_command import add_method_command
+def _chosen(argv: list[str] | None) -> str | None:
+    """The subcommand ``argv`` names (its first token when that is not an option), or None."""
+    if not argv or argv[0].startswith("-"):
+        return None
+    return argv[0]
 
-    parser = argparse.ArgumentParser(
-        prog="anonstudio-cli", allow_abbrev=False,
-        description="Measure re-identification risk in set-valued data, anonymize it and attack the result.",
-    )
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The ``anonstudio-cli`` parser; with ``argv``, built only as far as parsing ``argv`` needs.
+
+    Without ``argv`` every subcommand gets its full arguments. With ``argv``:
+
+    * a tool command (``info chess``) gets the one subparser it names, and the
+      method families are not discovered at all;
+    * a method command (``kmanon ...``) gets its full subparser, and the other
+      commands only their name and one-line help (what ``--help`` lists);
+    * ``--version`` before any command builds no subcommand.
+
+    What is parsed and printed is the same either way; only the work to build
+    the parts ``argv`` never reaches is saved.
+    """
+    parser = argparse.ArgumentParser(prog="anonstudio-cli", allow_abbrev=False, description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"anonstudio {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    entries = [(spec.name, spec) for spec in discover_methods().values()]
-    entries += [(module.NAME, module) for module in _command_modules()]
+    lazy = argv is not None
+    chosen = _chosen(argv)
+    if lazy and chosen is None and "--version" in argv and not {"-h", "--help"} & set(argv):
+        return parser  # argparse prints the version before it needs any subcommand
+    tools = [(module.NAME, module) for module in _command_modules()]
+    if lazy and chosen in dict(tools):
+        entries = [(chosen, dict(tools)[chosen])]
+    else:
+        from ..methods.contract import discover_methods
+
+        entries = [(spec.name, spec) for spec in discover_methods().values()] + tools
     for name, entry in sorted(entries, key=lambda e: e[0]):
-        if hasattr(entry, "add_arguments"):
+        if lazy and name != chosen:
+            # Listed by the top-level --help; its arguments are only needed when it is the command.
+            summary = entry.HELP if hasattr(entry, "add_arguments") else entry.summary
+            sub.add_parser(name, help=summary, allow_abbrev=False)
+        elif hasattr(entry, "add_arguments"):
             p = sub.add_parser(name, help=entry.HELP, description=getattr(entry, "DESCRIPTION", entry.HELP),
                                allow_abbrev=False)
             entry.add_arguments(p)
             p.set_defaults(_run=entry.run)
         else:
+            from .method_command import add_method_command
+
             add_method_command(sub, entry)
     return parser
 
@@ -70,11 +102,11 @@ def rewrite_deprecated(argv: list[str]) -> tuple[list[str], list[str]]:
     The aliases come from the method specs (``cli_aliases``) and their params'
     ``deprecated_flags``; users' scripts keep working for now.
     """
+    if _chosen(argv) is None or _chosen(argv) in {module.NAME for module in _command_modules()}:
+        return argv, []  # not a method command: no family needs importing
     from ..methods.contract import discover_methods
     from ..params import specs
 
-    if not argv:
-        return argv, []
     spec = discover_methods().get(argv[0])
     if spec is None:
         return argv, []
@@ -116,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     argv, notices = rewrite_deprecated(argv)
     try:
-        parser = build_parser()
+        parser = build_parser(argv)
         args = parser.parse_args(argv)
     except KeyboardInterrupt:  # Ctrl-C before the command started (building the parser takes a moment)
         print("anonstudio-cli: aborted before the command started; nothing was written", file=sys.stderr)
@@ -132,28 +164,39 @@ def main(argv: list[str] | None = None) -> int:
         # choice, not an error, and nothing more can be written to it.
         _discard_stdout()
         return 0
-    except (CliError, *USER_ERRORS) as exc:
+    except CliError as exc:
         print(f"anonstudio-cli {args.command}: error: {_one_line(exc)}", file=sys.stderr)
         return 2
-    except OSError as exc:  # a full disk or a vanished folder while writing
-        print(f"anonstudio-cli {args.command}: error: {_one_line(exc)}", file=sys.stderr)
-        return 2
-    except LoadCancelled as exc:
-        print(f"anonstudio-cli {args.command}: cancelled: {_one_line(exc)}; nothing was written", file=sys.stderr)
-        return 130
     except KeyboardInterrupt:
         print(f"anonstudio-cli {args.command}: aborted; earlier output files were left as they were",
               file=sys.stderr)
         return 130
-    except MemoryError:
-        print(f"anonstudio-cli {args.command}: error: not enough memory for this input with these parameters; "
+    except Exception as exc:  # classified here, so the data loaders are imported only once a command failed
+        return _report_failure(args.command, exc)
+
+
+def _report_failure(command: str, exc: Exception) -> int:
+    """One line on stderr for what a command raised, and its exit status (1 for a bug, details saved to a file).
+
+    Called inside the ``except`` block, so the traceback saved for a bug is the command's.
+    """
+    from ..data.errors import LoadCancelled
+    from .errors import user_errors
+
+    if isinstance(exc, user_errors()) or isinstance(exc, OSError):  # OSError: a full disk, a vanished folder
+        print(f"anonstudio-cli {command}: error: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    if isinstance(exc, LoadCancelled):
+        print(f"anonstudio-cli {command}: cancelled: {_one_line(exc)}; nothing was written", file=sys.stderr)
+        return 130
+    if isinstance(exc, MemoryError):
+        print(f"anonstudio-cli {command}: error: not enough memory for this input with these parameters; "
               "nothing was written", file=sys.stderr)
         return 2
-    except Exception as exc:  # a bug: one line here, the details in a file for the report
-        where = _save_traceback(args.command)
-        print(f"anonstudio-cli {args.command}: internal error: {type(exc).__name__}: {_one_line(exc)[:300]}"
-              f"{f' (details in {where})' if where else ''}; please report it", file=sys.stderr)
-        return 1
+    where = _save_traceback(command)  # a bug: one line here, the details in a file for the report
+    print(f"anonstudio-cli {command}: internal error: {type(exc).__name__}: {_one_line(exc)[:300]}"
+          f"{f' (details in {where})' if where else ''}; please report it", file=sys.stderr)
+    return 1
 
 
 def _save_traceback(command: str) -> str | None:

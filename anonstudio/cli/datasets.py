@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .errors import USER_ERRORS, CliError
+from .errors import CliError, user_errors
 
 __all__ = ["add_dataset_arguments", "load_dataset_argument", "dataset_options", "DATASET_HELP"]
 
@@ -76,7 +76,7 @@ def load_dataset_argument(spec: str, *, format: str | None = None, encoding: str
         try:
             data = opener(spec, format=format, encoding=encoding, columns=columns, sep=sep, header=header,
                           progress=progress)
-        except (ValueError, *USER_ERRORS) as exc:  # DataFormatError, an unknown --format or encoding
+        except (ValueError, *user_errors()) as exc:  # DataFormatError, an unknown --format or encoding
             raise CliError(str(exc)) from None
     if role_map is not None:
         if not isinstance(data, Table):

@@ -35,16 +35,18 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Protocol, Sequence, runtime_checkable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Protocol, Sequence, runtime_checkable
 
 from .. import __version__
-from ..data.io.atomic import OutputSet, check_output_path
-from ..data.io.jsonfile import strict_json, write_json
 from ..formatting import measure
 from ..glossary import Term
 from ..glossary import register as register_terms
 from ..jobs import ForwardingProgress, NullProgress, Progress, SubProgress
 from ..params import ParameterError, to_dict, validate
+
+if TYPE_CHECKING:
+    # The writers import the data package (every loader, pandas, numba): discovery and --help must not.
+    from ..data.io.atomic import OutputSet
 
 __all__ = [
     "Result",
@@ -587,6 +589,8 @@ class MethodRun:
         """
         if not timings:
             return without_timings(self.to_json())
+        from ..data.io.jsonfile import strict_json
+
         doc = dict(strict_json(self.result.to_json())) if self.result is not None else {}
         # The run's own facts sit under one key so they never collide with a
         # result's columns (a uniqueness curve has its own "method" and "seconds").
@@ -665,6 +669,8 @@ def run_and_verify(spec: MethodSpec, data: Any, params: Any, progress: Progress 
 
 def check_outputs(spec: MethodSpec, paths: dict[str, Path | None], data: Any = None, params: Any = None) -> None:
     """Check every requested output path before the work starts (raises OutputPathError)."""
+    from ..data.io.atomic import check_output_path
+
     inputs = []
     if data is not None and getattr(data, "source", None) is not None:
         inputs.append(Path(data.source))
@@ -694,6 +700,9 @@ def write_outputs(run: MethodRun, paths: dict[str, Path | None], json_path: Path
     fields (byte-identical across reruns). Returns one line per file not
     written, saying why.
     """
+    from ..data.io.atomic import OutputSet
+    from ..data.io.jsonfile import write_json
+
     skipped = []
     by_key = {e.key: e for e in run.spec.exports}
     with OutputSet() as outputs:

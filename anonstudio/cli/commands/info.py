@@ -6,8 +6,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from ...formatting import integer, percent
 from ..datasets import add_dataset_arguments, dataset_options, load_dataset_argument
 
@@ -33,6 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def transactions_info(data, top: int) -> dict[str, Any]:
     """Summary, top items and length quantiles of a TransactionData."""
+    import numpy as np
+
     summary = data.summary()
     freq = data.item_frequencies
     order = np.argsort(-freq, kind="stable")[:max(top, 0)]

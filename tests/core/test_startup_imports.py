@@ -1,0 +1,124 @@
+"""What ``anonstudio-cli --help`` and friends import: the parser is built from the specs, not their algorithms.
+
+Each check runs the command in a fresh interpreter and reads its ``sys.modules``: an import pulled in at start-up
+by mistake (a kernel, a verifier, scipy, numba) fails here, whatever the machine's speed.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: Modules no help text needs: a family's algorithm, the kernels (numba), the independent verifiers, scipy.
+HEAVY = re.compile(r"(\.algorithm$|^anonstudio\.kernels(\.|$)|^anonstudio\.verifiers(\.|$)|^scipy(\.|$)|^numba(\.|$))")
+
+#: What parsing a tool command (``info --help``) needs even less: no loader, no pandas, no pyarrow.
+LOADERS = re.compile(r"^(anonstudio\.data\.io(\.|$)|pandas$|pyarrow$)")
+
+_RUN = """
+import contextlib, io, json, sys
+from anonstudio.cli import main
+out = io.StringIO()
+with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+    try:
+        code = main(sys.argv[1:])
+    except SystemExit as exc:
+        code = exc.code
+print(json.dumps({"code": code, "out": out.getvalue(), "modules": sorted(sys.modules)}))
+"""
+
+_DISCOVER = """
+import json, sys
+from anonstudio.methods.contract import discover_methods
+seen, by_family = set(sys.modules), {}
+for info in __import__("pkgutil").iter_modules(__import__("anonstudio.methods", fromlist=["x"]).__path__):
+    if info.ispkg:
+        __import__(f"anonstudio.methods.{info.name}.spec")
+        by_family[info.name] = sorted(set(sys.modules) - seen)
+        seen = set(sys.modules)
+discover_methods()
+print(json.dumps({"modules": sorted(sys.modules), "by_family": by_family}))
+"""
+
+
+def _python(code: str, *args: str) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env,
+                          cwd=ROOT, timeout=240)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _cli(*args: str) -> dict:
+    return _python(_RUN, *args)
+
+
+def _heavy(modules) -> list[str]:
+    return sorted(m for m in modules if HEAVY.search(m))
+
+
+@pytest.fixture(scope="module")
+def discovery() -> dict:
+    """What importing every family's spec.py costs on its own (the part the CLI cannot avoid)."""
+    return _python(_DISCOVER)
+
+
+def _expect_light_specs(request, discovery: dict) -> None:
+    """Mark the running test xfail (strict) while a family's spec.py itself imports heavy modules."""
+    heavy = {family: _heavy(mods) for family, mods in discovery["by_family"].items() if _heavy(mods)}
+    if heavy:
+        names = "; ".join(f"{family}: {', '.join(mods[:3])}{' ...' if len(mods) > 3 else ''}"
+                          for family, mods in sorted(heavy.items()))
+        request.applymarker(pytest.mark.xfail(strict=True, reason=(
+            "the families' spec.py still import algorithms, verifiers or kernels at module level (their "
+            f"light-import reshaping is not on this base): {names}")))
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["kmanon", "--help"]], ids=["help", "kmanon-help"])
+def test_help_imports_nothing_beyond_the_specs(argv, discovery):
+    # Holds today: whatever is heavy comes from the spec modules, none from the CLI building the parser.
+    run = _cli(*argv)
+    assert run["code"] == 0 and "usage: anonstudio-cli" in run["out"]
+    extra = sorted(set(_heavy(run["modules"])) - set(discovery["modules"]))
+    assert extra == []
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["kmanon", "--help"]], ids=["help", "kmanon-help"])
+def test_help_imports_no_algorithm_kernel_verifier_scipy_or_numba(argv, discovery, request):
+    _expect_light_specs(request, discovery)
+    run = _cli(*argv)
+    assert run["code"] == 0 and "usage: anonstudio-cli" in run["out"]
+    assert _heavy(run["modules"]) == []
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["info", "--help"], ["convert", "--help"]],
+                         ids=["version", "info-help", "convert-help"])
+def test_version_and_tool_help_import_no_family_and_no_loader(argv):
+    run = _cli(*argv)
+    assert run["code"] == 0 and run["out"]
+    modules = run["modules"]
+    assert [m for m in modules if m.startswith("anonstudio.methods.")] == []
+    assert _heavy(modules) == [] and [m for m in modules if LOADERS.search(m)] == []
+
+
+def test_tool_command_help_matches_the_full_parser():
+    # The parser built for one argv lists and parses the same as the full one.
+    from anonstudio.cli import build_parser
+
+    full = build_parser()
+    for argv in (["--help"], ["info", "--help"], ["kmanon", "--help"]):
+        lazy = build_parser(argv)
+        assert _help_of(lazy, argv) == _help_of(full, argv), argv
+
+
+def _help_of(parser, argv) -> str:
+    sub = next(a for a in parser._actions if a.dest == "command")
+    target = parser if argv[0].startswith("-") else sub.choices[argv[0]]
+    return target.format_help()
