@@ -149,7 +149,7 @@ def warn_missing_qt_libraries() -> bool:
     return False
 
 
-def _set_window_icon(app: "QApplication") -> None:  # noqa: F821 (PySide6 is imported lazily)
+def _set_window_icon(app: QApplication) -> None:  # noqa: F821 (PySide6 is imported lazily)
     """The studio's icon on every window and in the task bar (the same pictures the desktop entry uses)."""
     from PySide6.QtGui import QIcon
 

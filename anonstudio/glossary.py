@@ -8,8 +8,8 @@ parentheses is the CLI flag or JSON key.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 __all__ = ["Term", "TERMS", "term", "meaning", "search", "register", "all_terms"]
 

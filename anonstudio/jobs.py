@@ -12,7 +12,6 @@ Qt signal emitter (``anonstudio.gui.workers``); tests and scripts use
 from __future__ import annotations
 
 import hashlib
-
 import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable

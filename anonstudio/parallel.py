@@ -46,8 +46,9 @@ import os
 import threading
 import time
 import uuid
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, Iterator
+from typing import Any
 
 __all__ = [
     "ENV_THREADS",
@@ -159,7 +160,7 @@ class ThreadBudget:
         finally:
             self._share.reset(token)
 
-    def pool(self, wanted: int, name: str = "anonstudio") -> "BudgetPool":
+    def pool(self, wanted: int, name: str = "anonstudio") -> BudgetPool:
         """A thread pool of at most ``wanted`` workers, within the budget available here."""
         return BudgetPool(self, wanted, name)
 

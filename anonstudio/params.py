@@ -46,9 +46,10 @@ from __future__ import annotations
 import dataclasses
 import decimal
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 __all__ = [
     "ParamSpec",
@@ -254,7 +255,7 @@ def specs(params_cls_or_obj: Any) -> list[ParamSpec]:
             continue
         default = f.default if f.default is not dataclasses.MISSING else None
         out.append(ParamSpec(name=f.name, default=default, **{**meta, "kind": _infer_kind(f, meta)}))
-    setattr(cls, "_anonstudio_specs", tuple(out))
+    cls._anonstudio_specs = tuple(out)
     return out
 
 

@@ -110,8 +110,8 @@ def side_by_side(app, data) -> None:
     import numpy as np
 
     from anonstudio.gui.side_by_side import SideBySideView
-    from anonstudio.methods.kmanon.result import LevelResult
     from anonstudio.methods.kmanon.compare import PartitionComparison
+    from anonstudio.methods.kmanon.result import LevelResult
 
     labels = (np.arange(data.n_items) * 100 // data.n_items).astype(np.int32)
     level = LevelResult(level=2, k=10, sigma=1.0, gamma=0, mode="exact", samples=0, violations=0, merges=0,

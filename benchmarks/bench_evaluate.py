@@ -33,9 +33,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench_data import BENCH_DATA  # noqa: E402  (benchmarks/ is the script folder)
+
 from anonstudio.data.io import load_transactions  # noqa: E402
 from anonstudio.evaluate import EvaluateOptions, SideFiles, evaluate  # noqa: E402
-from bench_data import BENCH_DATA  # noqa: E402  (benchmarks/ is the script folder)
 
 
 def _release(data, kind: str, folder: Path) -> tuple[Path, SideFiles]:

@@ -23,14 +23,13 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from bench_data import BENCH_DATA
 
 from anonstudio.data.table import Table
 from anonstudio.methods.group_anonymize.algorithm import anonymize
 from anonstudio.methods.group_anonymize.params import GroupAnonymizeParams
-from anonstudio.methods.threat.analysis import analyze_threat
+from anonstudio.methods.threat.analysis import analyze_threat, prepare
 from anonstudio.methods.threat.params import ThreatParams
-from anonstudio.methods.threat.analysis import prepare
-from bench_data import BENCH_DATA  # noqa: E402  (benchmarks/ is the script folder)
 
 ADULT = BENCH_DATA / "adult" / "adult.data"
 COLUMNS = ["age", "workclass", "fnlwgt", "education", "education-num", "marital-status", "occupation",
@@ -73,7 +72,7 @@ def python_sweep(enc, layout, rng: random.Random) -> None:
             cell = layout.pat_vals[layout.pat_ptr[p]:layout.pat_ptr[p + 1]].tolist()
             weights = [pi[s][d] for d in cell]
             x = rng.random() * sum(weights)
-            for d, w in zip(cell, weights):
+            for _d, w in zip(cell, weights):
                 x -= w
                 if x <= 0:
                     break
@@ -114,7 +113,8 @@ def figure(result, path: Path, title: str) -> None:
 
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     import pyqtgraph as pg
-    import pyqtgraph.exporters  # noqa: F401  (registers ImageExporter)
+    import pyqtgraph.exporters
+
     from anonstudio.methods.threat.measures import skewness
 
     app = pg.mkQApp()

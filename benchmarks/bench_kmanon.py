@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from bench_data import BENCH_DATA  # noqa: E402  (benchmarks/ is the script folder)
+from bench_data import BENCH_DATA
 
 FOURSQUARE = BENCH_DATA / "location"
 
@@ -64,8 +64,8 @@ def run_city(users: int, k: int, m: int, sigma: float, trials: int, seed: int, v
     from anonstudio.data.geo import build_voronoi
     from anonstudio.data.synth_city import SynthCityParams, generate_city
     from anonstudio.methods.kmanon.algorithm import kmanonymize
-    from anonstudio.methods.kmanon.params import KmAnonParams
     from anonstudio.methods.kmanon.constraints import Contiguity
+    from anonstudio.methods.kmanon.params import KmAnonParams
     from anonstudio.verifiers.kmanon import verify_km
 
     t = time.perf_counter()
@@ -133,8 +133,8 @@ def run_nyc(k: int, m: int, sigma: float, trials: int, seed: int, verify: int) -
     from anonstudio.data.foursquare import build_location_dataset
     from anonstudio.data.geo import build_voronoi
     from anonstudio.methods.kmanon.algorithm import kmanonymize
-    from anonstudio.methods.kmanon.params import KmAnonParams
     from anonstudio.methods.kmanon.constraints import Contiguity
+    from anonstudio.methods.kmanon.params import KmAnonParams
     from anonstudio.verifiers.kmanon import verify_km
 
     ds = build_location_dataset(FOURSQUARE / "Foursquare_checkins.txt", FOURSQUARE / "Foursquare_poi_coos.txt")

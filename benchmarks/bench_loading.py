@@ -31,7 +31,8 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from bench_data import BENCH_DATA  # noqa: E402  (benchmarks/ is the script folder)
+
+from bench_data import BENCH_DATA
 
 HERE = Path(__file__).resolve().parents[1]
 ADULT = BENCH_DATA / "adult" / "adult.data"

@@ -26,7 +26,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
-from bench_data import BENCH_DATA  # noqa: E402  (benchmarks/ is the script folder)
+from bench_data import BENCH_DATA
 
 INFORMS = BENCH_DATA / "informs"
 QI = ("DOBMM", "DOBYY", "RACEX", "EDUCYEAR", "income")

@@ -2,7 +2,8 @@
 
 Each case is a fresh interpreter, timed from spawn to exit, run several times (median printed, plus the
 number of modules the process imported). An untimed first run of each case fills numba's cache with the
-kernels it uses (``--warm-all`` compiles every kernel), so ``info chess`` measures loading, not compiling. ``--compare REF`` also times the same cases in a checkout of another commit (made with
+kernels it uses (``--warm-all`` compiles every kernel), so ``info chess`` measures loading, not compiling.
+``--compare REF`` also times the same cases in a checkout of another commit (made with
 ``git worktree add --detach``), and the "discovery" line times what every start paid before: importing every
 family's spec through :func:`anonstudio.methods.contract.discover_methods`.
 
@@ -70,7 +71,7 @@ def measure(cases: dict[str, str], checkout: Path, runs: int) -> dict[str, tuple
     """Median seconds and module count per case; the cases alternate so a load spike hits them alike."""
     times: dict[str, list[float]] = {name: [] for name in cases}
     modules: dict[str, int] = {}
-    for name, code in cases.items():  # one untimed run each: numba's cache of what it uses, .pyc, file cache
+    for code in cases.values():  # one untimed run each: numba's cache of what it uses, .pyc, file cache
         run_once(code, checkout)
     for _ in range(runs):
         for name, code in cases.items():

@@ -19,15 +19,15 @@ import time
 from pathlib import Path
 
 import numpy as np
+from bench_data import BENCH_DATA
 
 from anonstudio.data.io import load_transactions
 from anonstudio.kernels import support as K
 from anonstudio.kernels.mcmc_sampler import subset_counts
 from anonstudio.kernels.warmup import warm_up_all
-from anonstudio.samplers.mcmc_sampler import ItemsetSampler
 from anonstudio.methods.uniqueness.algorithm import exact_uniqueness, hoeffding_samples, uniqueness_curve
 from anonstudio.methods.uniqueness.params import UniquenessParams
-from bench_data import BENCH_DATA  # noqa: E402  (benchmarks/ is the script folder)
+from anonstudio.samplers.mcmc_sampler import ItemsetSampler
 
 DATA = BENCH_DATA / "transactions"
 
@@ -173,7 +173,8 @@ def speed(name: str, ms: range, eps: float, delta: float, py_steps: int) -> None
         flag = "" if point.precision_met else " (precision not met)"
         run_step = run_s / run_steps
         print(f"{m:>2} | {1e6 * py_step:>10.1f} {1e6 * k_step:>11.2f} {py_step / k_step:>7.0f}x | "
-              f"{1e6 * run_step:>15.2f} {py_step / run_step:>7.0f}x | {point.seconds:>10.2f} {steps:>10,} {py_total:>9.0f} "
+              f"{1e6 * run_step:>15.2f} {py_step / run_step:>7.0f}x | {point.seconds:>10.2f} {steps:>10,} "
+              f"{py_total:>9.0f} "
               f"{py_total / point.seconds:>9.0f}x | {point.uniqueness:.4f} [{point.ci_low:.4f}, {point.ci_high:.4f}]"
               f"{flag}", flush=True)
     print(f"total {total:.1f} s (two chains, wall clock) for m = {ms.start}..{ms.stop - 1}")

@@ -171,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"anonstudio-cli {args.command}: aborted; earlier output files were left as they were",
               file=sys.stderr)
         return 130
-    except Exception as exc:  # classified here, so the data loaders are imported only once a command failed
+    except Exception as exc:  # noqa: BLE001 - classified here (user error or bug), so the data loaders are imported only once a command failed
         return _report_failure(args.command, exc)
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..methods.contract import MethodSpec
-from ..params import ParamSpec, ParameterError, coerce, specs
+from ..params import ParameterError, ParamSpec, coerce, specs
 from .errors import CliError
 
 __all__ = ["add_method_command", "run_method", "ignored_flags", "EXIT_HELP"]

@@ -4,7 +4,8 @@ from __future__ import annotations
 import signal
 import sys
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from tqdm import tqdm
 
@@ -86,7 +87,7 @@ class TqdmProgress:
             signal.signal(signal.SIGINT, previous if previous is not None else signal.default_int_handler)
             self._installed = False
 
-    def __enter__(self) -> "TqdmProgress":
+    def __enter__(self) -> TqdmProgress:
         self._install_handler()
         return self
 

@@ -14,7 +14,7 @@ _LAZY = {"DatasetSummary": ".transactions", "TransactionData": ".transactions",
          "RTData": ".table", "Role": ".table", "Table": ".table"}
 
 if TYPE_CHECKING:
-    from .table import RTData, Role, Table
+    from .table import Role, RTData, Table
     from .transactions import DatasetSummary, TransactionData
 
 

@@ -21,8 +21,8 @@ Builders: :meth:`Hierarchy.from_rows` (leaf -> root label rows, the CSV form),
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -132,7 +132,7 @@ class Hierarchy:
 
     # ------------------------------------------------------------------ build
     @classmethod
-    def from_rows(cls, rows: Iterable[Sequence[str]], *, name: str = "hierarchy") -> "Hierarchy":
+    def from_rows(cls, rows: Iterable[Sequence[str]], *, name: str = "hierarchy") -> Hierarchy:
         """Build from one row per leaf: ``[leaf, parent, grandparent, ..., top]``.
 
         A node is identified by its label *and* its column counted from the

@@ -9,7 +9,7 @@ fan-out gives them intermediate steps (599 codes at fan-out 5: 599 -> 120 ->
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

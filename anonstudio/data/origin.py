@@ -43,7 +43,7 @@ class ReadOptions:
     sep: str | None = None
     names: tuple[str, ...] = ()
 
-    def replace(self, **changes: Any) -> "ReadOptions":
+    def replace(self, **changes: Any) -> ReadOptions:
         return dataclasses.replace(self, **changes)
 
     def format_for(self, path: str | Path):
@@ -82,7 +82,7 @@ class DatasetOrigin:
 
 # Kept beside the datasets rather than inside them (TransactionData is frozen);
 # the weak keys let a dataset be garbage-collected.
-_ORIGINS: "weakref.WeakKeyDictionary[Any, DatasetOrigin]" = weakref.WeakKeyDictionary()
+_ORIGINS: weakref.WeakKeyDictionary[Any, DatasetOrigin] = weakref.WeakKeyDictionary()
 
 
 def attach_origin(data: Any, origin: DatasetOrigin) -> None:

@@ -20,8 +20,9 @@ API (``cells(row)``, sort orders, :class:`Match` rows) count from 0.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Callable, Mapping, Protocol, Sequence
+from typing import Protocol
 
 import numpy as np
 import pandas as pd

@@ -58,9 +58,11 @@ class SynthCityParams:
     std_record_size: float = param(17.23, label="Std. dev. of record size", minimum=0.0, maximum=1000.0,
                                    decimals=2, tooltip="Spread of the number of towers per person (paper: 17.23).")
     max_record_size: int = param(422, label="Largest record", minimum=1, maximum=100_000,
-                                 tooltip="No person visits more towers than this (paper: 422); capped at the tower count.")
+                                 tooltip="No person visits more towers than this (paper: 422); capped at the tower "
+                                          "count.")
     core_fraction: float = param(0.6, label="Downtown share", minimum=0.0, maximum=1.0, decimals=2, advanced=True,
-                                 tooltip="Share of towers and homes in the dense Gaussian centre; the rest spread evenly.")
+                                 tooltip="Share of towers and homes in the dense Gaussian centre; the rest spread "
+                                          "evenly.")
     core_sigma: float = param(0.15, label="Downtown spread", minimum=0.01, maximum=1.0, decimals=3, advanced=True,
                               tooltip="Standard deviation of the dense centre, as a fraction of the city's side.")
     decay_m: float = param(500.0, label="Visit distance (m)", minimum=1.0, maximum=100_000.0, advanced=True,
@@ -96,7 +98,7 @@ class RecordSizeStats:
     max: int
 
     @classmethod
-    def of(cls, data: TransactionData) -> "RecordSizeStats":
+    def of(cls, data: TransactionData) -> RecordSizeStats:
         n = data.lengths
         if len(n) == 0:
             return cls(0, 0.0, 0.0, 0, 0)

@@ -76,7 +76,7 @@ class Table:
     def n_rows(self) -> int:
         return len(self.frame)
 
-    def with_roles(self, **roles: Role | str) -> "Table":
+    def with_roles(self, **roles: Role | str) -> Table:
         merged = dict(self.roles)
         merged.update({k: Role(v) for k, v in roles.items()})
         return Table(self.frame, merged, self.name, self.source)

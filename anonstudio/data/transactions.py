@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -115,7 +115,7 @@ class TransactionData:
         name: str = "dataset",
         source: Path | None = None,
         coords: np.ndarray | None = None,
-    ) -> "TransactionData":
+    ) -> TransactionData:
         """Build from label sets; duplicates inside a record are dropped.
 
         Item ids follow ``vocab`` if given, else the labels sorted numerically
@@ -137,7 +137,7 @@ class TransactionData:
     @classmethod
     def from_id_lists(
         cls, records: Sequence[Sequence[int]], n_items: int | None = None, **kwargs
-    ) -> "TransactionData":
+    ) -> TransactionData:
         """Build from integer item ids (labels become ``"0", "1", ...``)."""
         cleaned = [np.unique(np.asarray(r, dtype=np.int64)) for r in records]
         if n_items is None:
@@ -208,11 +208,11 @@ class TransactionData:
             self._cache["inverted"] = (post_indptr, post_records)
         return self._cache["inverted"]
 
-    def with_coords(self, coords: np.ndarray) -> "TransactionData":
+    def with_coords(self, coords: np.ndarray) -> TransactionData:
         """A copy carrying item coordinates (metres)."""
         return TransactionData(self.indptr, self.indices, self.vocab, coords=coords, name=self.name, source=self.source)
 
-    def subset(self, rows: np.ndarray) -> "TransactionData":
+    def subset(self, rows: np.ndarray) -> TransactionData:
         """A dataset with only the given records, same vocabulary."""
         rows = np.asarray(rows, dtype=np.int64)
         lengths = self.lengths[rows]

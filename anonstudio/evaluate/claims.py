@@ -29,7 +29,7 @@ class Claim:
     text: str
     k: int | None = None
     rho: float | None = None
-    l: int | None = None  # noqa: E741 (the ℓ of ℓ-diversity)
+    l: int | None = None
     m: int | None = None
 
     @property

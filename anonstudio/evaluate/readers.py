@@ -252,7 +252,7 @@ def _sensitive_items(path: Path, n: int, vocab: _Vocabulary, names: tuple[str, .
             else:
                 extra.setdefault(who, set()).add(item)
     else:
-        for line, text in content:
+        for _line, text in content:
             label = text.strip()
             if len(label) >= 2 and label[0] == label[-1] == '"':
                 label = label[1:-1]

@@ -57,7 +57,7 @@ class Measure:
                 "interval": self.interval}
 
     @classmethod
-    def exactly(cls, value: float) -> "Measure":
+    def exactly(cls, value: float) -> Measure:
         return cls(value, value, value, True, "exact")
 
 

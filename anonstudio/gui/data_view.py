@@ -13,7 +13,8 @@ Only the rows on screen are formatted, so a million records open at once.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QObject, QSize, Qt, Signal
 from PySide6.QtGui import QIntValidator, QKeySequence, QShortcut

@@ -20,7 +20,8 @@ Only the controller's current job reaches the view: a replaced or discarded job'
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 

@@ -46,7 +46,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..params import ParamSpec, ParameterError, is_enabled, specs, validate
+from ..params import ParameterError, ParamSpec, is_enabled, specs, validate
 from .controls import ColumnCombo, ColumnPathsEditor, ColumnPicker, FileRow, LevelsTable, narrow_combo, note_label
 
 __all__ = ["ParamPanel"]

@@ -16,8 +16,9 @@ crash.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox
@@ -25,8 +26,15 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 from ..params import ParameterError, from_dict
 from ..studio.cache import ResultCache
 from ..studio.command_line import NotReproducible
-from ..studio.project import (PROJECT_FILTER, PROJECT_SUFFIX, DatasetChanged, DatasetMissing, Project,
-                              ProjectError, SweepEntry)
+from ..studio.project import (
+    PROJECT_FILTER,
+    PROJECT_SUFFIX,
+    DatasetChanged,
+    DatasetMissing,
+    Project,
+    ProjectError,
+    SweepEntry,
+)
 from .method_workbench import MethodWorkbench
 from .settings import SETTINGS_ENV, RecentFiles
 

@@ -20,14 +20,34 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
-from PySide6.QtCore import (QBuffer, QIODevice, QMarginsF, QRectF, QSize, QSizeF, Qt, QtMsgType, QUrl,
-                            qInstallMessageHandler)
-from PySide6.QtGui import (QColor, QFont, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter, QTextDocument,
-                           QTextOption)
+from PySide6.QtCore import (
+    QBuffer,
+    QIODevice,
+    QMarginsF,
+    QRectF,
+    QSize,
+    QSizeF,
+    Qt,
+    QtMsgType,
+    QUrl,
+    qInstallMessageHandler,
+)
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QImage,
+    QPageLayout,
+    QPageSize,
+    QPainter,
+    QPdfWriter,
+    QTextDocument,
+    QTextOption,
+)
 from PySide6.QtWidgets import QApplication, QTabWidget, QWidget
 
 from .. import __version__

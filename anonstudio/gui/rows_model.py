@@ -77,7 +77,7 @@ class RowsModel(QAbstractTableModel):
         else:
             self._order = self._sorted[self._subset[self._sorted]]
 
-    def sort(self, column: int, order: Qt.SortOrder = Qt.AscendingOrder) -> None:  # noqa: D401 (Qt API)
+    def sort(self, column: int, order: Qt.SortOrder = Qt.AscendingOrder) -> None:
         """Sort by ``column`` if its source can (others keep the current order)."""
         if self.source is None:
             return

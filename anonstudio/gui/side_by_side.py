@@ -21,7 +21,7 @@ it. "Only this group" shows the selected row's group alone.
 from __future__ import annotations
 
 import html
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal

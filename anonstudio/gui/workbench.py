@@ -92,7 +92,8 @@ returned. Never touch widgets from inside the job function.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QStackedLayout, QWidget

@@ -32,7 +32,8 @@ import itertools
 import threading
 import time
 import traceback
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 
@@ -71,7 +72,7 @@ class QtProgress:
     GUI always shows the newest state.
     """
 
-    def __init__(self, job: "Job"):
+    def __init__(self, job: Job):
         self._job = job
         self._cancel = threading.Event()
         self._lock = threading.Lock()
@@ -169,7 +170,7 @@ class Job(QObject):
         #: A GUI callback of this job raised; its later partial results are not shown.
         self.callback_failed = False
         self.progress = QtProgress(self)
-        self._runner: "JobRunner | None" = None
+        self._runner: JobRunner | None = None
         # Worker-thread signals connected to slots of this GUI-thread object:
         # Qt sees the receiver lives in another thread and queues the call, so
         # the runner's handlers always run on the GUI thread.
@@ -307,7 +308,7 @@ class JobRunner(QObject):
         self.kernels_ready = threading.Event()
         self.kernels_ready.set()
 
-    def wait_for_kernels(self, progress: "QtProgress") -> None:
+    def wait_for_kernels(self, progress: QtProgress) -> None:
         """Inside a job: wait for the start-up compilation, saying so, and start the job's clock afterwards.
 
         On the very first start compiling the kernels takes a while; an analysis

@@ -16,7 +16,8 @@ that the record holds every atom:
   base B, distance bitmap D and threshold t is B with a set F ⊆ D of at most t
   items flipped, each such world equally likely.
 
-Slow reference: tests/reference/evaluate_reference.py::world_share, tests/reference/evaluate_reference.py::query_estimate
+Slow reference: tests/reference/evaluate_reference.py::world_share,
+tests/reference/evaluate_reference.py::query_estimate
 """
 from __future__ import annotations
 

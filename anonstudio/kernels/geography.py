@@ -111,4 +111,5 @@ def warm_up() -> None:
     merge_error_delta(0, 1, head, nxt, xy, xy, ones, ones.copy(), moments.copy(), moments.copy(), err)
     merge_error_deltas(0, np.array([1], dtype=np.int32), np.empty(1), head, nxt, xy, xy, ones, ones.copy(),
                        moments.copy(), moments.copy(), err)
-    link_merge(0, 1, head, tail, nxt, size, label, ones.copy(), moments.copy(), moments.copy(), ones.copy(), err, xy, xy, ones)
+    link_merge(0, 1, head, tail, nxt, size, label, ones.copy(), moments.copy(), moments.copy(), ones.copy(), err,
+               xy, xy, ones)

@@ -27,7 +27,8 @@ concatenation of all quasi-identifier domains, so ``counts``, ``beta`` and
 pairing, accumulators) is owned by the caller so chunked runs are exactly
 reproducible.
 
-Slow reference: tests/reference/threat_reference.py::exact_learner_joint, tests/reference/threat_reference.py::exact_posteriors
+Slow reference: tests/reference/threat_reference.py::exact_learner_joint,
+tests/reference/threat_reference.py::exact_posteriors
 """
 from __future__ import annotations
 

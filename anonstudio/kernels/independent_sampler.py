@@ -25,8 +25,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .rng import make_state, uniform
 from .mcmc_sampler import insertion_sort, sample_record_items
+from .rng import make_state, uniform
 from .support import (
     MODE_AUTO,
     MODE_LISTS,

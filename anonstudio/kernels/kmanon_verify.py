@@ -3,7 +3,8 @@
 Deliberately separate from the anonymizer's kernels: plain merge-intersection
 of sorted lists, exact rejection sampling driven by pre-drawn uniforms.
 
-Slow reference: tests/reference/kmanon_reference.py::fraction_k_anonymous, tests/reference/kmanon_reference.py::partition_records
+Slow reference: tests/reference/kmanon_reference.py::fraction_k_anonymous,
+tests/reference/kmanon_reference.py::partition_records
 """
 from __future__ import annotations
 

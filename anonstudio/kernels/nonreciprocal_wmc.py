@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .nonreciprocal_walk import META_LSIZE, META_STEPS, DONE, MORE, RoundState, apply_cycle, begin_walk, leave
+from .nonreciprocal_walk import DONE, META_LSIZE, META_STEPS, MORE, RoundState, apply_cycle, begin_walk, leave
 from .rng import make_state, randbelow
 
 __all__ = ["KEEP_MARKS", "UNMARK", "OVER_BUDGET", "backtrack_round", "warm_up"]

@@ -436,7 +436,7 @@ def draw_and_check(level, n_s, pool, cum, state, p, qd, dp, ep, cache, work, rul
     n_pool = pool.shape[0]
     nr = 0
     unsafe = 0
-    for s in range(n_s):
+    for _s in range(n_s):
         if cum.shape[0] == 0:
             u = pool[randbelow(state, n_pool)]
         else:

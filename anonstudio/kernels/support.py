@@ -364,7 +364,8 @@ def support_weight_bounded(
 
 
 @njit(nogil=True, cache=True)
-def support_weight_batch(itemsets, weights, indptr, indices, post_indptr, post_records, bit_row, bits, mode, uniform_weight):
+def support_weight_batch(itemsets, weights, indptr, indices, post_indptr, post_records, bit_row, bits, mode,
+                         uniform_weight):
     """:func:`support_weight` for each row of ``itemsets``; returns (supports, weight sums)."""
     n = itemsets.shape[0]
     supp = np.empty(n, dtype=np.int64)

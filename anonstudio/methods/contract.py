@@ -23,19 +23,20 @@ A result has ``complete: bool``, ``to_json() -> dict`` and
 """
 from __future__ import annotations
 
+import abc
 import contextlib
 import dataclasses
 import datetime as _dt
 import hashlib
-import abc
 import importlib
 import importlib.util
 import pkgutil
 import threading
 import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Protocol, Sequence, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from .. import __version__
 from ..formatting import measure
@@ -188,9 +189,9 @@ class Export:
     flag: str
     help: str
     extensions: tuple[str, ...]
-    write: Callable[[Path, "MethodRun", OutputSet], None]
+    write: Callable[[Path, MethodRun, OutputSet], None]
     kind: str = "release"
-    available: Callable[["MethodRun"], bool] | None = None
+    available: Callable[[MethodRun], bool] | None = None
     warning: str = ""
     #: ``check_path(path)`` raises ParameterError for a path this export cannot write (e.g. an unknown extension).
     check_path: Callable[[Path], Any] | None = None
@@ -198,7 +199,7 @@ class Export:
     #: never be written (polygons without coordinates) is refused at once.
     requires: Callable[[Any, Any], str] | None = None
 
-    def offered(self, run: "MethodRun") -> bool:
+    def offered(self, run: MethodRun) -> bool:
         return run.result is not None and (self.available is None or bool(self.available(run)))
 
 
@@ -347,7 +348,7 @@ class MethodSpec(abc.ABC):
     def input_files(self, params: Any) -> dict[str, Path]:
         """Every input file the params name (for the run's JSON and output-path checks)."""
         out = {}
-        for name, value in to_dict(params).items():
+        for name, _value in to_dict(params).items():
             spec_value = getattr(params, name)
             if isinstance(spec_value, Path):
                 out[name] = spec_value
@@ -370,7 +371,7 @@ class MethodSpec(abc.ABC):
         """An independent check of ``result``'s promise, sharing no code with ``run`` (None: nothing to check)."""
         return None
 
-    def describe(self, run: "MethodRun") -> Description:
+    def describe(self, run: MethodRun) -> Description:
         """The plain-language texts of a run: :meth:`promise`, the :func:`verdict`, :meth:`notes`.
 
         Families override the three parts, not this: the verdict's words are the contract's.
@@ -378,20 +379,20 @@ class MethodSpec(abc.ABC):
         return Description(promise=self.promise(run), check=verdict(run), state=run.state,
                            notes=tuple(self.notes(run)))
 
-    def promise(self, run: "MethodRun") -> str:
+    def promise(self, run: MethodRun) -> str:
         """What the run's release guarantees, in words a privacy officer reads (default: the title)."""
         return self.title
 
-    def check_figures(self, run: "MethodRun") -> str:
+    def check_figures(self, run: MethodRun) -> str:
         """The family's own figures after the verdict's words (default: the verification's lines)."""
         v = run.verification
         return "; ".join(v.lines()) if v is not None else ""
 
-    def notes(self, run: "MethodRun") -> list[str]:
+    def notes(self, run: MethodRun) -> list[str]:
         """Caveats shown under the verdict (rows dropped, a cancelled run's coarser result...)."""
         return []
 
-    def detail_lines(self, run: "MethodRun", options: dict | None = None) -> list[str]:
+    def detail_lines(self, run: MethodRun, options: dict | None = None) -> list[str]:
         """Extra CLI lines of the family between the texts and the measures (a curve's table...)."""
         return []
 
@@ -403,7 +404,7 @@ class MethodSpec(abc.ABC):
         (e.g. a Dask scheduler for independent trials); entered around :func:`run_and_verify`. Default: here."""
         return contextlib.nullcontext()
 
-    def report_lines(self, run: "MethodRun", options: dict | None = None) -> list[str]:
+    def report_lines(self, run: MethodRun, options: dict | None = None) -> list[str]:
         """Lines the CLI prints on stdout after a run: the promise, the verdict, the notes, the family's
         :meth:`detail_lines` and every measure of :meth:`MethodRun.summary` (timings aside).
 
@@ -449,7 +450,7 @@ CHECK_FAILED = "Independent check FAILED"
 CHECK_INCOMPLETE = "Independent check incomplete"
 
 
-def verdict_head(run: "MethodRun") -> str:
+def verdict_head(run: MethodRun) -> str:
     """:data:`CHECK_PASSED`, :data:`CHECK_FAILED` or :data:`CHECK_INCOMPLETE` ("" for a run with no promise).
 
     A run is *passed* only when it is complete and its check confirmed the promise; a run cancelled before or
@@ -463,7 +464,7 @@ def verdict_head(run: "MethodRun") -> str:
     return CHECK_PASSED if v.passed else CHECK_FAILED
 
 
-def verdict(run: "MethodRun") -> str:
+def verdict(run: MethodRun) -> str:
     """The verdict line: :func:`verdict_head`, then the family's :meth:`MethodSpec.check_figures` or the reason
     the check is incomplete ("" for a run with no promise and no check)."""
     head = verdict_head(run)
@@ -653,7 +654,7 @@ def run_and_verify(spec: MethodSpec, data: Any, params: Any, progress: Progress 
     if not prepared:
         prepare(spec, data, params)
     staged = StagedProgress(progress, spec.stages, params)
-    started = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
+    started = _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat()
     run = MethodRun(spec, params, data, dataset_ref(data), started=started, inputs=_file_refs(spec, params))
     t0 = time.perf_counter()
     run.result = spec.run(data, params, staged)

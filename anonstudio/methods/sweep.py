@@ -19,8 +19,9 @@ import itertools
 import math
 import threading
 import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -90,7 +91,7 @@ class CellResult:
     check: str = ""
 
     @classmethod
-    def of_run(cls, cell: Cell, run: Any, keep_run: bool = False) -> "CellResult":
+    def of_run(cls, cell: Cell, run: Any, keep_run: bool = False) -> CellResult:
         """The cell's result from its finished :class:`~anonstudio.methods.contract.MethodRun`."""
         return cls(cell, run.status, {k: v for k, v in run.summary().items() if k != "seconds"}, run.seconds,
                    run=run if keep_run else None, check=verdict_head(run))

@@ -88,7 +88,8 @@ def autocorrelation(x: np.ndarray, max_lag: int) -> np.ndarray:
     return acov / var
 
 
-def choose_thinning(series: list[np.ndarray], threshold: float = ACF_THRESHOLD, max_lag: int = 50) -> tuple[int, list[np.ndarray]]:
+def choose_thinning(series: list[np.ndarray], threshold: float = ACF_THRESHOLD,
+                    max_lag: int = 50) -> tuple[int, list[np.ndarray]]:
     """Smallest lag at which the autocorrelation of every series falls below ``threshold``.
 
     Parameters

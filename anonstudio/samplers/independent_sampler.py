@@ -23,8 +23,8 @@ import numpy as np
 from ..data.transactions import TransactionData
 from ..jobs import NullProgress, Progress, kernel_seeds
 from ..kernels.independent_sampler import build_alias, draw_independent
-from ..kernels.rng import make_state
 from ..kernels.mcmc_sampler import subset_counts
+from ..kernels.rng import make_state
 from ..kernels.support import MODE_AUTO, build_bitsets, build_summaries
 from .threads import ThreadedItemsetSampler
 

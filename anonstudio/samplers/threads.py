@@ -47,5 +47,5 @@ class ThreadedItemsetSampler:
     def __del__(self):  # pragma: no cover - interpreter shutdown order varies
         try:
             self._pool.shutdown(wait=False)
-        except Exception:
+        except Exception:  # noqa: BLE001 - nothing to report to at interpreter shutdown
             pass

@@ -25,8 +25,9 @@ import json
 import os
 import pickle
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .. import __version__
 from ..data.datasets import origin_of

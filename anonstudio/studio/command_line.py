@@ -9,8 +9,9 @@ header, column names) and, for a table, the column roles set in the studio.
 from __future__ import annotations
 
 import shlex
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from ..data.datasets import DatasetOrigin, origin_of
 from ..data.table import Table

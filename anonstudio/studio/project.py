@@ -21,9 +21,10 @@ from __future__ import annotations
 import datetime as _dt
 import re
 import tomllib
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
 from .. import __version__
 from ..data.datasets import DatasetOrigin, ReadOptions, origin_of, reopen, table_with_roles
@@ -53,7 +54,7 @@ class ProjectError(ValueError):
 class DatasetMissing(ProjectError):
     """A dataset file of the project is no longer where the project says."""
 
-    def __init__(self, message: str, entry: "DatasetEntry"):
+    def __init__(self, message: str, entry: DatasetEntry):
         super().__init__(message)
         self.entry = entry
 
@@ -61,7 +62,7 @@ class DatasetMissing(ProjectError):
 class DatasetChanged(ProjectError):
     """A dataset file's bytes differ from the ones the project was saved with."""
 
-    def __init__(self, message: str, entry: "DatasetEntry"):
+    def __init__(self, message: str, entry: DatasetEntry):
         super().__init__(message)
         self.entry = entry
 
@@ -94,7 +95,7 @@ class DatasetEntry:
         return self.origin.sample or (self.origin.path.name if self.origin.path else self.key)
 
     @classmethod
-    def of(cls, key: str, data: Any) -> "DatasetEntry":
+    def of(cls, key: str, data: Any) -> DatasetEntry:
         """The entry of a loaded dataset (raises NotReproducible for data built in memory)."""
         origin = origin_of(data)
         if origin is None:
@@ -141,7 +142,7 @@ class DatasetEntry:
                 raise ProjectError(f"dataset {self.key!r}: {exc}") from None
         return data
 
-    def relocated(self, path: Path) -> "DatasetEntry":
+    def relocated(self, path: Path) -> DatasetEntry:
         """This entry pointing at ``path`` (after the user found the moved file)."""
         return DatasetEntry(self.key, DatasetOrigin(path=Path(path), options=self.origin.options), self.sha256,
                             self.size, self.roles)
@@ -167,7 +168,7 @@ class DatasetEntry:
         return doc
 
     @classmethod
-    def from_toml(cls, key: str, doc: Mapping, folder: Path | None, where: str) -> "DatasetEntry":
+    def from_toml(cls, key: str, doc: Mapping, folder: Path | None, where: str) -> DatasetEntry:
         _only(doc, {"sample", "path", "format", "encoding", "sep", "header", "columns", "sha256", "size", "roles"},
               where)
         if ("sample" in doc) == ("path" in doc):
@@ -255,7 +256,7 @@ class Project:
         import tomli_w
 
         folder = self.path.parent if self.path is not None else None
-        saved = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
+        saved = _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat()
         head: dict[str, Any] = {"version": __version__, "schema": PROJECT_SCHEMA, "saved": saved}
         if self.active:
             head["active"] = self.active
@@ -306,7 +307,7 @@ class Project:
 
     # ------------------------------------------------------------- reading
     @classmethod
-    def load(cls, path: str | Path) -> "Project":
+    def load(cls, path: str | Path) -> Project:
         """Read a project file (datasets are checked when opened, not here).
 
         Raises
@@ -338,7 +339,7 @@ class Project:
             raise ProjectError(f"{path}: {exc}") from None
 
     @classmethod
-    def _from_doc(cls, doc: Mapping, path: Path) -> "Project":
+    def _from_doc(cls, doc: Mapping, path: Path) -> Project:
         head = doc.get("anonstudio")
         if not isinstance(head, Mapping):
             raise ProjectError("not an anonstudio project (no [anonstudio] table)")

@@ -80,7 +80,8 @@ class GroupPrivacyReport:
         """What was checked and found, one plain line each (the verdict's figures; rows and groups from 1)."""
         lines = [
             f"{self.scheme} release, {integer(self.n_rows)} rows in {integer(self.n_groups)} groups",
-            f"group size: min {integer(self.min_group_size)}, mean {self.mean_group_size:.2f}, max {integer(self.max_group_size)}",
+            f"group size: min {integer(self.min_group_size)}, mean {self.mean_group_size:.2f}, "
+            f"max {integer(self.max_group_size)}",
             f"distinct sensitive values per group: min {self.min_distinct_sensitive}; "
             f"largest share of one value in a group {self.max_sensitive_share:.3f}",
         ]
@@ -177,7 +178,8 @@ def verify_group_release(table: Table, release, k: int | None = None, l: int | N
     n = len(frame)
     if len(row_group) != n:
         problems.append(f"the release has {len(row_group)} rows, the table {n}")
-        row_group = row_group[:n] if len(row_group) > n else np.concatenate([row_group, -np.ones(n - len(row_group), np.int64)])
+        row_group = (row_group[:n] if len(row_group) > n
+                     else np.concatenate([row_group, -np.ones(n - len(row_group), np.int64)]))
     if n and row_group.min() < 0:
         problems.append("some rows belong to no group")
     valid = row_group >= 0

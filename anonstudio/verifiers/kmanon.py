@@ -15,9 +15,9 @@ import dataclasses
 import itertools
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 from scipy.special import comb

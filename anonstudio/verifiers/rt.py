@@ -29,10 +29,10 @@ import csv
 import itertools
 import math
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
 
 from ..data.errors import DataFormatError
 from ..data.hierarchy import Hierarchy

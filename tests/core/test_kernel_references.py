@@ -1,7 +1,8 @@
 """Every numba kernel module names the slow, obvious reference that checks it, and that reference is used.
 
 A kernel module's docstring holds a line ``Slow reference: tests/reference/<file>.py::<function>`` (several
-separated by ", ", over several lines if need be). This test checks that each module has one, that each named function exists in
+separated by ", ", over several lines if need be). This test checks that each module has one, that each named
+function exists in
 ``tests/reference/``, and that some test outside ``tests/reference/`` calls it.
 """
 from __future__ import annotations

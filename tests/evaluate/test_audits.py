@@ -93,7 +93,7 @@ def test_nonreciprocal_release_passes_and_a_moved_base_item_is_caught(tmp_path, 
              for r in body}
     people = _lines(original)
     in_dist: dict[str, list[int]] = {}
-    for j, (b, d, t) in slots.items():
+    for j, (_b, d, _t) in slots.items():
         for x in d:
             in_dist.setdefault(x, []).append(j)
 
@@ -115,7 +115,7 @@ def test_nonreciprocal_release_passes_and_a_moved_base_item_is_caught(tmp_path, 
     assert left < 5
     vocab = sorted({x for items in people for x in items})
     moved = 0
-    for j, (b, d, t) in slots.items():
+    for j, (b, d, _t) in slots.items():
         if j != u and a in b and a not in d:
             b.discard(a)
             b.add(next(x for x in vocab if x not in b and x not in d))

@@ -29,7 +29,8 @@ def test_round_trip_random(tmp_path, scheme, seed):
 def test_round_trip_adult_with_shuffled_id_lines(tmp_path, adult2000, scheme):
     table = Table(adult2000.frame.assign(pid=[f"p{i:05d}" for i in range(adult2000.n_rows)]),
                   {**adult2000.roles, "pid": Role.IDENTIFIER})
-    release = anonymize(table, GroupAnonymizeParams(scheme=scheme, k=4, l=4, qi=ADULT_QI, sensitive="occupation")).release
+    release = anonymize(table, GroupAnonymizeParams(scheme=scheme, k=4, l=4, qi=ADULT_QI,
+                                                    sensitive="occupation")).release
     path = tmp_path / "out.csv"
     export_release(release, table, path, id_column="pid")
     lines = path.read_text().splitlines()
@@ -41,7 +42,8 @@ def test_round_trip_adult_with_shuffled_id_lines(tmp_path, adult2000, scheme):
 
 
 def test_export_writes_the_convention(tmp_path, table1):
-    release = anonymize(table1, GroupAnonymizeParams(scheme="mondrian", k=2, l=2, qi=("Nat", "ZIP"), sensitive="Dis")).release
+    release = anonymize(table1, GroupAnonymizeParams(scheme="mondrian", k=2, l=2, qi=("Nat", "ZIP"),
+                                                     sensitive="Dis")).release
     path = tmp_path / "t.csv"
     export_release(release, table1, path, id_column="ID")
     assert path.read_text().splitlines()[:3] == [
@@ -49,7 +51,8 @@ def test_export_writes_the_convention(tmp_path, table1):
         "1,1,{Japan|Malaysia},[45501-55503],Heart",
         "2,1,{Japan|Malaysia},[45501-55503],Flu",
     ]
-    anatomy = anonymize(table1, GroupAnonymizeParams(scheme="anatomy", k=2, l=2, qi=("Nat", "ZIP"), sensitive="Dis")).release
+    anatomy = anonymize(table1, GroupAnonymizeParams(scheme="anatomy", k=2, l=2, qi=("Nat", "ZIP"),
+                                                     sensitive="Dis")).release
     export_release(anatomy, table1, path)
     rows = pd.read_csv(path)
     # The sensitive column holds each group's multiset, the same on every line of the group.
@@ -148,7 +151,8 @@ def test_domain_file_must_cover_the_cleartext(tmp_path, table1, ga_data):
 def test_failed_export_leaves_existing_file(tmp_path, table1):
     path = tmp_path / "keep.csv"
     path.write_text("old\n")
-    release = anonymize(table1, GroupAnonymizeParams(scheme="mondrian", k=2, qi=("Nat", "ZIP"), sensitive="Dis")).release
+    release = anonymize(table1, GroupAnonymizeParams(scheme="mondrian", k=2, qi=("Nat", "ZIP"),
+                                                     sensitive="Dis")).release
     with pytest.raises(ValueError):
         export_release(release, Table(table1.frame.head(3)), path)
     assert path.read_text() == "old\n"
@@ -190,7 +194,8 @@ def test_imported_labels_are_written_back(tmp_path, table1, ga_data):
 
 def test_round_trip_with_suppressed_group(tmp_path):
     table = random_table(103, n=50)
-    result = anonymize(table, GroupAnonymizeParams(scheme="global", k=3, l=2, qi=("age", "zip", "sex", "job"), sensitive="disease",
+    result = anonymize(table, GroupAnonymizeParams(scheme="global", k=3, l=2, qi=("age", "zip", "sex", "job"),
+                                                   sensitive="disease",
                                               max_suppression=0.2))
     assert result.info["suppressed_rows"] > 0
     path = tmp_path / "s.csv"

@@ -230,7 +230,8 @@ def test_suppression_publishes_one_all_star_group():
 
 def test_mondrian_cuts_categories_in_hierarchy_order(adult2000, ga_data):
     tree = load_hierarchy(ga_data / "adult_hierarchies" / "native-country.csv")
-    params = GroupAnonymizeParams(scheme="mondrian", k=4, l=4, qi=("age", "native-country", "race"), sensitive="occupation")
+    params = GroupAnonymizeParams(scheme="mondrian", k=4, l=4, qi=("age", "native-country", "race"),
+                                  sensitive="occupation")
     plain = anonymize(adult2000, params).release
     ordered = anonymize(adult2000, params, hierarchies={"native-country": tree}).release
     assert verify_group_release(adult2000, ordered, k=4, l=4).ok

@@ -87,7 +87,8 @@ def test_mondrian_on_table1a_groups(table1):
     ZIP is widest (1 vs 1/3); six distinct ZIPs, cut after the third:
     {1, 2, 3} | {4, 6, 8}. No part of 3 or fewer rows can be cut with k = 2.
     """
-    release = anonymize(table1, GroupAnonymizeParams(scheme="mondrian", k=2, l=2, qi=("Nat", "ZIP"), sensitive="Dis")).release
+    release = anonymize(table1, GroupAnonymizeParams(scheme="mondrian", k=2, l=2, qi=("Nat", "ZIP"),
+                                                     sensitive="Dis")).release
     assert release.row_group.tolist() == [0, 0, 0, 1, 2, 1, 2, 1]
     assert release.labels["Nat"] == ["{Japan|Malaysia}", "{Japan|Malaysia}", "{China|India}"]
     assert release.labels["ZIP"] == ["[45501-55503]", "[55504-77701]", "[66601-77701]"]

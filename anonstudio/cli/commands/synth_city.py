@@ -33,15 +33,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", dest="old_format", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--coords-out", type=Path, help="tower coordinates CSV (item,x,y in metres)")
     parser.add_argument("--boundary-out", type=Path, help="city outline as WKT (metres)")
-    parser.add_argument("--cells-out", type=Path, help="Voronoi cells of the towers as GeoJSON (metres), with visitor counts")
+    parser.add_argument("--cells-out", type=Path,
+                        help="Voronoi cells of the towers as GeoJSON (metres), with visitor counts")
     parser.add_argument("--json", type=Path, metavar="OUT", help="write record-size statistics as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress bar or summary")
 
 
 def run(args: argparse.Namespace) -> int:
     from ...data.io import OutputSet, check_output_path, save_transactions, write_json
-    from ...params import to_dict
     from ...data.synth_city import PAPER_RECORD_SIZES, SynthCityParams, generate_city, write_coordinates_csv
+    from ...params import to_dict
 
     if args.old_format is not None:
         print("anonstudio-cli synth-city: note: --format is now --to (the old spelling still works for now)",

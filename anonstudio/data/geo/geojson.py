@@ -8,8 +8,8 @@ carries the foreign member ``"anonstudio:units": "m"`` saying so.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 import shapely
@@ -52,7 +52,8 @@ def partitions_to_geojson(
         }
         if supports is not None:
             props["support"] = int(supports[k])
-        features.append({"type": "Feature", "geometry": json.loads(shapely.to_geojson(polygons[k])), "properties": props})
+        geometry = json.loads(shapely.to_geojson(polygons[k]))
+        features.append({"type": "Feature", "geometry": geometry, "properties": props})
     out: dict = {"type": "FeatureCollection", "features": features}
     if projection is None:
         out["anonstudio:units"] = "m"

@@ -30,7 +30,7 @@ class LocalProjection:
     lon0: float
 
     @classmethod
-    def centred_on(cls, lat: np.ndarray, lon: np.ndarray) -> "LocalProjection":
+    def centred_on(cls, lat: np.ndarray, lon: np.ndarray) -> LocalProjection:
         """Origin at the centre of the bounding box of the given points."""
         lat = np.asarray(lat, dtype=np.float64)
         lon = np.asarray(lon, dtype=np.float64)
@@ -39,7 +39,7 @@ class LocalProjection:
         return cls(float((lat.min() + lat.max()) / 2), float((lon.min() + lon.max()) / 2))
 
     @classmethod
-    def of(cls, coords: Coordinates) -> "LocalProjection | None":
+    def of(cls, coords: Coordinates) -> LocalProjection | None:
         """The projection loaded coordinates were made with (None for plain metres)."""
         if coords.origin is None:
             return None
@@ -56,7 +56,8 @@ class LocalProjection:
 
     def to_xy(self, lat: np.ndarray, lon: np.ndarray) -> np.ndarray:
         """``(n, 2)`` metres (x east, y north) of the given degrees."""
-        lonlat = np.column_stack([np.asarray(lon, dtype=np.float64).reshape(-1), np.asarray(lat, dtype=np.float64).reshape(-1)])
+        lonlat = np.column_stack([np.asarray(lon, dtype=np.float64).reshape(-1),
+                                  np.asarray(lat, dtype=np.float64).reshape(-1)])
         return project_lonlat(lonlat, (self.lon0, self.lat0))[0]
 
     def to_latlon(self, xy: np.ndarray) -> np.ndarray:

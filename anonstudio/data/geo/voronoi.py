@@ -152,7 +152,8 @@ def build_voronoi(
     areas = shapely.area(cells)
     if (areas <= 0).any():
         first = int(np.flatnonzero(areas <= 0)[0])
-        raise ValueError(f"the cell of the point {sites[first, 0]:.1f}, {sites[first, 1]:.1f} has no area inside the study area")
+        raise ValueError(f"the cell of the point {sites[first, 0]:.1f}, {sites[first, 1]:.1f} has no area inside the "
+                         "study area")
     if tolerance is None:
         tolerance = default_tolerance(boundary)
     site_indptr, site_indices = cell_adjacency(cells, tolerance)

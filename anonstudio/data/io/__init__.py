@@ -12,9 +12,9 @@ from .coordinates import Coordinates, attach_coordinates, load_coordinates, save
 from .hierarchies import load_hierarchy, save_hierarchy
 from .jsonfile import strict_json, write_json
 from .record_labels import RecordLabels, load_record_labels  # noqa: F401  (nonreciprocal labels)
-from .rt import load_rt_csv, load_rt_long, load_rt_pair  # noqa: F401  (RT-data: demographics plus a set of items)
 from .registry import Format, dialog_filters, formats, get_format, sniff_format
 from .report import LoadReport, load_report
+from .rt import load_rt_csv, load_rt_long, load_rt_pair  # noqa: F401  (RT-data: demographics plus a set of items)
 from .text import MissingFileError
 
 __all__ = [

@@ -22,8 +22,9 @@ import signal
 import stat
 import tempfile
 import threading
+from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Iterator
+from typing import IO
 
 __all__ = ["atomic_write", "OutputSet", "OutputPathError", "check_output_path", "resolve_output", "file_kind"]
 
@@ -299,7 +300,7 @@ class OutputSet:
             _forget(tmp)
         self._pending.clear()
 
-    def __enter__(self) -> "OutputSet":
+    def __enter__(self) -> OutputSet:
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:

@@ -11,8 +11,8 @@ final dataset's size, not at a multiple of the file's.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -112,7 +112,8 @@ class _Duplicates:
             shown = ", ".join(str(int(n)) for n in self.lines[:SHOWN_LINES])
             many = len(self.lines) > SHOWN_LINES
             where = f"{'e.g. ' if many else ''}{self.line_word}{'s' if len(self.lines) > 1 else ''} {shown}; "
-        report.warn(f"{_plural(len(records), 'record')} had duplicate items ({where}{_plural(self.repeats, 'repeat')}), "
+        report.warn(f"{_plural(len(records), 'record')} had duplicate items "
+                        f"({where}{_plural(self.repeats, 'repeat')}), "
                     "deduplicated")
         report.details["records_with_duplicates"] = records
 

@@ -14,9 +14,10 @@ import csv
 import io
 import re
 import sys
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -25,7 +26,8 @@ from ..errors import DataFormatError
 from .registry import COMMENT_PREFIXES
 from .text import iter_text_chunks, split_lines
 
-__all__ = ["Rows", "RowChunk", "RowReader", "PlainChunk", "plain_chunk", "iter_rows", "read_rows", "sniff_delimiter", "looks_like_header",
+__all__ = ["Rows", "RowChunk", "RowReader", "PlainChunk", "plain_chunk", "iter_rows", "read_rows", "sniff_delimiter",
+           "looks_like_header",
            "numeric_header_evidence", "is_number", "column_index", "content_lines"]
 
 # A record may be longer than the csv module's default field limit (128 KiB): a basket of many items.
@@ -107,7 +109,7 @@ class RowChunk:
         n = self.n_rows if limit is None else min(limit, self.n_rows)
         return [list(r) for r in zip(*(c[:n].tolist() for c in self.columns))] if n else []
 
-    def drop_first(self) -> "RowChunk":
+    def drop_first(self) -> RowChunk:
         """The chunk without its first row (a header)."""
         lines = self.lines[1:] if isinstance(self.lines, np.ndarray) else int(self.lines) + 1
         return RowChunk([c[1:] for c in self.columns], lines)

@@ -13,8 +13,9 @@ is refused unless the record and item columns are named.
 from __future__ import annotations
 
 import csv
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from ..errors import DataFormatError
 from ..transactions import TransactionData

@@ -10,9 +10,9 @@ the file, the line and the reason; nothing is half-loaded.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -51,7 +51,7 @@ class RecordLabels:
         return np.bincount(self.codes, minlength=len(self.names)).astype(np.int64)
 
     @classmethod
-    def from_names(cls, labels: Sequence[str], source: Path | None = None) -> "RecordLabels":
+    def from_names(cls, labels: Sequence[str], source: Path | None = None) -> RecordLabels:
         names = sort_labels(set(labels))
         index = {name: i for i, name in enumerate(names)}
         return cls(np.array([index[s] for s in labels], dtype=np.int64), names, source)

@@ -8,10 +8,10 @@ rules.
 from __future__ import annotations
 
 import csv
-
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ..errors import DataFormatError
 from .text import SNIFF_BYTES, decode_text, read_bytes, split_records
@@ -37,7 +37,7 @@ class Head:
         return Path(self.path.name.lower().removesuffix(".gz")).suffix
 
     @classmethod
-    def read(cls, path: Path, encoding: str | None = None) -> "Head":
+    def read(cls, path: Path, encoding: str | None = None) -> Head:
         raw = read_bytes(path, SNIFF_BYTES)
         if raw.startswith(b"PAR1"):
             return cls(path, raw, [])

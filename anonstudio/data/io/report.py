@@ -43,7 +43,7 @@ class LoadReport:
 
 # Reports are kept beside the loaded objects rather than inside them because
 # TransactionData is frozen; the weak keys let datasets be garbage-collected.
-_REPORTS: "weakref.WeakKeyDictionary[Any, LoadReport]" = weakref.WeakKeyDictionary()
+_REPORTS: weakref.WeakKeyDictionary[Any, LoadReport] = weakref.WeakKeyDictionary()
 
 
 def attach_report(obj: Any, report: LoadReport) -> None:

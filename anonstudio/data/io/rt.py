@@ -30,9 +30,10 @@ reason; nothing is half-loaded and the input is never modified.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from itertools import chain
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd

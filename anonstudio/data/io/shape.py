@@ -7,8 +7,8 @@ which then names the bad line, instead of being read as something else.
 from __future__ import annotations
 
 import csv
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 __all__ = ["Shape", "delimited_shape", "RAGGED_SCORE"]
 

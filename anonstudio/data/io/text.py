@@ -37,14 +37,16 @@ import io
 import os
 import stat
 import zlib
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from ..errors import DataFormatError, LoadCancelled
 
-__all__ = ["MissingFileError", "reading_head", "HeadRead", "read_bytes", "read_text", "decode_text", "split_lines", "split_records",
+__all__ = ["MissingFileError", "reading_head", "HeadRead", "read_bytes", "read_text", "decode_text", "split_lines",
+           "split_records",
            "iter_text_chunks", "TextChunk", "InputFile", "require_regular_file", "check_cancel", "SNIFF_BYTES",
            "CHUNK_BYTES", "COMPRESSED_CAP_MIN", "COMPRESSED_EXPANSION"]
 
@@ -207,7 +209,7 @@ class InputFile:
             self._stream.close()
         self._raw.close()
 
-    def __enter__(self) -> "InputFile":
+    def __enter__(self) -> InputFile:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -354,7 +356,7 @@ def _quote_safe_cut(text: str) -> int:
     if '"' not in text:
         return text.rfind("\n") + 1
     last = -1
-    for last in _line_ends_outside_quotes(text):
+    for last in _line_ends_outside_quotes(text):  # noqa: B007 - the loop only keeps the last line end
         pass
     return last + 1
 

@@ -1,7 +1,7 @@
 """Columns of the loaded table: one (:class:`ColumnCombo`) or a ticked set (:class:`ColumnPicker`)."""
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QAbstractItemView, QComboBox, QListWidget, QListWidgetItem, QWidget

@@ -1,8 +1,8 @@
 """Dialogs with the studio's defaults: open and save a file, and a window size that fits the screen."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from PySide6.QtCore import QSize
 from PySide6.QtWidgets import QFileDialog, QWidget

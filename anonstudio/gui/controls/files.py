@@ -1,8 +1,8 @@
 """Choosing files in a parameter form: one file (:class:`FileRow`), a file per column (:class:`ColumnPathsEditor`)."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (

@@ -1,7 +1,7 @@
 """The runs of a workbench: which one is shown, and which one is drawn beside it."""
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget

@@ -1,7 +1,7 @@
 """Sizing and arranging: a height-bounded scroll area, combo boxes that shrink, splitters in one call."""
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import QComboBox, QFrame, QScrollArea, QSizePolicy, QSplitter, QWidget

@@ -1,7 +1,7 @@
 """Per-level values of a parameter form (k and σ per itemset size ℓ)."""
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
@@ -85,7 +85,7 @@ class LevelsTable(QWidget):
         return tuple(out)
 
     def set_value(self, field: str, values: Sequence) -> None:
-        self._values[field] = [("%g" % v) if isinstance(v, float) else str(v) for v in values]
+        self._values[field] = [f"{v:g}" if isinstance(v, float) else str(v) for v in values]
         any_set = any(self._values[f] for f in self.fields)
         self._filling = True
         self.same_box.setChecked(not any_set)

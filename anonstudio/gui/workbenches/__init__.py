@@ -33,7 +33,7 @@ def discover_workbenches() -> tuple[list[type], list[tuple[str, str]]]:
         name = f"{__name__}.{info.name}.workbench" if info.ispkg else f"{__name__}.{info.name}"
         try:
             module = importlib.import_module(name)
-        except Exception:  # noqa: BLE001 - report, keep the other tabs
+        except Exception:
             problems.append((name, traceback.format_exc()))
             log.exception("workbench module %s failed to import", name)
             continue

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from ...data.hierarchy import Hierarchy
 from ...data.table import Role, Table

@@ -16,7 +16,7 @@ The same rules serve the exporter (:func:`cell_text`) and the importer
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

@@ -12,8 +12,9 @@ import pandas as pd
 
 from ...data.rows import Chip, TableRows, cell_chip
 from ...data.table import Role, Table, value_text
+
 # The published CSV's own cell texts, so that the view and the file say the same.
-from .published_csv import horizontal_cell_texts, group_multisets
+from .published_csv import group_multisets, horizontal_cell_texts
 from .release import GroupRelease
 
 __all__ = ["GroupComparison", "comparison_of"]

@@ -8,7 +8,7 @@ match against.
 """
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -98,7 +98,8 @@ def resolve_columns(table: Table, qi: Sequence[str] | str | None, sensitive: str
     qi = list(qi) if qi else [c for c in table.quasi_identifiers if c != sensitive]
     unknown = [c for c in [*qi, sensitive] if c not in table.frame.columns]
     if unknown:
-        raise ValueError(f"unknown column(s) {', '.join(unknown)}; the table has {', '.join(map(str, table.frame.columns))}")
+        raise ValueError(f"unknown column(s) {', '.join(unknown)}; the table has "
+                         f"{', '.join(map(str, table.frame.columns))}")
     if sensitive in qi:
         raise ValueError(f"{sensitive!r} cannot be both quasi-identifier and sensitive")
     if not qi:

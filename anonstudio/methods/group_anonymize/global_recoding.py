@@ -28,7 +28,7 @@ found, which keeps the result optimal.
 from __future__ import annotations
 
 import time
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 

@@ -40,8 +40,8 @@ from __future__ import annotations
 
 import csv
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -192,7 +192,8 @@ def _domains(table: Table, columns: list[str], domain_path: str | Path | None) -
         try:
             extra = _typed(texts, numeric)
         except ValueError as exc:
-            raise DataFormatError(domain_path, f"column {column!r} is numeric but lists a non-number ({exc})", None)
+            raise DataFormatError(domain_path, f"column {column!r} is numeric but lists a non-number ({exc})",
+                                  None) from None
         known = {value_text(v) for v in extra}
         absent = [value_text(v) for v in domains[column] if value_text(v) not in known]
         if absent:
@@ -463,7 +464,8 @@ def _check_sensitive(path: Path, records, col: int, rows: np.ndarray, line_group
     for g, want in truth.items():
         got = published.get(g, plain.get(g, Counter()))
         if g in published and g in plain:
-            raise DataFormatError(path, f"group {gid_text[g]} mixes multisets and plain sensitive values", first_line[g][0])
+            raise DataFormatError(path, f"group {gid_text[g]} mixes multisets and plain sensitive values",
+                                  first_line[g][0])
         if got != want:
             show = lambda bag: "{" + "|".join(sorted(bag.elements())) + "}"  # noqa: E731
             raise DataFormatError(path, f"group {gid_text[g]} publishes sensitive values {show(got)} but its "

@@ -111,7 +111,7 @@ class GroupRelease:
         texts = self.labels.get(column)
         return texts[g] if texts is not None else None
 
-    def same_as(self, other: "GroupRelease") -> bool:
+    def same_as(self, other: GroupRelease) -> bool:
         """Same scheme, columns, domains, grouping and cells (labels ignored)."""
         return (
             self.scheme == other.scheme

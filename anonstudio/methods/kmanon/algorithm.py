@@ -50,9 +50,9 @@ import time
 from ...data.transactions import TransactionData
 from ...jobs import NullProgress, PartialRelay, Progress, derive_seed
 from ...parallel import budget, remote_client
+from ..contract import StagedProgress
 from .cluster import run_trials_on_cluster
 from .constraints.base import Constraint, ErrorFunction
-from ..contract import StagedProgress
 from .inputs import prepare_run
 from .params import KmAnonParams
 from .result import KmAnonResult, LevelResult, TrialResult

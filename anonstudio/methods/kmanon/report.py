@@ -9,7 +9,7 @@ reports share it.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from .result import LevelResult
 

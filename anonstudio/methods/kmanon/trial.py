@@ -12,7 +12,8 @@ from __future__ import annotations
 import math
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -21,13 +22,13 @@ from ...jobs import CancelOnly, ChunkSizer, Progress, derive_seed
 from ...kernels.generalized_support import (
     binomial_table,
     check_batch,
+    count_keys,
     dense_count,
     dense_offsets,
     dense_violators,
-    remap_and_shuffle,
-    count_keys,
     enumerate_keys,
     key_bits,
+    remap_and_shuffle,
     unpack_keys,
     violating_keys,
 )

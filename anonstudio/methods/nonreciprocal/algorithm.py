@@ -23,7 +23,11 @@ from ...data.transactions import TransactionData
 from ...jobs import NullProgress, Progress, derive_seed
 from .cahd import cahd
 from .diversity import (
-    NotEligibleError, label_spaced_order, published_label_failures, records_share, tighten_spacing,
+    NotEligibleError,
+    label_spaced_order,
+    published_label_failures,
+    records_share,
+    tighten_spacing,
 )
 from .labels import labels_for
 from .metrics import error_rate, query_error, query_sizes

@@ -17,10 +17,10 @@ from __future__ import annotations
 import numpy as np
 
 from ...data.io.record_labels import RecordLabels
-from ...formatting import integer, percent
-from ...params import ParameterError
 from ...data.transactions import TransactionData
+from ...formatting import integer, percent
 from ...kernels.nonreciprocal_diversity import LOCAL, MOST_REMAINING, spaced_order, swap_same_labels, windows_distinct
+from ...params import ParameterError
 
 __all__ = ["NotEligibleError", "check_eligible", "label_spaced_order", "tighten_spacing", "published_label_failures",
            "records_share", "SWAP_REACH", "SWAP_PASSES"]

@@ -33,7 +33,14 @@ import numpy as np
 from ...data.transactions import TransactionData
 from ...jobs import ChunkSizer, NullProgress, Progress, derive_seed
 from ...kernels.rho_suppressor import (
-    LOG_COLUMNS, NEED_LOG, NEED_RULES, active_users, draw_and_check, exact_chunk, record_bits, repair_rules,
+    LOG_COLUMNS,
+    NEED_LOG,
+    NEED_RULES,
+    active_users,
+    draw_and_check,
+    exact_chunk,
+    record_bits,
+    repair_rules,
 )
 from ...kernels.rng import make_state
 from .sensitive import SensitiveConstraint

@@ -155,7 +155,9 @@ class _Estimator:
             tok_head.append(uniq)
             tok_size.append(t.size[first])
             tok_node.append(t.node[first])
-        cat = (lambda parts, dt: np.concatenate(parts).astype(dt) if parts else np.zeros(0, dt))
+        def cat(parts: list, dt: type) -> np.ndarray:
+            return np.concatenate(parts).astype(dt) if parts else np.zeros(0, dt)
+
         self.tok_c, self.tok_head = cat(tok_c, np.int64), cat(tok_head, np.int64)
         self.tok_size, self.tok_node = cat(tok_size, np.float64), cat(tok_node, np.int64)
         self.mem_c = cat([np.full(len(t.items), c, dtype=np.int64) for c, t in enumerate(tres)], np.int64)

@@ -9,7 +9,7 @@ over the non-sensitive items; it reproduces the worked example (12 against 30).
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...jobs import ChunkSizer, NullProgress, Progress, derive_seed
-from ...params import ParameterError
 from ...kernels.rt_cluster import build_summaries, merge_into, merged_extents, summary_extents
+from ...params import ParameterError
 from .prepare import RTProblem, Summaries
 
 __all__ = ["Clustering", "cluster", "clusters_from_assignment", "seed_positions"]

@@ -100,7 +100,7 @@ class _Maps:
 class _OriginalRows(_NumberedFromOne):
     """The people as they are: row, demographics, then their items as chips keyed by what publishes them."""
 
-    def __init__(self, table: Table, comparison: "RTComparison"):
+    def __init__(self, table: Table, comparison: RTComparison):
         super().__init__(table)
         self.comparison = comparison
         self.column_tips = (*self.column_tips[:-1], "The person's items; a highlighted chip is covered by the "
@@ -113,7 +113,7 @@ class _OriginalRows(_NumberedFromOne):
 class _PublishedRows(_NumberedFromOne):
     """The release: row, cluster, generalized demographics (chips), published items (chips)."""
 
-    def __init__(self, table: Table, chips, comparison: "RTComparison"):
+    def __init__(self, table: Table, chips, comparison: RTComparison):
         super().__init__(table, chips)
         self.comparison = comparison
         self.columns = (*self.columns, comparison.items_title)

@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ...data.io.text import require_regular_file
 from ...data.io.rt import join_items, load_rt_table, rt_from_table
+from ...data.io.text import require_regular_file
 from ...data.table import RTData, Table
 from ...params import ParameterError
 from .params import RTParams

@@ -15,7 +15,7 @@ ORDERS = ("btd", "ul")
 ITEM_ORDERS = ("code", "frequency")
 
 
-def _btd_weight(params: "RTParams") -> float:
+def _btd_weight(params: RTParams) -> float:
     """The item distances are built only for item-ranked merges in the fast order."""
     return 0.6 if params.merge != "r" and params.order == "btd" else 0.0
 

@@ -58,11 +58,11 @@ class Summaries:
     node: np.ndarray
     bits: np.ndarray
 
-    def take(self, rows: np.ndarray) -> "Summaries":
+    def take(self, rows: np.ndarray) -> Summaries:
         return Summaries(self.lo[rows].copy(), self.hi[rows].copy(), self.node[rows].copy(), self.bits[rows].copy())
 
     @classmethod
-    def empty(cls, count: int, like: "Summaries") -> "Summaries":
+    def empty(cls, count: int, like: Summaries) -> Summaries:
         return cls(np.zeros((count, like.lo.shape[1])), np.zeros((count, like.hi.shape[1])),
                    np.zeros((count, like.node.shape[1]), dtype=np.int32),
                    np.zeros((count, like.bits.shape[1]), dtype=np.uint64))

@@ -12,8 +12,8 @@ generalized and never counted as attacker knowledge.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 

@@ -22,7 +22,8 @@ def run_threat(data: Table, params: ThreatParams, progress: Progress | None = No
     """Anonymize ``data`` as ``params`` say (or read their published CSV) and run the relative threat analysis.
 
     ``progress`` may be the spec's staged progress: the release is made in its ``release`` stage and sampled in
-    its ``sample`` stage; a plain Progress gives the release its first tenth. Partial results (a :class:`ThreatResult` with
+    its ``sample`` stage; a plain Progress gives the release its first tenth. Partial results (a
+    :class:`ThreatResult` with
     the current estimates) go to ``progress.partial`` while sampling; a cancel returns what was sampled.
 
     Raises

@@ -17,13 +17,13 @@ import numpy as np
 import pandas as pd
 
 from ...jobs import NullProgress, Progress, derive_seed
+from ...params import to_dict
 from ..group_anonymize.release import GroupRelease
 from . import estimates as est
 from .diagnostics import geweke_from_batches, weiss_test
 from .layout import HorizontalLayout, horizontal_layout, vertical_layout
 from .measures import MEASURE_MEANINGS, faithfulness, row_measures, table_measures
 from .model import EncodedRelease, Priors, encode_release, text_of
-from ...params import to_dict
 from .params import ThreatParams
 from .sampler import ChainSet, SamplerPlan
 
@@ -137,7 +137,7 @@ def _component_names(enc: EncodedRelease) -> list[str]:
     s_names = [text_of(v) for v in enc.sensitive_values]
     names = [f"pi_S[{s}]" for s in s_names]
     for s in s_names:
-        for a, column in enumerate(enc.qi):
+        for _a, column in enumerate(enc.qi):
             for v in enc.release.domains[column]:
                 names.append(f"pi[{column}={text_of(v)} | {s}]")
     return names

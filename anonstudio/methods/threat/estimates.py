@@ -51,7 +51,8 @@ def normalize_rows(x: np.ndarray) -> np.ndarray:
 
 
 def ideal_parts(enc: EncodedRelease) -> tuple[np.ndarray, np.ndarray]:
-    """Factors of eq. (20): ``ps[s] = (alpha_s + gamma_s) / (alpha_0 + N)``, ``means[s, d] = (beta + delta) / (beta_0 + gamma_s)``."""
+    """Factors of eq. (20): ``ps[s] = (alpha_s + gamma_s) / (alpha_0 + N)``,
+    ``means[s, d] = (beta + delta) / (beta_0 + gamma_s)``."""
     ps = (enc.alpha + enc.gamma_s) / (enc.alpha.sum() + enc.n_rows)
     counts = enc.true_counts()
     means = (enc.beta + counts) / (enc.beta0[:, enc.attr_of] + enc.gamma_s[:, None])

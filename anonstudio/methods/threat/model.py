@@ -43,7 +43,7 @@ class Priors:
     beta: dict[str, np.ndarray] = field(default_factory=dict)
 
     @classmethod
-    def symmetric(cls, release: GroupRelease, alpha: float = 1.0, beta: float = 1.0) -> "Priors":
+    def symmetric(cls, release: GroupRelease, alpha: float = 1.0, beta: float = 1.0) -> Priors:
         n_s = len(release.domains[release.sensitive])
         return cls(np.full(n_s, float(alpha)),
                    {c: np.full((n_s, len(release.domains[c])), float(beta)) for c in release.qi})

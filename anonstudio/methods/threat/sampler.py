@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
@@ -160,7 +160,7 @@ class ChainSet:
                 if progress.cancelled():
                     return False
                 n = sizer.next_size()
-                list(pool.map(lambda i: self._advance(i, n), range(len(self.chains))))
+                list(pool.map(lambda i, n=n: self._advance(i, n), range(len(self.chains))))
                 sizer.done(n)
                 done = self.sweeps_done
                 phase = "burn-in" if done < self.plan.burn_in else "sampling"

@@ -12,7 +12,8 @@ import base64
 import html
 import re
 import struct
-from typing import Any, Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from ... import __version__
 from ...formatting import measure

@@ -13,9 +13,9 @@ import hashlib
 import importlib.metadata
 import platform
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 from ... import __version__
 from ...formatting import integer

@@ -15,9 +15,9 @@ is what a Voronoi cell is).
 from __future__ import annotations
 
 import colorsys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
 import numpy as np
 import pyqtgraph as pg
@@ -27,8 +27,8 @@ from PySide6.QtGui import QBrush, QColor, QCursor, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
-    QMessageBox,
     QLabel,
+    QMessageBox,
     QPushButton,
     QSlider,
     QStackedLayout,

@@ -7,7 +7,7 @@ run goes on. Each plot shows every trial as a faint point and the published
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 from PySide6.QtCore import Qt

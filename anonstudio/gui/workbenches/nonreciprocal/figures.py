@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 import html
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal

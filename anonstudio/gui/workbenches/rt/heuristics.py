@@ -80,7 +80,7 @@ class Trace:
     tum: tuple[float, ...]
 
     @classmethod
-    def of(cls, result) -> "Trace":
+    def of(cls, result) -> Trace:
         rum = ([result.initial_rum] if result.initial_rum is not None else []) + list(result.rum_trace)
         tum = ([result.initial_tum] if result.initial_tum is not None else []) + list(result.tum_trace)
         return cls(tuple(rum), tuple(tum))
@@ -181,7 +181,7 @@ class HeuristicComparison(QWidget):
             self.along[key] = _plot(title, "merges", y_label, glossary, "The losses after every merge of the runs "
                                                                        "at the δ chosen above appear here.")
         for plot in [*self.plots.values(), *self.along.values()]:
-            for merge, (name, colour, symbol) in HEURISTICS.items():
+            for _merge, (name, colour, symbol) in HEURISTICS.items():
                 along = plot in self.along.values()
                 plot.add_series(name, kind="line", color=colour, symbol=None if along else symbol,
                                 width=1.6 if along else 2.0)

@@ -12,9 +12,9 @@ import io
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 
 from ....formatting import number, probability
 from ...plots import ExportablePlot
@@ -47,7 +47,7 @@ class DistributionBars(ExportablePlot):
         font.setPointSize(8)
         self.plot_item.getAxis("left").setStyle(tickFont=font)
         self.names: list[str] = []
-        for key, (label, color) in DISTRIBUTIONS.items():
+        for _key, (label, color) in DISTRIBUTIONS.items():
             self.add_series(label, kind="bars", color=color, bar_width=BAR_HEIGHT)
         self.plot_item.invertY(True)  # first value on top, like a table
         self._true_mark = pg.LinearRegionItem(orientation="horizontal", movable=False,
@@ -148,9 +148,9 @@ class VictimInspector(QWidget):
         self.heading.setToolTip(f"The attacker knows {known} of this person ({values}) and that the person is "
                                 "in the table; the learner uses the same attributes but not that.")
         members = release.group_rows(group)
+        published = published_text(release, group, [view.s_names[int(view.s_true[r])] for r in members])
         self.group_label.setText(f"Group {group + 1} ({len(members)} rows; their cleartext rows below, the victim "
-                                 "highlighted) is published as: "
-                                 f"{published_text(release, group, [view.s_names[int(view.s_true[r])] for r in members])}")
+                                 f"highlighted) is published as: {published}")
         self.group_table.show_rows(view, members, highlight=row)
 
 

@@ -37,7 +37,7 @@ class RowView:
     threatened_L: np.ndarray
 
     @classmethod
-    def of(cls, frame: Any, row_group: np.ndarray, result: ThreatEstimates) -> "RowView":
+    def of(cls, frame: Any, row_group: np.ndarray, result: ThreatEstimates) -> RowView:
         measures = result.rows()
         rows = np.arange(result.n_rows)
         return cls(frame, list(result.qi), result.sensitive, [text_of(v) for v in result.sensitive_values],

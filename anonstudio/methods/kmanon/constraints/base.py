@@ -9,7 +9,7 @@ trials; :meth:`bind` returns a per-run object tracking one
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

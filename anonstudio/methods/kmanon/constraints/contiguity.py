@@ -10,7 +10,7 @@ area-weighted cell centroids without building polygon unions.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

@@ -10,7 +10,7 @@ vectorized pass over all partners.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

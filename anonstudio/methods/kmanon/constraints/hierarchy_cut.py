@@ -13,7 +13,7 @@ released as the root).
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -41,7 +41,7 @@ def leaf_of_items(hierarchy: Hierarchy, vocab: Sequence[str]) -> np.ndarray:
 
 
 class _HierarchyRun(ConstraintRun):
-    def __init__(self, state: PartitionState, spec: "HierarchyCut"):
+    def __init__(self, state: PartitionState, spec: HierarchyCut):
         super().__init__(state)
         self.h = spec.hierarchy
         self.leaf = spec.leaf_of_item
