@@ -439,11 +439,15 @@ def _item_entries(records: list[tuple[int, list[str]]], covers: _Covers) -> tupl
 
 
 # --------------------------------------------------------------------------- set-valued files
-def _set_records(path: Path) -> list[tuple[int, list[str]]]:
-    """(line, tokens) per record of a subset-per-line file, in file order (see the module docstring)."""
+def _set_records(path: Path, spaced_labels: bool = False) -> list[tuple[int, list[str]]]:
+    """(line, tokens) per record of a subset-per-line file, in file order (see the module docstring).
+
+    ``spaced_labels``: the original's item labels hold blanks (``1 Jogging``), so blanks cannot separate items.
+    """
     lines = _lines(path)
     data_lines = [(i + 1, ln) for i, ln in enumerate(lines) if not ln.startswith(_META)]
-    sets_layout = path.suffix.lower() in (".csv", ".tsv") or any(";" in ln for _, ln in data_lines[:200])
+    sets_layout = (spaced_labels or path.suffix.lower() in (".csv", ".tsv")
+                   or any(";" in ln for _, ln in data_lines[:200]))
     if not sets_layout:
         return [(number, ln.replace(",", " ").split()) for number, ln in data_lines]
     delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
@@ -487,7 +491,7 @@ def _check_count(path: Path, records: list, n: int, what: str = "records") -> No
 def _read_set_valued(data: TransactionData, path: Path, side: SideFiles, kind: str,
                      names: tuple[str, ...] | None) -> tuple[People, Published]:
     people, notes = _set_valued_people(data, side, names)
-    records = _set_records(path)
+    records = _set_records(path, spaced_labels=any(" " in label for label in data.vocab))
     _check_count(path, records, data.n_records)
     vocab = _Vocabulary(tuple(data.vocab))
     covers = _Covers(path, vocab, side, allow_general=kind == "generalized")

@@ -43,6 +43,16 @@ def test_csv_sets_layout_with_header(tmp_path, original):
     assert [_items(published, j, people) for j in range(4)] == [["1", "2"], [], ["3"], ["3"]]
 
 
+def test_item_labels_with_blanks_are_split_on_semicolons_only(tmp_path):
+    original = TransactionData.from_records([["1 Jogging", "2 Swimming"], ["2 Swimming"]])
+    path = _write(tmp_path / "r.dat", "1 Jogging;2 Swimming\n2 Swimming\n")
+    people, published = read_release(original, path, None, SideFiles())
+    assert [_items(published, j, people) for j in range(2)] == [["1 Jogging", "2 Swimming"], ["2 Swimming"]]
+    _write(path, "1 Jogging\n2 Swimming\n")  # one item per line, no ';' anywhere
+    people, published = read_release(original, path, None, SideFiles())
+    assert [_items(published, j, people) for j in range(2)] == [["1 Jogging"], ["2 Swimming"]]
+
+
 def test_a_release_must_keep_one_record_per_person(tmp_path, original):
     path = _write(tmp_path / "r.dat", "1\n2\n")
     with pytest.raises(DataFormatError, match="the release has 2 records but the original has 4 people"):
