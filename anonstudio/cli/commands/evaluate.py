@@ -15,7 +15,7 @@ DESCRIPTION = (
     "with its --map or --item-hierarchy, a nonreciprocal release, an RT table, a group-anonymized table such as "
     "ARX's output) and measure both on one scale: for m = 1..M known items (plus the quasi-identifiers of tables), "
     "the prosecutor risk, the share of people at risk (fewer than k candidates) and the attribute disclosure at "
-    "rho, exact where affordable and otherwise sampled with 95 %% intervals; and the utility: the mean relative "
+    "rho, exact where affordable and otherwise sampled with 95 % intervals; and the utility: the mean relative "
     "error of one shared workload of count queries and the total variation between item (or value) frequencies. "
     "With --claim the evaluation is an audit: a false claim exits with status 3 and a counterexample (a person, "
     "numbered from 1, the known set and the candidates). docs/evaluate.md defines every measure."
