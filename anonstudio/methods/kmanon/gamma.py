@@ -29,8 +29,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from scipy.optimize import brentq
-
 __all__ = ["BOUNDS", "BOUND_LABELS", "BOUND_TIPS", "BOUND_EXPLANATION", "SampleBound", "sample_bound", "gamma"]
 
 BOUNDS = ("conservative", "theorem", "two-sided")
@@ -88,6 +86,9 @@ def _solve(sigma: float, tail: float, name: str) -> SampleBound:
     hi = 1.0 - sigma  # eps -> 0 as delta -> 1 - sigma, so the root lies below
     lo = 1e-300
     # The function is positive near 0 and negative just below 1 - sigma.
+    # scipy only when a bound is computed: params.py reads this module's labels to build --help.
+    from scipy.optimize import brentq
+
     x = brentq(_stationarity, lo, hi * (1 - 1e-12), args=(sigma, tail), xtol=1e-300, rtol=1e-15, maxiter=500)
     eps = 1.0 - sigma / (1.0 - x)
     value = math.log(tail / x) / (2.0 * eps * eps)
