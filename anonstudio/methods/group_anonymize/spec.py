@@ -6,14 +6,16 @@ the verifier and pandas-heavy modules are imported where they are used.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ...data.io.atomic import OutputSet
 from ...data.table import Table
 from ...params import ParameterError
 from ..contract import Export, MethodRun, MethodSpec, Stage
 from .params import PUBLISHED, GroupAnonymizeParams
 from .terms import TERMS
+
+if TYPE_CHECKING:  # the writers' type only: data.io imports every loader, which --help must not
+    from ...data.io.atomic import OutputSet
 
 __all__ = ["GroupAnonymizeSpec", "SPEC", "check_release", "example_table", "guarantee_sentence",
            "write_group_release"]

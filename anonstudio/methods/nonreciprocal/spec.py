@@ -6,8 +6,8 @@ a check or an export needs them.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ...data.io.atomic import OutputSet
 from ...data.transactions import TransactionData
 from ...formatting import integer, measure
 from ...params import ParameterError
@@ -16,6 +16,9 @@ from ..sweep import Axis, SweepPreset
 from .params import NonreciprocalParams
 from .stages import STAGES
 from .terms import TERMS
+
+if TYPE_CHECKING:  # the writers' type only: data.io imports every loader, which --help must not
+    from ...data.io.atomic import OutputSet
 
 __all__ = ["NonreciprocalSpec", "SPEC", "K_SWEEP", "L_SWEEP", "AUDIT_WARNING", "ORDER_WARNING"]
 

@@ -6,10 +6,10 @@ load when a run, a check or an export needs them.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...data.io.atomic import OutputSet
 from ...data.transactions import TransactionData
 from ...formatting import integer, number, percent
 from ...params import ParameterError
@@ -17,6 +17,9 @@ from ..contract import Export, MethodRun, MethodSpec, Stage
 from ..sweep import Axis, SweepPreset
 from .params import RhoParams
 from .terms import TERMS
+
+if TYPE_CHECKING:  # the writers' type only: data.io imports every loader, which --help must not
+    from ...data.io.atomic import OutputSet
 
 __all__ = ["RhoSpec", "SPEC"]
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ...data.io.atomic import OutputSet
 from ...data.table import Table
 from ...params import ParameterError
 from ..contract import Export, MethodRun, MethodSpec, Stage
@@ -21,6 +21,9 @@ from ..group_anonymize.spec import check_release, write_group_release
 from ..sweep import Axis, SweepPreset
 from .params import ThreatParams
 from .terms import TERMS
+
+if TYPE_CHECKING:  # the writers' type only: data.io imports every loader, which --help must not
+    from ...data.io.atomic import OutputSet
 
 __all__ = ["ThreatSpec", "SPEC", "summary_sentence"]
 
