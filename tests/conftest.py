@@ -1,10 +1,13 @@
-"""Test-wide set-up: Qt offscreen, the ``gui`` marker, shared fixtures."""
+"""Test-wide set-up: Qt offscreen, the ``gui`` marker, numba kernels compiled before the tests, shared fixtures."""
 from __future__ import annotations
 
 import gc
 import itertools
 import os
+import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 # Before any Qt import: no display is needed, on CI or a developer machine.
@@ -26,6 +29,7 @@ if _hypothesis_settings is not None:
 
 TESTS = Path(__file__).resolve().parent
 DATA = TESTS / "data"
+KERNELS = TESTS.parent / "anonstudio" / "kernels"
 
 #: Every test in these folders needs Qt (the studio's widgets, or the report's plots drawn through the studio).
 GUI_FOLDERS = (TESTS / "gui", TESTS / "report")
@@ -93,7 +97,7 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark every Qt test ``gui``, before ``-m`` selects (and before xdist reads the groups)."""
+    """Mark every Qt test ``gui``, before ``-m`` selects."""
     for item in items:
         if needs_qt(item) and item.get_closest_marker("gui") is None:
             item.add_marker(pytest.mark.gui)
@@ -108,6 +112,78 @@ def data_dir() -> Path:
 
 
 # --- numba kernels ---------------------------------------------------------------------------------------------------
+
+#: Run in each compiling process: claims kernel modules one at a time (a file created exclusively is a claim)
+#: and runs their warm-up as ``anonstudio.kernels.warmup.warm_up_all`` does, which writes numba's cache.
+_COMPILE = """
+import importlib, inspect, os, sys
+claims = sys.argv[1]
+for name in sys.argv[2:]:
+    try:
+        os.close(os.open(os.path.join(claims, name), os.O_CREAT | os.O_EXCL))
+    except FileExistsError:
+        continue
+    hook = getattr(importlib.import_module("anonstudio.kernels." + name), "warm_up", None)
+    if callable(hook):
+        hook()
+        if "read_only" in inspect.signature(hook).parameters:
+            hook(read_only=True)
+"""
+
+
+def _kernel_modules() -> list[str]:
+    """The kernel modules, largest source first (the longest to compile, roughly)."""
+    paths = [p for p in KERNELS.glob("*.py") if p.stem not in ("__init__", "warmup")]
+    return [p.stem for p in sorted(paths, key=lambda p: p.stat().st_size, reverse=True)]
+
+
+def _cache_is_cold(modules: list[str]) -> bool:
+    """Whether some kernel module has no numba index yet (a clean clone; a stale one is recompiled in the tests)."""
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        found = {p.name.split(".")[0] for p in Path(os.environ["NUMBA_CACHE_DIR"]).rglob("*.nbi")}
+    else:
+        found = {p.name.split(".")[0] for p in (KERNELS / "__pycache__").glob("*.nbi")}
+    return not set(modules) <= found
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """On a cold numba cache, compile the kernels in parallel processes before any test starts.
+
+    Compiling all of them takes minutes on one core. Done in the ``compiled_kernels`` fixture it would run
+    inside the first test's timeout, and once per xdist worker at the same time; done here, each worker's
+    fixture only loads the cache. Whatever these processes fail to compile, the fixture compiles (and reports).
+    """
+    config = session.config
+    if hasattr(config, "workerinput") or config.option.collectonly:
+        return
+    modules = _kernel_modules()
+    if not _cache_is_cold(modules):
+        return
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    processes = max(1, min(cores, 4))  # past 4, the two longest modules (~1/5 of the work each) set the time
+    t0 = time.perf_counter()
+    path = [str(TESTS.parent), *filter(None, [os.environ.get("PYTHONPATH")])]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(path))
+    codes = []
+    with tempfile.TemporaryDirectory(prefix="kernel-claims-") as claims:
+        procs = [subprocess.Popen([sys.executable, "-c", _COMPILE, claims, *modules], env=env,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                 for _ in range(processes)]
+        try:
+            codes = [proc.wait(timeout=1800) for proc in procs]
+        except subprocess.TimeoutExpired:
+            pass
+        finally:  # interrupted or too slow: the fixture compiles what is missing
+            for proc in procs:
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        failed = "" if codes and not any(codes) else "; a process failed, the tests compile what it left"
+        reporter.write_line(f"numba cache was cold: compiled the kernels in {processes} processes in "
+                            f"{time.perf_counter() - t0:.0f} s{failed}")
+
 
 @pytest.fixture(scope="session", autouse=True)
 def compiled_kernels():
