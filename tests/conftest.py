@@ -1,6 +1,7 @@
 """Test-wide set-up: Qt offscreen, the ``gui`` marker, numba kernels compiled before the tests, shared fixtures."""
 from __future__ import annotations
 
+import contextlib
 import gc
 import itertools
 import os
@@ -15,6 +16,11 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest
 from _pytest.mark.expression import Expression
+
+try:
+    import fcntl
+except ImportError:  # Windows: no cross-worker lock; the grouped tests still run one after another
+    fcntl = None
 
 try:
     from hypothesis import settings as _hypothesis_settings
@@ -38,6 +44,18 @@ QT_FIXTURES = frozenset({"qtbot", "qapp", "qapp_args", "qapp_cls", "qtlog", "qtm
 #: ``anonstudio.gui.settings.SETTINGS_ENV``, named here because that module imports Qt
 #: (tests/core/test_suite_setup.py checks the two agree).
 SETTINGS_ENV = "ANONSTUDIO_SETTINGS_DIR"
+#: Groups of tests that xdist runs on one worker, one after another (``pytest_xdist_make_scheduler``), by path under
+#: tests/; every other test is scheduled on its own.
+GROUPS = {
+    # A Dask LocalCluster per module (two worker processes in test_cluster.py): started once, one at a time.
+    "scale/test_cluster.py": "dask-cluster",
+    "gui/test_settings_dialog.py": "dask-cluster",
+    # Session fixtures that run every family and draw every plot: computed once, not once per worker.
+    "report": "report",
+}
+#: Groups whose tests bound the wall-clock time of real work (a cancel reaches the cluster within 15 s): while one of
+#: them runs, the other workers wait, so the bound holds on a 2-core machine too.
+EXCLUSIVE_GROUPS = frozenset({"dask-cluster"})
 
 
 # --- the gui marker -------------------------------------------------------------------------------------------------
@@ -101,6 +119,90 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if needs_qt(item) and item.get_closest_marker("gui") is None:
             item.add_marker(pytest.mark.gui)
+
+
+# --- parallel runs (pytest-xdist) ------------------------------------------------------------------------------------
+
+def group_of(path: str) -> str | None:
+    """The group (``GROUPS``) of the test file at ``path``, relative to the repository or absolute."""
+    rel = Path(path).resolve().relative_to(TESTS.parent) if Path(path).is_absolute() else Path(path)
+    for key, group in GROUPS.items():
+        if rel.is_relative_to(Path("tests") / key):
+            return group
+    return None
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """``--dist loadgroup`` with the groups of ``GROUPS``, each sent to one worker as a whole.
+
+    xdist's own loadgroup reads ``xdist_group`` marks through a suffix it writes into node ids, which pytest 9.2
+    no longer lets it write: the marks would be ignored without a word (pytest-xdist issue 1386). The scheduler
+    groups by path instead.
+    """
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class PathGroupScheduling(LoadGroupScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            group = group_of(nodeid.split("::", 1)[0])
+            return f"group {group}" if group is not None else super()._split_scope(nodeid)
+
+    return PathGroupScheduling(config, log)
+
+
+class WorkerLock:
+    """Lets a test of an exclusive group run alone across the xdist workers: a readers-writer lock on two files.
+
+    Every other test holds it shared. An exclusive test waiting for it holds the turnstile, so tests starting
+    meanwhile queue behind it instead of keeping it waiting for ever.
+    """
+
+    def __init__(self, folder: Path):
+        # Open for the whole session: a lock is held on an open file.
+        self._turnstile = open(folder / "tests.turnstile", "a")
+        self._lock = open(folder / "tests.lock", "a")
+
+    @contextlib.contextmanager
+    def held(self, exclusive: bool):
+        fcntl.flock(self._turnstile, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(self._lock, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        finally:
+            fcntl.flock(self._turnstile, fcntl.LOCK_UN)
+        try:
+            yield
+        finally:
+            fcntl.flock(self._lock, fcntl.LOCK_UN)
+
+    def close(self) -> None:
+        self._turnstile.close()
+        self._lock.close()
+
+
+_WORKER_LOCK = pytest.StashKey[WorkerLock]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """In an xdist worker, open the lock in the folder the run's workers share (the parent of their basetemp)."""
+    if fcntl is not None and hasattr(config, "workerinput") and config.option.basetemp:
+        config.stash[_WORKER_LOCK] = WorkerLock(Path(config.option.basetemp).parent)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    lock = config.stash.get(_WORKER_LOCK, None)
+    if lock is not None:
+        lock.close()
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    """Each test holds the worker lock, exclusively in an ``EXCLUSIVE_GROUPS`` group (waiting is not timed out)."""
+    lock = item.config.stash.get(_WORKER_LOCK, None)
+    if lock is None:
+        return (yield)
+    with lock.held(group_of(str(item.path)) in EXCLUSIVE_GROUPS):
+        return (yield)
 
 
 # --- fixtures --------------------------------------------------------------------------------------------------------
