@@ -4,11 +4,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import SETTINGS_ENV, excludes_gui
+from tests.conftest import SETTINGS_ENV, WorkerLock, excludes_gui, fcntl
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = "tests/core/qt_marking_cases.py"
@@ -73,3 +74,37 @@ def test_the_settings_folder_variable_is_the_studios():
     from anonstudio.gui.settings import SETTINGS_ENV as studio
 
     assert SETTINGS_ENV == studio
+
+
+@pytest.mark.skipif(fcntl is None, reason="the worker lock needs fcntl (POSIX)")
+def test_an_exclusive_test_runs_alone_and_shared_ones_together(tmp_path):
+    """Two locks on the same folder stand for two xdist workers."""
+    first, second = WorkerLock(tmp_path), WorkerLock(tmp_path)
+    started = threading.Event()
+
+    def other_worker(exclusive: bool) -> None:
+        with second.held(exclusive):
+            started.set()
+
+    try:
+        with first.held(exclusive=True):
+            thread = threading.Thread(target=other_worker, args=(False,), daemon=True)
+            thread.start()
+            assert not started.wait(0.5)  # an ordinary test waits while the exclusive one runs
+        assert started.wait(10)
+        thread.join(10)
+        started.clear()
+        with first.held(exclusive=False):
+            thread = threading.Thread(target=other_worker, args=(False,), daemon=True)
+            thread.start()
+            assert started.wait(10)  # two ordinary tests run side by side
+            thread.join(10)
+            started.clear()
+            thread = threading.Thread(target=other_worker, args=(True,), daemon=True)
+            thread.start()
+            assert not started.wait(0.5)  # an exclusive test waits for the ordinary one to end
+        assert started.wait(10)
+        thread.join(10)
+    finally:
+        first.close()
+        second.close()

@@ -19,9 +19,10 @@ def test_a_long_job_line_is_elided_and_whole_in_its_tooltip(qtbot, runner, wait_
         return 1
 
     job = runner.submit("RT-data: demographics with item sets: compare merge heuristics", work)
-    qtbot.waitUntil(lambda: "cell 3 of 18" in status.label.text(), timeout=5000)
-    qtbot.wait(50)
     label = status.label
+    qtbot.waitUntil(lambda: "cell 3 of 18" in label.text(), timeout=5000)
+    # Painted text is elided when the label is next laid out.
+    qtbot.waitUntil(lambda: super(type(label), label).text().endswith("…"), timeout=5000)
     assert label.text().startswith("RT-data: demographics with item sets") and "Rum 0.41" in label.text()
     assert label.toolTip() == label.text()
     assert label.minimumSizeHint().width() <= 130 < label.sizeHint().width()

@@ -113,7 +113,7 @@ def test_a_failing_result_callback_is_reported_not_raised(qtbot, runner, wait_jo
     runner.error_handler = lambda title, msg: dialogs.append((title, msg))
     job = runner.submit("ok job", lambda p: 1, on_done=bad_callback)
     wait_job(job)
-    qtbot.wait(10)
+    qtbot.waitUntil(lambda: bool(dialogs), timeout=5000)  # the report of the callback's error
     assert job.state is JobState.DONE
     assert dialogs and "plot exploded" in dialogs[0][1]
 
