@@ -234,11 +234,13 @@ def _sensitive_items(path: Path, n: int, vocab: _Vocabulary, names: tuple[str, .
             raise DataFormatError(path, f"record {number} is beyond the original's {n:,} records", line)
         return number - 1
 
-    pairs = head == ["record", "item"] or all(
+    # ρ writes ``person,item`` (people from 1); ``record,item`` is the layout's other spelling.
+    headed = head in (["record", "item"], ["person", "item"])
+    pairs = headed or all(
         len(r) == 2 and (r[0].strip() == "*" or r[0].strip().isdigit() or (index is not None and r[0].strip() in index))
         for _, r in rows)
     if pairs:
-        body = rows[1:] if head == ["record", "item"] else rows
+        body = rows[1:] if headed else rows
         for line, row in body:
             if len(row) != 2:
                 raise DataFormatError(path, f"expected record,item, got {len(row)} fields", line)

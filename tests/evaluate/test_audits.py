@@ -213,7 +213,8 @@ def test_group_releases_pass_their_k_and_l_audit(tmp_path, capsys, scheme, claim
 # ----------------------------------------------------------------------------------------------- unicity
 def test_share_at_risk_of_the_original_is_the_person_level_unicity(tmp_path):
     """The original as its own release: share at risk at m, k = 2, is the Risk workbench's person unicity."""
-    from anonstudio.methods.uniqueness.uniqueness import UniquenessParams, person_unicity_curve
+    from anonstudio.methods.uniqueness.algorithm import person_unicity_curve
+    from anonstudio.methods.uniqueness.params import UniquenessParams
 
     lines = [line for line in BMS.read_text().split("\n")[:-1] if len(line.split()) >= 2]
     path = tmp_path / "bms2.dat"

@@ -29,7 +29,8 @@ def file_backed_example(spec, folder: Path):
     if isinstance(data, Table):
         path = folder / f"{spec.name}.csv"
         save_table(data, path)
-        table = load_with_options(path, ReadOptions())
+        # A table whose column holds item sets (RT data) would be sniffed as set-valued data: say it is a table.
+        table = load_with_options(path, ReadOptions(format="csv-table"))
         from anonstudio.data.datasets import table_with_roles
 
         return table_with_roles(table, {str(c): r.value for c, r in data.roles.items()}), params
