@@ -133,8 +133,8 @@ def test_ctrl_c_in_tool_commands(cli, tmp_path, command):
 
 
 @pytest.mark.xfail(strict=False, reason="known bug (hostile-input issue): since the CLI builds only the parser it "
-                   "needs, a Ctrl-C 5 ms after the fork can be lost when this module's tests run in sequence (the command then "
-                   "finishes and exits 0); it passes alone")
+                   "needs, a Ctrl-C 5 ms after the fork can be lost when this module's tests run in sequence "
+                   "(the command then finishes and exits 0); it passes alone")
 def test_ctrl_c_while_the_parser_is_built_exits_130(cli, tmp_path):
     # The forked child builds the argument parser first (tens of milliseconds): a Ctrl-C then is no traceback.
     result = cli.run(["synth-city", "--users", "20000", "--out", str(tmp_path / "c.dat"), "--quiet"], cwd=tmp_path,
