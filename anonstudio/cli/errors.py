@@ -18,11 +18,13 @@ def user_errors() -> tuple[type[BaseException], ...]:
     """
     from ..data.errors import DataFormatError
     from ..data.io.atomic import OutputPathError
+    from ..limits import WorkTooLarge
+    from ..outputs import OutputClash
     from ..parallel import ExecutionError
     from ..params import ParameterError
 
     return (DataFormatError, ParameterError, OutputPathError, FileNotFoundError, IsADirectoryError,
-            PermissionError, ExecutionError)
+            PermissionError, ExecutionError, OutputClash, WorkTooLarge)
 
 
 def __getattr__(name: str) -> Any:

@@ -156,6 +156,26 @@ def ignored_flags(spec: MethodSpec, args: argparse.Namespace, params: Any) -> li
     return out
 
 
+def check_method_paths(spec: MethodSpec, args: argparse.Namespace, params: Any) -> None:
+    """Refuse, before any work, outputs naming one file or naming an input (the dataset, a side file)."""
+    from ..outputs import check_distinct, labelled
+    from ..params import spec_of
+
+    outputs = [labelled(e.flag, getattr(args, f"export_{e.key}", None)) for e in spec.exports]
+    outputs.append(labelled("--json", args.json))
+    inputs = []
+    if Path(args.dataset).exists():  # else the name of a bundled sample
+        inputs.append((f"the dataset {args.dataset}", Path(args.dataset)))
+    for name, path in spec.input_files(params).items():
+        field = name.partition("[")[0]
+        try:
+            flag = spec_of(spec.params, field).cli_flag
+        except (KeyError, StopIteration, ValueError):
+            flag = field
+        inputs.append(labelled(flag, path))
+    check_distinct(outputs, inputs)
+
+
 def run_method(spec: MethodSpec, args: argparse.Namespace) -> int:
     """Parse, check outputs, load, run and verify, print, write: the body of every method command."""
     from ..methods.contract import check_outputs, prepare, run_and_verify, write_outputs
@@ -170,6 +190,7 @@ def run_method(spec: MethodSpec, args: argparse.Namespace) -> int:
         print(f"anonstudio-cli {spec.name}: warning: {line}", file=sys.stderr)
     paths = {e.key: getattr(args, f"export_{e.key}") for e in spec.exports}
     allow = bool(getattr(args, "allow_unverified", False))
+    check_method_paths(spec, args, params)
     check_outputs(spec, {**paths, "json": args.json}, None, params)
     data = load_dataset_argument(args.dataset, **dataset_options(args), kinds=spec.data_kinds,
                                  opener=spec.open_dataset, quiet=args.quiet)

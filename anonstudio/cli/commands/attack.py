@@ -37,6 +37,7 @@ def run(args: argparse.Namespace) -> int:
     from ...data.io import check_output_path, write_json
     from ...data.transactions import TransactionData
     from ...methods.uniqueness.linkage_attack import linkage_attack, random_person
+    from ...outputs import check_distinct, labelled
     from ...params import SEED_MAX
     from ..datasets import load_dataset_argument
     from ..errors import CliError
@@ -57,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
     if args.record is not None and args.record < 1:
         raise CliError(f"--record counts records from 1 (the first record is 1; got {args.record})")
     if args.json is not None:
+        check_distinct([labelled("--json", args.json)], [(f"the dataset {args.dataset}", Path(args.dataset))])
         check_output_path(args.json, inputs=(Path(args.dataset),))
     data = load_dataset_argument(args.dataset, **dataset_options(args), kinds=(TransactionData,))
     if args.record is not None and args.record > data.n_records:

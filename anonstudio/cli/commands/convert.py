@@ -30,8 +30,10 @@ def run(args: argparse.Namespace) -> int:
     from ...data.io import check_output_path, formats, get_format, load_report, save_table, save_transactions
     from ...data.io.registry import format_for_extension
     from ...data.table import Table
+    from ...outputs import check_distinct, labelled
     from ..errors import USER_ERRORS, CliError
 
+    check_distinct([labelled("OUT", args.output)], [(f"the input {args.input}", Path(args.input))])
     check_output_path(args.output, inputs=(Path(args.input),))
     data = load_dataset_argument(args.input, **{**dataset_options(args), "format": args.from_format or args.format})
     kind = "table" if isinstance(data, Table) else "transactions"

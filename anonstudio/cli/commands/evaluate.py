@@ -92,6 +92,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ...data.io import atomic_write, check_output_path, write_json
     from ...evaluate import EvaluateOptions, SideFiles, evaluate, parse_claim
+    from ...outputs import check_distinct, labelled
     from ...params import ParameterError
     from ..datasets import load_dataset_argument
     from ..errors import CliError
@@ -116,11 +117,12 @@ def run(args: argparse.Namespace) -> int:
     for path in [args.release, *side.files().values()]:
         if not path.is_file():
             raise CliError(f"{path}: no such file")
+    check_distinct([labelled("--json", args.json), labelled("--csv", args.csv)],
+                   [(f"the original {args.original}", Path(args.original)), labelled("the release", args.release),
+                    *(labelled(f"the {name} file", path) for name, path in side.files().items())])
     for target in (args.json, args.csv):
         if target is not None:
             check_output_path(target, inputs=tuple(inputs))
-    if args.csv is not None and args.json is not None and args.csv.resolve() == args.json.resolve():
-        raise CliError("--csv and --json name the same file")
     original = load_dataset_argument(args.original, **dataset_options(args), quiet=args.quiet)
     with TqdmProgress(NAME, disable=args.quiet) as progress:
         try:

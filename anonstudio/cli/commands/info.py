@@ -96,11 +96,13 @@ def _print_table(info: dict[str, Any]) -> None:
 def run(args: argparse.Namespace) -> int:
     from ...data.io import atomic_write, check_output_path, load_report
     from ...data.table import Table
+    from ...outputs import check_distinct, labelled
     from ..errors import CliError
 
     if not 0 <= args.top <= MAX_TOP:
         raise CliError(f"--top must be in 0..{MAX_TOP:,} (got {args.top})")
     if args.json is not None:
+        check_distinct([labelled("--json", args.json)], [("the dataset " + args.dataset, Path(args.dataset))])
         check_output_path(args.json, inputs=(Path(args.dataset),))
     data = load_dataset_argument(args.dataset, **dataset_options(args))
     report = load_report(data)

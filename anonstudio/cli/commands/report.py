@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     from ...studio.project import DatasetChanged, DatasetMissing, ProjectError
     from ..errors import CliError
     from ..progress import TqdmProgress
-    from .run import EXIT_SEVERITY, project_and_steps, relocations
+    from .run import EXIT_SEVERITY, project_and_steps, project_inputs, relocations
 
     project, steps = project_and_steps(args)
     if not steps:
@@ -79,9 +79,11 @@ def run(args: argparse.Namespace) -> int:
     if unset:
         raise CliError(f"{args.project}: step {unset[0]} names no dataset")
     relocated = relocations(args.relocate, project)
-    inputs = tuple(e.file for e in project.datasets.values() if e.file is not None) + (args.project,)
-    inputs += tuple(relocated.values())
-    _outputs(args, inputs)
+    from ...outputs import check_distinct, labelled
+
+    labelled_inputs = project_inputs(project, steps, relocated, args.project)
+    check_distinct([labelled("--html", args.html), labelled("--pdf", args.pdf)], labelled_inputs)
+    _outputs(args, tuple(path for _, path in labelled_inputs))
     render = _renderer(args)
 
     opened: dict[str, Any] = {}

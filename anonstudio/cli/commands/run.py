@@ -84,31 +84,59 @@ def project_and_steps(args: argparse.Namespace) -> tuple[Any, list]:
     return project, steps
 
 
-def _plan(project: Any, steps: list, out: Path, audit: bool) -> dict[str, dict[str, Path]]:
-    """Every output path of every step, checked before any work."""
+def project_inputs(project: Any, steps: list, relocated: dict[str, Path], project_path: Path) -> list:
+    """``(label, path)`` for every file a project command reads: the project, its datasets, the side files."""
+    inputs = [(f"the project {project_path}", project_path)]
+    for key, entry in project.datasets.items():
+        if entry.file is not None:
+            inputs.append((f"the dataset {key} ({entry.file})", entry.file))
+    for key, path in relocated.items():
+        inputs.append((f"--relocate {key}={path}", path))
+    from ...methods.contract import get_method
+
+    for kind, step in [*(("step", s) for s in steps), *(("sweep", s) for s in project.sweeps)]:
+        try:
+            files = get_method(step.method).input_files(step.params).items()
+        except (KeyError, TypeError, ValueError, AttributeError):
+            files = ()
+        for name, path in files:
+            inputs.append((f"{kind} {step.method}'s {name} file {path}", path))
+    return inputs
+
+
+def _plan(project: Any, steps: list, out: Path, audit: bool, inputs: list, sweeps: list) -> dict[str, dict[str, Path]]:
+    """Every output path of every step, checked against each other and every input before any work."""
     from ...data.io.atomic import OutputPathError, check_output_path
+    from ...outputs import check_distinct
     from ..errors import CliError
 
     plan = {}
     for step in steps:
         spec = step.spec
         folder = out / step.method
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise CliError(f"{folder}: cannot create the output folder ({exc.strerror or exc})") from None
         paths = {"json": folder / f"{step.method}.json"}
         for export in spec.exports:
             if export.kind == "audit" and not audit:
                 continue
             paths[export.key] = folder / f"{step.method}-{export.key}{export.extensions[0]}"
-        inputs = tuple(e.file for e in project.datasets.values() if e.file is not None)
+        plan[step.method] = paths
+    outputs = [(f"step {method}'s {key} output {path}", path) for method, paths in plan.items()
+               for key, path in paths.items()]
+    outputs.append((f"the timings {out / 'timings.json'}", out / "timings.json"))
+    outputs += [(f"sweep {i}'s table {path}", path)
+                for i, path in ((i, out / "sweeps" / f"{i}-{s.method}.csv") for i, s in enumerate(sweeps, start=1))]
+    check_distinct(outputs, inputs)
+    for method, paths in plan.items():
+        folder = out / method
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise CliError(f"{folder}: cannot create the output folder ({exc.strerror or exc})") from None
         for path in paths.values():
             try:
-                check_output_path(path, inputs=inputs)
+                check_output_path(path, inputs=tuple(p for _, p in inputs))
             except OutputPathError as exc:
                 raise CliError(str(exc)) from None
-        plan[step.method] = paths
     return plan
 
 
@@ -129,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"{args.project}: step {missing[0]} names no dataset")
     relocated = relocations(args.relocate, project)
     out = args.out or args.project.absolute().parent / f"{args.project.stem}-outputs"
-    plan = _plan(project, steps, out, args.audit)
+    plan = _plan(project, steps, out, args.audit, project_inputs(project, steps, relocated, args.project), sweeps)
 
     datasets: dict[str, Any] = {}
 

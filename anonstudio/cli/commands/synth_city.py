@@ -42,12 +42,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ...data.io import OutputSet, check_output_path, save_transactions, write_json
     from ...data.synth_city import PAPER_RECORD_SIZES, SynthCityParams, generate_city, write_coordinates_csv
+    from ...outputs import check_distinct, labelled
     from ...params import to_dict
 
     if args.old_format is not None:
         print("anonstudio-cli synth-city: note: --format is now --to (the old spelling still works for now)",
               file=sys.stderr)
         args.to_format = args.to_format or args.old_format
+    check_distinct([labelled("--out", args.out), labelled("--coords-out", args.coords_out),
+                    labelled("--boundary-out", args.boundary_out), labelled("--cells-out", args.cells_out),
+                    labelled("--json", args.json)])
     for path in (args.out, args.coords_out, args.boundary_out, args.cells_out, args.json):
         if path is not None:
             check_output_path(path)

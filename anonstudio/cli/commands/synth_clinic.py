@@ -33,7 +33,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ...data.io import OutputSet, check_output_path, load_hierarchy
     from ...data.synth_clinic import SynthClinicParams, generate_clinic, write_clinic_csv, zip3_hierarchy_rows
+    from ...outputs import check_distinct, labelled
 
+    check_distinct([labelled("--out", args.out), labelled("--zip-hierarchy-out", args.zip_hierarchy_out)],
+                   [labelled("--codes-from", args.codes_from)])
     for path in (args.out, args.zip_hierarchy_out):
         if path is not None:
             check_output_path(path)
