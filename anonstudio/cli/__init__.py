@@ -24,6 +24,7 @@ import importlib
 import os
 import pkgutil
 import sys
+from typing import Any
 
 from .. import __version__
 from . import commands as _commands_pkg
@@ -145,34 +146,168 @@ def rewrite_deprecated(argv: list[str]) -> tuple[list[str], list[str]]:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one subcommand; errors in the input print one line and exit 2."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    argv, notices = rewrite_deprecated(argv)
+    import signal
+    import threading
+
+    from .interrupts import install_interrupt_handler, reset_interrupted
+
+    # First of all: a Ctrl-C from now on is remembered even if some code swallows its KeyboardInterrupt.
+    reset_interrupted()
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.getsignal(signal.SIGINT) if main_thread else None
+    install_interrupt_handler()
     try:
+        return _main(argv)
+    finally:
+        if main_thread:  # called in-process (tests, notebooks): leave the caller's handler as it was
+            signal.signal(signal.SIGINT, previous if previous is not None else signal.default_int_handler)
+
+
+def _main(argv: list[str] | None) -> int:
+    from .interrupts import interrupted
+
+    try:
+        _guard_standard_streams()
+        argv = list(sys.argv[1:] if argv is None else argv)
+        argv, notices = rewrite_deprecated(argv)
+        argv = _take_global_flags(argv)
         parser = build_parser(argv)
-        args = parser.parse_args(argv)
+        args = _parse(parser, argv)
+        if interrupted():  # pressed while the parser was built, and swallowed there
+            raise KeyboardInterrupt
     except KeyboardInterrupt:  # Ctrl-C before the command started (building the parser takes a moment)
-        print("anonstudio-cli: aborted before the command started; nothing was written", file=sys.stderr)
+        _say("anonstudio-cli: aborted before the command started; nothing was written")
         return 130
     for notice in notices:
-        print(f"anonstudio-cli {args.command}: {notice}", file=sys.stderr)
+        _say(f"anonstudio-cli {args.command}: {notice}")
     try:
         code = int(args._run(args) or 0)
-        sys.stdout.flush()  # a reader gone early (| head) then fails here, not at interpreter exit
+        _flush_stdout()
+        if interrupted() and code == 0:
+            # The press came while nothing polled for it (the end of a stage, the writing): the outputs the
+            # command wrote are complete and verified, and the exit status still says it was interrupted.
+            _say(f"anonstudio-cli {args.command}: interrupted; the outputs written are complete")
+            return 130
         return code
-    except BrokenPipeError:
-        # The reader of our output stopped early (``| head``): that is the user's
-        # choice, not an error, and nothing more can be written to it.
-        _discard_stdout()
-        return 0
     except CliError as exc:
-        print(f"anonstudio-cli {args.command}: error: {_one_line(exc)}", file=sys.stderr)
+        _say(f"anonstudio-cli {args.command}: error: {_one_line(exc)}")
         return 2
     except KeyboardInterrupt:
-        print(f"anonstudio-cli {args.command}: aborted; earlier output files were left as they were",
-              file=sys.stderr)
+        _say(f"anonstudio-cli {args.command}: aborted; earlier output files were left as they were")
         return 130
+    except RecursionError:
+        _say(f"anonstudio-cli {args.command}: error: the input is nested too deeply to be read; nothing was "
+             "written")
+        return 2
     except Exception as exc:  # noqa: BLE001 - classified here (user error or bug), so the data loaders are imported only once a command failed
         return _report_failure(args.command, exc)
+
+
+def _take_global_flags(argv: list[str]) -> list[str]:
+    """Remove the flags every command takes (``--allow-large-work``) and apply them."""
+    from ..limits import OVERRIDE_FLAG, allow_large_work
+
+    end = argv.index("--") if "--" in argv else len(argv)
+    allow_large_work(OVERRIDE_FLAG in argv[:end])
+    return [a for a in argv[:end] if a != OVERRIDE_FLAG] + argv[end:]
+
+
+def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """``parser.parse_args`` with every usage error as one line naming the command and option."""
+    _one_line_errors(parser)
+    args, extras = parser.parse_known_args(argv)
+    if extras:  # worded by the command's own parser, so the line names the command
+        chosen = getattr(args, "command", None)
+        sub = next((a.choices.get(chosen) for a in parser._actions
+                    if isinstance(a, argparse._SubParsersAction)), None)
+        (sub or parser).error(f"unrecognized arguments: {' '.join(extras)}")
+    return args
+
+
+def _one_line_errors(parser: argparse.ArgumentParser) -> None:
+    def error(message: str, parser: argparse.ArgumentParser = parser) -> None:
+        _say(f"{parser.prog}: error: {' '.join(message.split())} (see {parser.prog} --help)")
+        raise SystemExit(2)
+
+    parser.error = error  # type: ignore[method-assign]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                _one_line_errors(sub)
+
+
+def _say(line: str) -> None:
+    """One line on stderr; a closed or broken stderr is no reason to fail."""
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _flush_stdout() -> None:
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+class _Tolerant:
+    """A standard stream that a closed terminal or a reader gone early (``| true``) cannot break.
+
+    After the first failed write it writes nothing more: what the command prints is
+    informative only (every result it promised goes to files), so the command goes on.
+    """
+
+    def __init__(self, stream: Any):
+        self._stream = stream
+        self._dead = stream is None
+
+    def write(self, text: str) -> int:
+        if not self._dead:
+            try:
+                return self._stream.write(text)
+            except (OSError, ValueError):
+                self._dead = True
+        return len(text)
+
+    def flush(self) -> None:
+        if not self._dead:
+            try:
+                self._stream.flush()
+            except (OSError, ValueError):
+                self._dead = True
+
+    def isatty(self) -> bool:
+        try:
+            return not self._dead and self._stream.isatty()
+        except (OSError, ValueError, AttributeError):
+            return False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def _guard_standard_streams() -> None:
+    """Make ``>&-``, ``2>&-`` and ``| true`` harmless.
+
+    A closed descriptor 0, 1 or 2 is reopened on the null device first, so that a
+    file opened later never lands on it (and then receives what is printed).
+    """
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            try:
+                null = os.open(os.devnull, os.O_RDWR)
+            except OSError:
+                continue
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+    if not isinstance(sys.stdout, _Tolerant):
+        sys.stdout = _Tolerant(sys.stdout)
+    if not isinstance(sys.stderr, _Tolerant):
+        sys.stderr = _Tolerant(sys.stderr)
 
 
 def _report_failure(command: str, exc: Exception) -> int:
@@ -184,18 +319,18 @@ def _report_failure(command: str, exc: Exception) -> int:
     from .errors import user_errors
 
     if isinstance(exc, user_errors()) or isinstance(exc, OSError):  # OSError: a full disk, a vanished folder
-        print(f"anonstudio-cli {command}: error: {_one_line(exc)}", file=sys.stderr)
+        _say(f"anonstudio-cli {command}: error: {_one_line(exc)}")
         return 2
     if isinstance(exc, LoadCancelled):
-        print(f"anonstudio-cli {command}: cancelled: {_one_line(exc)}; nothing was written", file=sys.stderr)
+        _say(f"anonstudio-cli {command}: cancelled: {_one_line(exc)}; nothing was written")
         return 130
     if isinstance(exc, MemoryError):
-        print(f"anonstudio-cli {command}: error: not enough memory for this input with these parameters; "
-              "nothing was written", file=sys.stderr)
+        _say(f"anonstudio-cli {command}: error: not enough memory for this input with these parameters; "
+             "nothing was written")
         return 2
     where = _save_traceback(command)  # a bug: one line here, the details in a file for the report
-    print(f"anonstudio-cli {command}: internal error: {type(exc).__name__}: {_one_line(exc)[:300]}"
-          f"{f' (details in {where})' if where else ''}; please report it", file=sys.stderr)
+    _say(f"anonstudio-cli {command}: internal error: {type(exc).__name__}: {_one_line(exc)[:300]}"
+         f"{f' (details in {where})' if where else ''}; please report it")
     return 1
 
 
@@ -217,16 +352,6 @@ def _save_traceback(command: str) -> str | None:
 def _one_line(exc: BaseException) -> str:
     text = str(exc) or type(exc).__name__
     return " ".join(text.split())
-
-
-def _discard_stdout() -> None:
-    """Point stdout at the null device so the final flush at exit cannot fail again."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-    except (OSError, ValueError, AttributeError):  # stdout replaced by a non-file object
-        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -9,8 +9,9 @@ from typing import Any
 
 from tqdm import tqdm
 
-__all__ = ["TqdmProgress"]
+from .interrupts import _INTERRUPTED
 
+__all__ = ["TqdmProgress"]
 
 class TqdmProgress:
     """Draws the fraction done as a bar on stderr; Ctrl-C cancels cleanly.
@@ -35,11 +36,12 @@ class TqdmProgress:
         self._bar = tqdm(total=1000, desc=description, file=sys.stderr, disable=disable,
                          bar_format="{desc} {percentage:3.0f}%|{bar}| {elapsed}<{remaining} {postfix}")
         self._on_partial = on_partial
-        self._cancel = False
         self._previous_handler: Any = None
         self._installed = False
+        # A Ctrl-C pressed before this stage (while an earlier one ended) cancels this one from the start.
+        self._cancel = _INTERRUPTED.is_set()
         #: True once Ctrl-C asked to stop (as opposed to :meth:`cancel` from code).
-        self.interrupted = False
+        self.interrupted = self._cancel
 
     def set(self, fraction: float, status: str = "") -> None:
         target = int(round(min(max(fraction, 0.0), 1.0) * 1000))
@@ -67,11 +69,15 @@ class TqdmProgress:
         """SIGINT handler: cancel on the first Ctrl-C, abort on the second."""
         if self._cancel:
             raise KeyboardInterrupt
+        _INTERRUPTED.set()
         self._cancel = True
         self.interrupted = True
-        # Not tqdm.write: a signal handler may run while the bar holds its lock.
-        sys.stderr.write("\ncancelling after the current step; press Ctrl-C again to abort\n")
-        sys.stderr.flush()
+        # Not tqdm.write: a signal handler may run while the bar holds its lock. A closed stderr is no error.
+        try:
+            sys.stderr.write("\ncancelling; press Ctrl-C again to abort\n")
+            sys.stderr.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
 
     def _install_handler(self) -> None:
         # Signal handlers can only be set from the main thread (tests and GUIs may use others).

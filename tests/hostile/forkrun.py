@@ -67,9 +67,10 @@ class CliRunner:
             raise RuntimeError(f"fork server did not start: {ready!r}")
 
     def run(self, argv: list[str], *, cwd: str | Path | None = None, timeout: float = 60.0,
-            signals: list[tuple[float, str]] = (), stdin: str = "") -> CliResult:
+            signals: list[tuple[float, str]] = (), stdin: str = "", streams: str = "") -> CliResult:
+        """Run ``argv``; ``streams`` is ``""``, ``"close-stdout"``, ``"close-stderr"`` or ``"pipe-closed"``."""
         request = {"argv": [str(a) for a in argv], "cwd": str(cwd or tempfile.gettempdir()), "timeout": timeout,
-                   "signals": [list(s) for s in signals], "stdin": stdin}
+                   "signals": [list(s) for s in signals], "stdin": stdin, "streams": streams}
         with self._lock:
             self._proc.stdin.write(json.dumps(request) + "\n")
             self._proc.stdin.flush()
@@ -88,10 +89,14 @@ class CliRunner:
 
 
 # ------------------------------------------------------------------ server side
-def _child(request: dict, out_path: str, err_path: str, in_path: str) -> None:
+def _child(request: dict, out_path: str, err_path: str, in_path: str, ready: int) -> None:
     """In the forked child: become the CLI process and exit with its status."""
     os.setpgid(0, 0)
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    # Python drops the signals that arrive before its after-fork bookkeeping in the child; a console script
+    # never sees such a window (it is exec'd), so the parent starts its signal clock only now.
+    os.write(ready, b"1")
+    os.close(ready)
     for fd, path, flags in ((0, in_path, os.O_RDONLY), (1, out_path, os.O_WRONLY), (2, err_path, os.O_WRONLY)):
         handle = os.open(path, flags)
         os.dup2(handle, fd)
@@ -99,6 +104,18 @@ def _child(request: dict, out_path: str, err_path: str, in_path: str) -> None:
     sys.stdin = open(0, closefd=False)
     sys.stdout = open(1, "w", closefd=False, buffering=1)
     sys.stderr = open(2, "w", closefd=False, buffering=1)
+    streams = request.get("streams", "")
+    if streams in ("close-stdout", "close-stderr"):
+        # ``cmd >&-`` / ``cmd 2>&-``: the descriptor is closed, and Python starts with the stream None.
+        fd = 1 if streams == "close-stdout" else 2
+        os.close(fd)
+        setattr(sys, "stdout" if fd == 1 else "stderr", None)
+    elif streams == "pipe-closed":
+        # ``cmd | true``: stdout is a pipe whose reader is gone (writes fail with EPIPE; SIGPIPE is ignored).
+        read, write = os.pipe()
+        os.close(read)
+        os.dup2(write, 1)
+        os.close(write)
     os.chdir(request["cwd"])
     sys.argv = ["anonstudio-cli", *request["argv"]]
     code = 1
@@ -128,9 +145,15 @@ def _serve_one(request: dict) -> dict:
         with open(in_path, "w") as fh:
             fh.write(request.get("stdin", ""))
         t0 = time.monotonic()
+        ready_read, ready_write = os.pipe()
         pid = os.fork()
         if pid == 0:
-            _child(request, out_path, err_path, in_path)
+            os.close(ready_read)
+            _child(request, out_path, err_path, in_path, ready_write)
+        os.close(ready_write)
+        os.read(ready_read, 1)  # returns early (b"") if the child died before it was ready
+        os.close(ready_read)
+        t_signals = time.monotonic()
         pending = sorted(request.get("signals", []))
         deadline = t0 + float(request["timeout"])
         hung = False
@@ -140,7 +163,7 @@ def _serve_one(request: dict) -> dict:
             if done:
                 break
             now = time.monotonic()
-            while pending and now - t0 >= pending[0][0]:
+            while pending and now - t_signals >= pending[0][0]:
                 _, name = pending.pop(0)
                 try:
                     os.kill(pid, getattr(signal, f"SIG{name}"))

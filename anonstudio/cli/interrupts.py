@@ -1,0 +1,39 @@
+"""Ctrl-C remembered for the whole command, from the entry point's first line.
+
+Kept apart from the progress bar (which imports tqdm) so that ``main`` installs
+the handler before anything heavy is imported.
+"""
+from __future__ import annotations
+
+import signal
+import threading
+from typing import Any
+
+__all__ = ["install_interrupt_handler", "interrupted", "reset_interrupted"]
+
+#: Set by every Ctrl-C this process receives, and never cleared by a stage that ends: a press that arrives
+#: while one stage ends (or while nothing polls) still cancels the next stage and the exit status.
+_INTERRUPTED = threading.Event()
+
+
+def interrupted() -> bool:
+    """Whether Ctrl-C was pressed since the command started."""
+    return _INTERRUPTED.is_set()
+
+
+def reset_interrupted() -> None:
+    """Forget earlier presses (a new command in the same process)."""
+    _INTERRUPTED.clear()
+
+
+def _entry_handler(signum: int = signal.SIGINT, frame: Any = None) -> None:
+    # Outside any stage: remember the press, then stop what runs. Code that swallows the
+    # KeyboardInterrupt (an import, a finaliser) cannot make the press be forgotten.
+    _INTERRUPTED.set()
+    raise KeyboardInterrupt
+
+
+def install_interrupt_handler() -> None:
+    """Remember every Ctrl-C from now on (the entry point's first act; main thread only)."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, _entry_handler)
