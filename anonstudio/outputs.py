@@ -59,8 +59,8 @@ def check_distinct(outputs: Iterable[tuple[str, str | os.PathLike | None]],
         key = file_identity(path)
         if key in seen:
             if key in input_ids:
-                raise OutputClash(f"{label} is the same file as {seen[key]}, an input of this command; "
-                                  "choose another output file (nothing was written)")
+                raise OutputClash(f"{label} is an input of this run (the same file as {seen[key]}); choose "
+                                  "another output file (nothing was written)")
             raise OutputClash(f"{label} and {seen[key]} are the same file; give each output its own file "
                               "(nothing was written)")
         seen[key] = label

@@ -60,6 +60,7 @@ __all__ = [
     "specs",
     "spec_of",
     "validate",
+    "problem_of",
     "coerce",
     "to_dict",
     "from_dict",
@@ -284,7 +285,10 @@ def validate(params: Any) -> Any:
     """
     values = {spec.name: getattr(params, spec.name) for spec in specs(params)}
     for spec in specs(params):
-        if not is_enabled(spec, values):
+        # A field the other settings switch off is still checked when its value alone is wrong (a negative
+        # count, a word that is no choice): a typo must not pass because it happens to be ignored. Files and
+        # columns depend on the data and are only checked when they apply.
+        if not is_enabled(spec, values) and spec.kind in ("path", "column", "columns", "column_paths"):
             continue
         problem = _problem(spec, values[spec.name])
         if problem is not None:
@@ -293,6 +297,11 @@ def validate(params: Any) -> Any:
     if callable(check):
         check()
     return params
+
+
+def problem_of(spec: ParamSpec, value: Any) -> str | None:
+    """What is wrong with ``value`` for ``spec`` on its own (range, kind, choice), or None."""
+    return _problem(spec, value)
 
 
 def _number_problem(value: Any, kind: str, spec: ParamSpec) -> str | None:

@@ -274,6 +274,7 @@ class ProjectController(QObject):
             return None
         try:
             project = Project.load(path)
+            _check_values(project)
         except ProjectError as exc:
             QMessageBox.critical(self.window, "Cannot open the project", str(exc))
             return None
@@ -325,16 +326,11 @@ class ProjectController(QObject):
         """Show ``project``: its parameters in every workbench, its sweeps' grids, then its cached runs."""
         self._restoring = True
         try:
-            for step in project.steps:
-                bench = self._bench(step.method)
-                if bench is not None:
-                    bench.param_panel.set_params(step.params)
-            for sweep in project.sweeps:
-                bench = self._bench(sweep.method)
-                if bench is not None:
-                    bench.sweep_view.set_grid(sweep.axes, sweep.seeds)
-            if project.active and self._bench(project.active) is not None:
-                self.window.tabs.setCurrentWidget(self._bench(project.active))
+            self._show_values(project)
+        except Exception as exc:  # noqa: BLE001 - a value no control can show: the project is not adopted
+            QMessageBox.critical(self.window, "Cannot open the project",
+                                 f"{project.path}: a saved value cannot be shown ({type(exc).__name__}: {exc})")
+            return
         finally:
             self._restoring = False
         self.project = project
@@ -345,6 +341,19 @@ class ProjectController(QObject):
         if data is not None:
             self._show_cached(project, data)
         self.opened.emit(project)
+
+    def _show_values(self, project: Project) -> None:
+        """Every step's parameters and every sweep's grid into its workbench; the project's tab in front."""
+        for step in project.steps:
+            bench = self._bench(step.method)
+            if bench is not None:
+                bench.param_panel.set_params(step.params)
+        for sweep in project.sweeps:
+            bench = self._bench(sweep.method)
+            if bench is not None:
+                bench.sweep_view.set_grid(sweep.axes, sweep.seeds)
+        if project.active and self._bench(project.active) is not None:
+            self.window.tabs.setCurrentWidget(self._bench(project.active))
 
     def _show_cached(self, project: Project, data: Any) -> None:
         """Read the steps' runs from the cache in the background and show each one found."""
@@ -375,3 +384,28 @@ class ProjectController(QObject):
 
         self.window.runner.submit("Show the project's stored results", read, key="project:cache", on_done=show,
                                   show_error_dialog=False)
+
+
+def _check_values(project: Project) -> None:
+    """ProjectError for a step's number or choice outside its range (NaN, a count beyond any spin box).
+
+    The studio shows a step's values in controls that cannot hold such values; the CLI refuses them
+    the same way when it runs the step. Files are checked when the step runs (one may have moved).
+    """
+    from ..params import ParameterError, problem_of, spec_of, specs, validate
+
+    for step in project.steps:
+        for spec in specs(step.params):
+            if spec.kind in ("int", "float", "levels", "choice", "bool", "str"):
+                problem = problem_of(spec, getattr(step.params, spec.name))
+                if problem is not None:
+                    raise ProjectError(f"{project.path}: workbenches.{step.method}: {spec.label} {problem}")
+        try:
+            validate(step.params)  # the cross-field rules (a ρ that is no fraction...)
+        except ParameterError as exc:
+            try:
+                kind = spec_of(step.params, exc.name).kind if exc.name else ""
+            except KeyError:
+                kind = ""
+            if kind not in ("path", "column", "columns", "column_paths"):
+                raise ProjectError(f"{project.path}: workbenches.{step.method}: {exc}") from None

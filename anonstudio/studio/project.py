@@ -173,14 +173,32 @@ class DatasetEntry:
               where)
         if ("sample" in doc) == ("path" in doc):
             raise ProjectError(f"{where}: give either a sample or a path")
+        for key_ in ("sample", "path", "format", "encoding", "sep", "sha256"):
+            if key_ in doc:
+                _text(doc[key_], f"{where}.{key_}")
+        if "header" in doc and not isinstance(doc["header"], bool):
+            raise ProjectError(f"{where}.header: expected true or false, got {_kind(doc['header'])}")
+        if "size" in doc:
+            _integer(doc["size"], f"{where}.size")
+        columns = doc.get("columns", [])
+        if not isinstance(columns, list) or not all(isinstance(c, str) for c in columns):
+            raise ProjectError(f"{where}.columns: expected a list of column names, got {_kind(columns)}")
+        if "format" in doc:
+            from ..data.io import formats
+
+            known = sorted({f.name for f in formats()})
+            if doc["format"] not in known:
+                raise ProjectError(f"{where}.format: {_short(doc['format'])} is not a format (known: "
+                                   f"{', '.join(known)})")
         if "sample" in doc:
             origin = DatasetOrigin(sample=str(doc["sample"]))
         else:
             options = ReadOptions(format=doc.get("format"), encoding=doc.get("encoding"), sep=doc.get("sep"),
-                                  header=doc.get("header"), names=tuple(str(c) for c in doc.get("columns", ())))
+                                  header=doc.get("header"), names=tuple(columns))
             origin = DatasetOrigin(path=_load_path(doc["path"], folder), options=options)
         roles = doc.get("roles")
         if roles is not None:
+            roles = _table_value(roles, f"{where}.roles")
             valid = {r.value for r in Role}
             bad = [r for r in roles.values() if r not in valid]
             if bad:
@@ -333,23 +351,33 @@ class Project:
             raise ProjectError(f"{path}: not a project file (not UTF-8 text)") from None
         except tomllib.TOMLDecodeError as exc:
             raise ProjectError(f"{path}: not a valid project file ({exc})") from None
+        except RecursionError:
+            raise ProjectError(f"{path}: not a valid project file (values nested too deeply)") from None
         try:
             return cls._from_doc(doc, path.absolute())
         except (ParameterError, ProjectError) as exc:
             raise ProjectError(f"{path}: {exc}") from None
+        except RecursionError:
+            raise ProjectError(f"{path}: a value is nested too deeply to be a parameter") from None
+        except (TypeError, ValueError, KeyError, AttributeError, OverflowError) as exc:
+            # A value of a kind no field takes, caught where the explicit checks above did not expect it.
+            raise ProjectError(f"{path}: a value of the wrong kind ({type(exc).__name__}: "
+                               f"{' '.join(str(exc).split())[:200]})") from None
 
     @classmethod
     def _from_doc(cls, doc: Mapping, path: Path) -> Project:
         head = doc.get("anonstudio")
         if not isinstance(head, Mapping):
             raise ProjectError("not an anonstudio project (no [anonstudio] table)")
-        schema = int(head.get("schema", 0))
+        schema = _integer(head.get("schema", 0), "anonstudio.schema")
         if schema > PROJECT_SCHEMA:
             raise ProjectError(f"saved by a newer anonstudio ({head.get('version', '?')}, layout {schema}); this "
                                f"is {__version__}, which reads layout {PROJECT_SCHEMA}")
         doc = migrate_project(dict(doc), schema)
         folder = path.parent
-        project = cls(path=path, active=head.get("active"), version=str(head.get("version", "")))
+        active = head.get("active")
+        project = cls(path=path, active=None if active is None else _text(active, "anonstudio.active"),
+                      version=_text(head.get("version", ""), "anonstudio.version"))
         for key, entry in _table(doc, "datasets").items():
             project.datasets[key] = DatasetEntry.from_toml(key, _table_value(entry, f"datasets.{key}"), folder,
                                                            f"datasets.{key}")
@@ -359,8 +387,11 @@ class Project:
             _only(entry, {"schema", "dataset", "unset", "params"}, where)
             spec = _method(method, where)
             params = _params_from(spec, entry, folder, where)
-            project.steps.append(Step(method, params, project._dataset_key(entry.get("dataset"), where)))
-        for i, entry in enumerate(doc.get("sweeps", [])):
+            project.steps.append(Step(method, params, project._dataset_key(entry.get("dataset"), f"{where}.dataset")))
+        sweeps = doc.get("sweeps", [])
+        if not isinstance(sweeps, list):
+            raise ProjectError("sweeps: expected a list of tables ([[sweeps]])")
+        for i, entry in enumerate(sweeps):
             where = f"sweeps[{i}]"
             entry = _table_value(entry, where)
             _only(entry, {"method", "schema", "seeds", "title", "dataset", "grid", "unset", "params"}, where)
@@ -374,14 +405,19 @@ class Project:
                 from ..methods.sweep import parse_axis
 
                 axes.append(parse_axis(spec.params, name, [_load_value(known[name], v, folder) for v in values]))
-            project.sweeps.append(SweepEntry(spec.name, project._dataset_key(entry.get("dataset"), where),
-                                             tuple(axes), params, int(entry.get("seeds", 1)),
-                                             str(entry.get("title", ""))))
+            seeds = _integer(entry.get("seeds", 1), f"{where}.seeds")
+            if seeds < 1:
+                raise ProjectError(f"{where}.seeds: must be at least 1 (got {seeds})")
+            project.sweeps.append(SweepEntry(spec.name, project._dataset_key(entry.get("dataset"), f"{where}.dataset"),
+                                             tuple(axes), params, seeds, _text(entry.get("title", ""),
+                                                                               f"{where}.title")))
         return project
 
     def _dataset_key(self, key: Any, where: str) -> str | None:
         if key is None:
             return None
+        if not isinstance(key, str):
+            raise ProjectError(f"{where}: expected the name of a dataset, got {_kind(key)}")
         if key not in self.datasets:
             raise ProjectError(f"{where}: no dataset {key!r} in [datasets]")
         return str(key)
@@ -481,9 +517,13 @@ def _load_value(param_spec, value: Any, folder: Path | None) -> Any:
 def _params_from(spec: MethodSpec, entry: Mapping, folder: Path | None, where: str) -> Any:
     known = {p.name: p for p in specs(spec.params)}
     values = dict(_table_value(entry.get("params", {}), f"{where}.params"))
-    for name in entry.get("unset", []):
+    unset = entry.get("unset", [])
+    if not isinstance(unset, list) or not all(isinstance(n, str) for n in unset):
+        raise ProjectError(f"{where}.unset: expected a list of parameter names")
+    for name in unset:
         values[name] = None
-    values = spec.migrate_params(values, int(entry.get("schema", spec.params_schema)))
+    schema = _integer(entry.get("schema", spec.params_schema), f"{where}.schema")
+    values = spec.migrate_params(values, schema)
     values = {k: _load_value(known[k], v, folder) if k in known else v for k, v in values.items()}
     try:
         return from_dict(spec.params, values, check=False)
@@ -499,6 +539,30 @@ def _method(name: str, where: str) -> MethodSpec:
 
         raise ProjectError(f"{where}: no method {name!r} in this anonstudio (known: "
                            f"{', '.join(sorted(discover_methods()))})") from None
+
+
+def _kind(value: Any) -> str:
+    """A TOML value's kind in words, for messages."""
+    return {bool: "true/false", int: "a number", float: "a number", str: "text", list: "a list",
+            dict: "a table"}.get(type(value), type(value).__name__)
+
+
+def _integer(value: Any, where: str) -> int:
+    """A whole number a project field holds (a layout, a count); ProjectError for anything else."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ProjectError(f"{where}: expected a whole number, got {_kind(value)} {_short(value)}")
+    return value
+
+
+def _text(value: Any, where: str) -> str:
+    if not isinstance(value, str):
+        raise ProjectError(f"{where}: expected text, got {_kind(value)} {_short(value)}")
+    return value
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _table(doc: Mapping, key: str) -> Mapping:

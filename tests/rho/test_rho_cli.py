@@ -80,7 +80,7 @@ def test_a_sensitive_file_of_the_previous_release_still_works_with_a_notice(rho_
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--rho", "1"], "--rho must be at least 0 and below 1"),
+    (["--rho", "1"], "--rho must be above 0 and below 1"),
     (["--rho", "half"], "--rho must be a decimal such as 0.5"),
     (["--epsilon", "0.05"], "ε and δ go together"),
     (["--epsilon", "0.05", "--delta", "0.05"], "needs m"),

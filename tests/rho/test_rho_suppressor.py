@@ -102,8 +102,9 @@ def test_rho_parsing():
     assert parse_rho(0.3) == Fraction(3, 10)
     assert parse_rho("1/3") == Fraction(1, 3)
     assert parse_rho("50%") == Fraction(1, 2)
-    assert parse_rho(0) == 0
-    for bad in ("1", "1.5", "-0.1", "abc", "1/0", float("nan")):
+    assert parse_rho("1/1000000000") == Fraction(1, 10**9)
+    for bad in ("1", "1.5", "-0.1", "abc", "1/0", float("nan"), 0, "0", "1e-300", "1" * 20 + "/" + "3" * 21,
+                "0." + "1" * 5000):
         with pytest.raises(ParameterError):
             parse_rho(bad)
 

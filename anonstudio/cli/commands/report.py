@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             prepare(step.spec, opened[step.dataset], step.params)
         except ParameterError as exc:
-            raise CliError(f"step {step.method}: {exc}") from None
+            raise CliError(f"{args.project}: step {step.method}: {exc}") from None
 
     cache = ResultCache()
     runs, notes, worst = [], [], 0

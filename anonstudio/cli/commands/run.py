@@ -142,6 +142,7 @@ def _plan(project: Any, steps: list, out: Path, audit: bool, inputs: list, sweep
 
 def run(args: argparse.Namespace) -> int:
     from ...data.io import write_json
+    from ...limits import check_work
     from ...methods.contract import prepare, run_and_verify, write_outputs
     from ...params import ParameterError
     from ...studio.project import DatasetChanged, DatasetMissing, ProjectError
@@ -156,6 +157,12 @@ def run(args: argparse.Namespace) -> int:
     if missing:
         raise CliError(f"{args.project}: step {missing[0]} names no dataset")
     relocated = relocations(args.relocate, project)
+    for i, sweep in enumerate(sweeps, start=1):  # absurd work refused before anything runs
+        check_work("seeds", sweep.seeds, where=f"{args.project}: sweep {i} ({sweep.method}) seeds")
+        cells = sweep.seeds
+        for axis in sweep.axes:
+            cells *= max(len(axis.values), 1)
+        check_work("cells", cells, where=f"{args.project}: sweep {i} ({sweep.method}) grid × seeds")
     out = args.out or args.project.absolute().parent / f"{args.project.stem}-outputs"
     plan = _plan(project, steps, out, args.audit, project_inputs(project, steps, relocated, args.project), sweeps)
 
@@ -178,7 +185,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             prepare(step.spec, dataset(step.dataset), step.params)
         except ParameterError as exc:
-            raise CliError(f"step {step.method}: {exc}") from None
+            raise CliError(f"{args.project}: step {step.method}: {exc}") from None
 
     worst, timings = 0, {}
     for step in steps:

@@ -55,8 +55,26 @@ def parse_rho(text: str | float | Fraction) -> Fraction:
     """
     rho = parse_exact(text, "rho")
     if not 0 <= rho < 1:
-        raise _error("rho", f"must be at least 0 and below 1 (got {text})")
+        raise _error("rho", f"must be above 0 and below 1 (got {_short(text)})")
+    if rho == 0:
+        # No confidence at all: every sensitive item that co-occurs with anything must go, and the
+        # promise says nothing an empty release would not.
+        raise _error("rho", "must be above 0: ρ = 0 allows no inference at all, which only removing every "
+                            "sensitive item meets (got 0)")
+    if max(rho.numerator, rho.denominator) > MAX_TERM:
+        # The suppressor compares support × denominator with support × numerator in 64-bit integers.
+        raise _error("rho", f"{_short(text)} needs terms above {MAX_TERM:,} as an exact fraction; give at most 9 "
+                            "decimal places or a fraction with smaller terms (such as 1/3)")
     return rho
+
+
+#: Largest numerator or denominator of ρ: products with supports of up to 10^9 records stay in 64 bits.
+MAX_TERM = 10**9
+
+
+def _short(text: object) -> str:
+    raw = str(text)
+    return raw if len(raw) <= 40 else raw[:37] + "..."
 
 
 def sample_size(epsilon: float, delta: float) -> int:

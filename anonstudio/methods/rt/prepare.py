@@ -30,6 +30,7 @@ from ...data.io.rt import load_item_list
 from ...data.item_hierarchy import balanced_hierarchy
 from ...data.table import RTData, value_text
 from ...data.transactions import TransactionData
+from ...limits import check_work
 from ...metrics.ncp import categorical_ncp, numeric_ncp
 from ...params import ParameterError
 from .params import RTParams
@@ -204,6 +205,14 @@ def prepare(data: RTData, params: RTParams, *, item_hierarchy: Hierarchy | None 
     """
     frame = data.table.frame
     n = data.table.n_rows
+    if data.transactions.n_items == 0 or len(data.transactions.indices) == 0:
+        where = f"the items file {Path(params.items_file).name}" if params.items_file is not None else \
+            f"the items column {params.items_column!r}"
+        raise ParameterError(f"{where} holds no item for any of the {n:,} people: there is nothing to anonymize",
+                             name="items_file" if params.items_file is not None else "items_column")
+    sizes = np.diff(data.transactions.indptr)
+    if len(sizes):
+        check_work("items per record", int(sizes.max()), where=f"record {int(np.argmax(sizes)) + 1}")
     hier_paths = {c: Path(p) for c, p in params.hierarchies}
     columns: list[Column] = []
     for c in params.qi:
