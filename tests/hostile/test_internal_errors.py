@@ -45,3 +45,24 @@ def test_an_rt_items_column_empty_everywhere(tmp_path, capsys, items):
     assert main(["rt", str(table), "--qi", "age,gender", "--items-column", "items", "--k", "2", "--m", "1",
                  "--quiet"]) == 2
     _one_error(capsys, "items", "no item")
+
+
+@pytest.mark.parametrize("content", ["[" * 10000 + "]" * 10000, "[" + "9" * 5000 + "]",
+                                     '{"workloads": {"a": [{"items": [' + "9" * 5000 + "]}]}}"])
+def test_an_rt_queries_file_nested_deep_or_with_a_huge_number(tmp_path, capsys, content):
+    from pathlib import Path
+
+    queries = tmp_path / "q.json"
+    queries.write_text(content)
+    example = Path(__file__).parents[1] / "data" / "rt" / "example.csv"
+    assert main(["rt", str(example), "--qi", "age,gender", "--items-column", "items", "--k", "2", "--m", "1",
+                 "--queries", str(queries), "--quiet"]) == 2
+    _one_error(capsys, "q.json")
+
+
+@pytest.mark.parametrize("value", ["1e308", "-1e308", "1e30", "inf"])
+def test_coordinates_with_huge_numbers(baskets, tmp_path, capsys, value):
+    coords = tmp_path / "coords.csv"
+    coords.write_text("item,x,y\n" + "".join(f"{i},{value},{i * 10}\n" for i in range(13)))
+    assert main(["kmanon", str(baskets), "--k", "2", "--m", "1", "--coords", str(coords), "--quiet"]) == 2
+    _one_error(capsys, "coords.csv")

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from ...data.errors import DataFormatError
 from ...data.transactions import TransactionData
 from ...params import ParameterError
@@ -49,17 +51,39 @@ def attach_item_coordinates(data: TransactionData, params: KmAnonParams):
 
 def prepare_cells(data: TransactionData, params: KmAnonParams):
     """The located dataset, the Voronoi cells of its items cut to the study area, and the lat/lon projection."""
+    import shapely.errors
+
     from ...data.geo import build_voronoi, default_boundary, load_boundary
 
     located, projection = attach_item_coordinates(data, params)
     if located.coords is None:
         raise ParameterError(NEEDS_COORDINATES, name="coords")
-    boundary = (load_boundary(params.boundary, projection=projection) if params.boundary is not None
-                else default_boundary(located.coords))
+    _check_extent(located.coords, params, getattr(located, "vocab", None))
     try:
+        boundary = (load_boundary(params.boundary, projection=projection) if params.boundary is not None
+                    else default_boundary(located.coords))
         return located, build_voronoi(located.coords, boundary), projection
     except ValueError as exc:
         raise DataFormatError(params.boundary, f"Voronoi cells: {exc}") from None
+    except shapely.errors.GEOSException as exc:  # geometry the coordinates make impossible to compute
+        where = params.boundary if params.boundary is not None else params.coords
+        raise DataFormatError(where, f"the items' places make no usable map ({exc})") from None
+
+
+#: Largest coordinate in metres (after projection) a study area may have: 10,000 km from the origin.
+MAX_EXTENT_M = 1e7
+
+
+def _check_extent(coords: np.ndarray, params: KmAnonParams, labels: Any = None) -> None:
+    """DataFormatError naming the coordinates file when a place lies beyond any map (1e308, inf)."""
+    values = np.asarray(coords, dtype=np.float64).reshape(-1, 2)
+    bad = ~np.isfinite(values).all(axis=1) | (np.abs(values) > MAX_EXTENT_M).any(axis=1)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        name = repr(str(labels[row])) if labels is not None and row < len(labels) else str(row + 1)
+        raise DataFormatError(params.coords, f"item {name}'s place ({values[row, 0]:g}, {values[row, 1]:g}) "
+                                             f"lies more than {MAX_EXTENT_M / 1000:,.0f} km from the origin; give "
+                                             "metres on a local grid or lat/lon")
 
 
 @dataclass(frozen=True)

@@ -57,6 +57,10 @@ def load_workloads(path: str | Path, columns: list[str]) -> dict[str, list[Query
         doc = json.loads(read_text(path))
     except json.JSONDecodeError as exc:
         raise DataFormatError(path, f"not valid JSON ({exc.msg})", exc.lineno) from exc
+    except RecursionError:
+        raise DataFormatError(path, "not a queries file: values nested too deeply") from None
+    except ValueError:  # an integer of thousands of digits (Python refuses to convert it)
+        raise DataFormatError(path, "not a queries file: a number with too many digits") from None
     workloads = doc.get("workloads") if isinstance(doc, dict) else None
     if not isinstance(workloads, dict) or not workloads:
         raise DataFormatError(path, 'expected {"workloads": {name: [queries]}}')
