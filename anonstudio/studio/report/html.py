@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import html
+import os
 import re
 import struct
 from collections.abc import Callable, Iterable, Sequence
@@ -398,8 +399,49 @@ def html_parts(report: Report, image_src: Callable[[int, int, Figure], str] | No
     """
     image_src = image_src or (lambda i, j, fig: data_uri(fig))
     css = _QT_CSS if qt else _CSS + _page_css(report)
-    return css, _cover_html(report, qt), [_run_html(report, i, e, image_src, qt, figure_layout)
-                                          for i, e in enumerate(report.runs)]
+    cover = _cover_html(report, qt)
+    runs = [_run_html(report, i, e, image_src, qt, figure_layout) for i, e in enumerate(report.runs)]
+    if not report.internal:  # what travels names files relative to the project, never where they are here
+        swap = _local_paths(report)
+        cover, runs = _relative(cover, swap), [_relative(r, swap) for r in runs]
+    return css, cover, runs
+
+
+def _local_paths(report: Report) -> dict[str, str]:
+    """Every absolute path the report names (project, datasets, side files) -> the name an outside reader gets.
+
+    Relative to the project's folder when there is a project (``data/city.dat``, ``../shared/h.csv``),
+    else the file name alone.
+    """
+    base = os.path.dirname(report.project) if report.project else None
+    paths = set()
+    if report.project:
+        paths.add(str(report.project))
+    for entry in report.runs:
+        run = entry.run
+        if getattr(run.dataset, "path", None):
+            paths.add(str(run.dataset.path))
+        try:
+            paths.update(str(p) for p in run.spec.input_files(run.params).values())
+        except (AttributeError, TypeError, ValueError):
+            pass
+    swap = {}
+    for path in paths:
+        if not os.path.isabs(path):
+            continue
+        shown = os.path.relpath(path, base) if base else os.path.basename(path)
+        swap[path] = shown
+        folder = os.path.dirname(path)
+        if base and folder != base:
+            swap.setdefault(folder, os.path.relpath(folder, base))
+    return swap
+
+
+def _relative(text: str, swap: dict[str, str]) -> str:
+    # Longest first, so a file's path is replaced before its folder's; raw and HTML-escaped spellings.
+    for path in sorted(swap, key=len, reverse=True):
+        text = text.replace(_e(path), _e(swap[path])).replace(path, swap[path])
+    return text
 
 
 def render_html(report: Report) -> str:
