@@ -122,6 +122,11 @@ class KmAnonParams:
             if len(values) > self.m:
                 raise ParameterError(f"{len(values)} values per level given for m = {self.m}; give at most m",
                                      name=name)
+        if self.coords is not None and self.constraint in ("hierarchy", "free"):
+            # Two merge rules at once: the coordinates would be read and then ignored by the merging.
+            raise ParameterError(f"Item coordinates only apply to touching-towers merging; the merge rule "
+                                 f"'{self.constraint}' does not use them (leave the coordinates out or choose "
+                                 "contiguity)", name="coords")
         if self.boundary is not None and self.constraint in ("hierarchy", "free"):
             raise ParameterError("A study area only applies to touching-towers merging", name="boundary")
         if self.constraint == "hierarchy" and self.item_hierarchy is None:

@@ -9,7 +9,7 @@ from ...params import ParameterError
 from ..contract import StagedProgress
 from .params import RhoParams, parse_exact
 from .result import RhoResult
-from .sensitive import SensitiveConstraint, generate_sensitive, load_sensitive
+from .sensitive import SensitiveConstraint, generate_sensitive, load_sensitive, sensitive_count
 from .suppressor import suppress_exact, suppress_sampled
 from .utility import util_dist, util_info, util_mining
 
@@ -20,7 +20,18 @@ def sensitive_for(data: TransactionData, params: RhoParams) -> SensitiveConstrai
     """E for this run: read from ``params.sensitive`` or drawn in ``params.setting``."""
     if params.sensitive is not None:
         return load_sensitive(params.sensitive, data)
-    return generate_sensitive(data, params.setting, params.sensitive_fraction, params.seed, params.noise)
+    held = int((data.item_frequencies > 0).sum())
+    drawn = None
+    if params.setting in ("fixed", "personalized") and sensitive_count(params.sensitive_fraction, held) == 0:
+        pass  # draws nothing: refused below without drawing
+    else:
+        drawn = generate_sensitive(data, params.setting, params.sensitive_fraction, params.seed, params.noise)
+    if drawn is None or (len(drawn.global_items) == 0 and len(drawn.add_items) == 0):
+        # Nothing sensitive: every release would pass, and the promise says nothing.
+        raise ParameterError(f"sensitive fraction {params.sensitive_fraction:g} draws no sensitive item from the "
+                             f"{data.n_items:,} items (setting {params.setting}): ρ would promise nothing; give a "
+                             "larger fraction or a sensitive-items file", name="sensitive_fraction")
+    return drawn
 
 
 def run_rho(data: TransactionData, params: RhoParams, progress: Progress | None = None, *,

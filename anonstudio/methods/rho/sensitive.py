@@ -315,6 +315,13 @@ def load_sensitive(path: str | Path, data: TransactionData) -> SensitiveConstrai
             item = extra.setdefault(label, len(vocab) + len(extra))
         recs.append(rec)
         items.append(item)
+    if not recs:
+        raise DataFormatError(path, "names no sensitive item (no person,item line): ρ would promise nothing")
+    if not any(item < len(vocab) for item in items):
+        shown = ", ".join(repr(label) for label in list(extra)[:3])
+        raise DataFormatError(path, f"none of its {len(extra):,} items occurs in the data ({shown}"
+                                    f"{', ...' if len(extra) > 3 else ''}): ρ would promise nothing about them; "
+                                    "check the file belongs to this dataset")
     notice = ""
     if first == 0:
         notice = (f"{path.name} numbers records from 0 (the previous release's form, header record,item or none): "

@@ -162,6 +162,11 @@ class RhoSpec(MethodSpec):
             notes.append("Stopped before a clean pass: the data so far may still let someone infer a sensitive item.")
         if result.constraint.notice:
             notes.append(f"Deprecated: {result.constraint.notice}.")
+        absent = result.constraint.labels[result.constraint.n_data_items:]
+        if absent:  # named by the sensitive-items file but absent from the data: the promise is silent on them
+            shown = ", ".join(repr(label) for label in absent[:3]) + (", ..." if len(absent) > 3 else "")
+            notes.append(f"Warning: {len(absent):,} sensitive items of the file do not occur in the data ({shown}); "
+                         "nothing is promised about them.")
         return notes
 
 
