@@ -198,6 +198,10 @@ class Export:
     #: ``requires(data, params) -> reason`` ("" when possible): checked before the run, so a file that could
     #: never be written (polygons without coordinates) is refused at once.
     requires: Callable[[Any, Any], str] | None = None
+    #: ``fits(path, params) -> reason`` ("" when it can): whether the file format ``path`` names can hold the
+    #: result of a run with ``params`` (FIMI holds integer items only), known before the run; ``anonstudio-cli
+    #: run`` picks the first of ``extensions`` that fits.
+    fits: Callable[[Path, Any], str] | None = None
 
     def offered(self, run: MethodRun) -> bool:
         return run.result is not None and (self.available is None or bool(self.available(run)))
@@ -685,6 +689,10 @@ def check_outputs(spec: MethodSpec, paths: dict[str, Path | None], data: Any = N
         export = by_key.get(key)
         if export is not None and export.check_path is not None:
             export.check_path(Path(path))
+        if export is not None and export.fits is not None and params is not None:
+            reason = export.fits(Path(path), params)
+            if reason:
+                raise ParameterError(f"{export.flag} {Path(path).name}: {reason}")
         if export is not None and export.requires is not None and data is not None and params is not None:
             reason = export.requires(data, params)
             if reason:

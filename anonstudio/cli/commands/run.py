@@ -104,6 +104,16 @@ def project_inputs(project: Any, steps: list, relocated: dict[str, Path], projec
     return inputs
 
 
+def _fitting_path(folder: Path, step: Any, export: Any) -> Path:
+    """The step's file for ``export``: the first of its extensions whose format can hold the step's result."""
+    candidates = [folder / f"{step.method}-{export.key}{ext}" for ext in export.extensions]
+    if export.fits is not None:
+        for path in candidates:
+            if not export.fits(path, step.params):
+                return path
+    return candidates[0]
+
+
 def _plan(project: Any, steps: list, out: Path, audit: bool, inputs: list, sweeps: list) -> dict[str, dict[str, Path]]:
     """Every output path of every step, checked against each other and every input before any work."""
     from ...data.io.atomic import OutputPathError, check_output_path
@@ -118,7 +128,7 @@ def _plan(project: Any, steps: list, out: Path, audit: bool, inputs: list, sweep
         for export in spec.exports:
             if export.kind == "audit" and not audit:
                 continue
-            paths[export.key] = folder / f"{step.method}-{export.key}{export.extensions[0]}"
+            paths[export.key] = _fitting_path(folder, step, export)
         plan[step.method] = paths
     outputs = [(f"step {method}'s {key} output {path}", path) for method, paths in plan.items()
                for key, path in paths.items()]

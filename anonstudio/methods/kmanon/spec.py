@@ -32,6 +32,30 @@ def _release_format(path: Path):
     return fmt
 
 
+def _release_fits(path: Path, params: KmAnonParams) -> str:
+    """Why a release file ``path`` cannot hold this run's partition names ("" when it can).
+
+    Hierarchy merging names partitions after the hierarchy's groups; FIMI holds integer items only.
+    """
+    from ...data.io import load_hierarchy
+    from ...data.io.registry import format_for_extension
+
+    fmt = format_for_extension(path, "transactions")
+    if fmt is None or fmt.name != "fimi" or params.item_hierarchy is None or params.constraint not in (
+            "auto", "hierarchy"):
+        return ""
+    try:
+        labels = load_hierarchy(params.item_hierarchy).labels
+    except (OSError, ValueError):
+        return ""  # the file's own error comes when the run reads it
+    named = sorted((str(label) for label in labels if not str(label).strip().isdigit()), key=lambda t: t == "*")
+    named = named[0] if named else None
+    if named is None:
+        return ""
+    return (f"FIMI (.dat) holds integer items only, and the item hierarchy names groups such as {named[:40]!r}; "
+            "end the file name with .csv, .sets.csv or .parquet")
+
+
 def _write_release(path: Path, run: MethodRun, outputs: OutputSet) -> None:
     from .export import anonymized_dataset
 
@@ -86,7 +110,7 @@ class KmAnonSpec(MethodSpec):
         Export("release", "Anonymized data", "--out",
                "the anonymized records (partition names), format by extension (.dat FIMI, .csv, .parquet...); the "
                "release for the largest m whose level finished", (".dat", ".csv", ".sets.csv", ".parquet"),
-               _write_release, check_path=_release_format),
+               _write_release, check_path=_release_format, fits=_release_fits),
         Export("map", "Item → partition CSV", "--map-out", "item,partition CSV: which partition publishes each item",
                (".csv",), _write_map),
         Export("geojson", "Partition polygons (GeoJSON)", "--geojson-out",
