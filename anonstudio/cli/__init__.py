@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     import signal
     import threading
 
-    from .interrupts import install_interrupt_handler, reset_interrupted
+    from .interrupts import disarm, install_interrupt_handler, reset_interrupted
 
     # First of all: a Ctrl-C from now on is remembered even if some code swallows its KeyboardInterrupt.
     reset_interrupted()
@@ -159,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _main(argv)
     finally:
+        disarm()
         if main_thread:  # called in-process (tests, notebooks): leave the caller's handler as it was
             signal.signal(signal.SIGINT, previous if previous is not None else signal.default_int_handler)
 

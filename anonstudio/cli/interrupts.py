@@ -9,11 +9,14 @@ import signal
 import threading
 from typing import Any
 
-__all__ = ["install_interrupt_handler", "interrupted", "reset_interrupted"]
+__all__ = ["install_interrupt_handler", "interrupted", "reset_interrupted", "mark_interrupted", "pending",
+           "disarm"]
 
 #: Set by every Ctrl-C this process receives, and never cleared by a stage that ends: a press that arrives
 #: while one stage ends (or while nothing polls) still cancels the next stage and the exit status.
 _INTERRUPTED = threading.Event()
+#: Set while a command runs under :func:`install_interrupt_handler` (not when a progress bar is used alone).
+_ARMED = threading.Event()
 
 
 def interrupted() -> bool:
@@ -26,6 +29,22 @@ def reset_interrupted() -> None:
     _INTERRUPTED.clear()
 
 
+def mark_interrupted() -> None:
+    """Record a press handled elsewhere (a progress bar's own handler)."""
+    _INTERRUPTED.set()
+
+
+def pending() -> bool:
+    """Whether a stage starting now must start cancelled: a command runs and Ctrl-C was pressed."""
+    return _ARMED.is_set() and _INTERRUPTED.is_set()
+
+
+def disarm() -> None:
+    """The command is over: forget its presses, and stages started later start afresh."""
+    _ARMED.clear()
+    _INTERRUPTED.clear()
+
+
 def _entry_handler(signum: int = signal.SIGINT, frame: Any = None) -> None:
     # Outside any stage: remember the press, then stop what runs. Code that swallows the
     # KeyboardInterrupt (an import, a finaliser) cannot make the press be forgotten.
@@ -35,5 +54,6 @@ def _entry_handler(signum: int = signal.SIGINT, frame: Any = None) -> None:
 
 def install_interrupt_handler() -> None:
     """Remember every Ctrl-C from now on (the entry point's first act; main thread only)."""
+    _ARMED.set()
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, _entry_handler)

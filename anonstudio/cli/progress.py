@@ -9,7 +9,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from .interrupts import _INTERRUPTED
+from .interrupts import mark_interrupted, pending
 
 __all__ = ["TqdmProgress"]
 
@@ -39,7 +39,7 @@ class TqdmProgress:
         self._previous_handler: Any = None
         self._installed = False
         # A Ctrl-C pressed before this stage (while an earlier one ended) cancels this one from the start.
-        self._cancel = _INTERRUPTED.is_set()
+        self._cancel = pending()
         #: True once Ctrl-C asked to stop (as opposed to :meth:`cancel` from code).
         self.interrupted = self._cancel
 
@@ -69,7 +69,7 @@ class TqdmProgress:
         """SIGINT handler: cancel on the first Ctrl-C, abort on the second."""
         if self._cancel:
             raise KeyboardInterrupt
-        _INTERRUPTED.set()
+        mark_interrupted()
         self._cancel = True
         self.interrupted = True
         # Not tqdm.write: a signal handler may run while the bar holds its lock. A closed stderr is no error.
