@@ -135,13 +135,6 @@ def params_from_args(spec: MethodSpec, args: argparse.Namespace) -> Any:
         if not hasattr(args, dest):
             continue
         raw = getattr(args, dest)
-        if param_spec.kind in ("columns", "column") and isinstance(raw, str) and not raw.strip(" ,") \
-                and not param_spec.optional:
-            # Typed but empty (--qi ''): not the same as leaving the flag out, which takes the table's roles.
-            raise ParameterError(f"{param_spec.cli_flag} is empty; name at least one column, or leave the flag "
-                                 "out to use the columns the table marks", name=param_spec.name,
-                                 problem="is empty; name at least one column, or leave the flag out to use the "
-                                         "columns the table marks")
         if param_spec.optional and isinstance(raw, str) and raw.strip().lower() in NONE_WORDS:
             values[param_spec.name] = None
         else:

@@ -47,12 +47,6 @@ def test_a_sensitive_fraction_that_draws_nothing(baskets, capsys, setting):
     _one_error(capsys, "--sensitive-fraction", "draws no sensitive item")
 
 
-@pytest.mark.parametrize("qi", ["", " , "])
-def test_an_empty_qi_list(capsys, qi):
-    assert main(["group-anonymize", "adult", "--qi", qi, "--sensitive", "occupation", "--k", "5", "--quiet"]) == 2
-    _one_error(capsys, "--qi is empty")
-
-
 @pytest.mark.parametrize("constraint", ["free", "hierarchy"])
 def test_kmanon_with_coordinates_and_a_merge_rule_that_ignores_them(capsys, constraint):
     assert main(["kmanon", "small-city", "--k", "5", "--m", "1", "--constraint", constraint, "--coords",
