@@ -203,8 +203,10 @@ def _sensitive_items(path: Path, n: int, vocab: _Vocabulary, names: tuple[str, .
                      groups: dict[str, list[str]] | None = None) -> tuple[np.ndarray, dict[int, set[int]], list[str]]:
     """(global sensitive items as a bool mask, person -> own extra items, notes).
 
-    Two layouts: ``record,item`` pairs (ρ's E file: ``*`` for everyone, records numbered from 1 or named by
-    the original's record identifiers) or a list of items, one per line, sensitive for everyone (RT's list).
+    Two layouts: pairs (ρ's E file: header ``person,item``, ``*`` for everyone, people numbered from 1 or named
+    by the original's record identifiers) or a list of items, one per line, sensitive for everyone (RT's list).
+    Pairs headed ``record,item`` or without a header are ρ's previous form, records numbered from 0, read as ρ
+    reads them (with a note), so one file means the same people to the method and to its audit.
     With an item hierarchy (``groups``: node label -> leaf labels) a node stands for every item under it.
     """
     lines = _lines(path)
@@ -218,6 +220,10 @@ def _sensitive_items(path: Path, n: int, vocab: _Vocabulary, names: tuple[str, .
     head = [f.strip().lower() for f in rows[0][1]]
     index = {name: u for u, name in enumerate(names)} if names is not None else None
 
+    # ρ writes ``person,item`` (people from 1); ``record,item`` or no header is its previous form (from 0).
+    headed = head in (["record", "item"], ["person", "item"])
+    first = 1 if head == ["person", "item"] else 0
+
     def person_of(text: str, line: int) -> int | None:
         if text == "*":
             return None
@@ -227,15 +233,11 @@ def _sensitive_items(path: Path, n: int, vocab: _Vocabulary, names: tuple[str, .
             raise DataFormatError(path, f"record {text[:40]!r} is neither '*', a record number nor a record "
                                         "identifier of the original", line)
         number = int(text)
-        if number == 0:
-            raise DataFormatError(path, "record 0: records are numbered from 1 here (a sensitive-items file "
-                                        "that counts from 0 needs every record number raised by 1)", line)
-        if number > n:
-            raise DataFormatError(path, f"record {number} is beyond the original's {n:,} records", line)
-        return number - 1
+        if not first <= number < n + first:
+            raise DataFormatError(path, f"record {number} does not exist (the original's {n:,} records are "
+                                        f"numbered {first} to {n - 1 + first:,} in this file)", line)
+        return number - first
 
-    # ρ writes ``person,item`` (people from 1); ``record,item`` is the layout's other spelling.
-    headed = head in (["record", "item"], ["person", "item"])
     pairs = headed or all(
         len(r) == 2 and (r[0].strip() == "*" or r[0].strip().isdigit() or (index is not None and r[0].strip() in index))
         for _, r in rows)
@@ -269,6 +271,9 @@ def _sensitive_items(path: Path, n: int, vocab: _Vocabulary, names: tuple[str, .
             glob[item] = True
     notes = [f"{unknown:,} sensitive entries of {path.name} name items the original does not hold (ignored)"] \
         if unknown else []
+    if pairs and first == 0 and any(r[0].strip() not in ("*", "record") for _, r in rows):
+        notes.append(f"{path.name} numbers records from 0 (the previous form of ρ's file, header record,item or "
+                     "none): read as such; write the header person,item and number people from 1")
     return glob, extra, notes
 
 
