@@ -46,6 +46,7 @@ from ..data.errors import DataFormatError
 from ..data.io.text import read_text
 from ..data.table import Role, RTData, Table
 from ..data.transactions import TransactionData
+from ..formatting import count
 from ..kernels.evaluate_risk import KIND_BASE_DIST, KIND_CERTAIN, KIND_DIST
 from ..kernels.evaluate_utility import world_marginals
 from ..params import ParameterError
@@ -565,7 +566,8 @@ def _read_nonreciprocal(data: TransactionData, path: Path, side: SideFiles,
             labels += 1
     missing = np.flatnonzero(slot_line == 0)
     if len(missing):
-        raise DataFormatError(path, f"{len(missing):,} people of the original have no published row (the first: "
+        raise DataFormatError(path, f"{count(len(missing), 'person')} of the original "
+                                    f"{'has' if len(missing) == 1 else 'have'} no published row (the first: "
                                     f"record {people.name(int(missing[0]))})")
     a_indptr, a_atoms, a_kind, _ = entries_to_csr(n, np.asarray(recs, dtype=np.int64), np.asarray(atoms, np.int64),
                                                   np.ones(len(recs)), np.asarray(kinds, dtype=np.int8))
@@ -794,8 +796,9 @@ def _read_table_like(original: Table | RTData, path: Path, side: SideFiles, kind
     if id_column is not None:
         notes.append(f"release rows matched to the original's rows by {id_column!r}")
     if n_rec < n:
-        notes.append(f"{n - n_rec:,} people of the original (rows with a missing value) are not in the release: "
-                     "they count as targets whose own record cannot be found")
+        notes.append(f"{count(n - n_rec, 'person')} of the original (rows with a missing value) "
+                     f"{'is' if n - n_rec == 1 else 'are'} not in the release: they count as targets whose own "
+                     "record cannot be found")
     published = Published(kind=kind, n_records=n_rec, own=own, rec_class=rec_class, class_size=class_size,
                           colbits=colbits, qi_prob=qi_prob, a_indptr=a_indptr, a_atoms=a_atoms, a_kind=a_kind,
                           a_prob=a_prob, budget=no_budget(n_rec), notes=notes, files=side.files())

@@ -325,6 +325,9 @@ class MethodSpec(abc.ABC):
     #: Version of the params' saved form; raise it (and extend :meth:`migrate_params`) when a field is
     #: renamed, removed or changes meaning, so projects saved by older versions still open.
     params_schema: int = 1
+    #: Whether :meth:`report_lines` ends with every measure as ``key = value``; a family whose
+    #: :meth:`detail_lines` already print each measure in a table turns it off (the JSON keeps them all).
+    report_measures: bool = True
 
     # ---------------------------------------------------------------- hooks
     def accepts(self, data: Any) -> bool:
@@ -406,16 +409,17 @@ class MethodSpec(abc.ABC):
 
     def report_lines(self, run: MethodRun, options: dict | None = None) -> list[str]:
         """Lines the CLI prints on stdout after a run: the promise, the verdict, the notes, the family's
-        :meth:`detail_lines` and every measure of :meth:`MethodRun.summary` (timings aside).
+        :meth:`detail_lines` and every measure of :meth:`MethodRun.summary` (timings aside; see
+        :attr:`report_measures`).
 
         ``options`` holds the values of :attr:`cli_options` by flag name (``victim`` for ``--victim``).
         """
         d = self.describe(run)
         lines = [d.promise] + ([d.check] if d.check else []) + list(d.notes)
         lines.extend(self.detail_lines(run, options))
-        for key, value in run.summary().items():
-            if not is_timing_key(key):
-                lines.append(f"{key} = {measure(value)}")
+        if self.report_measures:
+            lines.extend(f"{key} = {measure(value)}" for key, value in run.summary().items()
+                         if not is_timing_key(key))
         return lines
 
     def migrate_params(self, values: dict[str, Any], schema: int) -> dict[str, Any]:

@@ -113,7 +113,7 @@ def test_nonreciprocal_rows_are_matched_by_record_and_checked(tmp_path, original
         (good.replace("\n4,,", "\n0,,"), "line 5: record '0' is not a record of the original"),
         (good.replace(",0,\n", ",x,\n"), "line 2: threshold 'x' is not a whole number"),
         (good.replace("2;3,,0", "2;9,,0"), "line 2: item '9' is not an item of the original"),
-        ("\n".join(good.splitlines()[:-1]) + "\n", "1 people of the original have no published row"),
+        ("\n".join(good.splitlines()[:-1]) + "\n", "1 person of the original has no published row"),
     ]:
         _write(path, text)
         with pytest.raises(DataFormatError, match=message):

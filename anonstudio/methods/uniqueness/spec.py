@@ -21,6 +21,7 @@ class UniquenessSpec(MethodSpec):
     name = "uniqueness"
     samples = (("chess", {"max_m": 2}),)
     terms = TERMS
+    report_measures = False  # detail_lines print every point in the curves' tables
     title = "Risk: uniqueness vs m"
     summary = "uniqueness of m-itemsets and person unicity for m = 1..M (exact or sampled, with confidence intervals)"
     description = (
@@ -68,7 +69,8 @@ class UniquenessSpec(MethodSpec):
         for curve, word in ((run.result.itemset, "itemsets"), (run.result.person, "people")):
             finite = [p for p in (curve.points if curve is not None else ()) if math.isfinite(p.uniqueness)]
             if finite:
-                worst = max(finite, key=lambda p: p.uniqueness)
+                # Among ties (often all zero) the largest m: "0 % at m = 3" says more than "at m = 1".
+                worst = max(finite, key=lambda p: (p.uniqueness, p.m))
                 parts.append(f"{percent(worst.uniqueness)} of {word} unique at m = {worst.m}")
         return "Measured: " + "; ".join(parts) + "." if parts else "No point finished."
 
