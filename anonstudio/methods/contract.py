@@ -379,8 +379,13 @@ class MethodSpec(abc.ABC):
 
         Families override the three parts, not this: the verdict's words are the contract's.
         """
-        return Description(promise=self.promise(run), check=verdict(run), state=run.state,
-                           notes=tuple(self.notes(run)))
+        state = "warning" if run.state == "ok" and self.needs_caution(run) else run.state
+        return Description(promise=self.promise(run), check=verdict(run), state=state, notes=tuple(self.notes(run)))
+
+    def needs_caution(self, run: MethodRun) -> bool:
+        """Whether a finished run's figures need a second look although nothing failed (a sampled measure
+        short of its precision): its texts are then coloured as a warning. Default: never."""
+        return False
 
     def promise(self, run: MethodRun) -> str:
         """What the run's release guarantees, in words a privacy officer reads (default: the title)."""

@@ -74,6 +74,10 @@ class UniquenessSpec(MethodSpec):
                 parts.append(f"{percent(worst.uniqueness)} of {word} unique at m = {worst.m}")
         return "Measured: " + "; ".join(parts) + "." if parts else "No point finished."
 
+    def needs_caution(self, run: MethodRun) -> bool:
+        """A point short of its precision ε is shown in amber: its interval is wider than asked."""
+        return any(not p.precision_met for c in run.result.curves for p in c.points)
+
     def notes(self, run: MethodRun) -> list[str]:
         out = []
         missed = [p for c in run.result.curves for p in c.points if not p.precision_met]
