@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import textwrap
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -69,6 +70,13 @@ def _default_text(value: Any) -> str:
     return repr(value)
 
 
+def _bound(value: float | None) -> str:
+    """A range bound as it reads best: whole numbers in full (1,000,000), others as %g."""
+    if value is None:
+        return ""
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:g}"
+
+
 def _docstring(spec: Any) -> str:
     from ..params import specs
 
@@ -86,9 +94,7 @@ def _docstring(spec: Any) -> str:
         lines.append(f"{p.name} : {kind}, default {_default_text(p.default)}")
         text = f"{p.label}. {p.tooltip}"
         if p.kind in ("int", "float") and (p.minimum is not None or p.maximum is not None):
-            lo = "" if p.minimum is None else f"{p.minimum:g}"
-            hi = "" if p.maximum is None else f"{p.maximum:g}"
-            text += f" Range {lo}..{hi}."
+            text += f" Range {_bound(p.minimum)}..{_bound(p.maximum)}."
         if p.optional:
             text += f" None: {p.none_means or 'not set'}."
         lines.append(para(text))
@@ -134,6 +140,21 @@ def family_function(spec: Any) -> Callable[..., Any]:
     return run_family
 
 
+def ignored_keywords(spec: Any, values: dict[str, Any], params: Any) -> list[str]:
+    """One line per keyword given that the method ignores with these settings (``enabled_when``), as the CLI warns
+    for such a flag."""
+    from ..params import is_enabled, specs
+
+    current = {p.name: getattr(params, p.name) for p in specs(spec.params)}
+    out = []
+    for p in specs(spec.params):
+        if p.name in values and not is_enabled(p, current):
+            when = " and ".join(f"{name} is {' or '.join(map(repr, allowed))}"
+                                for name, allowed in p.enabled_when.items())
+            out.append(f"{spec.name.replace('-', '_')}: {p.name} is ignored: it only applies when {when}")
+    return out
+
+
 def run_method(spec: Any, data: Any, values: dict[str, Any], options: dict[str, Any], *,
                progress: bool = True) -> Any:
     """Validate, load, run and verify ``spec`` as the CLI's method command does; a :class:`~.run.Run`."""
@@ -147,6 +168,8 @@ def run_method(spec: Any, data: Any, values: dict[str, Any], options: dict[str, 
         params = from_dict(spec.params, values)
     except ParameterError as exc:
         raise keyword_error(exc) from None
+    for line in ignored_keywords(spec, values, params):
+        warnings.warn(line, UserWarning, stacklevel=3)  # at the caller of an.<family>
     data = as_dataset(data, spec.open_dataset)
     try:
         prepare(spec, data, params)

@@ -1,4 +1,7 @@
-"""How a run shows itself in Jupyter: the verdict, the promise, the notes and the key measures.
+"""How a run shows itself in Jupyter: the verdict, the promise, the notes, the family's main plot and the key measures.
+
+The plot is the family's :meth:`~anonstudio.methods.contract.MethodSpec.figure` drawn as inline SVG
+(:mod:`.plot`); a family without one shows its measures only.
 
 Plain HTML with inline styles (no script, no external file), so a saved notebook shows it as it was.
 The verdict is coloured as the studio colours it: green passed, red FAILED, amber incomplete.
@@ -49,6 +52,11 @@ def run_html(run: Any) -> str:
                      f"{html.escape(run.method_run.status_reason())}</div>")
     for note in run.notes:
         parts.append(f'<div style="color:#555">{html.escape(note)}</div>')
+    figure = run.figure()
+    if figure is not None:
+        from .plot import figure_svg
+
+        parts.append(f"<div>{figure_svg(figure)}</div>")
     parts.append(measures_table(run.summary(), run.spec.name))
     parts.append("</div>")
     return "".join(parts)

@@ -85,12 +85,14 @@ class Run:
 
     @property
     def promise(self) -> str:
-        """What the release guarantees, in plain words."""
+        """What the release guarantees, in plain words (the family's title for a run stopped before any result)."""
+        if self.result is None:
+            return self.spec.title  # a family's words describe a result; there is none to describe
         return self.method_run.description().promise
 
     @property
     def notes(self) -> list[str]:
-        return list(self.method_run.description().notes)
+        return list(self.method_run.description().notes) if self.result is not None else []
 
     def summary(self) -> dict[str, float]:
         """The run's measures by name (the result's, then the check's as ``check_...``, then ``seconds``)."""
@@ -98,11 +100,19 @@ class Run:
 
     def lines(self) -> list[str]:
         """What ``anonstudio-cli`` prints after the same run: promise, verdict, notes, details and measures."""
+        if self.result is None:
+            return [self.promise, self.check or self.method_run.status_reason()]
         return self.spec.report_lines(self.method_run, self._options)
 
     def to_json(self, timings: bool = True) -> dict:
         """The run as the CLI's ``--json`` writes it (``timings=False``: without wall-clock fields)."""
         return self.method_run.to_json(timings)
+
+    def figure(self) -> Any:
+        """The family's main plot as numbers (a :class:`~anonstudio.methods.contract.Figure`), or None."""
+        if self.result is None:
+            return None
+        return self.spec.figure(self.method_run)
 
     # ------------------------------------------------------------ release
     @property

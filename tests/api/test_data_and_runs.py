@@ -85,13 +85,17 @@ def test_to_frame_in_both_forms():
 
 # ------------------------------------------------------------------------------------------------- runs and display
 def test_a_table_release_is_a_dataframe_and_the_html_shows_the_verdict(tmp_path):
-    run = an.group_anonymize(an.sample("adult"), k=5, progress=False)
+    adult = an.sample("adult")
+    # A DataFrame goes in as a table: the first 3,000 people of Adult, with the sample's column roles.
+    people = an.open(adult.frame.head(3000), roles={c: r.value for c, r in adult.roles.items()}, name="adult-3000")
+    run = an.group_anonymize(people, k=5, progress=False)
     release = run.release
     assert type(release).__name__ == "DataFrame" and 0 < len(release) <= run.data.n_rows
     run.save(out=tmp_path / "release.csv")
     assert len((tmp_path / "release.csv").read_text("utf-8").splitlines()) == len(release) + 1
     html = run._repr_html_()
     assert "Independent check passed" in html and "#1b7f3b" in html and "<table" in html
+    assert run.figure() is None and "<svg" not in html  # a family without a Qt-free plot shows its measures
     assert "Independent check passed" in repr(run)
     assert str(run).splitlines() == run.lines() and run.check in run.lines()
 
@@ -99,7 +103,24 @@ def test_a_table_release_is_a_dataframe_and_the_html_shows_the_verdict(tmp_path)
 def test_a_measurement_has_no_release_and_no_verdict():
     run = an.uniqueness(an.sample("sports-example"), max_m=2, progress=False)
     assert run.release is None and run.check == "" and run.status == "done"
-    assert "<table" in run._repr_html_()
+    html = run._repr_html_()
+    assert "<table" in html and "<svg" in html and "Uniqueness vs m on sports-example" in html
+    figure = run.figure()
+    assert [name for name, _, _ in figure.series] == ["itemsets", "people"] and figure.series[0][1] == (1.0, 2.0)
+
+
+def test_the_main_plot_is_an_svg_with_labelled_axes_and_a_legend_beside_the_data():
+    from anonstudio.api.plot import LEFT, RIGHT, WIDTH, figure_svg
+    from anonstudio.methods.contract import Figure
+
+    svg = figure_svg(Figure("Title", "m (items)", "share unique", (("a", (1.0, 2.0, 3.0), (0.1, 0.5, float("nan"))),
+                                                                  ("b", (1.0, 3.0), (0.2, 0.3))), y_range=(0, 1)))
+    assert svg.startswith("<svg") and svg.endswith("</svg>")
+    assert ">m (items)</text>" in svg and ">share unique</text>" in svg and svg.count("<polyline") == 2
+    assert svg.count("<circle") == 4  # the NaN point is left out
+    legend_x = WIDTH - RIGHT + 10
+    assert f'<line x1="{legend_x}"' in svg and WIDTH - RIGHT > LEFT  # the legend starts right of the plot area
+    assert ">1.5<" not in svg  # whole-number x values get whole-number ticks
 
 
 def _interrupt_at_progress(monkeypatch, times: int) -> None:
@@ -131,10 +152,15 @@ def test_an_interrupt_returns_the_partial_run_marked_incomplete(monkeypatch, tmp
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # the handler is put back
 
 
-def test_a_second_interrupt_still_returns_a_run_marked_incomplete(monkeypatch):
+@pytest.mark.parametrize("name, values", [("rho", RHO), ("uniqueness", {"max_m": 2}), ("nonreciprocal", {"k": 2})])
+def test_a_second_interrupt_still_returns_a_run_marked_incomplete(monkeypatch, name, values):
     _interrupt_at_progress(monkeypatch, 2)
-    run = an.rho(an.sample("sports-example"), **RHO, progress=False)
-    assert run.status == "cancelled" and run.check.startswith("Independent check incomplete")
+    run = getattr(an, name)(an.sample("sports-example"), **values, progress=False)
+    assert run.status == "cancelled" and not run.complete
+    if run.spec.guarantee:
+        assert run.check.startswith("Independent check incomplete")
+    # It shows itself like any run, also when it stopped before it had a result to describe.
+    assert "cancelled" in run._repr_html_() and run.lines() and run.to_json()["complete"] is False
 
 
 def test_the_progress_bar_draws_and_closes(capsys):
@@ -175,3 +201,25 @@ def test_evaluate_is_one_callable_whether_or_not_its_package_was_imported():
     import inspect
 
     assert "claim" in inspect.signature(an.evaluate).parameters
+
+
+def test_a_keyword_the_settings_make_irrelevant_is_named_in_a_warning():
+    with pytest.warns(UserWarning, match="rho: noise is ignored: it only applies when .*setting is 'fixed\\+'"):
+        run = an.rho(an.sample("sports-example"), **RHO, noise=0.05, progress=False)
+    assert run.status == "done"
+
+
+@pytest.mark.parametrize("name", sorted(__import__("anonstudio.methods.contract", fromlist=["x"]).discover_methods()))
+def test_a_run_stopped_before_any_result_still_shows_itself(name):
+    # What an interrupt that arrives while no handler of ours is installed leaves: the recipe, no result.
+    from anonstudio.api.run import Run
+    from anonstudio.methods.contract import MethodRun, dataset_ref, get_method
+
+    spec = get_method(name)
+    data, params = spec.example()
+    if isinstance(data, type(an.sample("sports-example"))):
+        data = an.sample("sports-example")  # smaller than kmanon's example city, which takes seconds to build
+    run = Run(MethodRun(spec, params, data, dataset_ref(data), cancelled=True))
+    assert run.status == "cancelled" and run.release is None and run.summary() == {"seconds": 0.0}
+    assert spec.title in run._repr_html_() and run.lines()[0] == spec.title
+    assert run.to_json()["complete"] is False
