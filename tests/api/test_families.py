@@ -14,7 +14,7 @@ import pytest
 
 import anonstudio as an
 from anonstudio.methods.contract import discover_methods, without_timings
-from anonstudio.params import specs
+from anonstudio.params import is_enabled, specs
 
 SPECS = discover_methods()
 NAMES = sorted(SPECS)
@@ -32,8 +32,10 @@ def _settings(name: str) -> tuple[str, dict]:
     fields = {f.name for f in dataclasses.fields(params)}
     params = dataclasses.replace(params, **{k: v for k, v in settings.items() if k in fields})
     default = spec.params()
+    current = {p.name: getattr(params, p.name) for p in specs(spec.params)}
+    # Only what applies with these settings (the others would be named in a warning, by the CLI and here alike).
     values = {p.name: getattr(params, p.name) for p in specs(spec.params)
-              if getattr(params, p.name) != getattr(default, p.name)}
+              if getattr(params, p.name) != getattr(default, p.name) and is_enabled(p, current)}
     return SMALL_SAMPLE.get(name, sample), values
 
 
