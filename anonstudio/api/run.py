@@ -9,6 +9,7 @@ by the family's exports through :func:`~anonstudio.methods.contract.write_output
 from __future__ import annotations
 
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -148,7 +149,7 @@ class Run:
             path = Path(folder) / f"release{suffix}"
             with OutputSet() as outputs:
                 export.write(path, self.method_run, outputs)
-            loaded = load_table(path, format="csv-table") if suffix == ".csv" else load_any(path)
+            loaded = load_table(path, format="csv-table", header=True) if suffix == ".csv" else load_any(path)
         if isinstance(loaded, TransactionData):
             return TransactionData(loaded.indptr, loaded.indices, loaded.vocab, coords=loaded.coords,
                                    name=f"{getattr(self.data, 'name', 'dataset')} ({self.method} release)")
@@ -201,6 +202,11 @@ class Run:
         paths = {by_keyword[k].key: Path(v) for k, v in files.items() if v is not None}
         json_path = Path(json) if json is not None else None
         check_outputs(self.spec, {**paths, "json": json_path}, self.data, self.params)
+        for export in self.spec.exports:
+            if export.kind == "audit" and export.key in paths:
+                # As the CLI warns: such a file, together with the release, de-anonymizes people.
+                warnings.warn(f"{export_keyword(export.flag)} writes an audit file: {export.warning or export.help}",
+                              UserWarning, stacklevel=2)
         return write_outputs(self.method_run, paths, json_path, allow_unverified=allow_unverified, timings=timings)
 
     # ------------------------------------------------------------ display

@@ -100,6 +100,13 @@ def test_a_table_release_is_a_dataframe_and_the_html_shows_the_verdict(tmp_path)
     assert str(run).splitlines() == run.lines() and run.check in run.lines()
 
 
+def test_saving_an_audit_file_warns_as_the_cli_does(tmp_path):
+    run = an.rho(an.sample("sports-example"), **RHO, progress=False)
+    with pytest.warns(UserWarning, match="^sensitive_out writes an audit file: it lists what each person wants"):
+        assert run.save(sensitive_out=tmp_path / "e.csv") == []
+    assert (tmp_path / "e.csv").read_text("utf-8").startswith("person,item")
+
+
 def test_a_measurement_has_no_release_and_no_verdict():
     run = an.uniqueness(an.sample("sports-example"), max_m=2, progress=False)
     assert run.release is None and run.check == "" and run.status == "done"
