@@ -17,17 +17,21 @@ LEFT, RIGHT, TOP, BOTTOM = 64, 120, 30, 46
 
 
 def _ticks(lo: float, hi: float, count: int = 5, whole: bool = False) -> list[float]:
-    """Round tick values covering [lo, hi] (``whole``: whole numbers only, for counts such as m)."""
+    """Round tick values from at or below ``lo`` to at or above ``hi`` (``whole``: whole-number steps, for counts
+    such as m)."""
     if hi <= lo:
         hi = lo + 1.0
-    raw = max((hi - lo) / count, 1.0) if whole else (hi - lo) / count
+    raw = (hi - lo) / count
     magnitude = 10 ** math.floor(math.log10(raw))
-    step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
-    start = math.floor(lo / step) * step
-    out, value = [], start
-    while value <= hi + step * 1e-9:
-        out.append(round(value, 12))
+    steps = (1, 2, 5, 10) if whole else (1, 2, 2.5, 5, 10)
+    step = next(m * magnitude for m in steps if m * magnitude >= raw)
+    if whole:
+        step = max(1.0, round(step))
+    value = math.floor(lo / step) * step
+    out = [round(value, 12)]
+    while value < hi - step * 1e-9:
         value += step
+        out.append(round(value, 12))
     return out
 
 

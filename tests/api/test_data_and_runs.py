@@ -95,7 +95,14 @@ def test_a_table_release_is_a_dataframe_and_the_html_shows_the_verdict(tmp_path)
     assert len((tmp_path / "release.csv").read_text("utf-8").splitlines()) == len(release) + 1
     html = run._repr_html_()
     assert "Independent check passed" in html and "#1b7f3b" in html and "<table" in html
-    assert run.figure() is None and "<svg" not in html  # a family without a Qt-free plot shows its measures
+    assert "<svg" in html and "Group sizes on adult-3000" in html
+    sizes, groups = run.figure().series[0][1:]
+    assert min(sizes) >= 5 and sum(s * g for s, g in zip(sizes, groups)) == len(release)
+
+
+def test_a_family_without_a_plot_shows_its_measures():
+    run = an.rho(an.sample("sports-example"), **RHO, progress=False)
+    assert run.figure() is None and "<svg" not in run._repr_html_() and "<table" in run._repr_html_()
     assert "Independent check passed" in repr(run)
     assert str(run).splitlines() == run.lines() and run.check in run.lines()
 
@@ -128,6 +135,15 @@ def test_the_main_plot_is_an_svg_with_labelled_axes_and_a_legend_beside_the_data
     legend_x = WIDTH - RIGHT + 10
     assert f'<line x1="{legend_x}"' in svg and WIDTH - RIGHT > LEFT  # the legend starts right of the plot area
     assert ">1.5<" not in svg  # whole-number x values get whole-number ticks
+    # Every point lies inside the plot area, whatever the data's range (the axes end on a tick beyond it).
+    import re
+
+    for low, high in ((0.0, 113.0), (5.0, 16.0), (1e-5, 4.2e-5)):
+        svg = figure_svg(Figure("T", "x", "y", (("s", (low, (low + high) / 2, high), (low, high, (low + high) / 2)),)))
+        frame = re.search(r'<rect x="(\d+)" y="(\d+)" width="(\d+)" height="(\d+)"', svg).groups()
+        left, top, width, height = map(float, frame)
+        for cx, cy in re.findall(r'<circle cx="([\d.]+)" cy="([\d.]+)"', svg):
+            assert left - 0.1 <= float(cx) <= left + width + 0.1 and top - 0.1 <= float(cy) <= top + height + 0.1
 
 
 def _interrupt_at_progress(monkeypatch, times: int) -> None:
