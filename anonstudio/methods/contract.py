@@ -56,6 +56,7 @@ __all__ = [
     "StagedProgress",
     "Export",
     "Description",
+    "Figure",
     "DatasetRef",
     "MethodSpec",
     "MethodRun",
@@ -217,6 +218,21 @@ class Description:
     check: str = ""
     state: str = "ok"
     notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A family's main plot as plain numbers, for front ends without Qt (the library API's notebook view).
+
+    ``series`` holds ``(name, xs, ys)`` per line, drawn with markers on one pair of axes; the labels carry
+    their units. ``y_range`` fixes the y axis (a share from 0 to 1), otherwise it fits the data.
+    """
+
+    title: str
+    x_label: str
+    y_label: str
+    series: tuple[tuple[str, tuple[float, ...], tuple[float, ...]], ...]
+    y_range: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -403,6 +419,11 @@ class MethodSpec(abc.ABC):
     def detail_lines(self, run: MethodRun, options: dict | None = None) -> list[str]:
         """Extra CLI lines of the family between the texts and the measures (a curve's table...)."""
         return []
+
+    def figure(self, run: MethodRun) -> Figure | None:
+        """The family's main plot of a finished or partial run as numbers (None: none without Qt; the notebook view
+        shows the measures only)."""
+        return None
 
     def check_cli_options(self, data: Any, params: Any, options: dict) -> None:
         """Raise :class:`ParameterError` for a :attr:`cli_options` value that cannot apply to ``data``."""

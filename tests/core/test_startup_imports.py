@@ -109,3 +109,14 @@ def _help_of(parser, argv) -> str:
     sub = next(a for a in parser._actions if a.dest == "command")
     target = parser if argv[0].startswith("-") else sub.choices[argv[0]]
     return target.format_help()
+
+
+def test_import_anonstudio_imports_no_library_api_data_model_or_family():
+    # ``import anonstudio as an`` (a notebook's first cell, and every CLI start) resolves the library API's names on
+    # first use; listing them (tab completion) reads the methods folder, not the families.
+    run = _python("import json, sys, anonstudio as an; names = dir(an); "
+                  "print(json.dumps({'modules': sorted(sys.modules), 'names': names}))")
+    heavy = [m for m in run["modules"] if m.split(".")[0] in ("numpy", "pandas", "numba", "scipy", "pyarrow", "tqdm")
+             or m.startswith(("anonstudio.api", "anonstudio.methods", "anonstudio.data", "anonstudio.cli"))]
+    assert heavy == []
+    assert {"open", "sample", "kmanon", "group_anonymize", "evaluate", "ParameterError"} <= set(run["names"])

@@ -6,7 +6,7 @@ from typing import Any
 
 from ...data.transactions import TransactionData
 from ...formatting import percent
-from ..contract import MethodRun, MethodSpec, Stage
+from ..contract import Figure, MethodRun, MethodSpec, Stage
 from .params import UniquenessParams
 from .terms import TERMS
 
@@ -86,6 +86,18 @@ class UniquenessSpec(MethodSpec):
         if not run.complete:
             out.append("Incomplete: cancelled before the last m; the tables hold the finished points only.")
         return out
+
+    def figure(self, run: MethodRun) -> Figure | None:
+        """The Risk tab's curves: the share of unique itemsets and of unique people for each m."""
+        series = []
+        for curve, name in ((run.result.itemset, "itemsets"), (run.result.person, "people")):
+            points = [p for p in (curve.points if curve is not None else ()) if math.isfinite(p.uniqueness)]
+            if points:
+                series.append((name, tuple(float(p.m) for p in points), tuple(float(p.uniqueness) for p in points)))
+        if not series:
+            return None
+        return Figure(f"Uniqueness vs m on {run.dataset.name}", "m (items the attacker knows)", "share unique",
+                      tuple(series), y_range=(0.0, 1.0))
 
     def detail_lines(self, run: MethodRun, options: dict | None = None) -> list[str]:
         """Each curve's table, headed by what it is and the run's precision."""
