@@ -678,7 +678,8 @@ def _shape_of(head: Head) -> str | None:
             return "sets"
     if width in (2, 3):
         has_header = looks_like_header(rows, RECORD_NAMES + ITEM_NAMES + TIME_NAMES)
-        if has_header and rows[0][0].strip().lower() in RECORD_NAMES:
+        timed = width == 2 or (has_header and rows[0][2].strip().lower() in TIME_NAMES)
+        if timed and has_header and rows[0][0].strip().lower() in RECORD_NAMES:
             return "long"
         body = rows[1:] if has_header else rows
         first = [r[0] for r in body]
