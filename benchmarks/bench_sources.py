@@ -16,6 +16,8 @@ before the work), so runs do not disturb each other. Cases:
   goal is within 2x;
 * ``--engines``: pandas' calamine engine, python-calamine's rows, openpyxl in
   read-only mode, on the same file (why anonstudio reads with calamine);
+* ``--huge-sheet``: a sheet of 1,048,576 rows (Excel's limit) of (person,
+  item) pairs into ``TransactionData``, converted in chunks of 50,000 rows;
 * ``pairs sqlite`` / ``pairs postgres``: 1,000,000 ``(person, item)`` rows
   (100,000 persons, 1,000 items, generated once) into ``TransactionData``;
   time, peak memory and the final CSR size; goals: under 10 s and peak under
@@ -73,6 +75,21 @@ def make_adult_xlsx(cache: Path) -> Path:
     return target
 
 
+def make_huge_sheet(cache: Path) -> Path:
+    """A sheet as long as Excel allows: a header and 1,048,575 (person, item) rows."""
+    target = cache / "huge.xlsx"
+    if not target.exists():
+        from openpyxl import Workbook
+
+        book = Workbook(write_only=True)
+        sheet = book.create_sheet("pairs")
+        sheet.append(["person", "item"])
+        for row in range(1_048_575):
+            sheet.append([row // 4 + 1, row * 7 % 1000])
+        book.save(target)
+    return target
+
+
 def make_pairs_sqlite(cache: Path, n_rows: int) -> Path:
     import sqlite3
 
@@ -120,6 +137,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--engines", action="store_true", help="also time openpyxl read-only and calamine rows")
     parser.add_argument("--postgres", action="store_true", help="also the PostgreSQL case (ANONSTUDIO_TEST_PG_URL)")
+    parser.add_argument("--huge-sheet", action="store_true",
+                        help="also a sheet of 1,048,576 rows (Excel's limit) of (person, item) pairs")
     args = parser.parse_args(argv)
     args.cache.mkdir(parents=True, exist_ok=True)
     sys.path.insert(0, str(HERE))
@@ -140,6 +159,12 @@ def main(argv: list[str] | None = None) -> None:
                     "rows = list(book.worksheets[0].iter_rows(values_only=True))\nEXTRA = {}", 1)
         print(f"engines      calamine rows {rows['seconds']:6.2f} s | openpyxl read-only rows {opx['seconds']:6.2f} s "
               f"({opx['seconds'] / rows['seconds']:.1f}x slower)")
+
+    if args.huge_sheet:
+        huge = make_huge_sheet(args.cache)
+        result = _best(_OPEN, f"data = open_dataset({str(huge)!r})\n{_CSR}", 1)
+        print(f"huge sheet   1,048,576 rows -> {result['extra']['records']:,} records: {result['seconds']:6.2f} s  "
+              f"peak +{result['peak_above_mib']:6.0f} MiB (file {huge.stat().st_size / 2**20:.1f} MiB)")
 
     db = make_pairs_sqlite(args.cache, args.rows)
     cases = [("sqlite", f"sqlite:///{db}", "pairs")]
