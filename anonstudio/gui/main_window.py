@@ -230,6 +230,7 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         self.open_action = file_menu.addAction("&Open dataset…", self.open_dataset_dialog)
         self.open_action.setShortcut(QKeySequence.Open)
+        self.open_database_action = file_menu.addAction("Open &database…", self.datasets.open_database_dialog)
         self.samples_menu = file_menu.addMenu("Open &sample")
         samples = available_samples()
         for sample in samples:

@@ -279,6 +279,12 @@ def dataset_ref(data: Any) -> DatasetRef:
         path = str(Path(source))
         size = Path(source).stat().st_size
         sha = file_sha256(source)
+    else:
+        from ..data.origin import origin_of
+
+        origin = origin_of(data)
+        if origin is not None and origin.url is not None:
+            sha = origin.sha256  # a database's rows, fingerprinted in canonical form when fetched
     return DatasetRef(name=str(getattr(data, "name", "dataset")), kind=type(data).__name__, path=path,
                       sha256=sha, size=size)
 
@@ -351,15 +357,18 @@ class MethodSpec(abc.ABC):
 
     def open_dataset(self, spec: str | Path, *, format: str | None = None, encoding: str | None = None,
                      columns: str | None = None, sep: str | None = None, header: bool | None = None,
-                     progress: Progress | None = None) -> Any:
-        """Load the dataset a user names (a file or a bundled sample); override for kinds such as RT data.
+                     progress: Progress | None = None, **source: Any) -> Any:
+        """Load the dataset a user names (a file, a bundled sample or a database URL); override for kinds such as
+        RT data.
 
-        A cancelled ``progress`` raises :class:`~anonstudio.data.errors.LoadCancelled`.
+        ``source`` holds the other options of :func:`anonstudio.data.datasets.open_dataset` (``sheet``,
+        ``table``, ``query``, ``items_query``). A cancelled ``progress`` raises
+        :class:`~anonstudio.data.errors.LoadCancelled`.
         """
         from ..data.datasets import open_dataset
 
         return open_dataset(spec, format=format, encoding=encoding, columns=columns, sep=sep, header=header,
-                            progress=progress)
+                            progress=progress, **source)
 
     def check_data(self, data: Any, params: Any) -> None:
         """Raise :class:`ParameterError` for limits that depend on the data (k above the records...)."""
@@ -749,10 +758,39 @@ def write_outputs(run: MethodRun, paths: dict[str, Path | None], json_path: Path
                 skipped.append(f"{export.flag} {path}: not written, {run.status_reason() or 'unverified'} "
                                "(--allow-unverified writes it anyway)")
                 continue
-            export.write(Path(path), run, outputs)
+            if _as_spreadsheet(export, Path(path)):
+                _write_release_as_xlsx(export, Path(path), run, outputs)
+            else:
+                export.write(Path(path), run, outputs)
         if json_path is not None:
             write_json(json_path, run.to_json(timings), outputs=outputs)
     return skipped
+
+
+def _as_spreadsheet(export: Export, path: Path) -> bool:
+    """Whether a table release written as CSV is asked for as ``.xlsx`` (it is then converted)."""
+    return export.kind == "release" and ".csv" in export.extensions and ".xlsx" not in export.extensions \
+        and path.suffix.lower() == ".xlsx"
+
+
+def release_as_csv(export: Export, run: MethodRun, folder: Path) -> Path:
+    """The release of ``export`` written as CSV into ``folder`` (for a spreadsheet or a database table)."""
+    from ..data.io.atomic import OutputSet
+
+    scratch = folder / "release.csv"
+    with OutputSet() as staged:
+        export.write(scratch, run, staged)
+    return scratch
+
+
+def _write_release_as_xlsx(export: Export, path: Path, run: MethodRun, outputs: Any) -> None:
+    """One sheet holding the same rows as the CSV release (written first to a scratch folder)."""
+    import tempfile
+
+    from ..data.io.sheets import write_csv_as_xlsx
+
+    with tempfile.TemporaryDirectory(prefix="anonstudio-release-") as folder:
+        write_csv_as_xlsx(release_as_csv(export, run, Path(folder)), outputs.path_for(path))
 
 
 # ---------------------------------------------------------------- discovery
