@@ -79,7 +79,7 @@ class AuditSpec(MethodSpec):
         if p.claim_text:
             claim = result.evaluation.claims[0] if result.evaluation.claims else None
             said = claim.promise if claim is not None else f"the claim {p.claim_text}"
-            return f"Audited {result.release_name}: the claim {p.claim_text} says {said}."
+            return f"Claim {p.claim_text} audited on {result.release_name}: {said}."
         levels = result.levels
         if not levels:
             return f"Measured {result.release_name}: no m finished."

@@ -22,10 +22,12 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
+    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
@@ -130,12 +132,13 @@ class AuditWorkbench(MethodWorkbench):
         layout.addWidget(self.source_note)
 
         self.plot = ExportablePlot("Risk against m", x_label="m (items the attacker knows)",
-                                   y_label="probability or share of people (0–1)", auto_legend=True,
+                                   y_label="risk (0–1)", auto_legend=True,
                                    empty_text="Press “Audit the release” (right) to measure the risk.")
         for _key, name, colour, symbol in MEASURES:
             self.plot.add_series(name, kind="line", color=colour, symbol=symbol, error_bars=True)
         self.plot.add_glossary("prosecutor_risk")
         self.plot_note = note_label("")
+        self.plot_note.setTextFormat(Qt.RichText)
 
         self.table = QTableWidget(0, len(TABLE_HEADER))
         self.table.setHorizontalHeaderLabels(TABLE_HEADER)
@@ -164,23 +167,26 @@ class AuditWorkbench(MethodWorkbench):
         counter_layout.addWidget(self.show_record_button, 0, Qt.AlignTop)
         self.counter_box.hide()
 
-        left = QWidget()
-        left_layout = QVBoxLayout(left)
-        left_layout.setContentsMargins(0, 0, 0, 0)
-        left_layout.addWidget(self.plot, 1)
-        left_layout.addWidget(self.plot_note)
         right = QWidget()
         right_layout = QVBoxLayout(right)
-        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.setContentsMargins(0, 0, 4, 0)
         right_layout.addWidget(note_label("<b>Utility</b> (0 = as useful as the original)"))
         right_layout.addWidget(self.utility_label)
+        right_layout.addWidget(note_label("<b>Risk</b> (the curves)"))
+        right_layout.addWidget(self.plot_note)
         right_layout.addStretch(1)
+        # The meanings scroll beside the plot rather than squeeze it.
+        right_scroll = QScrollArea()
+        right_scroll.setWidget(right)
+        right_scroll.setWidgetResizable(True)
+        right_scroll.setFrameShape(QFrame.NoFrame)
+        right_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         split = QSplitter(Qt.Horizontal)
-        split.addWidget(left)
-        split.addWidget(right)
+        split.addWidget(self.plot)
+        split.addWidget(right_scroll)
         split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 1)
-        split.setSizes([520, 240])
+        split.setStretchFactor(1, 2)
+        split.setSizes([440, 300])
         layout.addWidget(self.counter_box)
         layout.addWidget(split, 1)
         every = QWidget()
@@ -286,12 +292,13 @@ class AuditWorkbench(MethodWorkbench):
             counted.append(f"sampled at m = {', '.join(sampled)} (error bars: 95 % interval)")
         self.plot.set_caption(f"{result.release_name}: {'; '.join(counted)}" if counted else result.release_name)
         sensitive = ev.people.sensitive_given
-        self.plot_note.setText(
-            f"<b>prosecutor risk</b>: {html.escape(meaning('prosecutor_risk'))} "
-            f"<b>share at risk</b> (k = {ev.options.k}): {html.escape(meaning('share_at_risk'))} "
-            + (f"<b>attribute disclosure</b> (ρ = {ev.options.rho:g}): {html.escape(meaning('attribute_disclosure'))}"
-               if sensitive else "<b>attribute disclosure</b>: not measured, no sensitive information was given "
-                                 "(sensitive items or column)."))
+        self.plot_note.setText("<br>".join((
+            f"<b>Prosecutor risk</b> (a probability): {html.escape(meaning('prosecutor_risk'))}",
+            f"<b>Share at risk</b> (k = {ev.options.k}; a share of people): {html.escape(meaning('share_at_risk'))}",
+            f"<b>Attribute disclosure</b> (ρ = {ev.options.rho:g}; a share of people): "
+            f"{html.escape(meaning('attribute_disclosure'))}" if sensitive else
+            "<b>Attribute disclosure</b>: not measured, no sensitive information was given (sensitive items or "
+            "column).")))
         self._fill_table(levels)
         self._show_utility(ev)
         self._show_counterexample(result)

@@ -108,6 +108,9 @@ class AttackDemo(QWidget):
         self.release_box = QComboBox()
         self.release_box.setToolTip("Replay the same attack on a release: a finished run of another tab, or a file.")
         self.release_box.currentIndexChanged.connect(self._release_chosen)
+        # Run labels are long: the box must not widen the controls and squeeze the plot.
+        self.release_box.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.release_box.setMinimumContentsLength(10)
         self.release_file_button = QPushButton("Release file…")
         self.release_file_button.setToolTip("A release file of this dataset (suppressed, generalized or "
                                             "nonreciprocal); asks for its item map next (Cancel: none).")
@@ -134,13 +137,13 @@ class AttackDemo(QWidget):
         self.verdict = Callout("Load a dataset, choose a person and press “Start attack”.")
         self.verdict.setObjectName("attack_verdict")
 
-        self.plot = ExportablePlot("People still matching", x_label="items revealed to the attacker",
+        self.plot = ExportablePlot("People still matching", x_label="items revealed",
                                    y_label="records matching (people)", legend=True, auto_legend=True, log_y=True,
                                    empty_text="Reveal items to see the crowd shrink.")
-        self.plot.add_series("people matching", kind="line", symbol="o", color="#D55E00")
+        self.plot.add_series("in the original", kind="line", symbol="o", color="#D55E00")
         self.plot.add_series("singled out", kind="scatter", symbol="star", symbol_size=18, color="#009E73",
                              in_legend=False)
-        self.plot.add_series("candidates in the release", kind="line", symbol="s", color="#0072B2")
+        self.plot.add_series("in the release", kind="line", symbol="s", color="#0072B2")
 
         left = QWidget()
         left_layout = QVBoxLayout(left)
@@ -152,7 +155,10 @@ class AttackDemo(QWidget):
         split = QSplitter(Qt.Horizontal)
         split.addWidget(left)
         split.addWidget(self.plot)
-        split.setStretchFactor(1, 2)
+        split.setStretchFactor(0, 2)
+        split.setStretchFactor(1, 3)
+        # The plot gets the larger share: its legend and axis captions must not be cut off at 1280x720.
+        split.setSizes([360, 540])
         layout = QVBoxLayout(self)
         layout.addWidget(self.verdict)
         layout.addWidget(split, 1)
@@ -230,15 +236,17 @@ class AttackDemo(QWidget):
         self.revealed_list.scrollToBottom()
         x = np.arange(0, self.revealed + 1, dtype=float)
         y = np.array([self.trace.population] + [s.matches for s in self.trace.steps[: self.revealed]], dtype=float)
-        self.plot.set_series("people matching", x, y)
+        self.plot.set_series("in the original", x, y)
         if self.after is not None:
             after = np.array([self.after.records] + list(self.after.matches[: self.revealed]), dtype=float)
             # A log axis cannot show 0 candidates: they are drawn at 0.5, below one record.
-            self.plot.set_series("candidates in the release", x, np.maximum(after, 0.5))
+            self.plot.set_series("in the release", x, np.maximum(after, 0.5))
         else:
-            self.plot.set_series("candidates in the release", [], [])
+            self.plot.set_series("in the release", [], [])
         integer_ticks(self.plot.plot_item, "bottom", self.revealed)
         self.plot.plot_item.setXRange(0, max(self.revealed, 1), padding=0.04)
+        self._leave_room_for_legend(np.concatenate([y, [1.0]]) if self.after is None else
+                                    np.concatenate([y, np.maximum(after, 0.5)]))
         self._show_verdict()
         self._update_buttons()
 
@@ -360,6 +368,15 @@ class AttackDemo(QWidget):
             if self.after is not None:
                 text += f" In the release: {self.after.matches[self.revealed - 1]:,} candidates."
             self.verdict.show_text(text, "info")
+
+    def _leave_room_for_legend(self, ys: np.ndarray) -> None:
+        """A log y range with a free band at the top for the legend, which the first points would reach."""
+        logs = np.log10(ys[ys > 0])
+        lo, hi = float(logs.min()), float(logs.max())
+        span = max(hi - lo, 1.0)
+        room = self.plot.legend_headroom()
+        self.plot.plot_item.setYRange(lo - 0.05 * span, hi + span * (0.05 + room / max(1.0 - room, 0.4)), padding=0)
+        self.plot.keep_legend_clear()
 
     def _after_text(self, steps: int) -> str:
         """What the same items give on the release, in words."""
