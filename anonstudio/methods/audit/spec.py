@@ -8,7 +8,7 @@ from typing import Any
 from ...data.table import RTData, Table
 from ...data.transactions import TransactionData
 from ...formatting import probability
-from ..contract import Export, MethodRun, MethodSpec, Stage
+from ..contract import CHECK_INCOMPLETE, Export, MethodRun, MethodSpec, Stage
 from .params import AuditParams
 from .terms import TERMS
 
@@ -98,6 +98,10 @@ class AuditSpec(MethodSpec):
         if not run.result.complete:
             out.append("Stopped: the figures of the m values finished are shown; the utility is measured after the "
                        "last m.")
+            if run.params.claim_text and run.verification is None:
+                # A cancelled run is not verified, and a measurement has no verdict of its own: the claim still
+                # gets the contract's words.
+                out.append(f"{CHECK_INCOMPLETE}: stopped before the claim {run.params.claim_text} was audited.")
         return out
 
     def detail_lines(self, run: MethodRun, options: dict | None = None) -> list[str]:
