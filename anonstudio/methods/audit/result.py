@@ -2,11 +2,13 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ...evaluate import ClaimResult, Evaluation
+from ...glossary import meaning
 
 __all__ = ["AuditResult", "ClaimCheck"]
 
@@ -62,7 +64,11 @@ class AuditResult:
                      if c.status == "failed" and c.counterexample is not None), None)
 
     def to_json(self) -> dict:
-        return dict(self.doc)
+        """The evaluator's JSON, plus ``measure_meanings``: each summary measure's meaning from the evaluator's
+        glossary entries (the report looks a family's measures up under its own name)."""
+        doc = dict(self.doc)
+        doc["measure_meanings"] = {key: meaning(re.sub(r"_m\d+$", "", key), "evaluate") for key in self.summary()}
+        return doc
 
     def summary(self) -> dict[str, float]:
         """Per m the three risk figures (``prosecutor_risk_m2``...), then the two utility measures."""
