@@ -137,6 +137,7 @@ class AuditWorkbench(MethodWorkbench):
         for _key, name, colour, symbol in MEASURES:
             self.plot.add_series(name, kind="line", color=colour, symbol=symbol, error_bars=True)
         self.plot.add_glossary("prosecutor_risk")
+        self.plot.setMinimumWidth(260)
         self.plot_note = note_label("")
         self.plot_note.setTextFormat(Qt.RichText)
 
@@ -281,16 +282,17 @@ class AuditWorkbench(MethodWorkbench):
             self.plot.plot_item.setXRange(0.7, max(xs) + 0.3, padding=0)
             tops = [v.high for key, *_ in MEASURES for level in levels
                     if (v := getattr(level, key)) is not None and not math.isnan(v.high)]
-            self.plot.plot_item.setYRange(0, min(1.0, max([0.05, *tops]) * 1.25), padding=0)
+            self.plot.plot_item.setYRange(0, min(1.0, max([0.01, *tops]) * 1.25), padding=0)
             self.plot.keep_legend_clear()
         exact = [str(level.m) for level in levels if level.method == "exact"]
         sampled = [str(level.m) for level in levels if level.method != "exact"]
         counted = []
         if exact:
-            counted.append(f"exact at m = {', '.join(exact)}")
+            counted.append(f"exact: m = {', '.join(exact)}")
         if sampled:
-            counted.append(f"sampled at m = {', '.join(sampled)} (error bars: 95 % interval)")
-        self.plot.set_caption(f"{result.release_name}: {'; '.join(counted)}" if counted else result.release_name)
+            counted.append(f"sampled: m = {', '.join(sampled)} (bars: 95 % interval)")
+        # Short lines: a long caption would widen the plot past its half of the splitter and cut it off.
+        self.plot.set_caption("\n".join(counted))
         sensitive = ev.people.sensitive_given
         self.plot_note.setText("<br>".join((
             f"<b>Prosecutor risk</b> (a probability): {html.escape(meaning('prosecutor_risk'))}",
