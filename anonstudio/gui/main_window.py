@@ -182,6 +182,10 @@ class MainWindow(QMainWindow):
             bench.status.connect(lambda text: self.statusBar().showMessage(text, 8000))
             if isinstance(bench, MethodWorkbench):
                 bench.run_finished.connect(lambda run, _complete, source=bench: self._hand_over(source, run))
+            # A tab that points at a person (the Audit tab's counterexample) has them selected in the data view.
+            show_record = getattr(bench, "show_record", None)
+            if show_record is not None:
+                show_record.connect(self.show_record)
 
     def _hand_over(self, source: Workbench, run: Any) -> None:
         """Offer a run finished in one tab to the other tabs that take one (``receive_run``), e.g. a group release
@@ -317,6 +321,18 @@ class MainWindow(QMainWindow):
         """View > Data view: the data view of the active dataset."""
         if self.datasets.show_data_view() is None:
             self.statusBar().showMessage("Load a dataset first: its data view shows every record.", 8000)
+
+    def show_record(self, record: int) -> Any:
+        """Open the data view of the active dataset with ``record`` (numbered from 1) selected; returns the window."""
+        from .data_view import go_to_row
+
+        window = self.datasets.show_data_view()
+        if window is None:
+            self.statusBar().showMessage("Load a dataset first: its data view shows every record.", 8000)
+            return None
+        view = window.view
+        go_to_row(view.search, [view.table], int(record) - 1)
+        return window
 
     def set_dataset(self, dataset: Any) -> None:
         self.dataset = dataset
