@@ -32,6 +32,7 @@ import numpy as np
 
 from ...data.transactions import TransactionData
 from ...jobs import ChunkSizer, NullProgress, Progress, derive_seed
+from ...kernels import read_only
 from ...kernels.rho_suppressor import (
     LOG_COLUMNS,
     NEED_LOG,
@@ -42,7 +43,6 @@ from ...kernels.rho_suppressor import (
     record_bits,
     repair_rules,
 )
-from ...kernels import read_only
 from ...kernels.rng import make_state
 from .sensitive import SensitiveConstraint
 
