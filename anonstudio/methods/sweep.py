@@ -300,15 +300,16 @@ def grid_size(axes: Sequence[Axis], seeds: int = 1) -> int:
     return n
 
 
-def check_grid_size(axes: Sequence[Axis], seeds: int = 1, max_cells: int = MAX_CELLS) -> int:
-    """The number of cells, or a ParameterError saying it is beyond ``max_cells`` (and how to raise it)."""
+def check_grid_size(axes: Sequence[Axis], seeds: int = 1, max_cells: int = MAX_CELLS,
+                    hint: str = "raise the limit explicitly with --max-cells") -> int:
+    """The number of cells, or a ParameterError saying it is beyond ``max_cells`` (and ``hint``: how to raise it)."""
     n = grid_size(axes, seeds)
     if n > max_cells:
-        parts = [f"{len(a.values):,} values of {a.name}" for a in axes]
+        parts = [f"{len(a.values):,} value{'' if len(a.values) == 1 else 's'} of {a.name}" for a in axes]
         if seeds > 1:
             parts.append(f"{seeds:,} seeds")
         raise ParameterError(f"the sweep has {n:,} cells ({' × '.join(parts) or 'one cell'}), more than the limit "
-                             f"of {max_cells:,}; nothing was run (raise the limit explicitly with --max-cells)")
+                             f"of {max_cells:,}; nothing was run ({hint})")
     return n
 
 

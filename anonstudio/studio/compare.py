@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..data.table import Role, RTData, Table
+from ..data.table import RTData, Table
 from ..data.transactions import TransactionData
 from ..jobs import NullProgress, Progress, SubProgress
 from ..methods.contract import MethodSpec, get_method, write_outputs
