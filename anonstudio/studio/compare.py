@@ -62,7 +62,13 @@ def release_files(spec: MethodSpec, run: Any, folder: Path) -> tuple[str, Any]:
         paths = {"release": folder / "published.csv"}
         kind, side = "nonreciprocal", SideFiles()
     elif name == "rho":
-        paths = {"release": folder / "release.dat", "sensitive": folder / "sensitive.csv"}
+        from ..methods.rho.export import write_suppressed
+
+        # ρ's export writes "in the input's format", which it reads from the load report; a dataset sent to a
+        # Dask worker arrives without it (FIMI then, which cannot hold labels such as '1 Jogging'). One set-column
+        # CSV everywhere keeps the evaluated file the same here and on a cluster.
+        write_suppressed(folder / "release.sets.csv", run.result, format="csv-sets")
+        paths = {"sensitive": folder / "sensitive.csv"}
         kind, side = "plain", SideFiles(sensitive=paths["sensitive"])
     elif name == "rt":
         paths = {"release": folder / "release.csv", "hierarchy": folder / "items.csv"}
@@ -74,7 +80,7 @@ def release_files(spec: MethodSpec, run: Any, folder: Path) -> tuple[str, Any]:
     else:
         raise ValueError(f"{spec.title} makes no release the evaluator reads")
     skipped = write_outputs(run, paths, allow_unverified=True)
-    if not paths["release"].is_file():
+    if not (folder / _release_name(name)).is_file():
         raise ValueError("the run wrote no release" + (f" ({skipped[0]})" if skipped else ""))
     if name == "kmanon" and not paths["map"].is_file():
         side = dataclasses.replace(side, map=None)
@@ -125,7 +131,7 @@ class EvaluateRelease:
 
 
 def _release_name(family: str) -> str:
-    return {"kmanon": "release.sets.csv", "nonreciprocal": "published.csv", "rho": "release.dat"}.get(family,
+    return {"kmanon": "release.sets.csv", "nonreciprocal": "published.csv", "rho": "release.sets.csv"}.get(family,
                                                                                                 "release.csv")
 
 
