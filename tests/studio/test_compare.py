@@ -11,8 +11,7 @@ from anonstudio.data.datasets import open_dataset
 from anonstudio.evaluate import EvaluateOptions
 from anonstudio.jobs import RecordingProgress
 from anonstudio.methods.sweep import Axis
-from anonstudio.studio.compare import EVAL_MEASURES, Comparison, FamilyGrid, pareto_2d, proposed_grids, \
-    run_comparison
+from anonstudio.studio.compare import EVAL_MEASURES, Comparison, FamilyGrid, pareto_2d, proposed_grids, run_comparison
 from tests.reference.compare_reference import pareto_front_brute
 
 
