@@ -185,7 +185,7 @@ def proposed_grids(data: Any, m: int = 2) -> list[FamilyGrid]:
 
     Set-valued data: σ-k^m k ∈ {5, 10, 20} × m ∈ {2, 3}, nonreciprocal k ∈ {5, 10, 20},
     ρ-uncertainty ρ ∈ {0.3, 0.5, 0.7} (at the attacker's ``m``). Tables with
-    quasi-identifiers: group k-anonymity k ∈ {5, 10, 20}, and ℓ ∈ {2, 3} (distinct
+    quasi-identifiers: group k-anonymity k ∈ {5, 10, 20}, and ℓ ∈ {2, 3} at the smallest k (distinct
     ℓ-diversity, a second grid) where a sensitive column exists. RT data: (k, k^m) with
     k ∈ {5, 10, 20} × m ∈ {2, 3}. Values above the number of records are left out.
     """
@@ -222,7 +222,7 @@ def proposed_grids(data: Any, m: int = 2) -> list[FamilyGrid]:
             base = {"qi": qi, "sensitive": sensitive[0] if sensitive else ""}
             grid("group-anonymize", base, k=ks)
             if sensitive:
-                grid("group-anonymize", {**base, "k": None}, l=(2, 3))
+                grid("group-anonymize", {**base, "k": ks[0]}, l=(2, 3))
     return out
 
 
