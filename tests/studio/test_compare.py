@@ -49,6 +49,14 @@ def test_grids_are_proposed_from_the_data_kind():
     assert table[0].base.sensitive and table[0].base.qi
     rt = proposed_grids(open_dataset("small-clinic"))
     assert [g.method for g in rt] == ["rt"] and rt[0].base.items_column == "diagnoses"
+    assert table[1].base.k == 5 and rt[0].base.qi
+    # Every proposed cell is valid for its data (the window runs them as they are).
+    from anonstudio.methods.contract import prepare
+
+    for data, grids in ((open_dataset("adult"), table), (open_dataset("small-clinic"), rt)):
+        for grid in grids:
+            for cell in grid.cells():
+                prepare(grid.spec, data, cell.params)
     # Six people: k values above the records are left out.
     tiny = proposed_grids(open_dataset("sports-example"))
     assert tiny[0].axes[0] == Axis("k", (5,))
