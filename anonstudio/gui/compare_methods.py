@@ -42,7 +42,7 @@ from ..glossary import meaning
 from ..methods.contract import get_method
 from ..methods.sweep import parse_axis
 from ..params import ParameterError
-from ..studio.compare import EVAL_MEASURES, Comparison, FamilyGrid, proposed_grids
+from ..studio.compare import Comparison, FamilyGrid, proposed_grids
 from .controls import note_label, save_file_dialog, splitter
 from .method_workbench import MethodWorkbench
 from .plots import ExportablePlot
@@ -396,12 +396,16 @@ class CompareMethodsWindow(QDialog):
             self.table.setRowCount(0)
             return
         front = set(self.front())
-        keys = ["method", "settings", "status", "check", *EVAL_MEASURES, "front", *c.family_measures()]
-        keys = [k for k in keys if k not in ("prosecutor_risk_high", "share_at_risk_high")]
+        # What a reader compares first (risk and error), then how sure the figures are, then the families' own.
+        keys = ["method", "settings", "prosecutor_risk", "share_at_risk", "count_query_error", "front",
+                "frequency_distortion", "attribute_disclosure", "check", "status", "risk_counted",
+                *c.family_measures()]
         rows = []
         for g, r in c.points():
             row = {"method": c.grids[g].spec.title, "settings": r.cell.label(), "status": r.status,
                    "check": _check(r), **r.summary, "front": "yes" if (g, r.cell.index) in front else ""}
+            if "attribute_disclosure" in r.summary and not _finite(r.summary["attribute_disclosure"]):
+                row["attribute_disclosure"] = "n/a (no sensitive values)"
             if "risk_counted" in r.summary:
                 row["risk_counted"] = "exactly" if r.summary["risk_counted"] == 1.0 else "sampled (±0.01)"
             rows.append(row)
