@@ -262,6 +262,9 @@ class MainWindow(QMainWindow):
         self.compare_runs_action = tools_menu.addAction("&Compare runs…", self.show_compare_runs)
         self.compare_runs_action.setToolTip("The finished runs of every tab on this dataset side by side: a table "
                                             "of their measures and a trade-off plot.")
+        self.compare_methods_action = tools_menu.addAction("Compare &methods…", self.show_compare_methods)
+        self.compare_methods_action.setToolTip("Several methods on this dataset, a grid of settings each, every "
+                                               "release measured on one risk–utility plot with its Pareto front.")
         self.compare_values_action = tools_menu.addAction("Compare parameter &values…", self.show_compare_values)
         self.compare_values_action.setToolTip("Run the current tab's method over a grid of parameter values and "
                                               "seeds (its Compare tab).")
@@ -394,6 +397,18 @@ class MainWindow(QMainWindow):
         window = getattr(self, "compare_runs_window", None)
         if window is None:
             window = self.compare_runs_window = CompareRunsWindow(self)
+        else:
+            window.refresh()
+        window.show()
+        window.raise_()
+
+    def show_compare_methods(self) -> None:
+        """Tools › Compare methods: several families on this dataset on one risk–utility plot."""
+        from .compare_methods import CompareMethodsWindow
+
+        window = getattr(self, "compare_methods_window", None)
+        if window is None:
+            window = self.compare_methods_window = CompareMethodsWindow(self)
         else:
             window.refresh()
         window.show()
