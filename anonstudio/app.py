@@ -66,6 +66,9 @@ class DemoDriver:
         self.screenshot = screenshot
         self.max_m = max_m
         self.bench = None
+        #: The exit status once decided; ``main`` returns it whatever the event loop returns, because closing
+        #: the last window may end the loop with 0 before ``exit(status)`` is seen.
+        self.status: int | None = None
         window.datasets.dataset_loaded.connect(self._loaded)
         if screenshot is not None:
             window.runner.error_handler = self._failed
@@ -97,18 +100,21 @@ class DemoDriver:
     def _grab(self) -> None:
         self.window.grab().save(str(self.screenshot), "PNG")
         print(f"screenshot written to {self.screenshot}", file=sys.stderr)
-        self.window.close()
-        self.app.exit(0)
+        self._quit(0)
 
     def _failed(self, title: str, message: str) -> None:
         print(f"anonstudio --demo: {title} failed: {message}", file=sys.stderr)
-        self.window.close()
-        self.app.exit(1)
+        self._quit(1)
 
     def _timeout(self) -> None:
         print(f"anonstudio --demo: no result after {DEMO_TIMEOUT_S} s", file=sys.stderr)
+        self._quit(2)
+
+    def _quit(self, status: int) -> None:
+        if self.status is None:  # the first outcome wins (a timeout after a failure changes nothing)
+            self.status = status
+        self.app.exit(self.status)
         self.window.close()
-        self.app.exit(2)
 
 
 #: The libraries of Qt's window ("xcb") platform that a Linux may lack, as ``find_library`` names them,
@@ -215,6 +221,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         window.datasets.load_sample(args.sample)
     status = app.exec()
+    if driver is not None and driver.status is not None:
+        status = driver.status
     del driver
     return int(status)
 

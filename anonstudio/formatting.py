@@ -8,14 +8,18 @@ CLI and the report use it as well as the GUI.
   digits, ``n/a`` for a missing or non-finite value);
 * :func:`integer`, :func:`number`, :func:`probability` and :func:`percent`
   are the compact forms of plot labels, callouts and inspectors;
-* :func:`duration` is a wall-clock time (``42 s``, ``3 min 05 s``).
+* :func:`duration` is a wall-clock time (``42 s``, ``3 min 05 s``);
+* :func:`count` is a number of things in words (``1 person``, ``2,000 people``).
 """
 from __future__ import annotations
 
 import math
 from typing import Any
 
-__all__ = ["measure", "integer", "number", "probability", "percent", "duration", "MISSING"]
+__all__ = ["measure", "integer", "number", "probability", "percent", "duration", "count", "MISSING"]
+
+#: Plurals that are not the singular plus "s".
+IRREGULAR_PLURALS = {"person": "people", "person's": "people's"}
 
 #: How a missing or undefined value reads.
 MISSING = "n/a"
@@ -33,6 +37,17 @@ def integer(value: Any) -> str:
     """1234567 -> ``"1,234,567"`` (whole numbers always with thousands separators)."""
     x = _finite(value)
     return MISSING if x is None else f"{int(round(x)):,}"
+
+
+def count(value: Any, noun: str, plural: str | None = None) -> str:
+    """``count(1, "person")`` -> ``"1 person"``, ``count(2000, "person")`` -> ``"2,000 people"``.
+
+    ``plural`` defaults to :data:`IRREGULAR_PLURALS` or the noun plus "s".
+    """
+    x = _finite(value)
+    if x is not None and int(round(x)) == 1:
+        return f"1 {noun}"
+    return f"{integer(value)} {plural or IRREGULAR_PLURALS.get(noun, noun + 's')}"
 
 
 def number(value: Any, digits: int = 4) -> str:

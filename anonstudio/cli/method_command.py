@@ -102,6 +102,10 @@ def add_method_command(sub: Any, spec: MethodSpec) -> argparse.ArgumentParser:
     outputs.add_argument("--json", type=Path, metavar="OUT",
                          help="the run as JSON: result, independent check, status, parameters (seed included), "
                               "input name and SHA-256, anonstudio version; written even for a partial run")
+    if any(e.kind == "release" for e in spec.exports):
+        from .datasets import add_release_table_arguments
+
+        add_release_table_arguments(outputs)
     if spec.guarantee:
         outputs.add_argument("--allow-unverified", action="store_true",
                              help="write the release even when the independent check did not confirm the promise")
@@ -179,7 +183,7 @@ def check_method_paths(spec: MethodSpec, args: argparse.Namespace, params: Any) 
 def run_method(spec: MethodSpec, args: argparse.Namespace) -> int:
     """Parse, check outputs, load, run and verify, print, write: the body of every method command."""
     from ..methods.contract import check_outputs, prepare, run_and_verify, write_outputs
-    from .datasets import dataset_options, load_dataset_argument
+    from .datasets import dataset_options, load_dataset_argument, release_table_target, write_release_table
     from .progress import TqdmProgress
 
     try:
@@ -192,6 +196,7 @@ def run_method(spec: MethodSpec, args: argparse.Namespace) -> int:
     allow = bool(getattr(args, "allow_unverified", False))
     check_method_paths(spec, args, params)
     check_outputs(spec, {**paths, "json": args.json}, None, params)
+    release_table_target(args)  # a --out-table without a database: refused before loading
     data = load_dataset_argument(args.dataset, **dataset_options(args), kinds=spec.data_kinds,
                                  opener=spec.open_dataset, quiet=args.quiet)
     check_outputs(spec, {**paths, "json": args.json}, data, params)
@@ -215,5 +220,7 @@ def run_method(spec: MethodSpec, args: argparse.Namespace) -> int:
     if run.status != "done":
         print(f"{spec.name}: {run.status}: {run.status_reason()}", file=sys.stderr)
     for line in write_outputs(run, paths, args.json, allow_unverified=allow):
+        print(f"{spec.name}: {line}", file=sys.stderr)
+    for line in write_release_table(run, args, allow_unverified=allow):
         print(f"{spec.name}: {line}", file=sys.stderr)
     return run.exit_code

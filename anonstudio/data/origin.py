@@ -35,6 +35,8 @@ class ReadOptions:
         The field separator; None guesses (delimited formats only).
     names
         Column names for a table (they replace a header row, or name a file without one).
+    sheet
+        The sheet of a workbook: its name, or its number from 1 as text; None reads the first.
     """
 
     format: str | None = None
@@ -42,6 +44,7 @@ class ReadOptions:
     header: bool | None = None
     sep: str | None = None
     names: tuple[str, ...] = ()
+    sheet: str | None = None
 
     def replace(self, **changes: Any) -> ReadOptions:
         return dataclasses.replace(self, **changes)
@@ -52,25 +55,27 @@ class ReadOptions:
 
         if self.format:
             return get_format(self.format)
-        return sniff_format(path, "table" if self.names else None)
+        return sniff_format(path, "table" if self.names else None, sheet=self.sheet)
 
     def loader_options(self, fmt) -> dict[str, Any]:
         """The options the format's loader takes (the others do not apply to it)."""
         accepted = applicable_options(fmt)
         wanted = {"encoding": self.encoding, "sep": self.sep, "header": self.header,
-                  "names": list(self.names) if self.names else None}
+                  "names": list(self.names) if self.names else None, "sheet": self.sheet}
         return {k: v for k, v in wanted.items() if v is not None and k in accepted}
 
 
 def applicable_options(fmt) -> set[str]:
-    """Which of :class:`ReadOptions`' fields (``encoding``, ``sep``, ``header``, ``names``) a format's loader takes."""
+    """Which of :class:`ReadOptions`' fields (``encoding``, ``sep``, ``header``, ``names``, ``sheet``) a format's
+    loader takes."""
     accepted = inspect.signature(fmt.load).parameters
-    return {name for name in ("encoding", "sep", "header", "names") if name in accepted}
+    return {name for name in ("encoding", "sep", "header", "names", "sheet") if name in accepted}
 
 
 @dataclass(frozen=True)
 class DatasetOrigin:
-    """How to open a loaded dataset again: a bundled sample's name, or a file and how it was read.
+    """How to open a loaded dataset again: a bundled sample's name, a file and how it was read, or a database
+    table or query.
 
     Projects store it; :func:`anonstudio.data.datasets.reopen` reads the same data again.
     """
@@ -78,6 +83,13 @@ class DatasetOrigin:
     sample: str | None = None
     path: Path | None = None
     options: ReadOptions = ReadOptions()
+    #: A database: its URL without password, the table or query read, RT data's items query, and the SHA-256 of
+    #: the fetched rows in canonical form (reopening refuses data that changed).
+    url: str | None = None
+    table: str | None = None
+    query: str | None = None
+    items_query: str | None = None
+    sha256: str | None = None
 
 
 # Kept beside the datasets rather than inside them (TransactionData is frozen);

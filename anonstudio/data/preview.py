@@ -91,6 +91,8 @@ class Preview:
     file_size: int = 0
     error: str = ""
     warnings: list[str] = field(default_factory=list)
+    #: A workbook's sheets (number, name, rows, columns); empty for other files.
+    sheets: list = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -204,6 +206,17 @@ def preview_file(path: str | Path, options: ReadOptions | None = None, *,
             preview.sniffed = ""
         fmt = options.format_for(path)
         preview.format, preview.format_label, preview.kind = fmt.name, fmt.label, fmt.kind
+        if raw.startswith((b"PK\x03\x04", b"\xd0\xcf\x11\xe0")):
+            from .io.sheets import list_sheets, workbook_kind
+
+            kind = workbook_kind(path, raw)
+            if kind is not None:  # a workbook holds no text to show, and keeps its own encoding
+                preview.encoding = "a workbook (no text encoding)"
+                preview.text = []
+            if kind not in (None, "encrypted"):
+                preview.sheets = list_sheets(path)
+                preview.text = [f"sheet {s.number}: {s.name} ({s.rows:,} rows × {s.columns:,} columns)"
+                                for s in preview.sheets]
         if raw.startswith(b"PAR1"):
             data, preview.truncated = _parquet_head(path, options, max_bytes)
             preview.bytes_read = preview.file_size if not preview.truncated else min(max_bytes, preview.file_size)

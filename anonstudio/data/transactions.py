@@ -5,6 +5,7 @@ import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -221,6 +222,26 @@ class TransactionData:
         parts = [self.record(int(u)) for u in rows]
         indices = np.concatenate(parts) if parts else np.zeros(0, np.int32)
         return TransactionData(indptr, indices, self.vocab, coords=self.coords, name=self.name, source=self.source)
+
+    def to_frame(self, form: str = "long") -> Any:
+        """The records as a pandas DataFrame.
+
+        ``form="long"``: one row per (record, item), columns ``record`` (numbered from 1) and ``item``
+        (its label), in record order and item-id order within a record (the csv-long layout; a record
+        without items has no row). ``form="sets"``: one row per record, columns ``record`` and
+        ``items`` (a tuple of labels).
+        """
+        import pandas as pd
+
+        labels = np.asarray(self.vocab, dtype=object)
+        if form == "long":
+            records = np.repeat(np.arange(1, self.n_records + 1, dtype=np.int64), self.lengths)
+            return pd.DataFrame({"record": records, "item": labels[self.indices] if len(self.indices) else
+                                 np.zeros(0, dtype=object)})
+        if form == "sets":
+            items = [tuple(labels[self.record(u)].tolist()) for u in range(self.n_records)]
+            return pd.DataFrame({"record": np.arange(1, self.n_records + 1, dtype=np.int64), "items": items})
+        raise ValueError(f"form must be 'long' or 'sets' (got {form!r})")
 
     def summary(self) -> DatasetSummary:
         lengths = self.lengths

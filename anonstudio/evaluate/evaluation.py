@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from .. import __version__
-from ..formatting import integer, measure, probability
+from ..formatting import count, integer, measure, probability
 from ..jobs import NullProgress, Progress, SubProgress
 from ..methods.contract import CHECK_FAILED, CHECK_INCOMPLETE, CHECK_PASSED, file_sha256
 from ..params import ParameterError
@@ -188,7 +188,7 @@ class Evaluation:
         """The evaluation in plain words, for the CLI."""
         p, r, o = self.people, self.published, self.options
         out = [f"release: {self.release_path.name}: {KIND_WORDS[self.kind]}, {integer(r.n_records)} records; "
-               f"original: {self.original_name}, {integer(p.n)} people"]
+               f"original: {self.original_name}, {count(p.n, 'person')}"]
         knows = []
         if p.atoms.qi:
             knows.append(f"the quasi-identifiers ({', '.join(p.atoms.qi)})")
@@ -312,8 +312,8 @@ def _check_k(ev: Evaluation, claim: Claim, level: Level, m: int, table: bool, it
                                                                 "counted; no counterexample among those counted", True)
         counts = d["min_count"][d["min_count"] >= 0]
         fewest = int(counts.min()) if len(counts) else 0
-        counted = (f"{integer(level.known_sets)} known sets of {integer(ev.people.n)} people" if items else
-                   f"{integer(ev.people.n)} people")
+        counted = (f"{count(level.known_sets, 'known set')} of {count(ev.people.n, 'person')}" if items else
+                   count(ev.people.n, "person"))
         return ClaimResult(claim, m, "passed", promise, f"{promise} ({counted} counted; fewest candidates "
                                                         f"{integer(fewest)})", True)
     d = level.detail
@@ -377,7 +377,7 @@ def _check_rho(ev: Evaluation, claim: Claim, levels: dict[int, Level], m: int, t
                                                             f"m = 1..{m}, but not every one was checked", False)
     if not complete_all:
         return ClaimResult(claim, m, "incomplete", promise, "stopped before every known set was counted", True)
-    counted = f"every known set of m = 1..{m}" if items else f"all {integer(ev.people.n)} people"
+    counted = f"every known set of m = 1..{m}" if items else f"all {count(ev.people.n, 'person')}"
     return ClaimResult(claim, m, "passed", promise, f"{promise} ({counted} counted)", True)
 
 
@@ -403,7 +403,7 @@ def _check_l(ev: Evaluation, claim: Claim, level: Level, m: int, table: bool, it
                                                         f"{example['text']}", True, example)
     if not level.complete:
         return ClaimResult(claim, m, "incomplete", promise, "stopped before every person was counted", True)
-    return ClaimResult(claim, m, "passed", promise, f"{promise} ({integer(ev.people.n)} people counted)", True)
+    return ClaimResult(claim, m, "passed", promise, f"{promise} ({count(ev.people.n, 'person')} counted)", True)
 
 
 # ----------------------------------------------------------------------------- evaluate

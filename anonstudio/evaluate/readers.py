@@ -46,6 +46,7 @@ from ..data.errors import DataFormatError
 from ..data.io.text import read_text
 from ..data.table import Role, RTData, Table
 from ..data.transactions import TransactionData
+from ..formatting import count
 from ..kernels.evaluate_risk import KIND_BASE_DIST, KIND_CERTAIN, KIND_DIST
 from ..kernels.evaluate_utility import world_marginals
 from ..params import ParameterError
@@ -203,8 +204,10 @@ def _sensitive_items(path: Path, n: int, vocab: _Vocabulary, names: tuple[str, .
                      groups: dict[str, list[str]] | None = None) -> tuple[np.ndarray, dict[int, set[int]], list[str]]:
     """(global sensitive items as a bool mask, person -> own extra items, notes).
 
-    Two layouts: ``record,item`` pairs (ρ's E file: ``*`` for everyone, records numbered from 1 or named by
-    the original's record identifiers) or a list of items, one per line, sensitive for everyone (RT's list).
+    Two layouts: pairs (ρ's E file: header ``person,item``, ``*`` for everyone, people numbered from 1 or named
+    by the original's record identifiers) or a list of items, one per line, sensitive for everyone (RT's list).
+    Pairs headed ``record,item`` or without a header are ρ's previous form, records numbered from 0, read as ρ
+    reads them (with a note), so one file means the same people to the method and to its audit.
     With an item hierarchy (``groups``: node label -> leaf labels) a node stands for every item under it.
     """
     lines = _lines(path)
@@ -218,6 +221,10 @@ def _sensitive_items(path: Path, n: int, vocab: _Vocabulary, names: tuple[str, .
     head = [f.strip().lower() for f in rows[0][1]]
     index = {name: u for u, name in enumerate(names)} if names is not None else None
 
+    # ρ writes ``person,item`` (people from 1); ``record,item`` or no header is its previous form (from 0).
+    headed = head in (["record", "item"], ["person", "item"])
+    first = 1 if head == ["person", "item"] else 0
+
     def person_of(text: str, line: int) -> int | None:
         if text == "*":
             return None
@@ -227,15 +234,11 @@ def _sensitive_items(path: Path, n: int, vocab: _Vocabulary, names: tuple[str, .
             raise DataFormatError(path, f"record {text[:40]!r} is neither '*', a record number nor a record "
                                         "identifier of the original", line)
         number = int(text)
-        if number == 0:
-            raise DataFormatError(path, "record 0: records are numbered from 1 here (a sensitive-items file "
-                                        "that counts from 0 needs every record number raised by 1)", line)
-        if number > n:
-            raise DataFormatError(path, f"record {number} is beyond the original's {n:,} records", line)
-        return number - 1
+        if not first <= number < n + first:
+            raise DataFormatError(path, f"record {number} does not exist (the original's {n:,} records are "
+                                        f"numbered {first} to {n - 1 + first:,} in this file)", line)
+        return number - first
 
-    # ρ writes ``person,item`` (people from 1); ``record,item`` is the layout's other spelling.
-    headed = head in (["record", "item"], ["person", "item"])
     pairs = headed or all(
         len(r) == 2 and (r[0].strip() == "*" or r[0].strip().isdigit() or (index is not None and r[0].strip() in index))
         for _, r in rows)
@@ -269,6 +272,9 @@ def _sensitive_items(path: Path, n: int, vocab: _Vocabulary, names: tuple[str, .
             glob[item] = True
     notes = [f"{unknown:,} sensitive entries of {path.name} name items the original does not hold (ignored)"] \
         if unknown else []
+    if pairs and first == 0 and any(r[0].strip() not in ("*", "record") for _, r in rows):
+        notes.append(f"{path.name} numbers records from 0 (the previous form of ρ's file, header record,item or "
+                     "none): read as such; write the header person,item and number people from 1")
     return glob, extra, notes
 
 
@@ -560,7 +566,8 @@ def _read_nonreciprocal(data: TransactionData, path: Path, side: SideFiles,
             labels += 1
     missing = np.flatnonzero(slot_line == 0)
     if len(missing):
-        raise DataFormatError(path, f"{len(missing):,} people of the original have no published row (the first: "
+        raise DataFormatError(path, f"{count(len(missing), 'person')} of the original "
+                                    f"{'has' if len(missing) == 1 else 'have'} no published row (the first: "
                                     f"record {people.name(int(missing[0]))})")
     a_indptr, a_atoms, a_kind, _ = entries_to_csr(n, np.asarray(recs, dtype=np.int64), np.asarray(atoms, np.int64),
                                                   np.ones(len(recs)), np.asarray(kinds, dtype=np.int8))
@@ -789,8 +796,9 @@ def _read_table_like(original: Table | RTData, path: Path, side: SideFiles, kind
     if id_column is not None:
         notes.append(f"release rows matched to the original's rows by {id_column!r}")
     if n_rec < n:
-        notes.append(f"{n - n_rec:,} people of the original (rows with a missing value) are not in the release: "
-                     "they count as targets whose own record cannot be found")
+        notes.append(f"{count(n - n_rec, 'person')} of the original (rows with a missing value) "
+                     f"{'is' if n - n_rec == 1 else 'are'} not in the release: they count as targets whose own "
+                     "record cannot be found")
     published = Published(kind=kind, n_records=n_rec, own=own, rec_class=rec_class, class_size=class_size,
                           colbits=colbits, qi_prob=qi_prob, a_indptr=a_indptr, a_atoms=a_atoms, a_kind=a_kind,
                           a_prob=a_prob, budget=no_budget(n_rec), notes=notes, files=side.files())

@@ -171,6 +171,30 @@ class DatasetsPanel(QWidget):
         dialog.open()
         return dialog
 
+    def open_database_dialog(self, url: str = ""):
+        """File › Open database…: choose a table or query; Load fetches it in the background (Cancel stops it).
+
+        Returns the (window-modal, non-blocking) dialog.
+        """
+        from ..data.datasets import open_dataset
+        from ..data.io.database import redact_url
+        from .database_dialog import DatabaseDialog
+
+        dialog = DatabaseDialog(self.window(), url)
+        dialog.setAttribute(Qt.WA_DeleteOnClose)
+
+        def load() -> None:
+            source = dialog.source()
+            spec = source.pop("spec")
+            what = source.get("table") or "query"
+            self.load_job(f"Load {what} from {redact_url(spec)}",
+                          lambda progress: open_dataset(spec, progress=progress, **source))
+
+        dialog.accepted.connect(load)
+        self.database_dialog = dialog
+        dialog.open()
+        return dialog
+
     def load_file(self, path: str | Path, options: ReadOptions | None = None,
                   on_loaded: Callable[[Any], None] | None = None) -> Job:
         """Load ``path`` (read as ``options`` say; default: guessed) in the background; Cancel stops it."""

@@ -68,6 +68,7 @@ class ImportDialog(QDialog):
         self.setObjectName("import-dialog")
         self.preview: Preview | None = None
         self._filling = False
+        self._sheets_listed = False
 
         self.format_combo = _combo([("Guess from the content", None)]
                                    + [(f"{f.label} ({f.name})", f.name) for f in formats()],
@@ -81,14 +82,16 @@ class ImportDialog(QDialog):
         self.sep_combo = _combo([("Guess", None)] + [(f"{name} ({c})" if c not in "\t " else name, c)
                                                      for c, name in SEPARATORS.items()],
                                 "The character between the fields of a row.")
+        self.sheet_combo = _combo([("The first sheet", None)],
+                                  "Which sheet of the workbook to read; each is listed with its size.")
         self.names_edit = QLineEdit()
         self.names_edit.setPlaceholderText("comma-separated, e.g. age, sex, zip")
         self.names_edit.setToolTip("Column names of a table, in order: they name a file without a header row, or "
                                    "replace the names in its header row. Empty: from the file.")
-        for combo in (self.format_combo, self.encoding_combo, self.header_combo, self.sep_combo):
+        for combo in (self.format_combo, self.encoding_combo, self.header_combo, self.sep_combo, self.sheet_combo):
             combo.currentIndexChanged.connect(self._options_changed)
         self._choices = {"encoding": self.encoding_combo, "sep": self.sep_combo, "header": self.header_combo,
-                         "names": self.names_edit}
+                         "names": self.names_edit, "sheet": self.sheet_combo}
         self._tips = {key: widget.toolTip() for key, widget in self._choices.items()}
         self.typing = QTimer(self)
         self.typing.setSingleShot(True)
@@ -99,6 +102,7 @@ class ImportDialog(QDialog):
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.AllNonFixedFieldsGrow)
         form.addRow("Format:", self.format_combo)
+        form.addRow("Sheet:", self.sheet_combo)
         form.addRow("Encoding:", self.encoding_combo)
         form.addRow("Header row:", self.header_combo)
         form.addRow("Separator:", self.sep_combo)
@@ -151,7 +155,8 @@ class ImportDialog(QDialog):
         """The options chosen in the dialog."""
         names = tuple(n.strip() for n in self.names_edit.text().split(",") if n.strip())
         return ReadOptions(format=self.format_combo.currentData(), encoding=self.encoding_combo.currentData(),
-                           header=self.header_combo.currentData(), sep=self.sep_combo.currentData(), names=names)
+                           header=self.header_combo.currentData(), sep=self.sep_combo.currentData(), names=names,
+                           sheet=self.sheet_combo.currentData())
 
     def load_options(self) -> ReadOptions:
         """The options to load with: the choices, and the preview's guesses where the user left one open.
@@ -178,8 +183,28 @@ class ImportDialog(QDialog):
                 index = combo.count() - 1
             combo.setCurrentIndex(max(index, 0))
         self.names_edit.setText(", ".join(options.names))
+        if options.sheet is not None and self.sheet_combo.findData(options.sheet) < 0:
+            self.sheet_combo.addItem(f"Sheet {options.sheet}", options.sheet)
+        self.sheet_combo.setCurrentIndex(max(self.sheet_combo.findData(options.sheet), 0))
         self._filling = False
         self.refresh()
+
+    def _list_sheets(self, preview: Preview) -> None:
+        """Fill the sheet choice with the workbook's sheets and their sizes (once: the list does not change)."""
+        if not preview.sheets or self._sheets_listed:
+            return
+        self._sheets_listed = True
+        chosen = self.sheet_combo.currentData()
+        self._filling = True
+        self.sheet_combo.clear()
+        for info in preview.sheets:
+            size = f"{info.rows:,} rows × {info.columns:,} columns" if info.rows else "empty"
+            self.sheet_combo.addItem(f"{info.number}. {info.name} — {size}", str(info.number))
+        index = self.sheet_combo.findData(chosen)
+        if index < 0 and chosen is not None:
+            index = next((i for i, info in enumerate(preview.sheets) if info.name == chosen), 0)
+        self.sheet_combo.setCurrentIndex(max(index, 0))
+        self._filling = False
 
     def _options_changed(self) -> None:
         if not self._filling:
@@ -190,6 +215,7 @@ class ImportDialog(QDialog):
         """Read the preview again with the dialog's options and show it."""
         self.typing.stop()
         self.preview = preview = preview_file(self.path, self.options())
+        self._list_sheets(preview)
         self._show_facts(preview)
         self._enable_choices(preview)
         if preview.error:

@@ -182,6 +182,10 @@ class MainWindow(QMainWindow):
             bench.status.connect(lambda text: self.statusBar().showMessage(text, 8000))
             if isinstance(bench, MethodWorkbench):
                 bench.run_finished.connect(lambda run, _complete, source=bench: self._hand_over(source, run))
+            # A tab that points at a person (the Audit tab's counterexample) has them selected in the data view.
+            show_record = getattr(bench, "show_record", None)
+            if show_record is not None:
+                show_record.connect(self.show_record)
 
     def _hand_over(self, source: Workbench, run: Any) -> None:
         """Offer a run finished in one tab to the other tabs that take one (``receive_run``), e.g. a group release
@@ -230,6 +234,7 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         self.open_action = file_menu.addAction("&Open dataset…", self.open_dataset_dialog)
         self.open_action.setShortcut(QKeySequence.Open)
+        self.open_database_action = file_menu.addAction("Open &database…", self.datasets.open_database_dialog)
         self.samples_menu = file_menu.addMenu("Open &sample")
         samples = available_samples()
         for sample in samples:
@@ -257,6 +262,9 @@ class MainWindow(QMainWindow):
         self.compare_runs_action = tools_menu.addAction("&Compare runs…", self.show_compare_runs)
         self.compare_runs_action.setToolTip("The finished runs of every tab on this dataset side by side: a table "
                                             "of their measures and a trade-off plot.")
+        self.compare_methods_action = tools_menu.addAction("Compare &methods…", self.show_compare_methods)
+        self.compare_methods_action.setToolTip("Several methods on this dataset, a grid of settings each, every "
+                                               "release measured on one risk–utility plot with its Pareto front.")
         self.compare_values_action = tools_menu.addAction("Compare parameter &values…", self.show_compare_values)
         self.compare_values_action.setToolTip("Run the current tab's method over a grid of parameter values and "
                                               "seeds (its Compare tab).")
@@ -316,6 +324,18 @@ class MainWindow(QMainWindow):
         """View > Data view: the data view of the active dataset."""
         if self.datasets.show_data_view() is None:
             self.statusBar().showMessage("Load a dataset first: its data view shows every record.", 8000)
+
+    def show_record(self, record: int) -> Any:
+        """Open the data view of the active dataset with ``record`` (numbered from 1) selected; returns the window."""
+        from .data_view import go_to_row
+
+        window = self.datasets.show_data_view()
+        if window is None:
+            self.statusBar().showMessage("Load a dataset first: its data view shows every record.", 8000)
+            return None
+        view = window.view
+        go_to_row(view.search, [view.table], int(record) - 1)
+        return window
 
     def set_dataset(self, dataset: Any) -> None:
         self.dataset = dataset
@@ -377,6 +397,18 @@ class MainWindow(QMainWindow):
         window = getattr(self, "compare_runs_window", None)
         if window is None:
             window = self.compare_runs_window = CompareRunsWindow(self)
+        else:
+            window.refresh()
+        window.show()
+        window.raise_()
+
+    def show_compare_methods(self) -> None:
+        """Tools › Compare methods: several families on this dataset on one risk–utility plot."""
+        from .compare_methods import CompareMethodsWindow
+
+        window = getattr(self, "compare_methods_window", None)
+        if window is None:
+            window = self.compare_methods_window = CompareMethodsWindow(self)
         else:
             window.refresh()
         window.show()

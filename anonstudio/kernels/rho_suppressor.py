@@ -46,6 +46,7 @@ import math
 import numpy as np
 from numba import njit
 
+from . import read_only
 from .rng import first_above, make_state, randbelow, sample_without_replacement, uniform
 from .support import in_record, trailing_zeros
 
@@ -564,19 +565,19 @@ def record_bits(indptr, indices, n_items):
     return bits
 
 
-def warm_up(read_only: bool = False) -> None:
+def warm_up() -> None:
     """Compile the kernels on Table 2 of the paper (see ``kernels.warmup``).
 
-    ``read_only`` makes the data arrays read-only, as a loaded dataset's are (numba compiles the two apart).
+    The data arrays are read-only, as ``methods.rho`` always passes them (:func:`anonstudio.kernels.read_only`):
+    one variant to compile, whether the data were loaded or built in memory.
     """
-    indptr = np.array([0, 2, 4, 6, 7], dtype=np.int64)
-    indices = np.array([0, 1, 0, 1, 0, 1, 0], dtype=np.int32)
-    indptr.flags.writeable = indices.flags.writeable = not read_only
+    indptr = read_only(np.array([0, 2, 4, 6, 7], dtype=np.int64))
+    indices = read_only(np.array([0, 1, 0, 1, 0, 1, 0], dtype=np.int32))
     n_items = 2
     c0 = np.bincount(indices, minlength=n_items).astype(np.int64)
     post_start = np.zeros(n_items + 1, dtype=np.int64)
     np.cumsum(c0, out=post_start[1:])
-    post_start.flags.writeable = not read_only  # the posting index comes with the data, read-only alike
+    post_start = read_only(post_start)  # the posting index comes with the data, read-only alike
     post_rec = np.repeat(np.arange(4, dtype=np.int32), np.diff(indptr))[np.argsort(indices, kind="stable")]
     for bits in (np.zeros((0, 0), dtype=np.uint64), record_bits(indptr, indices, n_items)):
         dp = (indptr, indices, np.ones(7, dtype=np.uint8), post_start, c0.copy(),

@@ -56,6 +56,7 @@ __all__ = [
     "StagedProgress",
     "Export",
     "Description",
+    "Figure",
     "DatasetRef",
     "MethodSpec",
     "MethodRun",
@@ -224,6 +225,21 @@ class Description:
 
 
 @dataclass(frozen=True)
+class Figure:
+    """A family's main plot as plain numbers, for front ends without Qt (the library API's notebook view).
+
+    ``series`` holds ``(name, xs, ys)`` per line, drawn with markers on one pair of axes; the labels carry
+    their units. ``y_range`` fixes the y axis (a share from 0 to 1), otherwise it fits the data.
+    """
+
+    title: str
+    x_label: str
+    y_label: str
+    series: tuple[tuple[str, tuple[float, ...], tuple[float, ...]], ...]
+    y_range: tuple[float, float] | None = None
+
+
+@dataclass(frozen=True)
 class DatasetRef:
     """Which input a run read: enough to find it again and prove it is the same file."""
 
@@ -267,6 +283,12 @@ def dataset_ref(data: Any) -> DatasetRef:
         path = str(Path(source))
         size = Path(source).stat().st_size
         sha = file_sha256(source)
+    else:
+        from ..data.origin import origin_of
+
+        origin = origin_of(data)
+        if origin is not None and origin.url is not None:
+            sha = origin.sha256  # a database's rows, fingerprinted in canonical form when fetched
     return DatasetRef(name=str(getattr(data, "name", "dataset")), kind=type(data).__name__, path=path,
                       sha256=sha, size=size)
 
@@ -329,6 +351,9 @@ class MethodSpec(abc.ABC):
     #: Version of the params' saved form; raise it (and extend :meth:`migrate_params`) when a field is
     #: renamed, removed or changes meaning, so projects saved by older versions still open.
     params_schema: int = 1
+    #: Whether :meth:`report_lines` ends with every measure as ``key = value``; a family whose
+    #: :meth:`detail_lines` already print each measure in a table turns it off (the JSON keeps them all).
+    report_measures: bool = True
 
     # ---------------------------------------------------------------- hooks
     def accepts(self, data: Any) -> bool:
@@ -336,15 +361,18 @@ class MethodSpec(abc.ABC):
 
     def open_dataset(self, spec: str | Path, *, format: str | None = None, encoding: str | None = None,
                      columns: str | None = None, sep: str | None = None, header: bool | None = None,
-                     progress: Progress | None = None) -> Any:
-        """Load the dataset a user names (a file or a bundled sample); override for kinds such as RT data.
+                     progress: Progress | None = None, **source: Any) -> Any:
+        """Load the dataset a user names (a file, a bundled sample or a database URL); override for kinds such as
+        RT data.
 
-        A cancelled ``progress`` raises :class:`~anonstudio.data.errors.LoadCancelled`.
+        ``source`` holds the other options of :func:`anonstudio.data.datasets.open_dataset` (``sheet``,
+        ``table``, ``query``, ``items_query``). A cancelled ``progress`` raises
+        :class:`~anonstudio.data.errors.LoadCancelled`.
         """
         from ..data.datasets import open_dataset
 
         return open_dataset(spec, format=format, encoding=encoding, columns=columns, sep=sep, header=header,
-                            progress=progress)
+                            progress=progress, **source)
 
     def check_data(self, data: Any, params: Any) -> None:
         """Raise :class:`ParameterError` for limits that depend on the data (k above the records...)."""
@@ -380,8 +408,13 @@ class MethodSpec(abc.ABC):
 
         Families override the three parts, not this: the verdict's words are the contract's.
         """
-        return Description(promise=self.promise(run), check=verdict(run), state=run.state,
-                           notes=tuple(self.notes(run)))
+        state = "warning" if run.state == "ok" and self.needs_caution(run) else run.state
+        return Description(promise=self.promise(run), check=verdict(run), state=state, notes=tuple(self.notes(run)))
+
+    def needs_caution(self, run: MethodRun) -> bool:
+        """Whether a finished run's figures need a second look although nothing failed (a sampled measure
+        short of its precision): its texts are then coloured as a warning. Default: never."""
+        return False
 
     def promise(self, run: MethodRun) -> str:
         """What the run's release guarantees, in words a privacy officer reads (default: the title)."""
@@ -400,6 +433,11 @@ class MethodSpec(abc.ABC):
         """Extra CLI lines of the family between the texts and the measures (a curve's table...)."""
         return []
 
+    def figure(self, run: MethodRun) -> Figure | None:
+        """The family's main plot of a finished or partial run as numbers (None: none without Qt; the notebook view
+        shows the measures only)."""
+        return None
+
     def check_cli_options(self, data: Any, params: Any, options: dict) -> None:
         """Raise :class:`ParameterError` for a :attr:`cli_options` value that cannot apply to ``data``."""
 
@@ -410,16 +448,17 @@ class MethodSpec(abc.ABC):
 
     def report_lines(self, run: MethodRun, options: dict | None = None) -> list[str]:
         """Lines the CLI prints on stdout after a run: the promise, the verdict, the notes, the family's
-        :meth:`detail_lines` and every measure of :meth:`MethodRun.summary` (timings aside).
+        :meth:`detail_lines` and every measure of :meth:`MethodRun.summary` (timings aside; see
+        :attr:`report_measures`).
 
         ``options`` holds the values of :attr:`cli_options` by flag name (``victim`` for ``--victim``).
         """
         d = self.describe(run)
         lines = [d.promise] + ([d.check] if d.check else []) + list(d.notes)
         lines.extend(self.detail_lines(run, options))
-        for key, value in run.summary().items():
-            if not is_timing_key(key):
-                lines.append(f"{key} = {measure(value)}")
+        if self.report_measures:
+            lines.extend(f"{key} = {measure(value)}" for key, value in run.summary().items()
+                         if not is_timing_key(key))
         return lines
 
     def migrate_params(self, values: dict[str, Any], schema: int) -> dict[str, Any]:
@@ -727,10 +766,39 @@ def write_outputs(run: MethodRun, paths: dict[str, Path | None], json_path: Path
                 skipped.append(f"{export.flag} {path}: not written, {run.status_reason() or 'unverified'} "
                                "(--allow-unverified writes it anyway)")
                 continue
-            export.write(Path(path), run, outputs)
+            if _as_spreadsheet(export, Path(path)):
+                _write_release_as_xlsx(export, Path(path), run, outputs)
+            else:
+                export.write(Path(path), run, outputs)
         if json_path is not None:
             write_json(json_path, run.to_json(timings), outputs=outputs)
     return skipped
+
+
+def _as_spreadsheet(export: Export, path: Path) -> bool:
+    """Whether a table release written as CSV is asked for as ``.xlsx`` (it is then converted)."""
+    return export.kind == "release" and ".csv" in export.extensions and ".xlsx" not in export.extensions \
+        and path.suffix.lower() == ".xlsx"
+
+
+def release_as_csv(export: Export, run: MethodRun, folder: Path) -> Path:
+    """The release of ``export`` written as CSV into ``folder`` (for a spreadsheet or a database table)."""
+    from ..data.io.atomic import OutputSet
+
+    scratch = folder / "release.csv"
+    with OutputSet() as staged:
+        export.write(scratch, run, staged)
+    return scratch
+
+
+def _write_release_as_xlsx(export: Export, path: Path, run: MethodRun, outputs: Any) -> None:
+    """One sheet holding the same rows as the CSV release (written first to a scratch folder)."""
+    import tempfile
+
+    from ..data.io.sheets import write_csv_as_xlsx
+
+    with tempfile.TemporaryDirectory(prefix="anonstudio-release-") as folder:
+        write_csv_as_xlsx(release_as_csv(export, run, Path(folder)), outputs.path_for(path))
 
 
 # ---------------------------------------------------------------- discovery

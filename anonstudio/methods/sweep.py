@@ -31,12 +31,18 @@ from ..params import ParameterError, coerce, spec_of, to_dict, validate
 from .contract import MethodSpec, run_and_verify, verdict_head
 
 __all__ = ["Axis", "Cell", "CellResult", "SweepResult", "SweepPreset", "make_grid", "run_sweep", "run_cell",
-           "parse_axis", "pareto_front", "NOT_RUN", "REASON"]
+           "parse_axis", "pareto_front", "grid_size", "check_grid_size", "NOT_RUN", "REASON", "MAX_CELLS",
+           "SWEEPABLE_KINDS"]
 
 #: Status of a cell a stopped sweep never ran (in its CSV and JSON).
 NOT_RUN = "not run"
 #: Column of the one-line error that stopped a cell.
 REASON = "reason"
+#: Most cells (values of every axis multiplied, times seeds) a sweep runs unless the caller raises the limit
+#: explicitly: an absurd grid is refused before any work, with its size.
+MAX_CELLS = 10_000
+#: Parameter kinds a sweep can vary (``str`` for parameters written as text, such as ρ's exact fractions).
+SWEEPABLE_KINDS = ("int", "float", "choice", "bool", "str")
 #: Seconds a cancelled sweep waits for the cells running on a cluster to see the cancel and stop.
 CANCEL_GRACE = 10.0
 
@@ -229,30 +235,56 @@ def pareto_front(rows: dict[Any, dict[str, Any]], lower_is_better: dict[str, boo
     return front
 
 
-def parse_axis(params_cls: type, name: str, text: str | Sequence) -> Axis:
+def parse_axis(params_cls: type, name: str, text: str | Sequence, max_values: int = MAX_CELLS) -> Axis:
     """An axis from CLI/GUI text: ``"5,10,20"``, a range ``"1-5"`` (whole numbers) or ``"0.5:0.9:5"``
     (start:stop:count, evenly spaced); values are checked against the field's kind and range.
+
+    ``max_values`` bounds the values (a range or count beyond it is refused before any value is made).
 
     Raises
     ------
     ParameterError
-        Unknown field or a value the field does not accept.
+        Unknown field, an empty value (``5,,10``), too many values or a value the field does not accept.
     """
     try:
         spec = spec_of(params_cls, name)
     except KeyError:
         raise ParameterError(f"--grid {name}: not a parameter of this method") from None
+    too_many = (f"--grid {name}={text if isinstance(text, str) else ''}: {{n}} values, more than the limit of "
+                f"{max_values:,} cells (raise it explicitly with --max-cells)")
     if isinstance(text, str):
         text = text.strip()
         if spec.kind in ("int", "float") and ":" in text:
-            start, stop, count = (t.strip() for t in text.split(":"))
-            values = list(np.linspace(float(start), float(stop), int(count)))
+            parts = [t.strip() for t in text.split(":")]
+            if len(parts) != 3:
+                raise ParameterError(f"--grid {name}={text}: write start:stop:count")
+            try:
+                start, stop, count = float(parts[0]), float(parts[1]), int(parts[2])
+            except ValueError:
+                raise ParameterError(f"--grid {name}={text}: start:stop:count needs two numbers and a whole "
+                                     "number of values") from None
+            if not (math.isfinite(start) and math.isfinite(stop)) or count < 1:
+                raise ParameterError(f"--grid {name}={text}: give finite ends and at least one value")
+            if count > max_values:
+                raise ParameterError(too_many.format(n=f"{count:,}"))
+            values = list(np.linspace(start, stop, count))
             raw = [int(round(v)) if spec.kind == "int" else float(v) for v in values]
         elif spec.kind == "int" and "-" in text.lstrip("-") and "," not in text:
             lo, hi = text.split("-", 1)
-            raw = list(range(int(lo), int(hi) + 1))
+            try:
+                lo_i, hi_i = int(lo), int(hi)
+            except ValueError:
+                raise ParameterError(f"--grid {name}={text}: a range is two whole numbers, such as 1-5") from None
+            if hi_i - lo_i + 1 > max_values:
+                raise ParameterError(too_many.format(n=f"{hi_i - lo_i + 1:,}"))
+            raw = list(range(lo_i, hi_i + 1))
         else:
-            raw = [t.strip() for t in text.split(",") if t.strip()]
+            raw = [t.strip() for t in text.split(",")]
+            if len(raw) > 1 and any(not t for t in raw):
+                raise ParameterError(f"--grid {name}={text}: an empty value between commas")
+            raw = [t for t in raw if t]
+            if len(raw) > max_values:
+                raise ParameterError(too_many.format(n=f"{len(raw):,}"))
     else:
         raw = list(text)
     if not raw:
@@ -260,8 +292,33 @@ def parse_axis(params_cls: type, name: str, text: str | Sequence) -> Axis:
     return Axis(name, tuple(coerce(spec, v) for v in raw))
 
 
-def make_grid(base: Any, axes: Sequence[Axis], seeds: int = 1) -> list[Cell]:
-    """Every combination of the axes' values (and ``seeds`` seeds from the base seed on), as validated params."""
+def grid_size(axes: Sequence[Axis], seeds: int = 1) -> int:
+    """How many cells the axes and seeds make (the product of the axes' lengths, times the seeds)."""
+    n = max(int(seeds), 1)
+    for axis in axes:
+        n *= len(axis.values)
+    return n
+
+
+def check_grid_size(axes: Sequence[Axis], seeds: int = 1, max_cells: int = MAX_CELLS,
+                    hint: str = "raise the limit explicitly with --max-cells") -> int:
+    """The number of cells, or a ParameterError saying it is beyond ``max_cells`` (and ``hint``: how to raise it)."""
+    n = grid_size(axes, seeds)
+    if n > max_cells:
+        parts = [f"{len(a.values):,} value{'' if len(a.values) == 1 else 's'} of {a.name}" for a in axes]
+        if seeds > 1:
+            parts.append(f"{seeds:,} seeds")
+        raise ParameterError(f"the sweep has {n:,} cells ({' × '.join(parts) or 'one cell'}), more than the limit "
+                             f"of {max_cells:,}; nothing was run ({hint})")
+    return n
+
+
+def make_grid(base: Any, axes: Sequence[Axis], seeds: int = 1, max_cells: int = MAX_CELLS) -> list[Cell]:
+    """Every combination of the axes' values (and ``seeds`` seeds from the base seed on), as validated params.
+
+    A grid of more than ``max_cells`` cells is refused (:func:`check_grid_size`) before any cell is made.
+    """
+    check_grid_size(axes, seeds if "seed" in to_dict(base) else 1, max_cells)
     names = [a.name for a in axes]
     has_seed = "seed" in to_dict(base)
     seed_values = [base.seed + i for i in range(max(seeds, 1))] if has_seed and seeds > 1 else [None]
@@ -281,31 +338,54 @@ def make_grid(base: Any, axes: Sequence[Axis], seeds: int = 1) -> list[Cell]:
     return cells
 
 
+#: Share of a cell's progress bar its run takes when an ``after`` step (an evaluation) follows it.
+RUN_SHARE = 0.7
+
+
 def run_cell(spec: MethodSpec, data: Any, cell: Cell, progress: Progress | None = None,
-             keep_run: bool = False) -> CellResult:
-    """One cell through the pipeline; a user error becomes the cell's status instead of stopping the sweep."""
+             keep_run: bool = False, after: Callable[..., dict] | None = None) -> CellResult:
+    """One cell through the pipeline; a user error becomes the cell's status instead of stopping the sweep.
+
+    ``after(spec, data, cell, run, progress) -> dict`` runs where the cell ran, once its run finished (not
+    cancelled); its measures join the cell's summary (e.g. the independent evaluator's columns). It must be
+    picklable to run on a cluster (a module-level function or a dataclass instance).
+    """
     t0 = time.perf_counter()
+    progress = progress or NullProgress()
+    run_progress = SubProgress(progress, 0.0, RUN_SHARE, partials=False) if after is not None else progress
     try:
-        run = run_and_verify(spec, data, cell.params, progress)
+        run = run_and_verify(spec, data, cell.params, run_progress)
     except (ParameterError, ValueError) as exc:
         return CellResult(cell, "failed", seconds=time.perf_counter() - t0, error=" ".join(str(exc).split()))
-    return CellResult.of_run(cell, run, keep_run)
+    result = CellResult.of_run(cell, run, keep_run)
+    if after is not None and run.status != "cancelled" and run.result is not None:
+        try:
+            extra = after(spec, data, cell, run, SubProgress(progress, RUN_SHARE, 1.0, "evaluating: ",
+                                                             partials=False))
+        except (ParameterError, ValueError) as exc:
+            result.error = "evaluation: " + " ".join(str(exc).split())
+        else:
+            result.summary.update(extra)
+        result.seconds = time.perf_counter() - t0
+    return result
 
 
-def _remote_cell(spec_name: str, data: Any, cell: Cell, stop: Any = None) -> CellResult:
+def _remote_cell(spec_name: str, data: Any, cell: Cell, stop: Any = None, after: Any = None) -> CellResult:
     """A cell on a worker process (Dask): the spec is found again by name there; the cell uses the worker's
     threads and sends nothing further to the cluster. ``stop`` (a :class:`~anonstudio.parallel.ClusterFlag`)
     is the sweep's cancel, read between the run's chunks."""
     from .contract import get_method
 
     with on_worker():
-        return run_cell(get_method(spec_name), data, cell, CancelOnly(stop.is_set) if stop is not None else None)
+        return run_cell(get_method(spec_name), data, cell, CancelOnly(stop.is_set) if stop is not None else None,
+                        after=after)
 
 
 def run_sweep(spec: MethodSpec, data: Any, cells: Sequence[Cell], progress: Progress | None = None, *,
               axes: Sequence[Axis] = (), executor: Any = None, keep_runs: bool = False,
               cached: Callable[[Cell], CellResult | None] | None = None,
-              on_cell: Callable[[CellResult], None] | None = None) -> SweepResult:
+              on_cell: Callable[[CellResult], None] | None = None,
+              after: Callable[..., dict] | None = None) -> SweepResult:
     """Run every cell; publish a partial :class:`SweepResult` after each one; stop between cells on cancel.
 
     Parameters
@@ -319,6 +399,8 @@ def run_sweep(spec: MethodSpec, data: Any, cells: Sequence[Cell], progress: Prog
         ``cached(cell)`` returns a stored result for a cell (not recomputed) or None.
     on_cell
         Called with each new result (e.g. to store it in a cache).
+    after
+        Run after each cell's run, where the cell ran; its measures join the summary (see :func:`run_cell`).
     """
     progress = progress or NullProgress()
     result = SweepResult(spec.name, tuple(axes), tuple(cells))
@@ -351,12 +433,12 @@ def run_sweep(spec: MethodSpec, data: Any, cells: Sequence[Cell], progress: Prog
                 break
             start = result.done / n
             cell_progress = SubProgress(progress, start, start + 1 / n, f"{cell.label()}: ", partials=False)
-            cell_result = run_cell(spec, data, cell, cell_progress, keep_runs)
+            cell_result = run_cell(spec, data, cell, cell_progress, keep_runs, after)
             if cell_result.status == "cancelled" and progress.cancelled():
                 break  # stopped by the cancel, not finished: left out, as on a pool or a cluster
             record(cell_result)
     else:
-        _run_on(executor, spec, data, todo, progress, record)
+        _run_on(executor, spec, data, todo, progress, record, keep_runs, after)
     result.complete = result.done == len(cells) and not progress.cancelled()
     result.seconds = time.perf_counter() - t0
     progress.set(1.0, "sweep done" if result.complete else "sweep stopped")
@@ -364,7 +446,8 @@ def run_sweep(spec: MethodSpec, data: Any, cells: Sequence[Cell], progress: Prog
 
 
 def _run_on(executor: Any, spec: MethodSpec, data: Any, cells: Iterable[Cell], progress: Progress,
-            record: Callable[[CellResult], None]) -> None:
+            record: Callable[[CellResult], None], keep_runs: bool = False,
+            after: Callable[..., dict] | None = None) -> None:
     """Submit cells to ``executor`` and record them as they finish; on cancel, drop the ones not started and
     stop the running ones."""
     from concurrent.futures import Future
@@ -378,9 +461,11 @@ def _run_on(executor: Any, spec: MethodSpec, data: Any, cells: Iterable[Cell], p
     if is_cluster(executor):
         stop = ClusterFlag(executor)
         data_ref = executor.scatter(data, broadcast=True)  # to the workers once, not per cell
-        pending = [executor.submit(_remote_cell, spec.name, data_ref, cell, stop, pure=False) for cell in cells]
+        pending = [executor.submit(_remote_cell, spec.name, data_ref, cell, stop, after, pure=False)
+                   for cell in cells]
     else:
-        pending = [executor.submit(run_cell, spec, data, cell, CancelOnly(progress.cancelled)) for cell in cells]
+        pending = [executor.submit(run_cell, spec, data, cell, CancelOnly(progress.cancelled), keep_runs, after)
+                   for cell in cells]
     cancelled_at: float | None = None
     try:
         while pending:

@@ -43,6 +43,13 @@ def dataset_arguments(data: Any, origin: DatasetOrigin | None = None) -> list[st
     if origin.sample is not None:
         args = [origin.sample]
         sample_roles = None
+    elif origin.url is not None:  # stored without its password: PGPASSWORD or .pgpass give it
+        args = [origin.url]
+        for flag, value in (("--table", origin.table), ("--query", origin.query),
+                            ("--items-query", origin.items_query)):
+            if value is not None:
+                args += [flag, value]
+        sample_roles = {}
     else:
         args = [str(Path(origin.path).resolve())]
         options = origin.options
@@ -50,6 +57,8 @@ def dataset_arguments(data: Any, origin: DatasetOrigin | None = None) -> list[st
             args += ["--format", options.format]
         if options.encoding:
             args += ["--encoding", options.encoding]
+        if options.sheet is not None:
+            args += ["--sheet", options.sheet]
         if options.sep is not None:
             args += ["--sep", "tab" if options.sep == "\t" else options.sep]
         if options.names:

@@ -92,6 +92,8 @@ class DatasetEntry:
 
     @property
     def label(self) -> str:
+        if self.origin.url is not None:
+            return self.origin.url
         return self.origin.sample or (self.origin.path.name if self.origin.path else self.key)
 
     @classmethod
@@ -102,6 +104,11 @@ class DatasetEntry:
             raise NotReproducible(f"{getattr(data, 'name', 'the dataset')} was built in memory; save it to a file "
                                   "and open that file before saving the project")
         entry = cls(key, origin)
+        if origin.url is not None:  # a database: the fingerprint of the fetched rows stands for a file's hash
+            entry.sha256 = origin.sha256
+            if isinstance(data, Table):
+                entry.roles = {str(c): Role(r).value for c, r in data.roles.items()}
+            return entry
         file = entry.file
         if file is not None and Path(file).is_file():
             entry.sha256 = file_sha256(file)
@@ -128,13 +135,28 @@ class DatasetEntry:
                                  f"data, so it is not opened in its place", self)
         return file
 
-    def open(self, path: Path | None = None, progress: Any = None) -> Any:
-        """Load the dataset after :meth:`check_file`, with the project's roles for a table."""
-        self.check_file(path)
+    def open(self, path: Path | None = None, progress: Any = None, password: str | None = None) -> Any:
+        """Load the dataset after :meth:`check_file`, with the project's roles for a table.
+
+        A database dataset is fetched again (``password`` if the URL needs one and no ``PGPASSWORD`` or
+        ``.pgpass`` gives it); rows that changed since the project was saved raise DatasetChanged.
+        """
         origin = self.origin
-        if path is not None and origin.sample is None:
-            origin = DatasetOrigin(path=Path(path), options=origin.options)
-        data = reopen(origin, progress=progress)
+        if origin.url is not None:
+            from ..data.datasets import DataChanged
+
+            try:
+                data = reopen(DatasetOrigin(url=origin.url, table=origin.table, query=origin.query,
+                                            items_query=origin.items_query, sha256=self.sha256),
+                              progress=progress, password=password)
+            except DataChanged as exc:
+                raise DatasetChanged(f"dataset {self.key!r}: {exc}; the project's parameters and results belong "
+                                     "to the old data, so it is not opened in its place", self) from None
+        else:
+            self.check_file(path)
+            if path is not None and origin.sample is None:
+                origin = DatasetOrigin(path=Path(path), options=origin.options)
+            data = reopen(origin, progress=progress)
         if self.roles is not None and isinstance(data, Table):
             try:
                 data = table_with_roles(data, self.roles)
@@ -151,10 +173,15 @@ class DatasetEntry:
         doc: dict[str, Any] = {}
         if self.origin.sample is not None:
             doc["sample"] = self.origin.sample
+        elif self.origin.url is not None:
+            doc["url"] = self.origin.url  # already without its password (redact_url)
+            for name in ("table", "query", "items_query"):
+                if getattr(self.origin, name) is not None:
+                    doc[name] = getattr(self.origin, name)
         else:
             doc["path"] = _store_path(self.origin.path, folder)
             options = self.origin.options
-            for name in ("format", "encoding", "sep", "header"):
+            for name in ("format", "encoding", "sep", "header", "sheet"):
                 if getattr(options, name) is not None:
                     doc[name] = getattr(options, name)
             if options.names:
@@ -169,13 +196,15 @@ class DatasetEntry:
 
     @classmethod
     def from_toml(cls, key: str, doc: Mapping, folder: Path | None, where: str) -> DatasetEntry:
-        _only(doc, {"sample", "path", "format", "encoding", "sep", "header", "columns", "sha256", "size", "roles"},
-              where)
-        if ("sample" in doc) == ("path" in doc):
-            raise ProjectError(f"{where}: give either a sample or a path")
-        for key_ in ("sample", "path", "format", "encoding", "sep", "sha256"):
+        _only(doc, {"sample", "path", "format", "encoding", "sep", "header", "columns", "sheet", "sha256", "size",
+                    "roles", "url", "table", "query", "items_query"}, where)
+        if sum(k in doc for k in ("sample", "path", "url")) != 1:
+            raise ProjectError(f"{where}: give one of a sample, a path or a database url")
+        for key_ in ("sample", "path", "format", "encoding", "sep", "sha256", "url", "table", "query", "items_query"):
             if key_ in doc:
                 _text(doc[key_], f"{where}.{key_}")
+        if "sheet" in doc and (isinstance(doc["sheet"], bool) or not isinstance(doc["sheet"], (str, int))):
+            raise ProjectError(f"{where}.sheet: expected a sheet name or number, got {_kind(doc['sheet'])}")
         if "header" in doc and not isinstance(doc["header"], bool):
             raise ProjectError(f"{where}.header: expected true or false, got {_kind(doc['header'])}")
         if "size" in doc:
@@ -192,9 +221,17 @@ class DatasetEntry:
                                    f"{', '.join(known)})")
         if "sample" in doc:
             origin = DatasetOrigin(sample=str(doc["sample"]))
+        elif "url" in doc:
+            from ..data.io.database import redact_url
+
+            if ("table" in doc) == ("query" in doc):
+                raise ProjectError(f"{where}: a database dataset needs a table or a query")
+            origin = DatasetOrigin(url=redact_url(str(doc["url"])), table=doc.get("table"), query=doc.get("query"),
+                                   items_query=doc.get("items_query"), sha256=doc.get("sha256"))
         else:
             options = ReadOptions(format=doc.get("format"), encoding=doc.get("encoding"), sep=doc.get("sep"),
-                                  header=doc.get("header"), names=tuple(columns))
+                                  header=doc.get("header"), names=tuple(columns),
+                                  sheet=None if doc.get("sheet") is None else str(doc["sheet"]))
             origin = DatasetOrigin(path=_load_path(doc["path"], folder), options=options)
         roles = doc.get("roles")
         if roles is not None:

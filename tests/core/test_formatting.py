@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from anonstudio.formatting import MISSING, duration, integer, measure, number, percent, probability
+from anonstudio.formatting import MISSING, count, duration, integer, measure, number, percent, probability
 
 
 @pytest.mark.parametrize("value, text", [
@@ -59,3 +59,11 @@ def test_percent_keeps_a_tiny_share_visible(value, digits, text):
 ])
 def test_duration(seconds, text):
     assert duration(seconds) == text
+
+
+@pytest.mark.parametrize("value, noun, text", [
+    (1, "person", "1 person"), (0, "person", "0 people"), (2000, "person", "2,000 people"),
+    (1, "known set", "1 known set"), (3, "known set", "3 known sets"), (None, "record", f"{MISSING} records"),
+])
+def test_count_says_one_person_and_two_people(value, noun, text):
+    assert count(value, noun) == text

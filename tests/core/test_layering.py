@@ -9,7 +9,7 @@ import pytest
 
 import anonstudio
 
-CORE = ["data", "kernels", "metrics", "samplers", "verifiers", "methods", "studio", "jobs.py", "params.py",
+CORE = ["api", "data", "kernels", "metrics", "samplers", "verifiers", "methods", "studio", "jobs.py", "params.py",
         "parallel.py"]
 FORBIDDEN = {"PySide6", "pyqtgraph", "shiboken6"}
 PACKAGE = Path(anonstudio.__file__).parent

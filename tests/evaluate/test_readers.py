@@ -113,7 +113,7 @@ def test_nonreciprocal_rows_are_matched_by_record_and_checked(tmp_path, original
         (good.replace("\n4,,", "\n0,,"), "line 5: record '0' is not a record of the original"),
         (good.replace(",0,\n", ",x,\n"), "line 2: threshold 'x' is not a whole number"),
         (good.replace("2;3,,0", "2;9,,0"), "line 2: item '9' is not an item of the original"),
-        ("\n".join(good.splitlines()[:-1]) + "\n", "1 people of the original have no published row"),
+        ("\n".join(good.splitlines()[:-1]) + "\n", "1 person of the original has no published row"),
     ]:
         _write(path, text)
         with pytest.raises(DataFormatError, match=message):
@@ -122,7 +122,7 @@ def test_nonreciprocal_rows_are_matched_by_record_and_checked(tmp_path, original
 
 def test_sensitive_items_files(tmp_path, original):
     path = _write(tmp_path / "r.dat", "1 2\n2 3\n1 2 3\n\n")
-    _write(tmp_path / "E.csv", "record,item\n*,1\n3,3\n2,unknown\n")
+    _write(tmp_path / "E.csv", "person,item\n*,1\n3,3\n2,unknown\n")
     people, _ = read_release(original, path, None, SideFiles(sensitive=tmp_path / "E.csv"))
     held = [people.sens_atoms[people.sens_indptr[u]:people.sens_indptr[u + 1]].tolist() for u in range(4)]
     assert held == [[0], [], [0, 2], []]  # E_u ∩ D_u: item 1 for everyone who has it, item 3 for person 3
@@ -131,11 +131,17 @@ def test_sensitive_items_files(tmp_path, original):
     _write(tmp_path / "list.txt", "# sensitive\n3\n")
     people, _ = read_release(original, path, None, SideFiles(sensitive=tmp_path / "list.txt"))
     assert people.sens_atoms.tolist() == [2, 2]
-    _write(tmp_path / "E0.csv", "record,item\n0,1\n")
-    with pytest.raises(DataFormatError, match=r"E0\.csv, line 2: record 0: records are numbered from 1"):
-        read_release(original, path, None, SideFiles(sensitive=tmp_path / "E0.csv"))
-    _write(tmp_path / "E9.csv", "record,item\n9,1\n")
-    with pytest.raises(DataFormatError, match="record 9 is beyond the original's 4 records"):
+    # ρ's previous form (header record,item, records from 0) means the same people to ρ and to the audit.
+    _write(tmp_path / "E0.csv", "record,item\n*,1\n2,3\n")
+    people, published = read_release(original, path, None, SideFiles(sensitive=tmp_path / "E0.csv"))
+    held = [people.sens_atoms[people.sens_indptr[u]:people.sens_indptr[u + 1]].tolist() for u in range(4)]
+    assert held == [[0], [], [0, 2], []]
+    assert any("numbers records from 0" in note for note in published.notes)
+    _write(tmp_path / "E1.csv", "person,item\n0,1\n")
+    with pytest.raises(DataFormatError, match=r"E1\.csv, line 2: record 0 does not exist .*numbered 1 to 4"):
+        read_release(original, path, None, SideFiles(sensitive=tmp_path / "E1.csv"))
+    _write(tmp_path / "E9.csv", "person,item\n9,1\n")
+    with pytest.raises(DataFormatError, match="record 9 does not exist"):
         read_release(original, path, None, SideFiles(sensitive=tmp_path / "E9.csv"))
     with pytest.raises(ParameterError, match="needs the sensitive items"):
         read_release(original, path, None, SideFiles(known="non-sensitive"))

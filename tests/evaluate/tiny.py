@@ -52,7 +52,7 @@ def _person_sets(rng: random.Random, n: int, vocab=VOCAB) -> list[set[str]]:
 
 
 def _sensitive(rng: random.Random, tmp: Path, sets: list[set[str]], vocab=VOCAB) -> tuple[Path, list[set[str]]]:
-    """An E file (``record,item``, records from 1, ``*`` for everyone) and each person's E_u."""
+    """An E file (``person,item``, people from 1, ``*`` for everyone) and each person's E_u."""
     glob = set(rng.sample(vocab, 2))
     e = [set(glob) for _ in sets]
     rows = [["*", x] for x in sorted(glob)]
@@ -65,7 +65,7 @@ def _sensitive(rng: random.Random, tmp: Path, sets: list[set[str]], vocab=VOCAB)
     path = tmp / "E.csv"
     with open(path, "w", newline="") as fh:
         w = csv.writer(fh, lineterminator="\n")
-        w.writerow(["record", "item"])
+        w.writerow(["person", "item"])
         w.writerows(rows)
     return path, e
 

@@ -148,11 +148,11 @@ def test_attack_demo_reveals_items_until_singled_out(tiny_window):
         assert step.item in records[index]
         # Independent count of people holding every revealed item.
         assert step.matches == len(ref.linkage_matches(records, revealed))
-        assert demo.plot.series["people matching"].y[-1] == step.matches
+        assert demo.plot.series["in the original"].y[-1] == step.matches
     assert singled == [(record, demo.revealed)]
     assert "Singled out" in demo.verdict.text() and f"person #{record} has all" in demo.verdict.text()
     assert demo.revealed_list.count() == demo.revealed
-    assert demo.plot.series["people matching"].y[0] == data.n_records
+    assert demo.plot.series["in the original"].y[0] == data.n_records
 
 
 def test_attack_demo_numbers_people_from_1(tiny_window):

@@ -162,7 +162,8 @@ def test_dialog_filters_list_every_format():
     from anonstudio.data.io import dialog_filters, formats
     filters = dialog_filters("transactions")
     assert "FIMI / SPMF itemsets (*.dat *.txt *.fimi)" in filters
-    assert len(filters) == len(formats("transactions")) == 6
+    # fimi, spmf-seq, csv-long, checkins, csv-sets, parquet, sheet-long, sheet-sets
+    assert len(filters) == len(formats("transactions")) == 8
 
 
 def test_gzip_files_are_read_transparently(io_data, tmp_path):

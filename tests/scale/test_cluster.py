@@ -124,7 +124,7 @@ def test_cancel_reaches_the_trials_on_the_cluster_and_keeps_what_came_back(clust
 
 def test_cli_sweep_with_scheduler_writes_the_same_table(cluster, tmp_path, capsys):
     args = ["sweep", "kmanon", "small-city", "--grid", "k=5,10", "--grid", "m=1-2", "--set", "sigma=0.9",
-            "--set", "verify_samples=400", "--quiet"]
+            "--set", "verify_samples=400", "--no-evaluate", "--quiet"]
     assert main(args + ["--out", str(tmp_path / "here.csv"), "--json", str(tmp_path / "here.json")]) == 0
     here_out = capsys.readouterr().out
     assert main(args + ["--out", str(tmp_path / "there.csv"), "--json", str(tmp_path / "there.json"),
@@ -139,6 +139,21 @@ def test_cli_sweep_with_scheduler_writes_the_same_table(cluster, tmp_path, capsy
     assert there == here and there["complete"] is True
 
 
+def test_cli_compare_methods_on_the_cluster_gives_the_same_evaluated_table(cluster, tmp_path, capsys):
+    """Several methods, every release evaluated on the workers: the same bytes as here."""
+    args = ["sweep", "sports-example", "--method", "kmanon", "--grid", "k=2,3", "--set", "sigma=1",
+            "--method", "rho", "--grid", "rho=0.3,0.5", "--set", "m=2", "--method", "nonreciprocal", "--grid", "k=2,3",
+            "--quiet"]
+    assert main(args + ["--out", str(tmp_path / "here.csv")]) == 0
+    here_out = capsys.readouterr().out
+    assert main(args + ["--out", str(tmp_path / "there.csv"), "--scheduler", cluster.scheduler_address]) == 0
+    assert capsys.readouterr().out == here_out
+    here = (tmp_path / "here.csv").read_text()
+    assert (tmp_path / "there.csv").read_text() == here
+    rows = list(csv.DictReader(here.splitlines()))
+    assert len(rows) == 6 and all(r["prosecutor_risk"] and r["count_query_error"] for r in rows)
+
+
 def test_cli_sweep_on_the_cluster_ctrl_c_exits_130_with_the_finished_cells(cluster, tmp_path, capsys, monkeypatch):
     from anonstudio.methods.sweep import NOT_RUN
 
@@ -146,7 +161,8 @@ def test_cli_sweep_on_the_cluster_ctrl_c_exits_130_with_the_finished_cells(clust
     out, doc_path = tmp_path / "sweep.csv", tmp_path / "sweep.json"
     # Cells with m = 4 take over a minute each: the cancel must reach them on the workers.
     code = main(["sweep", "kmanon", "small-city", "--grid", "m=2,4", "--seeds", "2", "--set", "sigma=0.999",
-                 "--set", "verify_samples=400", "--scheduler", cluster.scheduler_address, "--out", str(out),
+                 "--set", "verify_samples=400", "--no-evaluate", "--scheduler", cluster.scheduler_address,
+                 "--out", str(out),
                  "--json", str(doc_path), "--quiet"])
     assert code == 130
     statuses = [r["status"] for r in csv.DictReader(open(out, encoding="utf-8"))]

@@ -157,7 +157,7 @@ def test_a_family_renaming_a_parameter_migrates_old_projects(tmp_path, monkeypat
      "unknown parameter"),
     ('[anonstudio]\nschema = 1\n[workbenches.uniqueness]\ndataset = "x"\n', "no dataset 'x'"),
     ('[anonstudio]\nschema = 1\n[workbenches.uniqueness]\nschema = 7\n', "newer anonstudio"),
-    ('[anonstudio]\nschema = 1\n[datasets.a]\npath = "a"\nsample = "chess"\n', "either a sample or a path"),
+    ('[anonstudio]\nschema = 1\n[datasets.a]\npath = "a"\nsample = "chess"\n', "a path or a database url"),
     ('[anonstudio]\nschema = 1\n[datasets.a]\nsample = "adult"\nroles = {age = "secret"}\n', "not a role"),
 ])
 def test_bad_project_files_are_one_line_errors_naming_the_file(tmp_path, text, message):

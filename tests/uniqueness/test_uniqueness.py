@@ -187,3 +187,18 @@ def test_exact_enumeration_checks_cancel_between_chunks(baskets):
     full = RecordingProgress()
     assert exact_uniqueness(baskets, 3, full, max_chunk_keys=5000) == BASKETS_OMEGA3
     assert len(full.fractions) > 5 and full.fractions[-1] == 1.0
+
+
+def test_a_point_short_of_its_precision_colours_the_texts_amber(baskets):
+    from anonstudio.methods.contract import CHECK_PASSED, run_and_verify
+    from anonstudio.methods.uniqueness.spec import SPEC
+
+    # With no room beyond the Hoeffding sample size, correlated MCMC draws fall short of ε.
+    loose = run_and_verify(SPEC, baskets, UniquenessParams(min_m=3, max_m=3, measure="itemset", method="mcmc",
+                                                           epsilon=0.01, max_sample_factor=1.0))
+    assert not loose.result.itemset.points[0].precision_met
+    described = SPEC.describe(loose)
+    assert described.state == "warning" and any("precision not reached" in n for n in described.notes)
+    exact = run_and_verify(SPEC, baskets, UniquenessParams(max_m=2, measure="itemset", method="exact"))
+    assert SPEC.describe(exact).state == "ok"
+    assert not (described.check or "").startswith(CHECK_PASSED)  # a measurement promises nothing to check

@@ -89,9 +89,49 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     out.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
+def evaluation_inputs(args: argparse.Namespace) -> tuple:
+    """The evaluator's ``(EvaluateOptions, SideFiles)`` from the parsed flags (the library's ``an.evaluate``
+    fills the same namespace from its keyword arguments).
+
+    Raises
+    ------
+    ParameterError
+        For a claim that cannot be read or a value out of range, naming the option.
+    """
+    from ...evaluate import EvaluateOptions, SideFiles, parse_claim
+    from ...params import ParameterError
+
+    try:
+        claims = tuple(parse_claim(text) for text in args.claim)
+    except ValueError as exc:
+        raise ParameterError(str(exc), name="claim") from None
+    options = EvaluateOptions(m=args.m, k=args.k, rho=args.rho, queries=args.queries, seed=args.seed,
+                              method=args.method, exact_budget=args.exact_budget, claim_budget=args.claim_budget,
+                              epsilon=args.epsilon, delta=args.delta, min_support=args.min_support, claims=claims)
+    options.check()
+    side = SideFiles(map=args.map, item_hierarchy=args.item_hierarchy, hierarchies=dict(args.hierarchy),
+                     sensitive=args.sensitive, sensitive_column=args.sensitive_column,
+                     qi=[c.strip() for c in args.qi.split(",") if c.strip()] if args.qi else None,
+                     items_column=args.items_column, known=args.known)
+    return options, side
+
+
+def write_evaluation(ev, json_path: Path | None, csv_path: Path | None = None, *, timings: bool = True) -> None:
+    """The evaluation's ``--json`` and ``--csv`` files (each written atomically)."""
+    from ...data.io import atomic_write, write_json
+
+    if json_path is not None:
+        write_json(json_path, ev.to_json(timings))
+    if csv_path is not None:
+        with atomic_write(csv_path) as fh:
+            writer = csv.writer(fh, lineterminator="\n")
+            writer.writerow(ev.CSV_HEADER)
+            writer.writerows(ev.csv_rows())
+
+
 def run(args: argparse.Namespace) -> int:
-    from ...data.io import atomic_write, check_output_path, write_json
-    from ...evaluate import EvaluateOptions, SideFiles, evaluate, parse_claim
+    from ...data.io import check_output_path
+    from ...evaluate import evaluate
     from ...outputs import check_distinct, labelled
     from ...params import ParameterError
     from ..datasets import load_dataset_argument
@@ -99,20 +139,9 @@ def run(args: argparse.Namespace) -> int:
     from ..progress import TqdmProgress
 
     try:
-        claims = tuple(parse_claim(text) for text in args.claim)
-    except ValueError as exc:
-        raise CliError(str(exc)) from None
-    options = EvaluateOptions(m=args.m, k=args.k, rho=args.rho, queries=args.queries, seed=args.seed,
-                              method=args.method, exact_budget=args.exact_budget, claim_budget=args.claim_budget,
-                              epsilon=args.epsilon, delta=args.delta, min_support=args.min_support, claims=claims)
-    try:
-        options.check()
+        options, side = evaluation_inputs(args)
     except ParameterError as exc:
         raise CliError(str(exc)) from None
-    side = SideFiles(map=args.map, item_hierarchy=args.item_hierarchy, hierarchies=dict(args.hierarchy),
-                     sensitive=args.sensitive, sensitive_column=args.sensitive_column,
-                     qi=[c.strip() for c in args.qi.split(",") if c.strip()] if args.qi else None,
-                     items_column=args.items_column, known=args.known)
     inputs = [Path(args.original), args.release, *side.files().values()]
     for path in [args.release, *side.files().values()]:
         if not path.is_file():
@@ -132,12 +161,7 @@ def run(args: argparse.Namespace) -> int:
             raise CliError(str(exc)) from None
     for line in ev.lines():
         print(line)
-    write_json(args.json, ev.to_json())
-    if args.csv is not None:
-        with atomic_write(args.csv) as fh:
-            writer = csv.writer(fh, lineterminator="\n")
-            writer.writerow(ev.CSV_HEADER)
-            writer.writerows(ev.csv_rows())
+    write_evaluation(ev, args.json, args.csv)
     if not ev.complete:
         print(f"{NAME}: cancelled: the JSON holds the m values finished (marked incomplete)", file=sys.stderr)
     return ev.exit_code

@@ -166,6 +166,14 @@ def run(args: argparse.Namespace) -> int:
     missing = [s.method for s in steps if s.dataset is None]
     if missing:
         raise CliError(f"{args.project}: step {missing[0]} names no dataset")
+    from ...methods.sweep import check_grid_size
+
+    for i, sweep in enumerate(sweeps, start=1):
+        try:  # an absurd sweep (10⁹ seeds) is refused before any step runs or any folder is made
+            check_grid_size(sweep.axes, sweep.seeds,
+                            hint="a sweep that large runs with anonstudio-cli sweep --max-cells")
+        except ParameterError as exc:
+            raise CliError(f"{args.project}: sweep {i} ({sweep.method}): {exc}") from None
     relocated = relocations(args.relocate, project)
     for i, sweep in enumerate(sweeps, start=1):  # absurd work refused before anything runs
         check_work("seeds", sweep.seeds, where=f"{args.project}: sweep {i} ({sweep.method}) seeds")

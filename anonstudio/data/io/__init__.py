@@ -3,9 +3,10 @@
 Importing this package registers every format module (see
 :mod:`anonstudio.data.io.registry`): ``fimi``, ``spmf-seq``, ``csv-long``,
 ``checkins``, ``csv-sets``, ``parquet`` (transactions) and ``csv-table``,
-``parquet-table`` (tables).
+``parquet-table``, ``sheet-table`` (tables) and ``sheet-long``, ``sheet-sets``
+(spreadsheets holding set-valued data).
 """
-from . import csvsets, fimi, longform, parquet, relational, spmf  # noqa: F401  (register formats)
+from . import csvsets, fimi, longform, parquet, relational, sheets, spmf  # noqa: F401  (register formats)
 from .api import load_any, load_file, load_table, load_transactions, save_table, save_transactions
 from .atomic import OutputPathError, OutputSet, atomic_write, check_output_path
 from .coordinates import Coordinates, attach_coordinates, load_coordinates, save_coordinates

@@ -28,7 +28,8 @@ def _check_options(fmt: Format, options: dict[str, Any]) -> None:
 def _load(path: str | Path, format: str | None, kind: str | None, report: LoadReport | None,
           options: dict[str, Any], progress: Any = None) -> Any:
     path = Path(path)
-    fmt = get_format(format, kind) if format else sniff_format(path, kind, encoding=options.get("encoding"))
+    fmt = get_format(format, kind) if format else sniff_format(path, kind, encoding=options.get("encoding"),
+                                                               sheet=options.get("sheet"))
     _check_options(fmt, options)
     report = report if report is not None else LoadReport()
     report.path, report.format = path, fmt.name
@@ -108,7 +109,8 @@ def load_table(path: str | Path, *, header: bool | str = "auto", missing: tuple[
         ``names=`` column names, ``sep=``, ``strip_label_dots=``, ``encoding=``...
     """
     path = Path(path)
-    fmt_name = format or sniff_format(path, "table", encoding=options.get("encoding")).name
+    fmt_name = format or sniff_format(path, "table", encoding=options.get("encoding"),
+                                      sheet=options.get("sheet")).name
     if fmt_name == "csv-table":
         options = {"header": header, "missing": tuple(missing), **options}
     return _load(path, fmt_name, "table", report, options, progress)

@@ -31,7 +31,7 @@ from .registry import Format, Head, register
 from .report import LoadReport
 from .shape import delimited_shape
 
-__all__ = ["load_csv_sets", "save_csv_sets"]
+__all__ = ["load_csv_sets", "save_csv_sets", "load_sets_from_rows"]
 
 SET_COLUMN_NAMES = ("items", "item", "set", "codes", "diagnoses", "basket", "products", "places")
 
@@ -85,6 +85,13 @@ def load_csv_sets(path: str | Path, report: LoadReport, *, column: str | int | N
     candidates = tuple(c for c in (",", "\t", ";", "|") if c != item_sep)
     reader = iter_rows(path, sep=sep, candidates=candidates, encoding=encoding, latin1_fallback=latin1_fallback,
                        progress=progress)
+    return load_sets_from_rows(path, report, reader, column=column, item_sep=item_sep, header=header,
+                               progress=progress)
+
+
+def load_sets_from_rows(path: Path, report: LoadReport, reader, *, column: str | int | None = None,
+                        item_sep: str = ";", header: bool | str = "auto", progress: Any = None) -> TransactionData:
+    """Rows with a set column (``reader`` as :func:`~.delimited.iter_rows` returns) as one record per row."""
     records = RecordChunks(path, report)
     names = None
     index = None

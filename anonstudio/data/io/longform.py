@@ -26,7 +26,7 @@ from .registry import Format, Head, register
 from .report import LoadReport
 from .shape import RAGGED_SCORE, delimited_shape
 
-__all__ = ["load_csv_long", "save_csv_long", "load_checkins", "save_checkins"]
+__all__ = ["load_csv_long", "save_csv_long", "load_checkins", "save_checkins", "load_pairs_from_rows"]
 
 RECORD_NAMES = ("record", "user", "user_id", "userid", "person", "id", "tid", "transaction", "basket", "customer")
 ITEM_NAMES = ("item", "items", "item_id", "venue", "venue_id", "poi", "product", "code", "place", "location")
@@ -50,9 +50,10 @@ def _check_pair_shape(path: Path, fmt: str, n_fields: int, sample: list[list[str
                                 "or name the record and item columns")
 
 
-def _load_pairs(path: Path, report: LoadReport, reader, *, header, fmt: str, record=None, item=None,
-                drop_items: Sequence[str] = (), progress: Any = None) -> TransactionData:
-    """Long-form rows chunk by chunk into :class:`PairChunks` (the shared body of csv-long and checkins)."""
+def load_pairs_from_rows(path: Path, report: LoadReport, reader, *, header, fmt: str, record=None, item=None,
+                         drop_items: Sequence[str] = (), progress: Any = None) -> TransactionData:
+    """Long-form rows chunk by chunk into :class:`PairChunks` (the shared body of csv-long, checkins and the
+    spreadsheet and database readers); ``reader`` as :func:`~.delimited.iter_rows` returns."""
     pairs = PairChunks(path, report)
     body_rows = 0
     skipped = 0
@@ -99,7 +100,7 @@ def load_csv_long(path: str | Path, report: LoadReport, *, header: bool | str = 
     path = Path(path)
     reader = iter_rows(path, sep=sep, encoding=encoding, latin1_fallback=latin1_fallback, min_fields=2,
                        progress=progress)
-    return _load_pairs(path, report, reader, header=header, fmt="csv-long", record=record, item=item,
+    return load_pairs_from_rows(path, report, reader, header=header, fmt="csv-long", record=record, item=item,
                        drop_items=drop_items, progress=progress)
 
 
@@ -109,7 +110,7 @@ def load_checkins(path: str | Path, report: LoadReport, *, header: bool | str = 
     path = Path(path)
     reader = iter_rows(path, sep=sep, encoding=encoding, latin1_fallback=latin1_fallback, min_fields=2,
                        progress=progress)
-    return _load_pairs(path, report, reader, header=header, fmt="checkins", progress=progress)
+    return load_pairs_from_rows(path, report, reader, header=header, fmt="checkins", progress=progress)
 
 
 def _write_long(data: TransactionData, path: Path, sep: str, header: list[str] | None) -> None:

@@ -30,6 +30,7 @@ class Head:
     path: Path
     raw: bytes
     lines: list[str]  # first non-blank, non-comment records (line ends removed; quoted line ends kept)
+    sheet: str | int | None = None  # the sheet of a workbook the sniffers look at (None: the first)
 
     @property
     def extension(self) -> str:
@@ -37,10 +38,11 @@ class Head:
         return Path(self.path.name.lower().removesuffix(".gz")).suffix
 
     @classmethod
-    def read(cls, path: Path, encoding: str | None = None) -> Head:
+    def read(cls, path: Path, encoding: str | None = None, sheet: str | int | None = None) -> Head:
         raw = read_bytes(path, SNIFF_BYTES)
-        if raw.startswith(b"PAR1"):
-            return cls(path, raw, [])
+        # Binary containers: Parquet, zip (a workbook), OLE2 (an encrypted workbook); their sniffers read them.
+        if raw.startswith((b"PAR1", b"PK\x03\x04", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1")):
+            return cls(path, raw, [], sheet)
         full = len(raw) == SNIFF_BYTES
         # Not final when the read was cut: a multi-byte character may be cut too.
         text = decode_text(raw, path, encoding=encoding, latin1_fallback=True, final=not full)
@@ -140,7 +142,8 @@ def _sniff_score(fmt: Format, head: Head) -> float:
         return 0.0
 
 
-def sniff_format(path: str | Path, kind: str | None = None, *, encoding: str | None = None) -> Format:
+def sniff_format(path: str | Path, kind: str | None = None, *, encoding: str | None = None,
+                 sheet: str | int | None = None) -> Format:
     """The most plausible format for ``path`` (optionally among one kind).
 
     The format whose sniffer is most confident wins. When none is confident
@@ -150,11 +153,12 @@ def sniff_format(path: str | Path, kind: str | None = None, *, encoding: str | N
     loader then reports what exactly is wrong, and where. Only without such
     an extension does a weak guess stand.
 
+    ``sheet`` is the sheet of a workbook to look at (None: the first).
     Raises DataFormatError (missing, empty, binary file) or when no format
     recognises the content.
     """
     path = Path(path)
-    head = Head.read(path, encoding)
+    head = Head.read(path, encoding, sheet)
     scored = sorted(((_sniff_score(fmt, head), i, fmt) for i, fmt in enumerate(formats(kind))),
                     key=lambda t: (-t[0], t[1]))
     if scored and scored[0][0] >= CONFIDENT:

@@ -190,6 +190,12 @@ def _text_columns(path: Path, report: LoadReport, *, header, missing: Sequence[s
     """Every field read as text by the exact reader (any file), then typed by :func:`_column`."""
     reader = iter_rows(path, sep=sep, candidates=(",", "\t", ";", "|"), skipinitialspace=True,
                        encoding=encoding, latin1_fallback=latin1_fallback, progress=progress)
+    return _columns_of_rows(path, report, reader, header=header, missing=missing, names=names)
+
+
+def _columns_of_rows(path: Path, report: LoadReport, reader, *, header, missing: Sequence[str],
+                     names: Sequence[str] | None) -> tuple[list[str], dict, dict]:
+    """Text rows from ``reader`` (row chunks with ``n_fields``, ``first_line``, ``sep``) as typed columns."""
     parts: list[list[np.ndarray]] = []
     col_names: list[str] = []
     for n, chunk in enumerate(reader):
@@ -209,6 +215,18 @@ def _text_columns(path: Path, report: LoadReport, *, header, missing: Sequence[s
         values = parts[0][j] if len(parts) == 1 else np.concatenate([p[j] for p in parts])
         columns[name], counts[name] = _column(values, missing_set)
     return col_names, columns, counts
+
+
+def table_from_rows(path: Path, report: LoadReport, reader, *, header: bool | str = "auto",
+                    missing: Sequence[str] = ("?",), names: Sequence[str] | None = None,
+                    strip_label_dots: bool | str = "auto", progress: Any = None) -> Table:
+    """A table from text rows (a spreadsheet's, a query's), typed exactly as a CSV table's fields are.
+
+    ``reader`` yields :class:`~.delimited.RowChunk` pieces and has ``n_fields``,
+    ``first_line`` and ``sep`` like :func:`~.delimited.iter_rows`.
+    """
+    typed = _columns_of_rows(path, report, reader, header=header, missing=tuple(missing), names=names)
+    return _finish_table(path, report, typed, strip_label_dots, progress)
 
 
 def load_csv_table(path: str | Path, report: LoadReport, *, header: bool | str = "auto",
@@ -246,7 +264,14 @@ def load_csv_table(path: str | Path, report: LoadReport, *, header: bool | str =
     if typed is not None:
         report.warnings.extend(attempt.warnings)
         report.details.update(attempt.details)
-    col_names, columns, missing_counts = typed if typed is not None else _text_columns(path, report, **options)
+    typed = typed if typed is not None else _text_columns(path, report, **options)
+    return _finish_table(path, report, typed, strip_label_dots, progress)
+
+
+def _finish_table(path: Path, report: LoadReport, typed: tuple[list[str], dict, dict], strip_label_dots,
+                  progress: Any) -> Table:
+    """The table of typed columns: label dots stripped as asked, missing values counted in the report."""
+    col_names, columns, missing_counts = typed
     if progress is not None:
         progress.set(1.0, f"typing the columns of {path.name}")
     df = pd.DataFrame(columns)

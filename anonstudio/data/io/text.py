@@ -45,7 +45,8 @@ from typing import Any
 
 from ..errors import DataFormatError, LoadCancelled
 
-__all__ = ["MissingFileError", "reading_head", "HeadRead", "read_bytes", "read_text", "decode_text", "split_lines",
+__all__ = ["MissingFileError", "reading_head", "current_head", "HeadRead", "read_bytes", "read_text", "decode_text",
+           "split_lines",
            "split_records",
            "iter_text_chunks", "TextChunk", "InputFile", "require_regular_file", "check_cancel", "SNIFF_BYTES",
            "CHUNK_BYTES", "COMPRESSED_CAP_MIN", "COMPRESSED_EXPANSION"]
@@ -124,6 +125,12 @@ def reading_head(limit: int) -> Iterator[HeadRead]:
         yield head
     finally:
         _HEAD.reset(token)
+
+
+def current_head() -> HeadRead | None:
+    """The :func:`reading_head` in force in this thread (None outside one): readers of binary formats cap
+    their rows by it."""
+    return _HEAD.get()
 
 
 def _whole_lines(raw: bytes) -> bytes:

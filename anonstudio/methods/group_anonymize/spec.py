@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...data.table import Table
 from ...params import ParameterError
-from ..contract import Export, MethodRun, MethodSpec, Stage
+from ..contract import Export, Figure, MethodRun, MethodSpec, Stage
 from .params import PUBLISHED, GroupAnonymizeParams
 from .terms import TERMS
 
@@ -146,6 +146,18 @@ class GroupAnonymizeSpec(MethodSpec):
     def promise(self, run: MethodRun) -> str:
         release = run.result.release if run.result is not None else None
         return guarantee_sentence(run.params, release.sensitive if release is not None else run.params.sensitive)
+
+    def figure(self, run: MethodRun) -> Figure | None:
+        """The group sizes: how many groups hold each number of rows (the smallest is the k a release achieves)."""
+        import numpy as np
+
+        release = run.result.release if run.result is not None else None
+        if release is None or not release.n_groups:
+            return None
+        counts = np.bincount(np.asarray(release.group_sizes(), dtype=np.int64))
+        sizes = np.flatnonzero(counts)
+        return Figure(f"Group sizes on {run.dataset.name}", "group size (rows)", "groups",
+                      (("groups", tuple(float(x) for x in sizes), tuple(float(counts[x]) for x in sizes)),))
 
     def notes(self, run: MethodRun) -> list[str]:
         r = run.result

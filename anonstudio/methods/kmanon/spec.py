@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from ...data.transactions import TransactionData
 from ...params import ParameterError
-from ..contract import Export, MethodRun, MethodSpec, Stage
+from ..contract import Export, Figure, MethodRun, MethodSpec, Stage
 from ..sweep import Axis, SweepPreset
 from .params import KmAnonParams
 from .terms import TERMS
@@ -202,6 +202,15 @@ class KmAnonSpec(MethodSpec):
         if r.stopped_reason:
             notes.append(f"The anonymization stopped before the last level: {r.stopped_reason}.")
         return notes
+
+    def figure(self, run: MethodRun) -> Figure | None:
+        """Published partitions after each level ℓ (the items an attacker may know): fewer is coarser."""
+        levels = [lv for lv in run.result.levels if lv.complete] if run.result is not None else []
+        if not levels:
+            return None
+        return Figure(f"Partitions per level on {run.dataset.name}", "level ℓ (itemset size checked)",
+                      "published partitions", (("partitions", tuple(float(lv.level) for lv in levels),
+                                               tuple(float(lv.partitions) for lv in levels)),))
 
     def detail_lines(self, run: MethodRun, options: dict | None = None) -> list[str]:
         """The sampler, one line per level, whether the partitions are contiguous, and the words used."""

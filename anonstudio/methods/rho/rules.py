@@ -151,7 +151,7 @@ def _scan(result: RhoResult, rule_limit: int) -> list[tuple[tuple[int, ...], int
     top = result.suppression.levels
     state = SuppressionState(data, e, top)
     rho = result.params.rho_fraction
-    active = active_users(data.indptr, data.indices, data.n_items, state.ep)
+    active = active_users(state.indptr, state.indices, data.n_items, state.ep)
     found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     sizer = ChunkSizer(initial=4096)
     rng = np.zeros(1, dtype=np.uint64)

@@ -32,6 +32,7 @@ import numpy as np
 
 from ...data.transactions import TransactionData
 from ...jobs import ChunkSizer, NullProgress, Progress, derive_seed
+from ...kernels import read_only
 from ...kernels.rho_suppressor import (
     LOG_COLUMNS,
     NEED_LOG,
@@ -189,14 +190,16 @@ class SuppressionState:
         n, ni = data.n_records, data.n_items
         c0 = data.item_frequencies.astype(np.int64)
         post_start, post_rec = data.inverted()
+        # The data's arrays reach the kernels read-only, loaded or built in memory: one compiled variant.
+        self.indptr, self.indices = read_only(data.indptr), read_only(data.indices)
         words = (n + 63) >> 6
         if ni * words * 8 <= _BITS_BUDGET:
-            bits = record_bits(data.indptr, data.indices, ni)
+            bits = record_bits(self.indptr, self.indices, ni)
         else:
             bits = np.zeros((0, 0), dtype=np.uint64)
         self.alive = np.ones(len(data.indices), dtype=np.uint8)
         self.tot = np.array([len(data.indices), len(data.indices)], dtype=np.int64)
-        self.dp = (data.indptr, data.indices, self.alive, np.ascontiguousarray(post_start, dtype=np.int64),
+        self.dp = (self.indptr, self.indices, self.alive, read_only(np.ascontiguousarray(post_start, dtype=np.int64)),
                    c0.copy(), np.array(post_rec, dtype=np.int32), c0, self.tot, bits,
                    np.zeros(max(ni, 1), dtype=np.int64), np.zeros(1, dtype=np.int64))
         self.ep = constraint.kernel_arrays()
@@ -280,7 +283,7 @@ def suppress_exact(data: TransactionData, constraint: SensitiveConstraint, rho: 
     max_len = int(data.lengths.max()) if n else 0
     top = max_len if m is None else min(int(m), max_len)
     state, p, qd, rng = _start(data, constraint, rho, seed, top)
-    active = active_users(data.indptr, data.indices, data.n_items, state.ep)
+    active = active_users(state.indptr, state.indices, data.n_items, state.ep)
     n_active = int(active.sum())
     sizer = ChunkSizer(initial=4096, target=0.1)
     passes: list[PassRecord] = []

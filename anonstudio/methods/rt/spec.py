@@ -84,17 +84,18 @@ class RTSpec(MethodSpec):
 
     def open_dataset(self, spec: str | Path, *, format: str | None = None, encoding: str | None = None,
                      columns: str | None = None, sep: str | None = None, header: bool | None = None,
-                     progress: Any = None) -> Any:
-        """A delimited file is read as a people table keeping codes such as 001 as text; others as usual."""
+                     progress: Any = None, **source: Any) -> Any:
+        """A delimited file is read as a people table keeping codes such as 001 as text; others (spreadsheets,
+        databases) as usual."""
         path = Path(spec)
-        if (path.exists() or path.is_symlink()) and format in (None, "csv-table") and \
-                path.suffix.lower() != ".parquet":
+        if not source and (path.exists() or path.is_symlink()) and format in (None, "csv-table") and \
+                path.suffix.lower() not in (".parquet", ".xlsx", ".xlsm", ".ods"):
             from .inputs import open_rt_table
 
             return open_rt_table(path, encoding=encoding, columns=columns, sep=sep, header=header,
                                  progress=progress)
         return super().open_dataset(spec, format=format, encoding=encoding, columns=columns, sep=sep,
-                                    header=header, progress=progress)
+                                    header=header, progress=progress, **source)
 
     def example(self) -> tuple[Any, RTParams]:
         """The first 400 patients of the first sample, with the sample's settings."""

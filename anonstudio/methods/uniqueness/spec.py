@@ -6,7 +6,7 @@ from typing import Any
 
 from ...data.transactions import TransactionData
 from ...formatting import percent
-from ..contract import MethodRun, MethodSpec, Stage
+from ..contract import Figure, MethodRun, MethodSpec, Stage
 from .params import UniquenessParams
 from .terms import TERMS
 
@@ -21,6 +21,7 @@ class UniquenessSpec(MethodSpec):
     name = "uniqueness"
     samples = (("chess", {"max_m": 2}),)
     terms = TERMS
+    report_measures = False  # detail_lines print every point in the curves' tables
     title = "Risk: uniqueness vs m"
     summary = "uniqueness of m-itemsets and person unicity for m = 1..M (exact or sampled, with confidence intervals)"
     description = (
@@ -68,9 +69,14 @@ class UniquenessSpec(MethodSpec):
         for curve, word in ((run.result.itemset, "itemsets"), (run.result.person, "people")):
             finite = [p for p in (curve.points if curve is not None else ()) if math.isfinite(p.uniqueness)]
             if finite:
-                worst = max(finite, key=lambda p: p.uniqueness)
+                # Among ties (often all zero) the largest m: "0 % at m = 3" says more than "at m = 1".
+                worst = max(finite, key=lambda p: (p.uniqueness, p.m))
                 parts.append(f"{percent(worst.uniqueness)} of {word} unique at m = {worst.m}")
         return "Measured: " + "; ".join(parts) + "." if parts else "No point finished."
+
+    def needs_caution(self, run: MethodRun) -> bool:
+        """A point short of its precision ε is shown in amber: its interval is wider than asked."""
+        return any(not p.precision_met for c in run.result.curves for p in c.points)
 
     def notes(self, run: MethodRun) -> list[str]:
         out = []
@@ -80,6 +86,18 @@ class UniquenessSpec(MethodSpec):
         if not run.complete:
             out.append("Incomplete: cancelled before the last m; the tables hold the finished points only.")
         return out
+
+    def figure(self, run: MethodRun) -> Figure | None:
+        """The Risk tab's curves: the share of unique itemsets and of unique people for each m."""
+        series = []
+        for curve, name in ((run.result.itemset, "itemsets"), (run.result.person, "people")):
+            points = [p for p in (curve.points if curve is not None else ()) if math.isfinite(p.uniqueness)]
+            if points:
+                series.append((name, tuple(float(p.m) for p in points), tuple(float(p.uniqueness) for p in points)))
+        if not series:
+            return None
+        return Figure(f"Uniqueness vs m on {run.dataset.name}", "m (items the attacker knows)", "share unique",
+                      tuple(series), y_range=(0.0, 1.0))
 
     def detail_lines(self, run: MethodRun, options: dict | None = None) -> list[str]:
         """Each curve's table, headed by what it is and the run's precision."""

@@ -9,7 +9,6 @@ software the report was made with.
 from __future__ import annotations
 
 import datetime as _dt
-import hashlib
 import importlib.metadata
 import platform
 import tempfile
@@ -20,7 +19,7 @@ from pathlib import Path
 from ... import __version__
 from ...formatting import integer
 from ...jobs import NullProgress, Progress, SubProgress
-from ...methods.contract import MethodRun, write_outputs
+from ...methods.contract import MethodRun, file_sha256, write_outputs
 
 __all__ = [
     "Figure", "OutputFile", "RunReport", "Report", "build_report", "output_files", "versions",
@@ -148,7 +147,7 @@ def build_report(runs: Sequence[MethodRun], figures: Sequence[Sequence[Figure] |
                     notes=list(notes))
     if project is not None:
         report.project = str(Path(project).absolute())
-        report.project_sha256 = _sha256_file(Path(project))
+        report.project_sha256 = file_sha256(Path(project))
     for i, run in enumerate(runs):
         if progress.cancelled():
             report.notes.append(f"{len(runs) - i} run(s) left out: the report was cancelled while it was made.")
@@ -160,14 +159,6 @@ def build_report(runs: Sequence[MethodRun], figures: Sequence[Sequence[Figure] |
         report.runs.append(RunReport(run, list(figs or []), note, outputs, withheld))
     progress.set(1.0, "report ready")
     return report
-
-
-def _sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def output_files(run: MethodRun, *, internal: bool = False,
@@ -211,10 +202,10 @@ def output_files(run: MethodRun, *, internal: bool = False,
                 out.append(OutputFile(**entry, note=skipped[0] if skipped else "not written"))
                 continue
             preview = _preview(path) if internal and export.kind in ("release", "audit") else ()
-            out.append(OutputFile(**entry, sha256=_sha256_file(path), size=path.stat().st_size, preview=preview))
+            out.append(OutputFile(**entry, sha256=file_sha256(path), size=path.stat().st_size, preview=preview))
         json_path = folder / f"{spec.name}.json"
         write_outputs(run, {}, json_path, timings=False)
-        out.append(OutputFile("json", "Run record (JSON)", "record", json_path.name, _sha256_file(json_path),
+        out.append(OutputFile("json", "Run record (JSON)", "record", json_path.name, file_sha256(json_path),
                               json_path.stat().st_size))
     progress.set(1.0, f"{spec.name}: outputs hashed")
     return out, withheld

@@ -81,12 +81,27 @@ class UniquenessWorkbench(MethodWorkbench):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(plots, 1)
 
-        self.attack_demo = AttackDemo()
+        self.attack_demo = AttackDemo(
+            submit=lambda title, fn, **kw: self.submit(title, fn, key=f"{self.job_key}:release", **kw),
+            release_folder=self._release_folder)
         self.tabs = QTabWidget()
         self.tabs.addTab(uniqueness_page, "Uniqueness vs m")
         self.tabs.addTab(self.table, "Every point (table)")
         self.tabs.addTab(self.attack_demo, "Linkage attack demo")
         return self.tabs
+
+    def _release_folder(self):
+        """Where the releases of other tabs' runs are written for the attack demo (beside the result cache)."""
+        from pathlib import Path
+
+        from ....studio.cache import default_cache_folder
+
+        cache = getattr(self.result_cache, "folder", None)
+        return (Path(cache) if cache is not None else default_cache_folder()).parent / "releases"
+
+    def receive_run(self, run: MethodRun) -> None:
+        """A run finished in another tab: the attack demo may replay its attack on that run's release."""
+        self.attack_demo.receive_run(run)
 
     # ------------------------------------------------------------ dataset
     def dataset_changed(self, dataset: Any) -> None:
