@@ -23,7 +23,7 @@ OVERRIDE_FLAG = "--allow-large-work"
 
 #: Largest count of each kind of work run without the override.
 LIMITS: dict[str, int] = {
-    "cells": 100_000,            # sweep grid cells x seeds
+    "cells": 10_000,             # sweep grid cells x seeds (methods.sweep.MAX_CELLS; sweep --max-cells raises it)
     "seeds": 10_000,             # repetitions of one run
     "items per record": 100_000,  # distinct items one person holds
     "levels": 64,                # levels of a hierarchy or of a per-level parameter

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..jobs import CancelOnly, NullProgress, Progress, SubProgress
+from ..limits import LIMITS, large_work_allowed
 from ..parallel import ClusterFlag, is_cluster, on_worker
 from ..params import ParameterError, coerce, spec_of, to_dict, validate
 from .contract import MethodSpec, run_and_verify, verdict_head
@@ -39,8 +40,9 @@ NOT_RUN = "not run"
 #: Column of the one-line error that stopped a cell.
 REASON = "reason"
 #: Most cells (values of every axis multiplied, times seeds) a sweep runs unless the caller raises the limit
-#: explicitly: an absurd grid is refused before any work, with its size.
-MAX_CELLS = 10_000
+#: explicitly (``--max-cells``, or ``--allow-large-work`` as for every limit): an absurd grid is refused before
+#: any work, with its size. The shared work-size guard's limit, so ``sweep`` and ``run`` agree.
+MAX_CELLS = LIMITS["cells"]
 #: Parameter kinds a sweep can vary (``str`` for parameters written as text, such as ρ's exact fractions).
 SWEEPABLE_KINDS = ("int", "float", "choice", "bool", "str")
 #: Seconds a cancelled sweep waits for the cells running on a cluster to see the cancel and stop.
@@ -304,7 +306,7 @@ def check_grid_size(axes: Sequence[Axis], seeds: int = 1, max_cells: int = MAX_C
                     hint: str = "raise the limit explicitly with --max-cells") -> int:
     """The number of cells, or a ParameterError saying it is beyond ``max_cells`` (and ``hint``: how to raise it)."""
     n = grid_size(axes, seeds)
-    if n > max_cells:
+    if n > max_cells and not large_work_allowed():
         parts = [f"{len(a.values):,} value{'' if len(a.values) == 1 else 's'} of {a.name}" for a in axes]
         if seeds > 1:
             parts.append(f"{seeds:,} seeds")

@@ -152,7 +152,7 @@ def _plan(project: Any, steps: list, out: Path, audit: bool, inputs: list, sweep
 
 def run(args: argparse.Namespace) -> int:
     from ...data.io import write_json
-    from ...limits import check_work
+    from ...limits import OVERRIDE_FLAG, check_work
     from ...methods.contract import prepare, run_and_verify, write_outputs
     from ...params import ParameterError
     from ...studio.project import DatasetChanged, DatasetMissing, ProjectError
@@ -168,19 +168,13 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"{args.project}: step {missing[0]} names no dataset")
     from ...methods.sweep import check_grid_size
 
-    for i, sweep in enumerate(sweeps, start=1):
-        try:  # an absurd sweep (10⁹ seeds) is refused before any step runs or any folder is made
-            check_grid_size(sweep.axes, sweep.seeds,
-                            hint="a sweep that large runs with anonstudio-cli sweep --max-cells")
+    for i, sweep in enumerate(sweeps, start=1):  # absurd work (10⁹ seeds) refused before any step or folder
+        check_work("seeds", sweep.seeds, where=f"{args.project}: sweep {i} ({sweep.method}) seeds")
+        try:
+            check_grid_size(sweep.axes, sweep.seeds, hint=f"pass {OVERRIDE_FLAG} to run it anyway")
         except ParameterError as exc:
             raise CliError(f"{args.project}: sweep {i} ({sweep.method}): {exc}") from None
     relocated = relocations(args.relocate, project)
-    for i, sweep in enumerate(sweeps, start=1):  # absurd work refused before anything runs
-        check_work("seeds", sweep.seeds, where=f"{args.project}: sweep {i} ({sweep.method}) seeds")
-        cells = sweep.seeds
-        for axis in sweep.axes:
-            cells *= max(len(axis.values), 1)
-        check_work("cells", cells, where=f"{args.project}: sweep {i} ({sweep.method}) grid × seeds")
     out = args.out or args.project.absolute().parent / f"{args.project.stem}-outputs"
     plan = _plan(project, steps, out, args.audit, project_inputs(project, steps, relocated, args.project), sweeps)
 
