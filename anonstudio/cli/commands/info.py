@@ -109,9 +109,6 @@ def run(args: argparse.Namespace) -> int:
     if count == 0:  # a header alone, or a file of comments: nothing to describe as a dataset
         raise CliError(f"{args.dataset}: holds no {'row' if isinstance(data, Table) else 'record'} (a header or "
                        "comments only); not a dataset")
-    if isinstance(data, Table) and count == 1 and args.header is None and Path(args.dataset).exists():
-        raise CliError(f"{args.dataset}: holds a single line, which reads like a header without data rows; pass "
-                       "--no-header if it is one row of data")
     report = load_report(data)
     info = table_info(data) if isinstance(data, Table) else transactions_info(data, args.top)
     info["warnings"] = list(report.warnings)

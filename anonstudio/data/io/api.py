@@ -8,6 +8,7 @@ from typing import Any
 
 from ..table import Table
 from ..transactions import TransactionData
+from .documents import refuse_documents
 from .registry import Format, format_for_extension, get_format, sniff_format
 from .report import LoadReport, attach_report
 
@@ -28,6 +29,8 @@ def _check_options(fmt: Format, options: dict[str, Any]) -> None:
 def _load(path: str | Path, format: str | None, kind: str | None, report: LoadReport | None,
           options: dict[str, Any], progress: Any = None) -> Any:
     path = Path(path)
+    if format:
+        refuse_documents(path)  # sniffing refuses them; a format given by name must too
     fmt = get_format(format, kind) if format else sniff_format(path, kind, encoding=options.get("encoding"),
                                                                sheet=options.get("sheet"))
     _check_options(fmt, options)

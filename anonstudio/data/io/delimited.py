@@ -27,7 +27,7 @@ from .registry import COMMENT_PREFIXES
 from .text import iter_text_chunks, split_lines
 
 __all__ = ["Rows", "RowChunk", "RowReader", "PlainChunk", "plain_chunk", "iter_rows", "read_rows", "sniff_delimiter",
-           "looks_like_header",
+           "looks_like_header", "header_only", "header_only_reason",
            "numeric_header_evidence", "is_number", "column_index", "content_lines"]
 
 # A record may be longer than the csv module's default field limit (128 KiB): a basket of many items.
@@ -351,6 +351,26 @@ def looks_like_header(rows: Sequence[Sequence[str]], known_names: Sequence[str] 
     if any(is_number(v) for v in first):
         return False
     return all(value not in {r[j] for r in rows[1:] if j < len(r)} for j, value in enumerate(first))
+
+
+def header_only(rows: Sequence[Sequence[str]]) -> bool:
+    """Whether ``rows`` is one row that reads like column names: text, none empty, none repeated, no number.
+
+    Such a file is a header without data (nothing to describe or anonymize),
+    not a one-row table; ``--no-header`` says otherwise.
+    """
+    if len(rows) != 1:
+        return False
+    fields = [f.strip() for f in rows[0]]
+    return (bool(fields) and all(fields) and len(set(fields)) == len(fields)
+            and not any(is_number(f) for f in fields))
+
+
+def header_only_reason(rows: Sequence[Sequence[str]]) -> str:
+    """The reason of the error for a :func:`header_only` file."""
+    names = ", ".join(f.strip() for f in rows[0][:6]) + (", ..." if len(rows[0]) > 6 else "")
+    return (f"holds only a header line ({names}) and no data rows, so it is not a dataset; pass --no-header "
+            "if that line is data")
 
 
 def numeric_header_evidence(rows: Sequence[Sequence[str]], skip: Sequence[int] = ()) -> bool | None:

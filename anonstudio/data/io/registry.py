@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DataFormatError
+from .documents import refuse_documents
 from .text import SNIFF_BYTES, decode_text, read_bytes, split_records
 
 __all__ = ["Format", "Head", "register", "get_format", "formats", "sniff_format", "format_for_extension",
@@ -40,6 +41,7 @@ class Head:
     @classmethod
     def read(cls, path: Path, encoding: str | None = None, sheet: str | int | None = None) -> Head:
         raw = read_bytes(path, SNIFF_BYTES)
+        refuse_documents(path, raw)
         # Binary containers: Parquet, zip (a workbook), OLE2 (an encrypted workbook); their sniffers read them.
         if raw.startswith((b"PAR1", b"PK\x03\x04", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1")):
             return cls(path, raw, [], sheet)

@@ -24,7 +24,16 @@ import pandas as pd
 from ..errors import DataFormatError
 from ..table import Table
 from .atomic import atomic_write
-from .delimited import content_lines, is_number, iter_rows, looks_like_header, plain_chunk, sniff_delimiter
+from .delimited import (
+    content_lines,
+    header_only,
+    header_only_reason,
+    is_number,
+    iter_rows,
+    looks_like_header,
+    plain_chunk,
+    sniff_delimiter,
+)
 from .registry import Format, Head, register
 from .report import LoadReport
 from .shape import RAGGED_SCORE, delimited_shape
@@ -86,6 +95,8 @@ def _column(values: np.ndarray, missing: set[str]) -> tuple[pd.Series, int]:
 def _column_names(path: Path, report: LoadReport, first_rows: list[list[str]], n_fields: int, header,
                   names: Sequence[str] | None, first_line: int | None) -> tuple[list[str], bool]:
     """(column names, whether the first row is a header) from the first rows of the file."""
+    if header == "auto" and names is None and header_only(first_rows):
+        raise DataFormatError(path, header_only_reason(first_rows), first_line)
     use_header = looks_like_header(first_rows) if header == "auto" else bool(header)
     if names is not None:
         names = [str(x) for x in names]

@@ -42,7 +42,7 @@ from ..errors import DataFormatError
 from ..table import RTData, Table
 from ..transactions import TransactionData
 from .build import RecordChunks
-from .delimited import column_index, is_number, looks_like_header, read_rows
+from .delimited import column_index, header_only, header_only_reason, is_number, looks_like_header, read_rows
 from .report import LoadReport, attach_report
 
 __all__ = ["load_rt_csv", "load_rt_long", "load_rt_pair", "load_rt_table", "rt_from_table", "join_items",
@@ -142,6 +142,8 @@ def load_rt_csv(path: str | Path, *, items_column: str | int, item_sep: str = ";
     rows = read_rows(path, sep=sep, candidates=candidates, skipinitialspace=True, encoding=encoding,
                      latin1_fallback=latin1_fallback)
     first = rows.rows[0]
+    if header == "auto" and names is None and header_only(rows.rows):
+        raise DataFormatError(path, header_only_reason(rows.rows), rows.lines[0])
     if header == "auto":
         header = names is None and ((isinstance(items_column, str) and items_column in [f.strip() for f in first])
                                     or looks_like_header(rows.rows))
@@ -203,6 +205,8 @@ def load_rt_table(path: str | Path, *, sep: str | None = None, header: bool | st
     report = report if report is not None else LoadReport(path=path, format="rt-table")
     rows = read_rows(path, sep=sep, candidates=(",", "\t", "|"), skipinitialspace=True, encoding=encoding,
                      latin1_fallback=latin1_fallback, progress=progress)
+    if header == "auto" and names is None and header_only(rows.rows):
+        raise DataFormatError(path, header_only_reason(rows.rows), rows.lines[0])
     if header == "auto":
         header = names is None and looks_like_header(rows.rows)
     col_names = _names(path, bool(header), rows.rows[0], names, rows.lines[0])

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ...data.io.documents import refuse_documents
 from ...data.io.rt import join_items, load_rt_table, rt_from_table
 from ...data.io.text import require_regular_file
 from ...data.table import RTData, Table
@@ -31,6 +32,7 @@ def open_rt_table(path: str | Path, *, encoding: str | None = None, columns: str
                   sep: str | None = None, header: bool | None = None, progress: Any = None) -> Table:
     """A people table from a delimited file (codes such as ``001`` stay text; the set column stays ``a;b``)."""
     path = require_regular_file(path)
+    refuse_documents(path)
     names = [c.strip() for c in columns.split(",") if c.strip()] if columns else None
     if header is None:
         header = False if names else "auto"
