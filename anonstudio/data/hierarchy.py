@@ -151,6 +151,7 @@ class Hierarchy:
         leaves_seen: dict[str, int] = {}
         tops: list[str] = []
         prepared: list[list[str]] = []
+        source_row: list[int] = []  # input row index of each prepared row, for errors
         for r, row in enumerate(rows):
             row = [str(x).strip() for x in row]
             while row and row[-1] == "":
@@ -165,6 +166,7 @@ class Hierarchy:
                 raise HierarchyError(f"value {row[0]!r} appears in two rows with different ancestors", r)
             leaves_seen[row[0]] = len(prepared)
             prepared.append(row)
+            source_row.append(r)
             if row[-1] not in tops:
                 tops.append(row[-1])
         if not prepared:
@@ -194,9 +196,11 @@ class Hierarchy:
                     parent.append(up)
                 up = node
         tree = cls(tuple(labels), np.asarray(parent, dtype=np.int32), name=name)
-        leaves_with_children = [row[0] for row in prepared if not tree.is_leaf(node_of[tuple(row[::-1])])]
+        leaves_with_children = [p for p, row in enumerate(prepared) if not tree.is_leaf(node_of[tuple(row[::-1])])]
         if leaves_with_children:
-            raise HierarchyError(f"{leaves_with_children[0]!r} is listed as a value and as a generalization")
+            p = leaves_with_children[0]
+            raise HierarchyError(f"{prepared[p][0]!r} is listed as a value and as a generalization",
+                                 source_row[p])
         return tree
 
     # -------------------------------------------------------------- structure

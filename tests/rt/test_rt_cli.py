@@ -56,13 +56,20 @@ def test_the_first_sample_prints_the_verdict_in_the_contract_words(capsys):
     assert verdict.startswith(f"{CHECK_PASSED}: ") and "the promise holds for all" in verdict
 
 
-def test_the_informs_layout_people_and_an_items_file(tmp_path):
+def test_the_informs_layout_people_and_an_items_file(tmp_path, capsys):
     out, doc_path, hier = tmp_path / "ANON.csv", tmp_path / "OUT.json", tmp_path / "items.csv"
-    code = main(["rt", str(DATA / "people.csv"), "--items-file", str(DATA / "conditions.csv"),
-                 "--person-column", "DUPERSID", "--items-column", "ICD9CODX", "--qi", "DOBYY,SEX,RACEX",
-                 "--categorical", "SEX,RACEX", "--k", "2", "--m", "1", "--delta", "1", "--item-fanout", "2",
-                 "--out", str(out), "--json", str(doc_path), "--hierarchy-out", str(hier), "--quiet"])
-    assert code == 0
+    argv = ["rt", str(DATA / "people.csv"), "--items-file", str(DATA / "conditions.csv"),
+            "--person-column", "DUPERSID", "--items-column", "ICD9CODX", "--qi", "DOBYY,SEX,RACEX",
+            "--categorical", "SEX,RACEX", "--k", "2", "--m", "1", "--delta", "1", "--item-fanout", "2",
+            "--out", str(out), "--json", str(doc_path), "--hierarchy-out", str(hier), "--quiet"]
+    # The file names a person the people file lacks (line 10): refused, not silently dropped.
+    assert main(argv) == 2 and not out.exists()
+    assert "conditions.csv, line 10: person '30009011' is not in people.csv" in capsys.readouterr().err
+    known = tmp_path / "conditions.csv"
+    known.write_text("".join(ln for ln in (DATA / "conditions.csv").read_text().splitlines(keepends=True)
+                             if '"30009011"' not in ln))
+    argv[3] = str(known)
+    assert main(argv) == 0
     lines = out.read_text().splitlines()
     assert lines[0] == "cluster,DOBYY,SEX,RACEX,ICD9CODX" and len(lines) == 6  # 5 people with items
     assert "001;001..1,9;001..401;*" in hier.read_text().splitlines()
@@ -100,7 +107,9 @@ def _hostile(tmp_path):
     (["copy.csv", "--k", "7"], "larger than the 6 people"),
     (["copy.csv", "--l", "2", "--sensitive-items", "none"], "needs a sensitive-items file"),
     (["copy.csv", "--queries", "q.json"], "q.json, line 1: not valid JSON"),
-    (["copy.csv", "--item-hierarchy", str(DATA / "icd9_small.txt")], "item 'A' is not a leaf"),
+    (["copy.csv", "--item-hierarchy", str(DATA / "gender_hierarchy.csv")], "item 'A' (record 6, column 'items') is "
+                                                                           "not a value"),
+    (["copy.csv", "--item-hierarchy", str(DATA / "icd9_small.txt")], "'1,9' is a value (line 6) and also a group"),
     (["copy.csv", "--out", "copy.csv"], "is an input of this run"),
 ])
 def test_hostile_inputs_get_one_line_and_exit_2(tmp_path, capsys, monkeypatch, argv, message):

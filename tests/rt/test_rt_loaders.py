@@ -28,7 +28,8 @@ def test_csv_with_a_set_column():
 
 
 def test_long_join_as_the_informs_files():
-    data = load_rt_long(DATA / "people.csv", DATA / "conditions.csv", person="DUPERSID", item="ICD9CODX")
+    data = load_rt_long(DATA / "people.csv", DATA / "conditions.csv", person="DUPERSID", item="ICD9CODX",
+                        unknown_people="skip")
     report = load_report(data)
     frame = data.table.frame
     # 30001012 has only -9 and is left out; 30009011 is not in the people file.
@@ -42,9 +43,14 @@ def test_long_join_as_the_informs_files():
     assert report.record_ids[0] == "30001011"
 
 
+def test_long_join_refuses_an_item_row_of_an_unknown_person_by_default():
+    with pytest.raises(DataFormatError, match=r"conditions.csv, line \d+: person '30009011' is not in people.csv"):
+        load_rt_long(DATA / "people.csv", DATA / "conditions.csv", person="DUPERSID", item="ICD9CODX")
+
+
 def test_long_join_keeps_people_without_items_when_asked():
     data = load_rt_long(DATA / "people.csv", DATA / "conditions.csv", person="DUPERSID", item="ICD9CODX",
-                        keep_empty=True)
+                        keep_empty=True, unknown_people="skip")
     assert data.table.n_rows == 6 and _sets(data)[1] == []
 
 
@@ -104,8 +110,10 @@ def test_bad_long_files(tmp_path):
     with pytest.raises(DataFormatError, match=r"items\.csv: the file has 3 columns; name the item column"):
         load_rt_long(people, items, person="id")
     items.write_text("id,item\np9,a\n", encoding="utf-8")
-    with pytest.raises(DataFormatError, match=r"items\.csv: no person has an item"):
+    with pytest.raises(DataFormatError, match=r"items\.csv, line 2: person 'p9' is not in people\.csv"):
         load_rt_long(people, items, person="id")
+    with pytest.raises(DataFormatError, match=r"items\.csv: no person has an item"):
+        load_rt_long(people, items, person="id", unknown_people="skip")
     with pytest.raises(DataFormatError, match=r"nope\.csv: no such file"):
         load_rt_long(tmp_path / "nope.csv", items, person="id")
 

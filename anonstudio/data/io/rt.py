@@ -53,6 +53,8 @@ NO_ITEM_CODES = ("-1", "-9")
 
 _LEADING_ZERO = re.compile(r"^[-+]?0\d")
 _RESERVED = ("|", "{", "}")  # published item cells use them: {a|b}
+#: Separator of the items of one person, in an items column and in the published table.
+ITEM_SEP = ";"
 
 
 def typed_column(values: Sequence[str], missing: set[str], text: bool = False) -> pd.Series:
@@ -84,6 +86,30 @@ def _check_item_labels(labels: Sequence[str], lines: np.ndarray, path: Path | No
             if what == "line":
                 raise DataFormatError(path, reason, int(lines[pos]))
             raise DataFormatError(path, f"{what} {int(lines[pos])}: {reason}")
+
+
+def _check_item_separator(texts: Sequence[str], item_sep: str, path: Path | None, column: str,
+                          first: int = 1, what: str = "record") -> None:
+    """Refuse an items column that holds its items joined by another separator (``a,b,c`` for ``a;b;c``).
+
+    Every value would then be read as one item named ``a,b,c``: a release of
+    nothing but rare items. The mistake is taken as likely when no value
+    holds ``item_sep`` while at least half of them (two or more) hold one of
+    ``,`` tab ``|``, so a column of single items whose labels hold a comma
+    (ICD-9 ranges such as ``1,9``) still loads.
+    """
+    present = [(pos, t) for pos, t in enumerate(texts) if t.strip()]
+    if len(present) < 2 or any(item_sep in t for _, t in present):
+        return
+    for other in (",", "\t", "|"):
+        holding = [(pos, t) for pos, t in present if other in t.strip()]
+        if len(holding) >= 2 and 2 * len(holding) >= len(present):
+            pos, example = holding[0]
+            shown = "tab" if other == "\t" else repr(other)
+            raise DataFormatError(path, f"the items column {column!r} holds its items separated by {shown} "
+                                        f"({len(holding):,} of {len(present):,} values, e.g. {example.strip()!r} "
+                                        f"in {what} {first + pos}) but items are separated by {item_sep!r}; "
+                                        f"write them as {item_sep.join(example.strip().split(other)[:3])!r}")
 
 
 def _frame(names: list[str], rows: list[list[str]], skip: set[int], missing: set[str],
@@ -153,6 +179,7 @@ def load_rt_csv(path: str | Path, *, items_column: str | int, item_sep: str = ";
     if not body:
         raise DataFormatError(path, "the file has a header but no data rows")
     index = column_index(col_names if (header or names is not None) else None, items_column, 0, path, len(first))
+    _check_item_separator([r[index] for r in body], item_sep, path, col_names[index])
     parts = [[x.strip() for x in r[index].split(item_sep) if x.strip()] for r in body]
     lengths = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
     record_of = np.repeat(np.arange(len(parts), dtype=np.int64), lengths)
@@ -225,6 +252,7 @@ def rt_from_table(table: Table, items_column: str, *, item_sep: str = ";") -> RT
                                             f"{', '.join(map(str, table.frame.columns))}")
     values = table.frame[items_column]
     texts = ["" if pd.isna(v) else _text(v) for v in values.tolist()]
+    _check_item_separator(texts, item_sep, table.source, items_column)
     parts = [[x.strip() for x in t.split(item_sep) if x.strip()] for t in texts]
     lengths = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
     record_of = np.repeat(np.arange(len(parts), dtype=np.int64), lengths)
@@ -264,7 +292,8 @@ def _person_ids(table: Table, person: str) -> dict[str, int]:
 def join_items(table: Table, items_path: str | Path, *, person: str, item: str | int | None = None,
                items_person: str | int | None = None, drop_items: Sequence[str] = NO_ITEM_CODES,
                keep_empty: bool = False, sep: str | None = None, encoding: str | None = None,
-               latin1_fallback: bool = False, report: LoadReport | None = None) -> RTData:
+               latin1_fallback: bool = False, report: LoadReport | None = None,
+               unknown_people: str = "error") -> RTData:
     """Join a people table with a long ``person,item`` file on the person id column ``person``.
 
     Ids are compared as text (``"30002019"`` and ``30002019`` match; ``007``
@@ -273,12 +302,16 @@ def join_items(table: Table, items_path: str | Path, *, person: str, item: str |
     ``items_person``: its person column (default: the one named ``person``,
     else the first). Item codes in ``drop_items`` mean "no item" and are
     skipped; people left without items are left out unless ``keep_empty``.
+    An item row naming a person the table does not have is an error naming
+    its line (a wrong id column, or the wrong file), unless
+    ``unknown_people="skip"``, which skips and counts such rows. An item
+    holding ``;`` (several items in one row) is an error.
     """
     report = report if report is not None else LoadReport(path=Path(items_path), format="rt-long")
     seen = _person_ids(table, person)
     return _join(table.frame, seen, table.source or Path(table.name), Path(items_path), person=person, item=item,
                  items_person=items_person, drop_items=drop_items, keep_empty=keep_empty, sep=sep,
-                 encoding=encoding, latin1_fallback=latin1_fallback, report=report)
+                 encoding=encoding, latin1_fallback=latin1_fallback, report=report, unknown_people=unknown_people)
 
 
 def load_rt_long(people_path: str | Path, items_path: str | Path, *, person: str | int,
@@ -286,19 +319,20 @@ def load_rt_long(people_path: str | Path, items_path: str | Path, *, person: str
                  drop_items: Sequence[str] = NO_ITEM_CODES, keep_empty: bool = False,
                  missing: Sequence[str] = ("?",), text_columns: Sequence[str] = (),
                  sep: str | None = None, encoding: str | None = None, latin1_fallback: bool = False,
-                 report: LoadReport | None = None) -> RTData:
+                 report: LoadReport | None = None, unknown_people: str = "error") -> RTData:
     """Join a people file with a long ``person,item`` file (INFORMS demographics + conditions).
 
     Parameters
     ----------
     person
         Person id column of the people file (name or index); see :func:`join_items`.
-    item, items_person, drop_items, keep_empty
+    item, items_person, drop_items, keep_empty, unknown_people
         As in :func:`join_items`.
 
     The people keep the order of the people file; each person's items come
     from every row with that id. Item rows whose person is not in the
-    people file are skipped and counted.
+    people file are an error, or skipped and counted with
+    ``unknown_people="skip"``.
     """
     people_path, items_path = Path(people_path), Path(items_path)
     report = report if report is not None else LoadReport(path=people_path, format="rt-long")
@@ -322,11 +356,12 @@ def load_rt_long(people_path: str | Path, items_path: str | Path, *, person: str
     frame = _frame(p_names, p_body, set(), set(missing), set(text_columns) | {p_names[pid_col]})
     return _join(frame, seen, people_path, items_path, person=p_names[pid_col], item=item,
                  items_person=items_person, drop_items=drop_items, keep_empty=keep_empty, sep=sep,
-                 encoding=encoding, latin1_fallback=latin1_fallback, report=report)
+                 encoding=encoding, latin1_fallback=latin1_fallback, report=report, unknown_people=unknown_people)
 
 
 def _join(frame: pd.DataFrame, seen: dict[str, int], people_path: Path, items_path: Path, *, person: str,
-          item, items_person, drop_items, keep_empty, sep, encoding, latin1_fallback, report) -> RTData:
+          item, items_person, drop_items, keep_empty, sep, encoding, latin1_fallback, report,
+          unknown_people: str = "error") -> RTData:
     """Item sets of the people ``seen`` (id -> row of ``frame``) from the long file ``items_path``."""
     rows = read_rows(items_path, sep=sep, candidates=(",", "\t", ";", "|"), encoding=encoding,
                      latin1_fallback=latin1_fallback, min_fields=2)
@@ -353,11 +388,26 @@ def _join(frame: pd.DataFrame, seen: dict[str, int], people_path: Path, items_pa
     unknown = keep & (pos_of < 0)
     if unknown.any():
         first_bad = int(np.argmax(unknown))
+        if unknown_people != "skip":
+            raise DataFormatError(items_path, f"person {persons[first_bad]!r} is not in {people_path.name} "
+                                              f"({int(unknown.sum()):,} item rows name people it does not have); "
+                                              "check the person id column, or remove those rows",
+                                  int(i_lines[first_bad]))
         report.warn(f"{int(unknown.sum()):,} item rows name people not in {people_path.name} "
                     f"(e.g. {persons[first_bad]!r} on line {int(i_lines[first_bad])}); skipped")
+    joined = next((j for j in np.flatnonzero(keep).tolist() if ITEM_SEP in labels[j]), None)
+    if joined is not None:
+        raise DataFormatError(items_path, f"item {labels[joined]!r} holds {ITEM_SEP!r}, which separates items in "
+                                          "the published table; an items file holds one item per row "
+                                          "(person,item)", int(i_lines[joined]))
     keep &= pos_of >= 0
     kept_labels = [x for x, k in zip(labels, keep) if k]
     _check_item_labels(kept_labels, i_lines[keep], items_path)
+    # The line each item first occurs on, so that a later check (an item missing from a hierarchy) can name it.
+    first_item_line: dict[str, int] = {}
+    for label, line in zip(kept_labels, i_lines[keep].tolist()):
+        first_item_line.setdefault(label, line)
+    report.details["item_lines"] = first_item_line
     n_people = len(seen)
     has_items = np.zeros(n_people, dtype=bool)
     has_items[pos_of[keep]] = True

@@ -222,7 +222,7 @@ def prepare(data: RTData, params: RTParams, *, item_hierarchy: Hierarchy | None 
             raise ParameterError(f"column {c!r} has missing values (first in record {row + 1}); remove those "
                                  "records or fill them in", name="qi")
         if c in hier_paths:
-            h = load_hierarchy(hier_paths[c], name=c)
+            h = load_hierarchy(hier_paths[c], name=c, distinct_labels=True)
             columns.append(Column(c, "hierarchy", hierarchy=h, hierarchy_path=hier_paths[c]))
         elif c in params.categorical or series.dtype.kind not in "iuf":
             texts = sorted({value_text(v) for v in series.unique().tolist()}, key=_domain_key)
@@ -262,8 +262,7 @@ def prepare(data: RTData, params: RTParams, *, item_hierarchy: Hierarchy | None 
         for i, label in enumerate(transactions.vocab):
             leaf = leaf_of.get(label)
             if leaf is None:
-                where = None if built or params.item_hierarchy is None else Path(params.item_hierarchy)
-                raise DataFormatError(where, f"item {label!r} is not a leaf of the item hierarchy")
+                raise _item_not_in_hierarchy(data, params, i, label, built)
             item_leaf[i] = leaf
     sensitive = _sensitive_mask(None if params.sensitive_items is None else Path(params.sensitive_items),
                                 transactions, ih)
@@ -294,6 +293,29 @@ def prepare(data: RTData, params: RTParams, *, item_hierarchy: Hierarchy | None 
     )
 
 
+def _item_not_in_hierarchy(data: RTData, params: RTParams, item: int, label: str, built: bool) -> DataFormatError:
+    """The error for a data item the item hierarchy lacks, naming where the item occurs first.
+
+    With an items file: its line; with an items column: the first record holding the item.
+    """
+    from ...data.io.report import load_report
+
+    hierarchy = "the item hierarchy" if built or params.item_hierarchy is None else \
+        f"the item hierarchy {Path(params.item_hierarchy).name}"
+    reason = f"item {label!r} is not a value (first field of a row) of {hierarchy}; add it, or remove it from the data"
+    if params.items_file is not None:
+        line = load_report(data).details.get("item_lines", {}).get(label)
+        return DataFormatError(Path(params.items_file), reason, line)
+    t = data.transactions
+    holders = np.flatnonzero(t.indices == item)
+    where = ""
+    if len(holders):
+        record = int(np.searchsorted(t.indptr, holders[0], side="right"))  # 1-based: the record holding it
+        where = f" (record {record}, column {params.items_column!r})"
+    return DataFormatError(data.table.source, f"item {label!r}{where} is not a value (first field of a row) of "
+                                              f"{hierarchy}; add it, or remove it from the data")
+
+
 def _domain_key(text: str):
     """Numbers in numeric order before other texts (so codes 1..10 list as 1, 2, ..., 10)."""
     try:
@@ -307,7 +329,7 @@ def _item_hierarchy(data: TransactionData, params: RTParams,
     if given is not None:
         return given, False
     if params.item_hierarchy is not None:
-        return load_hierarchy(params.item_hierarchy, name="items"), False
+        return load_hierarchy(params.item_hierarchy, name="items", distinct_labels=True), False
     if params.item_fanout == 0:
         return None, False
     if params.item_fanout == 1:
