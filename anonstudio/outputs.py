@@ -19,7 +19,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["OutputClash", "file_identity", "check_distinct"]
+__all__ = ["OutputClash", "file_identity", "check_distinct", "shared_path"]
 
 
 class OutputClash(ValueError):
@@ -69,3 +69,20 @@ def check_distinct(outputs: Iterable[tuple[str, str | os.PathLike | None]],
 def labelled(flag: str, path: str | os.PathLike | None) -> tuple[str, Path | None]:
     """``(label, path)`` for :func:`check_distinct`: the flag followed by the path as given."""
     return (f"{flag} {os.fspath(path)}" if path is not None else flag, None if path is None else Path(path))
+
+
+def shared_path(path: str | os.PathLike) -> str:
+    """How a document that travels (a run's JSON) names a local file: never by an absolute path.
+
+    A relative name is kept as given (as typed on the command line); an
+    absolute one becomes relative to the current folder when it lies under
+    it, else it is reduced to the file's name. The SHA-256 a document keeps
+    beside it identifies the file; the folders of this machine stay here.
+    """
+    p = Path(path)
+    if not p.is_absolute():
+        return os.fspath(path)
+    try:
+        return p.relative_to(Path.cwd()).as_posix()
+    except (ValueError, OSError):  # outside the current folder (or the current folder is gone)
+        return p.name

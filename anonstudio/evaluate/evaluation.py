@@ -21,6 +21,7 @@ from .. import __version__
 from ..formatting import count, integer, measure, probability
 from ..jobs import NullProgress, Progress, SubProgress
 from ..methods.contract import CHECK_FAILED, CHECK_INCOMPLETE, CHECK_PASSED, file_sha256
+from ..outputs import shared_path
 from ..params import ParameterError
 from .claims import Claim, ClaimResult
 from .model import People, Published
@@ -139,9 +140,10 @@ class Evaluation:
         from ..methods.contract import without_timings
 
         people, published = self.people, self.published
-        files = {"release": {"path": str(self.release_path), "sha256": file_sha256(self.release_path)}}
+        # Files by shared_path: the JSON travels, the folders of this machine stay here.
+        files = {"release": {"path": shared_path(self.release_path), "sha256": file_sha256(self.release_path)}}
         for key, path in published.files.items():
-            files[key] = {"path": str(path), "sha256": file_sha256(path)}
+            files[key] = {"path": shared_path(path), "sha256": file_sha256(path)}
         doc: dict[str, Any] = {
             "anonstudio": __version__,
             "kind": self.kind,
@@ -302,8 +304,8 @@ def _check_k(ev: Evaluation, claim: Claim, level: Level, m: int, table: bool, it
         if len(bad):
             u = int(bad[np.lexsort((bad, d["min_count"][bad]))[0]])
             known = known_set_at(ev.people, u, m, int(d["min_at"][u]))
-            count = int(d["min_count"][u])
-            example = _example(ev, u, m, known, count, reason=f"fewer than k = {k}")
+            n_candidates = int(d["min_count"][u])
+            example = _example(ev, u, m, known, n_candidates, reason=f"fewer than k = {k}")
             return ClaimResult(claim, m, "failed", promise,
                                f"{_people(len(bad))} fewer than {k} candidates for some "
                                f"{'known set' if items else 'person'}, e.g. {example['text']}", True, example)
@@ -349,10 +351,10 @@ def _check_rho(ev: Evaluation, claim: Claim, levels: dict[int, Level], m: int, t
             if len(bad):
                 u = int(bad[np.lexsort((bad, -d["max_conf"][bad]))[0]])
                 known = known_set_at(ev.people, u, mm, int(d["conf_at"][u]))
-                count = len(candidates_of(ev.people, ev.published, u, known))
+                n_candidates = len(candidates_of(ev.people, ev.published, u, known))
                 conf = float(d["max_conf"][u])
                 value = atoms.label(int(d["conf_atom"][u]))
-                example = _example(ev, u, mm, known, count, {"sensitive_value": value, "confidence": conf},
+                example = _example(ev, u, mm, known, n_candidates, {"sensitive_value": value, "confidence": conf},
                                    reason=f"{probability(conf)} of them hold {value}, more than ρ = {rho:g}")
                 return ClaimResult(claim, m, "failed", promise,
                                    f"{_people(len(bad))} a sensitive value held by more than {rho:g} of their "
@@ -393,8 +395,8 @@ def _check_l(ev: Evaluation, claim: Claim, level: Level, m: int, table: bool, it
     if len(bad):
         u = int(bad[np.lexsort((bad, d["min_distinct"][bad]))[0]])
         distinct = int(d["min_distinct"][u])
-        count = int(d["min_count"][u])
-        example = _example(ev, u, m, [], count, {"distinct_sensitive_values": distinct},
+        n_candidates = int(d["min_count"][u])
+        example = _example(ev, u, m, [], n_candidates, {"distinct_sensitive_values": distinct},
                            reason=f"showing {distinct} different sensitive value{'' if distinct == 1 else 's'}, "
                                   f"fewer than ℓ = {claim.l}")
         return ClaimResult(claim, m, "failed", promise, f"{integer(len(bad))} "

@@ -176,10 +176,23 @@ class ProjectController(QObject):
             path += PROJECT_SUFFIX
         return self._write(Path(path))
 
+    def private_folders(self) -> list[Path]:
+        """Folders of this machine's studio whose files a saved project copies next to itself.
+
+        The releases of finished runs written for the Audit tab and the attack demo (beside the result cache,
+        or where a workbench was told to write them).
+        """
+        folders = [Path(self.cache.folder).parent / "releases"]
+        for bench in self.workbenches():
+            folder = getattr(bench, "release_folder", None)
+            if isinstance(folder, Path):
+                folders.append(folder)
+        return folders
+
     def _write(self, path: Path) -> bool:
         try:
             project = self.capture()
-            project.save(path)
+            project.save(path, adopt=self.private_folders())
         except NotReproducible as exc:
             QMessageBox.warning(self.window, "Project not saved", f"{exc}.")
             return False

@@ -43,6 +43,7 @@ from ..formatting import measure
 from ..glossary import Term
 from ..glossary import register as register_terms
 from ..jobs import ForwardingProgress, NullProgress, Progress, SubProgress
+from ..outputs import shared_path
 from ..params import ParameterError, to_dict, validate
 
 if TYPE_CHECKING:
@@ -66,6 +67,8 @@ __all__ = [
     "get_method",
     "dataset_ref",
     "file_sha256",
+    "shared_path",
+    "shared_params",
     "STATUS_EXIT",
     "TIMING_KEYS",
     "without_timings",
@@ -250,7 +253,44 @@ class DatasetRef:
     size: int | None
 
     def to_json(self) -> dict:
-        return dataclasses.asdict(self)
+        """The reference as JSON: the file named by :func:`shared_path` (the hash proves which file it is)."""
+        doc = dataclasses.asdict(self)
+        if doc["path"] is not None:
+            doc["path"] = shared_path(doc["path"])
+        return doc
+
+
+def shared_params(params: Any) -> dict[str, Any]:
+    """:func:`~anonstudio.params.to_dict` of ``params`` with every file parameter named by :func:`shared_path`."""
+    from ..params import specs
+
+    doc = to_dict(params)
+    for spec in specs(params):
+        value = doc.get(spec.name)
+        if value is None:
+            continue
+        if spec.kind == "path" and isinstance(value, str):
+            doc[spec.name] = shared_path(value)
+        elif spec.kind == "column_paths" and isinstance(value, list):
+            doc[spec.name] = [[c, shared_path(p)] for c, p in value]
+    return doc
+
+
+def _shared_strings(doc: Any, local: dict[str, str]) -> Any:
+    """``doc`` with every string that is one of the ``local`` absolute paths replaced by its shared name.
+
+    A family's result may echo an input file's path (the sensitive-items file
+    a run read): the run's JSON travels, so no such path stays in it.
+    """
+    if not local:
+        return doc
+    if isinstance(doc, str):
+        return local.get(doc, doc)
+    if isinstance(doc, dict):
+        return {k: _shared_strings(v, local) for k, v in doc.items()}
+    if isinstance(doc, list):
+        return [_shared_strings(v, local) for v in doc]
+    return doc
 
 
 _HASH_CACHE: dict[tuple[str, int, int], str] = {}
@@ -646,14 +686,21 @@ class MethodRun:
                 "anonstudio": __version__,
                 "method": self.spec.name,
                 "status_reason": self.status_reason(),
-                "params": to_dict(self.params),
+                "params": shared_params(self.params),
                 "input": self.dataset.to_json(),
-                "input_files": self.inputs,
+                "input_files": {k: {**ref, "path": shared_path(ref["path"])} for k, ref in self.inputs.items()},
                 "seconds": round(self.seconds, 4),
                 "started": self.started,
             },
         })
-        return strict_json(doc)
+        return _shared_strings(strict_json(doc), self._local_paths())
+
+    def _local_paths(self) -> dict[str, str]:
+        """Every absolute path of a file the run read, as its JSON names it (:func:`shared_path`)."""
+        paths = [self.dataset.path, *(ref.get("path") for ref in self.inputs.values())]
+        with contextlib.suppress(Exception):  # params of a failed spec still give what they can
+            paths.extend(self.spec.input_files(self.params).values())
+        return {str(p): shared_path(p) for p in paths if p is not None and Path(p).is_absolute()}
 
     def description(self) -> Description:
         return self.spec.describe(self)

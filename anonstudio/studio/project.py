@@ -18,6 +18,7 @@ folder can be moved or shared as a whole.
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import re
 import tomllib
@@ -37,6 +38,9 @@ from .command_line import NotReproducible
 
 __all__ = ["Project", "DatasetEntry", "Step", "SweepEntry", "ProjectError", "DatasetMissing", "DatasetChanged",
            "PROJECT_SCHEMA", "PROJECT_FILTER", "PROJECT_SUFFIX"]
+
+#: Folder next to a project file that holds the copies of files private to the studio (:meth:`Project.adopt_files`).
+RELEASES_FOLDER = "releases"
 
 #: Version of the file layout itself (the params carry their own schema per method).
 PROJECT_SCHEMA = 1
@@ -174,7 +178,7 @@ class DatasetEntry:
         if self.origin.sample is not None:
             doc["sample"] = self.origin.sample
         elif self.origin.url is not None:
-            doc["url"] = self.origin.url  # already without its password (redact_url)
+            doc["url"] = _store_url(self.origin.url, folder)
             for name in ("table", "query", "items_query"):
                 if getattr(self.origin, name) is not None:
                     doc[name] = getattr(self.origin, name)
@@ -226,7 +230,8 @@ class DatasetEntry:
 
             if ("table" in doc) == ("query" in doc):
                 raise ProjectError(f"{where}: a database dataset needs a table or a query")
-            origin = DatasetOrigin(url=redact_url(str(doc["url"])), table=doc.get("table"), query=doc.get("query"),
+            origin = DatasetOrigin(url=_load_url(redact_url(str(doc["url"])), folder), table=doc.get("table"),
+                                   query=doc.get("query"),
                                    items_query=doc.get("items_query"), sha256=doc.get("sha256"))
         else:
             options = ReadOptions(format=doc.get("format"), encoding=doc.get("encoding"), sep=doc.get("sep"),
@@ -345,13 +350,21 @@ class Project:
                 doc["sweeps"].append(item)
         return _HEADER + tomli_w.dumps(doc)
 
-    def save(self, path: str | Path | None = None) -> Path:
-        """Write the project (atomically) to ``path`` (default: where it was opened or last saved)."""
+    def save(self, path: str | Path | None = None, *, adopt: Iterable[Path] = ()) -> Path:
+        """Write the project (atomically) to ``path`` (default: where it was opened or last saved).
+
+        ``adopt``: folders private to this machine (the studio's releases of
+        finished runs, written for an audit); files the parameters name there
+        are copied next to the project first (:meth:`adopt_files`), so the
+        project finds them relatively.
+        """
         target = Path(path) if path is not None else self.path
         if target is None:
             raise ProjectError("the project has no file yet; choose where to save it")
         previous, self.path = self.path, target.absolute()
         try:
+            if adopt:
+                self.adopt_files(adopt)
             text = self.to_toml()
             with atomic_write(self.path) as fh:
                 fh.write(text)
@@ -359,6 +372,45 @@ class Project:
             self.path = previous
             raise
         return self.path
+
+    def adopt_files(self, private: Iterable[Path], into: str = RELEASES_FOLDER) -> list[Path]:
+        """Copy the files parameters name under a ``private`` folder next to the project; point at the copies.
+
+        An audit of a finished run reads that run's release from the studio's
+        own folder (``.../releases/kmanon-<hash>/release.dat``): saved as is,
+        the project would hold an absolute path of this machine and be useless
+        elsewhere. Each such file is copied to ``<project folder>/<into>/``
+        under the same relative name (the run's subfolder is unique to it),
+        and the step's or sweep's parameter then names the copy, stored
+        relative to the project. Returns the copies made.
+        """
+        if self.path is None:
+            return []
+        roots = [Path(p).absolute() for p in private]
+        target_root = self.path.parent / into
+        copies: list[Path] = []
+
+        def adopted(value: Path) -> Path:
+            source = Path(value).absolute()
+            for root in roots:
+                try:
+                    rel = source.relative_to(root)
+                except ValueError:
+                    continue
+                if not source.is_file():
+                    return value
+                dest = target_root / rel
+                if not dest.is_file() or file_sha256(dest) != file_sha256(source):
+                    dest.parent.mkdir(parents=True, exist_ok=True)
+                    with atomic_write(dest, "wb") as fh:
+                        fh.write(source.read_bytes())
+                    copies.append(dest)
+                return dest
+            return value
+
+        self.steps = [Step(s.method, _with_paths(s.params, adopted), s.dataset) for s in self.steps]
+        self.sweeps = [dataclasses.replace(s, params=_with_paths(s.params, adopted)) for s in self.sweeps]
+        return copies
 
     # ------------------------------------------------------------- reading
     @classmethod
@@ -517,6 +569,62 @@ def _store_path(path: Path | str, folder: Path | None) -> str:
         except ValueError:
             pass
     return str(path)
+
+
+def _with_paths(params: Any, change: Callable[[Path], Path]) -> Any:
+    """``params`` with ``change`` applied to every file it names (path and column-path parameters)."""
+    if params is None:
+        return params
+    changed = {}
+    for param_spec in specs(params):
+        value = getattr(params, param_spec.name)
+        if param_spec.kind == "path" and isinstance(value, Path):
+            new = change(value)
+        elif param_spec.kind == "column_paths" and value:
+            new = tuple((c, change(Path(p))) for c, p in value)
+        else:
+            continue
+        if new != value:
+            changed[param_spec.name] = new
+    return dataclasses.replace(params, **changed) if changed else params
+
+
+def _sqlite_url(url: str):
+    """The parsed URL when ``url`` names an SQLite database file, else None."""
+    try:
+        from sqlalchemy.engine import make_url
+
+        parsed = make_url(url)
+    except Exception:  # noqa: BLE001 (not a URL SQLAlchemy reads: stored as it is, without its password)
+        return None
+    if parsed.get_backend_name() != "sqlite" or not parsed.database or parsed.database == ":memory:":
+        return None
+    return parsed
+
+
+def _store_url(url: str, folder: Path | None) -> str:
+    """A database URL as a project stores it: never a password; an SQLite file relative to the project.
+
+    An SQLite database under the project's folder is written relative to it
+    (``sqlite:///data/people.db``, read back against the project's folder,
+    as file paths are); elsewhere it stays absolute, the only way to find it.
+    """
+    from ..data.io.database import redact_url
+
+    url = redact_url(url)
+    parsed = _sqlite_url(url)
+    if parsed is None:
+        return url
+    database = Path(parsed.database).absolute()
+    return parsed.set(database=_store_path(database, folder)).render_as_string(hide_password=False)
+
+
+def _load_url(url: str, folder: Path | None) -> str:
+    """A stored database URL as one to connect to: a relative SQLite file is taken from the project's folder."""
+    parsed = _sqlite_url(url)
+    if parsed is None or folder is None or Path(parsed.database).is_absolute():
+        return url
+    return parsed.set(database=str(_load_path(parsed.database, folder))).render_as_string(hide_password=False)
 
 
 def _load_path(text: str, folder: Path | None) -> Path:

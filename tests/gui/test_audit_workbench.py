@@ -79,6 +79,13 @@ def test_a_finished_run_of_another_tab_is_audited(opened, wait_job):
     # The release σ-k^m promised (k = 2, m = 2) passes the evaluator's audit.
     assert run.status == "done" and run.verification.passed, bench.callout.text()
     assert run.result.evaluation.kind == "generalized"
+    # Saved, the project keeps a copy of that release beside it and names it relatively: the studio's own
+    # folder is no place a shared project can point at.
+    (folder / "proj").mkdir()
+    assert window.projects._write(folder / "proj" / "audit.toml")
+    text = (folder / "proj" / "audit.toml").read_text()
+    assert 'release = "releases/kmanon-' in text and str(folder / "releases") not in text
+    assert (folder / "proj" / values["release"].relative_to(folder)).read_bytes() == values["release"].read_bytes()
 
 
 def test_a_saved_project_reopens_with_the_audit_run(opened, wait_job, qtbot, tmp_path):

@@ -12,6 +12,7 @@ import pytest
 
 from anonstudio.cli import main
 from anonstudio.methods.contract import CHECK_FAILED, CHECK_INCOMPLETE, CHECK_PASSED, without_timings
+from anonstudio.outputs import shared_path
 
 
 def _run(capsys, *argv):
@@ -33,7 +34,8 @@ def test_cli_writes_release_e_used_and_json(rho_data, tmp_path, capsys):
     run = json.loads(doc.read_text())
     assert run["status"] == "done" and run["verification"]["passed"] is True
     assert run["setting"] == "file" and run["suppressed_items"] == 2 and run["iterations"] == 2
-    assert run["run"]["params"]["sensitive"] == str(rho_data / "example_b_E.csv")
+    # The run's JSON travels: the file relative to the current folder (or its name), never its absolute path.
+    assert run["run"]["params"]["sensitive"] == shared_path(rho_data / "example_b_E.csv")
     assert run["run"]["input_files"]["sensitive"]["sha256"]
     lines = rules.read_text().splitlines()
     assert lines[0].startswith("antecedent,consequent") and len(lines) == 3
