@@ -20,6 +20,7 @@ import numpy as np
 from .. import __version__
 from ..formatting import count, integer, measure, probability
 from ..jobs import NullProgress, Progress, SubProgress
+from ..limits import check_work
 from ..methods.contract import CHECK_FAILED, CHECK_INCOMPLETE, CHECK_PASSED, file_sha256
 from ..outputs import shared_path
 from ..params import ParameterError
@@ -68,8 +69,9 @@ class EvaluateOptions:
             raise ParameterError(f"--k must be at least 1 (got {self.k})", name="k")
         if not 0 < self.rho <= 1:
             raise ParameterError(f"--rho must be in (0, 1] (got {self.rho})", name="rho")
-        if not 0 <= self.queries <= 10_000_000:
-            raise ParameterError(f"--queries must be in 0..10,000,000 (got {self.queries})", name="queries")
+        if self.queries < 0:
+            raise ParameterError(f"--queries must be at least 0 (got {self.queries})", name="queries")
+        check_work("queries", self.queries, where="--queries")  # a workload is drawn query by query
         if not 0 <= self.seed <= 2**31 - 1:
             raise ParameterError(f"--seed must be in 0..2147483647 (got {self.seed})", name="seed")
         if self.method not in METHODS:

@@ -716,10 +716,22 @@ def _file_refs(spec: MethodSpec, params: Any) -> dict[str, dict]:
     return out
 
 
+def _check_levels(params: Any) -> None:
+    """The work-size guard on per-level parameters: a list of a thousand levels is refused before any work."""
+    from ..limits import check_work
+    from ..params import specs
+
+    for param_spec in specs(params):
+        value = getattr(params, param_spec.name)
+        if param_spec.kind == "levels" and isinstance(value, tuple):
+            check_work("levels", len(value), where=param_spec.cli_flag)
+
+
 def prepare(spec: MethodSpec, data: Any, params: Any) -> Any:
     """Validate ``params`` for ``spec`` on ``data`` before any work (raises ParameterError)."""
     if not isinstance(params, spec.params):
         raise ParameterError(f"{spec.name} needs {spec.params.__name__}, got {type(params).__name__}")
+    _check_levels(params)
     validate(params)
     if not spec.accepts(data):
         from ..data.kinds import kind_words

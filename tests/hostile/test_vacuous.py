@@ -60,7 +60,7 @@ def test_a_value_that_does_not_apply_is_still_checked(baskets, capsys):
     _one_error(capsys, "--noise")
 
 
-@pytest.mark.parametrize("content, words", [("a,b,c\n", ["single line"]), ("record,item\n", ["no data rows"]),
+@pytest.mark.parametrize("content, words", [("a,b,c\n", ["only a header line"]), ("record,item\n", ["no data rows"]),
                                             ("# only a comment\n", ["no data rows"])])
 def test_info_on_a_file_that_is_no_dataset(tmp_path, capsys, content, words):
     path = tmp_path / "f.csv"

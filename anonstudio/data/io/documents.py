@@ -13,18 +13,59 @@ from __future__ import annotations
 import codecs
 import json
 import re
+import zipfile
+import zlib
 from pathlib import Path
 
 from ..errors import DataFormatError
 
-__all__ = ["document_kind", "refuse_documents"]
+__all__ = ["document_kind", "refuse_documents", "workbook_kind"]
 
 #: Bytes looked at; a document announces itself in its first line.
 HEAD_BYTES = 64 * 1024
 
 _ZIP = b"PK\x03\x04"
+_OLE2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _MARKUP = re.compile(r"<(?:!doctype\s+html|html[\s>]|head[\s>]|body[\s>]|\?xml[\s?]|svg[\s>]|!--)", re.I)
 _ELEMENT = re.compile(r"<[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>")
+
+
+def workbook_kind(path: Path, raw: bytes | None = None) -> str | None:
+    """``"xlsx"``, ``"ods"``, ``"encrypted"`` or None (not a workbook), from the file's content."""
+    if raw is None:
+        with open(path, "rb") as fh:
+            raw = fh.read(64 * 1024)
+    if raw.startswith(_OLE2):
+        # An encrypted OOXML workbook is an OLE2 container with an EncryptedPackage stream (names are UTF-16).
+        return "encrypted" if "EncryptedPackage".encode("utf-16-le") in _ole2_names(path, raw) else None
+    if not raw.startswith(_ZIP):
+        return None
+    try:
+        with zipfile.ZipFile(path) as zf:
+            names = set(zf.namelist())
+            if "[Content_Types].xml" in names:
+                types = zf.read("[Content_Types].xml")[:200_000]
+                return "xlsx" if b"spreadsheetml" in types or b"ms-excel.sheet" in types else None
+            if "mimetype" in names:
+                mime = zf.read("mimetype")[:100].strip()
+                if mime == b"application/vnd.oasis.opendocument.spreadsheet":
+                    return "ods"
+                if b"opendocument.spreadsheet" in mime:
+                    return "ods"
+    except (zipfile.BadZipFile, OSError, KeyError, zlib.error, NotImplementedError):
+        return None
+    return None
+
+
+def _ole2_names(path: Path, raw: bytes) -> bytes:
+    """Enough of an OLE2 file to find its directory's stream names (they sit in the first sectors usually)."""
+    if len(raw) >= 64 * 1024:
+        try:
+            with open(path, "rb") as fh:
+                return fh.read(4 * 1024 * 1024)
+        except OSError:
+            return raw
+    return raw
 
 
 def _text_head(raw: bytes) -> str:
@@ -61,8 +102,6 @@ def document_kind(path: str | Path, raw: bytes, *, whole: bool | None = None) ->
     if raw.startswith(b"%PDF-"):
         return "a PDF document"
     if raw.startswith(_ZIP):
-        from .sheets import workbook_kind
-
         return None if workbook_kind(Path(path), raw) is not None else "a zip archive (not a spreadsheet)"
     if raw.startswith((b"{\\rtf", b"\x89PNG", b"\xff\xd8\xff", b"GIF8")):
         return "a picture or rich-text document"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
+from ...limits import check_work
 from ..errors import DataFormatError
 from ..hierarchy import Hierarchy, HierarchyError
 from .atomic import atomic_write
@@ -39,6 +40,10 @@ def load_hierarchy(path: str | Path, *, sep: str | None = None, encoding: str | 
     lines = split_lines(text)  # a form feed or U+2028 inside a row is not a row break
     sep = sep or _separator([ln for ln in lines if ln.strip()])
     numbered = [(i + 1, row) for i, row in enumerate(csv.reader(lines, delimiter=sep)) if any(f.strip() for f in row)]
+    if numbered:
+        # The work-size guard: every level of a hierarchy is a generalization step some method tries.
+        line, deepest = max(numbered, key=lambda lr: (len(lr[1]), -lr[0]))
+        check_work("levels", len(deepest) - 1, where=f"{path.name}, line {line}")
     try:
         tree = Hierarchy.from_rows([row for _, row in numbered], name=name or path.stem)
     except HierarchyError as exc:

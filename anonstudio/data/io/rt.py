@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ...limits import check_work
 from ..errors import DataFormatError
 from ..table import RTData, Table
 from ..transactions import TransactionData
@@ -112,6 +113,20 @@ def _check_item_separator(texts: Sequence[str], item_sep: str, path: Path | None
                                         f"write them as {item_sep.join(example.strip().split(other)[:3])!r}")
 
 
+def _check_items_per_record(texts: Sequence[str], item_sep: str, path: Path | None,
+                            lines: np.ndarray | None = None) -> None:
+    """The work-size guard on a person's items, from the separators alone (before splitting any field).
+
+    ``lines``: the file line of each text (else the record, from 1, is named).
+    """
+    if not texts:
+        return
+    counts = [t.count(item_sep) for t in texts]
+    most = max(range(len(counts)), key=counts.__getitem__)
+    where = f"line {int(lines[most])}" if lines is not None else f"record {most + 1}"
+    check_work("items per record", counts[most] + 1, where=f"{path.name if path else 'input'}, {where}")
+
+
 def _frame(names: list[str], rows: list[list[str]], skip: set[int], missing: set[str],
            text_columns: set[str]) -> pd.DataFrame:
     columns = list(zip(*rows)) if rows else [()] * len(names)
@@ -180,6 +195,7 @@ def load_rt_csv(path: str | Path, *, items_column: str | int, item_sep: str = ";
         raise DataFormatError(path, "the file has a header but no data rows")
     index = column_index(col_names if (header or names is not None) else None, items_column, 0, path, len(first))
     _check_item_separator([r[index] for r in body], item_sep, path, col_names[index])
+    _check_items_per_record([r[index] for r in body], item_sep, path, body_lines)
     parts = [[x.strip() for x in r[index].split(item_sep) if x.strip()] for r in body]
     lengths = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
     record_of = np.repeat(np.arange(len(parts), dtype=np.int64), lengths)
@@ -253,6 +269,7 @@ def rt_from_table(table: Table, items_column: str, *, item_sep: str = ";") -> RT
     values = table.frame[items_column]
     texts = ["" if pd.isna(v) else _text(v) for v in values.tolist()]
     _check_item_separator(texts, item_sep, table.source, items_column)
+    _check_items_per_record(texts, item_sep, table.source)
     parts = [[x.strip() for x in t.split(item_sep) if x.strip()] for t in texts]
     lengths = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
     record_of = np.repeat(np.arange(len(parts), dtype=np.int64), lengths)
@@ -409,6 +426,12 @@ def _join(frame: pd.DataFrame, seen: dict[str, int], people_path: Path, items_pa
         first_item_line.setdefault(label, line)
     report.details["item_lines"] = first_item_line
     n_people = len(seen)
+    per_person = np.bincount(pos_of[keep], minlength=n_people)
+    if len(per_person) and per_person.max() > 0:
+        # The work-size guard before the item sets are built (the rows are read; nothing else is done yet).
+        heavy = int(np.argmax(per_person))
+        check_work("items per record", int(per_person.max()),
+                   where=f"{items_path.name}: person {list(seen)[heavy]!r}")
     has_items = np.zeros(n_people, dtype=bool)
     has_items[pos_of[keep]] = True
     person_rows = np.arange(n_people) if keep_empty else np.flatnonzero(has_items)

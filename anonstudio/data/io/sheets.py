@@ -43,6 +43,7 @@ from ..table import Table
 from ..transactions import TransactionData
 from .atomic import atomic_write
 from .delimited import RowChunk, looks_like_header
+from .documents import workbook_kind
 from .longform import ITEM_NAMES, RECORD_NAMES, TIME_NAMES
 from .registry import Format, Head, register
 from .report import LoadReport
@@ -55,47 +56,6 @@ __all__ = ["SheetInfo", "list_sheets", "sheet_rows", "cell_text", "column_texts"
 SHEET_EXTENSIONS = (".xlsx", ".xlsm", ".ods")
 #: Rows converted to text at a time (progress and cancel between them).
 CHUNK_ROWS = 50_000
-_ZIP = b"PK\x03\x04"
-_OLE2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
-
-
-# ------------------------------------------------------------------ recognising a workbook
-def workbook_kind(path: Path, raw: bytes | None = None) -> str | None:
-    """``"xlsx"``, ``"ods"``, ``"encrypted"`` or None (not a workbook), from the file's content."""
-    if raw is None:
-        with open(path, "rb") as fh:
-            raw = fh.read(64 * 1024)
-    if raw.startswith(_OLE2):
-        # An encrypted OOXML workbook is an OLE2 container with an EncryptedPackage stream (names are UTF-16).
-        return "encrypted" if "EncryptedPackage".encode("utf-16-le") in _ole2_names(path, raw) else None
-    if not raw.startswith(_ZIP):
-        return None
-    try:
-        with zipfile.ZipFile(path) as zf:
-            names = set(zf.namelist())
-            if "[Content_Types].xml" in names:
-                types = zf.read("[Content_Types].xml")[:200_000]
-                return "xlsx" if b"spreadsheetml" in types or b"ms-excel.sheet" in types else None
-            if "mimetype" in names:
-                mime = zf.read("mimetype")[:100].strip()
-                if mime == b"application/vnd.oasis.opendocument.spreadsheet":
-                    return "ods"
-                if b"opendocument.spreadsheet" in mime:
-                    return "ods"
-    except (zipfile.BadZipFile, OSError, KeyError, zlib.error, NotImplementedError):
-        return None
-    return None
-
-
-def _ole2_names(path: Path, raw: bytes) -> bytes:
-    """Enough of an OLE2 file to find its directory's stream names (they sit in the first sectors usually)."""
-    if len(raw) >= 64 * 1024:
-        try:
-            with open(path, "rb") as fh:
-                return fh.read(4 * 1024 * 1024)
-        except OSError:
-            return raw
-    return raw
 
 
 def _where(path: Path, sheet: str | None, row: int | None = None) -> str:

@@ -5,7 +5,10 @@ import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from ...data.transactions import TransactionData
+from ...limits import check_work
 from ...params import ParameterError
 from ..contract import Export, Figure, MethodRun, MethodSpec, Stage
 from ..sweep import Axis, SweepPreset
@@ -145,6 +148,10 @@ class KmAnonSpec(MethodSpec):
     def check_data(self, data: TransactionData, params: KmAnonParams) -> None:
         from .inputs import NEEDS_COORDINATES, resolve_constraint
 
+        sizes = np.diff(data.indptr)
+        if len(sizes):
+            # Every m-subset of a record is counted: a record of a million items is no job to start.
+            check_work("items per record", int(sizes.max()), where=f"{data.name}: record {int(np.argmax(sizes)) + 1}")
         biggest = max(params.k_vector())
         if biggest > data.n_records:
             raise ParameterError(f"k = {biggest:,} is larger than the {data.n_records:,} records of "

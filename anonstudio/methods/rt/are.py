@@ -33,6 +33,7 @@ from ...data.errors import DataFormatError
 from ...data.io.text import read_text
 from ...data.table import RTData, value_text
 from ...jobs import derive_seed
+from ...limits import check_work
 from .prepare import RTProblem, Summaries
 from .transaction import ClusterT
 
@@ -64,6 +65,8 @@ def load_workloads(path: str | Path, columns: list[str]) -> dict[str, list[Query
     workloads = doc.get("workloads") if isinstance(doc, dict) else None
     if not isinstance(workloads, dict) or not workloads:
         raise DataFormatError(path, 'expected {"workloads": {name: [queries]}}')
+    sizes = [len(q) for q in workloads.values() if isinstance(q, list)]
+    check_work("queries", sum(sizes), where=f"{path.name} (--queries)")
     out: dict[str, list[Query]] = {}
     for name, queries in workloads.items():
         if not isinstance(queries, list):
