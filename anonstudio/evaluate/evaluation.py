@@ -260,7 +260,7 @@ def candidates_of(people: People, published: Published, u: int, known: list[int]
 
 
 # ----------------------------------------------------------------------------- claims
-def _example(ev: Evaluation, u: int, m: int, known: list[int], count: int, extra: dict | None = None,
+def _example(ev: Evaluation, u: int, m: int, known: list[int], n_candidates: int, extra: dict | None = None,
              reason: str = "") -> dict:
     people, atoms = ev.people, ev.people.atoms
     cands = candidates_of(people, ev.published, u, known)
@@ -271,7 +271,7 @@ def _example(ev: Evaluation, u: int, m: int, known: list[int], count: int, extra
         "known_items": [atoms.label(x) for x in known],
         "quasi_identifiers": {c: atoms.qi_domains[q].texts[int(people.qi_codes[u, q])]
                               for q, c in enumerate(atoms.qi)},
-        "candidates": int(count),
+        "candidates": int(n_candidates),
         "candidate_records": [int(j) + 1 for j in cands[:20]],
         "own_record": int(ev.published.own[u]) + 1 if ev.published.own[u] >= 0 else None,
     }
@@ -283,8 +283,8 @@ def _example(ev: Evaluation, u: int, m: int, known: list[int], count: int, extra
         knows.append(", ".join(f"{c} = {v}" for c, v in doc["quasi_identifiers"].items()))
     if atoms.n_items:
         knows.append("{" + ", ".join(doc["known_items"]) + "}")
-    doc["text"] = (f"{who}, known {' and '.join(knows) or 'nothing'}: {integer(count)} candidate"
-                   f"{'' if count == 1 else 's'}" + (f", {reason}" if reason else ""))
+    doc["text"] = (f"{who}, known {' and '.join(knows) or 'nothing'}: {integer(n_candidates)} candidate"
+                   f"{'' if n_candidates == 1 else 's'}" + (f", {reason}" if reason else ""))
     return doc
 
 
@@ -302,8 +302,8 @@ def _check_k(ev: Evaluation, claim: Claim, level: Level, m: int, table: bool, it
         if len(bad):
             u = int(bad[np.lexsort((bad, d["min_count"][bad]))[0]])
             known = known_set_at(ev.people, u, m, int(d["min_at"][u]))
-            count = int(d["min_count"][u])
-            example = _example(ev, u, m, known, count, reason=f"fewer than k = {k}")
+            n_candidates = int(d["min_count"][u])
+            example = _example(ev, u, m, known, n_candidates, reason=f"fewer than k = {k}")
             return ClaimResult(claim, m, "failed", promise,
                                f"{_people(len(bad))} fewer than {k} candidates for some "
                                f"{'known set' if items else 'person'}, e.g. {example['text']}", True, example)
@@ -349,10 +349,10 @@ def _check_rho(ev: Evaluation, claim: Claim, levels: dict[int, Level], m: int, t
             if len(bad):
                 u = int(bad[np.lexsort((bad, -d["max_conf"][bad]))[0]])
                 known = known_set_at(ev.people, u, mm, int(d["conf_at"][u]))
-                count = len(candidates_of(ev.people, ev.published, u, known))
+                n_candidates = len(candidates_of(ev.people, ev.published, u, known))
                 conf = float(d["max_conf"][u])
                 value = atoms.label(int(d["conf_atom"][u]))
-                example = _example(ev, u, mm, known, count, {"sensitive_value": value, "confidence": conf},
+                example = _example(ev, u, mm, known, n_candidates, {"sensitive_value": value, "confidence": conf},
                                    reason=f"{probability(conf)} of them hold {value}, more than ρ = {rho:g}")
                 return ClaimResult(claim, m, "failed", promise,
                                    f"{_people(len(bad))} a sensitive value held by more than {rho:g} of their "
@@ -393,8 +393,8 @@ def _check_l(ev: Evaluation, claim: Claim, level: Level, m: int, table: bool, it
     if len(bad):
         u = int(bad[np.lexsort((bad, d["min_distinct"][bad]))[0]])
         distinct = int(d["min_distinct"][u])
-        count = int(d["min_count"][u])
-        example = _example(ev, u, m, [], count, {"distinct_sensitive_values": distinct},
+        n_candidates = int(d["min_count"][u])
+        example = _example(ev, u, m, [], n_candidates, {"distinct_sensitive_values": distinct},
                            reason=f"showing {distinct} different sensitive value{'' if distinct == 1 else 's'}, "
                                   f"fewer than ℓ = {claim.l}")
         return ClaimResult(claim, m, "failed", promise, f"{integer(len(bad))} "
