@@ -32,16 +32,35 @@ class TqdmProgress:
         No bar (``--quiet``, or stderr not a terminal and CI logs unwanted).
     """
 
+    #: How the bar reads (the library's notebook bar uses it too).
+    BAR_FORMAT = "{desc} {percentage:3.0f}%|{bar}| {elapsed}<{remaining} {postfix}"
+
     def __init__(self, description: str = "", on_partial: Callable[[Any], None] | None = None, disable: bool = False):
-        self._bar = tqdm(total=1000, desc=description, file=sys.stderr, disable=disable,
-                         bar_format="{desc} {percentage:3.0f}%|{bar}| {elapsed}<{remaining} {postfix}")
+        self._bar = self._make_bar(description, disable)
         self._on_partial = on_partial
         self._previous_handler: Any = None
         self._installed = False
-        # A Ctrl-C pressed before this stage (while an earlier one ended) cancels this one from the start.
-        self._cancel = pending()
+        self._cancel = self._interrupt_pending()
         #: True once Ctrl-C asked to stop (as opposed to :meth:`cancel` from code).
         self.interrupted = self._cancel
+
+    # ------------------------------------------------------------- what a subclass may change
+    def _make_bar(self, description: str, disable: bool) -> Any:
+        return tqdm(total=1000, desc=description, file=sys.stderr, disable=disable, bar_format=self.BAR_FORMAT)
+
+    def _interrupt_pending(self) -> bool:
+        # A Ctrl-C pressed before this stage (while an earlier one ended) cancels this one from the start.
+        return pending()
+
+    def _on_interrupt(self) -> None:
+        """What the first Ctrl-C does besides cancelling: the command remembers it and says so."""
+        mark_interrupted()
+        # Not tqdm.write: a signal handler may run while the bar holds its lock. A closed stderr is no error.
+        try:
+            sys.stderr.write("\ncancelling; press Ctrl-C again to abort\n")
+            sys.stderr.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
 
     def set(self, fraction: float, status: str = "") -> None:
         target = int(round(min(max(fraction, 0.0), 1.0) * 1000))
@@ -69,15 +88,9 @@ class TqdmProgress:
         """SIGINT handler: cancel on the first Ctrl-C, abort on the second."""
         if self._cancel:
             raise KeyboardInterrupt
-        mark_interrupted()
         self._cancel = True
         self.interrupted = True
-        # Not tqdm.write: a signal handler may run while the bar holds its lock. A closed stderr is no error.
-        try:
-            sys.stderr.write("\ncancelling; press Ctrl-C again to abort\n")
-            sys.stderr.flush()
-        except (OSError, ValueError, AttributeError):
-            pass
+        self._on_interrupt()
 
     def _install_handler(self) -> None:
         # Signal handlers can only be set from the main thread (tests and GUIs may use others).

@@ -264,7 +264,7 @@ def candidates_of(people: People, published: Published, u: int, known: list[int]
 
 
 # ----------------------------------------------------------------------------- claims
-def _example(ev: Evaluation, u: int, m: int, known: list[int], count: int, extra: dict | None = None,
+def _example(ev: Evaluation, u: int, m: int, known: list[int], n_candidates: int, extra: dict | None = None,
              reason: str = "") -> dict:
     people, atoms = ev.people, ev.people.atoms
     cands = candidates_of(people, ev.published, u, known)
@@ -275,7 +275,7 @@ def _example(ev: Evaluation, u: int, m: int, known: list[int], count: int, extra
         "known_items": [atoms.label(x) for x in known],
         "quasi_identifiers": {c: atoms.qi_domains[q].texts[int(people.qi_codes[u, q])]
                               for q, c in enumerate(atoms.qi)},
-        "candidates": int(count),
+        "candidates": int(n_candidates),
         "candidate_records": [int(j) + 1 for j in cands[:20]],
         "own_record": int(ev.published.own[u]) + 1 if ev.published.own[u] >= 0 else None,
     }
@@ -287,8 +287,8 @@ def _example(ev: Evaluation, u: int, m: int, known: list[int], count: int, extra
         knows.append(", ".join(f"{c} = {v}" for c, v in doc["quasi_identifiers"].items()))
     if atoms.n_items:
         knows.append("{" + ", ".join(doc["known_items"]) + "}")
-    doc["text"] = (f"{who}, known {' and '.join(knows) or 'nothing'}: {integer(count)} candidate"
-                   f"{'' if count == 1 else 's'}" + (f", {reason}" if reason else ""))
+    doc["text"] = (f"{who}, known {' and '.join(knows) or 'nothing'}: {integer(n_candidates)} candidate"
+                   f"{'' if n_candidates == 1 else 's'}" + (f", {reason}" if reason else ""))
     return doc
 
 

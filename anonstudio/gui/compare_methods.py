@@ -31,7 +31,6 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSpinBox,
     QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -43,7 +42,7 @@ from ..methods.contract import get_method
 from ..methods.sweep import parse_axis
 from ..params import ParameterError
 from ..studio.compare import Comparison, FamilyGrid, proposed_grids
-from .controls import note_label, save_file_dialog, splitter
+from .controls import fill_measure_table, note_label, save_file_dialog, splitter
 from .method_workbench import MethodWorkbench
 from .plots import ExportablePlot
 
@@ -410,23 +409,7 @@ class CompareMethodsWindow(QDialog):
                 row["risk_counted"] = "exactly" if r.summary["risk_counted"] == 1.0 else "sampled (±0.01)"
             rows.append(row)
             self._rows.append((g, r.cell.index))
-        self.table.clear()
-        self.table.setColumnCount(len(keys))
-        self.table.setRowCount(len(rows))
-        self.table.setHorizontalHeaderLabels([HEADINGS.get(k, k) for k in keys])
-        for col, key in enumerate(keys):
-            header = self.table.horizontalHeaderItem(col)
-            if header is not None and meaning(key):
-                header.setToolTip(meaning(key))
-        for i, row in enumerate(rows):
-            for col, key in enumerate(keys):
-                value = row.get(key)
-                text = "" if value is None or (isinstance(value, float) and math.isnan(value)) else (
-                    number(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else str(value))
-                item = QTableWidgetItem(text)
-                if isinstance(value, (int, float)):
-                    item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
-                self.table.setItem(i, col, item)
+        fill_measure_table(self.table, keys, rows, heading=lambda k: HEADINGS.get(k, k))
 
     # ----------------------------------------------------------- open a run
     def _point_clicked(self, series: str, points: Any) -> None:

@@ -24,17 +24,15 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QPushButton,
     QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
 from ..data.io import atomic_write
-from ..formatting import number
 from ..glossary import meaning
 from ..methods.sweep import pareto_front
 from ..params import to_dict
-from .controls import narrow_combo, note_label, save_file_dialog, splitter
+from .controls import fill_measure_table, narrow_combo, note_label, save_file_dialog, splitter
 from .method_workbench import MethodWorkbench
 from .plots import ExportablePlot
 
@@ -178,24 +176,7 @@ class CompareRunsWindow(QDialog):
 
     def _fill_table(self, rows: list[dict]) -> None:
         keys = ["method", "run", "status", *self.measures()]
-        self.table.setSortingEnabled(False)
-        self.table.clear()
-        self.table.setColumnCount(len(keys))
-        self.table.setRowCount(len(rows))
-        self.table.setHorizontalHeaderLabels(keys)
-        for c, key in enumerate(keys):
-            header = self.table.horizontalHeaderItem(c)
-            if header is not None and meaning(key):
-                header.setToolTip(meaning(key))
-        for r, row in enumerate(rows):
-            for c, key in enumerate(keys):
-                value = row.get(key)
-                item = QTableWidgetItem("" if value is None else (number(value) if isinstance(value, float)
-                                                                  else str(value)))
-                if isinstance(value, (int, float)):
-                    item.setData(Qt.UserRole, float(value))
-                    item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
-                self.table.setItem(r, c, item)
+        fill_measure_table(self.table, keys, rows)
         self.table.setSortingEnabled(True)
 
     def _draw(self, rows: list[dict]) -> None:

@@ -209,7 +209,11 @@ def proposed_grids(data: Any, m: int = 2) -> list[FamilyGrid]:
     if isinstance(data, TransactionData):
         grid("kmanon", {"sigma": 1.0, "trials": 1}, k=ks, m=(2, 3))
         grid("nonreciprocal", {}, k=ks)
-        grid("rho", {"m": m}, rho=("0.3", "0.5", "0.7"))
+        # ρ draws round(fraction × items) sensitive items and refuses a setting that draws none (it would promise
+        # nothing): on a small vocabulary the default fraction is raised to draw at least one.
+        held = max(int((data.item_frequencies > 0).sum()), 1)
+        fraction = max(get_method("rho").params().sensitive_fraction, 1.0 / held)
+        grid("rho", {"m": m, "sensitive_fraction": fraction}, rho=("0.3", "0.5", "0.7"))
     elif isinstance(data, RTData):
         grid("rt", {"qi": tuple(data.table.quasi_identifiers)}, k=ks, m=(2, 3))
     elif isinstance(data, Table):

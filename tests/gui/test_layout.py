@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QAbstractButton, QAbstractScrollArea, QLabel, QLay
 
 from anonstudio.gui.method_workbench import MethodWorkbench
 from anonstudio.gui.plots import ExportablePlot
+from anonstudio.methods.contract import discover_methods
 
 SIZES = [(1280, 720), (1920, 1080)]
 
@@ -97,9 +98,11 @@ def screenshots(tmp_path_factory) -> Path:
 
 
 @pytest.mark.slow
-def test_every_workbench_fits_after_a_run(window, wait_job, qtbot, screenshots):
+@pytest.mark.parametrize("family", sorted(discover_methods()))
+def test_every_workbench_fits_after_a_run(family, window, wait_job, qtbot, screenshots):
+    # One family per test, so the parallel workers share the runs.
     found = []
-    for bench in [b for b in window.workbenches if isinstance(b, MethodWorkbench)]:
+    for bench in [b for b in window.workbenches if isinstance(b, MethodWorkbench) and b.spec.name == family]:
         data, params = bench.spec.example()
         window.set_dataset(data)
         window.tabs.setCurrentWidget(bench)

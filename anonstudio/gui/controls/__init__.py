@@ -12,6 +12,7 @@
 * :mod:`.levels` — :class:`LevelsTable`, per-level values (k and σ per itemset size ℓ);
 * :mod:`.export` — :class:`ExportRow`, the save buttons of a method's exports;
 * :mod:`.history` — :class:`HistoryBar`, the runs of a workbench;
+* :mod:`.tables` — :func:`fill_measure_table`, a table of measures with their meanings as tooltips;
 * :mod:`.style` — :data:`STYLE` and :data:`STATE_COLOURS`: the look (colours,
   spacing), applied once by the main window, so no widget carries an inline
   style sheet of its own.
@@ -30,9 +31,10 @@ from .labels import Callout, Collapsible, ElidedLabel, note_label
 from .layout import BoundedArea, narrow_combo, splitter
 from .levels import LevelsTable
 from .style import STATE_COLOURS, STYLE
+from .tables import fill_measure_table
 
 __all__ = [
     "STYLE", "STATE_COLOURS", "Callout", "ElidedLabel", "Collapsible", "note_label", "BoundedArea", "narrow_combo",
     "splitter", "fitting_size", "open_file_dialog", "save_file_dialog", "FileRow", "ColumnPathsEditor",
-    "ColumnCombo", "ColumnPicker", "LevelsTable", "ExportRow", "HistoryBar",
+    "ColumnCombo", "ColumnPicker", "LevelsTable", "ExportRow", "HistoryBar", "fill_measure_table",
 ]
