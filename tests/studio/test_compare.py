@@ -66,7 +66,8 @@ def _grids(data):
     from anonstudio.methods.contract import get_method
 
     km = get_method("kmanon").params(sigma=1.0, trials=1, m=2)
-    rho = get_method("rho").params(m=2)
+    # sports-example holds 4 items: a quarter of them is one sensitive item (the default 0.1 draws none, refused).
+    rho = get_method("rho").params(m=2, sensitive_fraction=0.25)
     return [FamilyGrid("kmanon", km, (Axis("k", (2, 3)),)), FamilyGrid("rho", rho, (Axis("rho", ("0.3", "0.5")),))]
 
 
