@@ -103,3 +103,16 @@ def test_how_the_work_is_split_never_changes_the_result(monkeypatch, algorithm):
     monkeypatch.setattr(suppressor_module, "CHUNK_SECONDS", 0.0)
     tiny = run()
     assert _fingerprint(tiny) == _fingerprint(normal)
+
+
+def test_independent_check_stops_within_the_bound_and_says_it_is_incomplete():
+    from anonstudio.verifiers.rho import verify_rho
+
+    data = _long_records()
+    e = generate_sensitive(data, "fixed", 0.1, 1)
+    progress = TimedCancel(1.0)
+    check = verify_rho(data, data, e.pairs(), Fraction(1, 2), 2, exhaustive_limit=10_000_000, progress=progress)
+    assert progress.requested is not None
+    latency = time.perf_counter() - progress.requested
+    assert not check.complete
+    assert latency < BOUND, f"the cancel took {latency:.2f} s"
