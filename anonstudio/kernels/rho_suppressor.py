@@ -51,7 +51,7 @@ from .rng import first_above, make_state, randbelow, sample_without_replacement,
 from .support import in_record, trailing_zeros
 
 __all__ = [
-    "LOG_COLUMNS", "OK", "NEED_RULES", "NEED_LOG",
+    "LOG_COLUMNS", "OK", "NEED_RULES", "NEED_LOG", "BUDGET", "RESUME_SLOTS",
     "suppression_numbers", "violated_items", "repair_one", "exact_chunk", "draw_and_check", "repair_rules",
     "active_users", "record_bits",
     "warm_up",
@@ -59,8 +59,10 @@ __all__ = [
 
 #: Columns of the repair log (one row per repaired rule).
 LOG_COLUMNS = ("pass", "level", "user", "e", "d", "n", "s_q", "s_qe", "rec_start")
-#: Return codes of the chunked kernels.
-OK, NEED_RULES, NEED_LOG = 0, 1, 2
+#: Return codes of the chunked kernels (BUDGET: the call's work budget ran out; call again to go on).
+OK, NEED_RULES, NEED_LOG, BUDGET = 0, 1, 2, 3
+#: Slots of :func:`exact_chunk`'s ``resume`` array (int64): a user's listing left half done, and the work done.
+RESUME_SLOTS = 5
 
 
 @njit(nogil=True, cache=True)
@@ -331,7 +333,7 @@ def repair_one(pass_no, level, u, q, ell, e, p, qd, dp, rng, work, log):
 
 @njit(nogil=True, cache=True)
 def exact_chunk(level, u0, u1, pass_no, repair, p, qd, dp, ep, active, cache, rng, rule_u, rule_q, rule_e, n_rules,
-                work, log, stats):
+                work, log, stats, budget, resume):
     """SUPPRESSOR at one level for users ``u0 .. u1-1`` in file order (Alg. 1, lines 6-14).
 
     Per user the violated rules R_u^ℓ are listed first (Q ⊆ D_u of the
@@ -342,9 +344,17 @@ def exact_chunk(level, u0, u1, pass_no, repair, p, qd, dp, ep, active, cache, rn
 
     Returns ``(next_user, code, n_rules)``: code OK when ``u1`` was reached,
     NEED_RULES / NEED_LOG when the rule list or the log must grow before
-    ``next_user`` can be processed (nothing of that user has been done yet).
-    ``stats`` accumulates [users with R ≠ ∅, rules found, rules repaired,
-    occurrences suppressed, adversaries checked].
+    ``next_user`` can be processed (nothing of that user has been done yet),
+    BUDGET when ``budget`` adversaries were checked in this call: one user's
+    listing may then be half done, and ``resume`` (int64, :data:`RESUME_SLOTS`)
+    holds it ([1, rules listed, adversaries checked, first rule]; the next
+    combination is in ``work``), so a call from ``next_user`` goes on exactly
+    where this one stopped. A user with C(|D_u|, ℓ) in the tens of thousands
+    thus never holds the caller (and its cancel) for long, and the result
+    does not depend on where the calls were split. ``resume[4]`` gets the
+    adversaries checked in this call. ``stats`` accumulates [users with
+    R ≠ ∅, rules found, rules repaired, occurrences suppressed, adversaries
+    checked].
     """
     indptr, indices = dp[0], dp[1]
     viol = work[4]
@@ -353,22 +363,34 @@ def exact_chunk(level, u0, u1, pass_no, repair, p, qd, dp, ep, active, cache, rn
     log_meta = log[0]
     ctr = log[3]
     cap = rule_e.shape[0]
+    spent = 0
+    resume[4] = 0
     for u in range(u0, u1):
         lo = indptr[u]
         k = indptr[u + 1] - lo
         if k < level or active[u] == 0:
             continue
-        first = n_rules if not repair else 0
-        nr = first
-        for t in range(level):
-            pos[t] = t
-        checked = 0
+        if resume[0] == 1 and u == u0:
+            # the listing of u stopped for the budget: the next combination is already in pos
+            resume[0] = 0
+            nr = resume[1]
+            checked = resume[2]
+            first = resume[3]
+        else:
+            resume[0] = 0
+            first = n_rules if not repair else 0
+            nr = first
+            for t in range(level):
+                pos[t] = t
+            checked = 0
         while True:
             for t in range(level):
                 q[t] = indices[lo + pos[t]]
             checked += 1
+            spent += 1
             nv = violated_items(u, q, level, p, qd, dp, ep, cache, work, viol)
             if nr + nv > cap:
+                resume[4] = spent
                 return u, NEED_RULES, first
             for j in range(nv):
                 rule_u[nr] = u
@@ -385,7 +407,15 @@ def exact_chunk(level, u0, u1, pass_no, repair, p, qd, dp, ep, active, cache, rn
             pos[t] += 1
             for w in range(t + 1, level):
                 pos[w] = pos[w - 1] + 1
+            if spent >= budget:
+                resume[0] = 1
+                resume[1] = nr
+                resume[2] = checked
+                resume[3] = first
+                resume[4] = spent
+                return u, BUDGET, first
         if repair and nr > 0 and ctr[0] + nr > log_meta.shape[0]:
+            resume[4] = spent
             return u, NEED_LOG, first
         stats[4] += checked
         if nr > first:
@@ -401,6 +431,10 @@ def exact_chunk(level, u0, u1, pass_no, repair, p, qd, dp, ep, active, cache, rn
                     stats[3] += done
         else:
             n_rules = nr
+        if spent >= budget and u + 1 < u1:
+            resume[4] = spent
+            return u + 1, BUDGET, n_rules
+    resume[4] = spent
     return u1, OK, n_rules
 
 
@@ -414,8 +448,8 @@ def _rule_hash(q, ell, e):
 
 
 @njit(nogil=True, cache=True)
-def draw_and_check(level, n_s, pool, cum, state, p, qd, dp, ep, cache, work, rule_q, rule_e, table, stats):
-    """Draw ``n_s`` adversaries of size ``level`` and list the rules they break (Alg. 2, lines 7-8).
+def draw_and_check(level, n_s, pool, cum, state, p, qd, dp, ep, cache, work, rule_q, rule_e, table, acc):
+    """Draw ``n_s`` more adversaries of size ``level`` and list the rules they break (Alg. 2, lines 7-8).
 
     A user is drawn uniformly from ``pool`` (users with ≥ ``level`` items in
     the original data) when ``cum`` is empty (the paper's sampler), else with
@@ -424,9 +458,12 @@ def draw_and_check(level, n_s, pool, cum, state, p, qd, dp, ep, cache, work, rul
 
     R_S (distinct rules Q→e, in order of first appearance) goes to
     ``rule_q``/``rule_e``; ``table`` (size a power of two, zeroed) dedups them.
-    Returns ``(n_rules, code)``; NEED_RULES means the rule list is too small
-    (the caller grows it and repeats the call from the same seed).
-    ``stats`` gets [unsafe samples, rules found].
+    A level's draws may be split over several calls (so that a cancel is
+    seen between them): ``state`` (the level's stream), ``table`` and
+    ``acc = [rules so far, unsafe samples so far]`` carry over, so the rules
+    listed do not depend on the split. Returns ``(n_rules, code)``;
+    NEED_RULES means the rule list is too small (the caller grows it and
+    repeats the level from its seed, with ``acc`` and ``table`` zeroed).
     """
     indptr, indices = dp[0], dp[1]
     viol = work[4]
@@ -435,8 +472,8 @@ def draw_and_check(level, n_s, pool, cum, state, p, qd, dp, ep, cache, work, rul
     cap = rule_e.shape[0]
     mask = np.uint64(table.shape[0] - 1)
     n_pool = pool.shape[0]
-    nr = 0
-    unsafe = 0
+    nr = acc[0]
+    unsafe = acc[1]
     for _s in range(n_s):
         if cum.shape[0] == 0:
             u = pool[randbelow(state, n_pool)]
@@ -480,19 +517,21 @@ def draw_and_check(level, n_s, pool, cum, state, p, qd, dp, ep, cache, work, rul
             rule_e[nr] = e
             nr += 1
             table[slot] = nr
-    stats[0] += unsafe
-    stats[1] += nr
+    acc[0] = nr
+    acc[1] = unsafe
     return nr, OK
 
 
 @njit(nogil=True, cache=True)
-def repair_rules(pass_no, level, n_rules, rule_q, rule_e, p, qd, dp, rng, work, log, stats):
-    """Repair R_S in order, each rule re-checked first (Alg. 2, lines 11-15); the log must have room.
+def repair_rules(pass_no, level, j0, j1, rule_q, rule_e, p, qd, dp, rng, work, log, stats):
+    """Repair rules ``j0 .. j1-1`` of R_S in order, each re-checked first (Alg. 2, lines 11-15).
 
-    ``stats`` gets [rules repaired, occurrences suppressed].
+    The log must have room. A level's repairs may be split over calls (the
+    result is the same: one record stream, the same order). ``stats`` gets
+    [rules repaired, occurrences suppressed].
     """
     q = work[6]
-    for j in range(n_rules):
+    for j in range(j0, j1):
         for t in range(level):
             q[t] = rule_q[j, t]
         done = repair_one(pass_no, level, -1, q, level, rule_e[j], p, qd, dp, rng, work, log)
@@ -599,12 +638,13 @@ def warm_up() -> None:
         rule_q = np.empty((8, 2), dtype=np.int32)
         rule_e = np.empty(8, dtype=np.int32)
         stats = np.zeros(5, dtype=np.int64)
+        resume = np.zeros(RESUME_SLOTS, dtype=np.int64)
         for level in (1, 2):
             exact_chunk(level, 0, 4, 1, True, 1, 2, dp, ep, active, cache, rng, rule_u, rule_q, rule_e, 0, work,
-                        log, stats)
+                        log, stats, 1 << 40, resume)
         pool = np.arange(4, dtype=np.int32)
         for cum in (np.zeros(0, dtype=np.float64), np.arange(1, 5, dtype=np.float64)):
             n_rules, _ = draw_and_check(1, 4, pool, cum, make_state(2), 1, 2, dp, ep, cache, work, rule_q, rule_e,
-                                        np.zeros(16, dtype=np.int64), stats)
-            repair_rules(1, 1, n_rules, rule_q, rule_e, 1, 2, dp, rng, work, log, stats)
+                                        np.zeros(16, dtype=np.int64), np.zeros(2, dtype=np.int64))
+            repair_rules(1, 1, 0, n_rules, rule_q, rule_e, 1, 2, dp, rng, work, log, stats)
 

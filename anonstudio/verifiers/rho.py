@@ -36,7 +36,7 @@ import numpy as np
 from ..data.errors import DataFormatError
 from ..data.io.text import read_text
 from ..data.transactions import TransactionData
-from ..jobs import NullProgress, Progress, derive_seed
+from ..jobs import ChunkSizer, NullProgress, Progress, derive_seed
 from ..kernels.rho_verify import check_groups, distinct_positions
 from .kmanon import clopper_pearson
 
@@ -299,13 +299,28 @@ def check_lines(original_path: str | Path, published_path: str | Path, limit: in
 
 
 # --------------------------------------------------------------- utilities
-def _all_subset_counts(data: TransactionData, budget: int) -> dict[tuple[int, ...], int] | None:
-    """Support of every itemset occurring in D (every subset of every record), or None above ``budget``."""
+class _Stopped(Exception):
+    """The recount saw a cancel (it runs in Python for up to tens of seconds)."""
+
+
+def _all_subset_counts(data: TransactionData, budget: int,
+                       progress: Progress | None = None) -> dict[tuple[int, ...], int] | None:
+    """Support of every itemset occurring in D (every subset of every record), or None above ``budget``.
+
+    Raises :class:`_Stopped` when ``progress`` is cancelled (looked at every few thousand subsets).
+    """
     lengths = np.diff(data.indptr)
     if int(np.sum(np.power(2.0, lengths.astype(np.float64)))) > budget:
         return None
+    progress = progress or NullProgress()
     counts: dict[tuple[int, ...], int] = {}
+    since = 0
     for u in range(data.n_records):
+        since += 1 << int(lengths[u])
+        if since > 20_000:
+            since = 0
+            if progress.cancelled():
+                raise _Stopped
         rec = data.indices[data.indptr[u]:data.indptr[u + 1]].tolist()
         for size in range(1, len(rec) + 1):
             for z in itertools.combinations(rec, size):
@@ -325,8 +340,12 @@ def _rules(counts: dict[tuple[int, ...], int], min_count: int, minconf: Fraction
 
 
 def recompute_utilities(original: TransactionData, published: TransactionData, minsup: Fraction,
-                        minconf: Fraction, max_length: int, budget: int = 20_000_000) -> dict:
-    """util_info, util_dist = KL(D'‖D) and util_mining recomputed from scratch (mining None when too costly)."""
+                        minconf: Fraction, max_length: int, budget: int = 20_000_000,
+                        progress: Progress | None = None) -> dict | None:
+    """util_info, util_dist = KL(D'‖D) and util_mining recomputed from scratch (mining None when too costly).
+
+    None when ``progress`` was cancelled during the subset counts.
+    """
     before = np.bincount(original.indices, minlength=original.n_items).astype(np.int64)
     after = np.zeros(original.n_items, dtype=np.int64)
     index = {label: i for i, label in enumerate(original.vocab)}
@@ -345,9 +364,12 @@ def recompute_utilities(original: TransactionData, published: TransactionData, m
     out["util_mining"] = None
     longest = int(np.diff(original.indptr).max()) if original.n_records else 0
     if longest <= max_length:
-        c0 = _all_subset_counts(original, budget)
-        c1 = _all_subset_counts(TransactionData(published.indptr, pub_ids[published.indices].astype(np.int32),
-                                                original.vocab), budget)
+        try:
+            c0 = _all_subset_counts(original, budget, progress)
+            c1 = _all_subset_counts(TransactionData(published.indptr, pub_ids[published.indices].astype(np.int32),
+                                                    original.vocab), budget, progress)
+        except _Stopped:
+            return None
         if c0 is not None and c1 is not None:
             min_count = max(1, math.ceil(minsup * original.n_records))
             r0, r1 = _rules(c0, min_count, minconf), _rules(c1, min_count, minconf)
@@ -395,8 +417,13 @@ def _adversaries_of_level(original: TransactionData, users: np.ndarray, ell: int
     return np.concatenate(rows).astype(np.int32), np.concatenate(owners)
 
 
-def _check(rows, owners, post, e, rho: Fraction, n_records: int):
-    """Unsafe flag and worst rule per adversary (rows grouped by Q inside)."""
+def _check(rows, owners, post, e, rho: Fraction, n_records: int, progress: Progress | None = None):
+    """Unsafe flag and worst rule per adversary (rows grouped by Q inside); None once ``progress`` is cancelled.
+
+    The groups of equal Q go to the kernel in chunks of about 0.1 s, so a
+    cancel is seen during a level of millions of adversaries.
+    """
+    progress = progress or NullProgress()
     if len(rows) == 0:
         z = np.zeros(0, dtype=np.int64)
         return np.zeros(0, dtype=np.uint8), z.astype(np.int32), z, z, np.arange(0)
@@ -413,9 +440,20 @@ def _check(rows, owners, post, e, rho: Fraction, n_records: int):
     recs = np.empty(max(n_records, 1), dtype=np.int32)
     tmp = np.empty(max(n_records, 1), dtype=np.int32)
     n_items = len(post[0]) - 1
-    check_groups(rows_s, owners_s, starts, post[0], post[1], e[0], e[1], e[2], rho.numerator, rho.denominator,
-                 unsafe, worst, s_q, s_qe, recs, tmp, np.full(max(n_items, 1), -1, dtype=np.int64),
-                 np.empty(max(n_items, 1), dtype=np.int32))
+    memo = np.full(max(n_items, 1), -1, dtype=np.int64)
+    memo_items = np.empty(max(n_items, 1), dtype=np.int32)
+    n_groups = len(starts) - 1
+    sizer = ChunkSizer(initial=256, target=0.1)
+    g = 0
+    while g < n_groups:
+        if progress.cancelled():
+            return None
+        g1 = min(n_groups, g + sizer.next_size())
+        # A slice of ``starts`` keeps the absolute row numbers: the kernel writes rows starts[g] .. starts[g1].
+        check_groups(rows_s, owners_s, starts[g:g1 + 1], post[0], post[1], e[0], e[1], e[2], rho.numerator,
+                     rho.denominator, unsafe, worst, s_q, s_qe, recs, tmp, memo, memo_items)
+        sizer.done(g1 - g)
+        g = g1
     return unsafe, worst, s_q, s_qe, order
 
 
@@ -477,7 +515,11 @@ def verify_rho(original: TransactionData, published: TransactionData, sensitive_
         weights = np.array([math.comb(int(k), ell) for k in lengths[pool]], dtype=np.float64)
         if exhaustive:
             rows, owners = _adversaries_of_level(original, pool, ell)
-            unsafe, w_e, s_q, s_qe, order = _check(rows, owners, post, e, rho, n)
+            checked = _check(rows, owners, post, e, rho, n, progress)
+            if checked is None:
+                complete = False
+                break
+            unsafe, w_e, s_q, s_qe, order = checked
             owners_s = owners[order]
             per_user = np.bincount(owners_s, weights=unsafe, minlength=n)[pool]
             share_pair = float(unsafe.sum() / len(unsafe))
@@ -498,7 +540,11 @@ def verify_rho(original: TransactionData, published: TransactionData, sensitive_
             positions = np.empty((samples, ell), dtype=np.int64)
             distinct_positions(lengths[users].astype(np.int64), rng.random((samples, ell)), positions)
             rows = np.sort(original.indices[original.indptr[users][:, None] + positions], axis=1).astype(np.int32)
-            unsafe, w_e, s_q, s_qe, order = _check(rows, users.astype(np.int32), post, e, rho, n)
+            checked = _check(rows, users.astype(np.int32), post, e, rho, n, progress)
+            if checked is None:
+                complete = False
+                break
+            unsafe, w_e, s_q, s_qe, order = checked
             owners_s = users[order]
             rows_s = rows[order]
             k_unsafe = int(unsafe.sum())
@@ -521,10 +567,11 @@ def verify_rho(original: TransactionData, published: TransactionData, sensitive_
         complete = False
     if complete:
         progress.set(0.9, "recomputing utilities")
-        utilities = recompute_utilities(original, published, minsup, minconf, mining_max_length)
+        recount = recompute_utilities(original, published, minsup, minconf, mining_max_length, progress=progress)
+        utilities = recount or {}
         mismatches = _compare(reported or {}, utilities)
-        # The recount cannot be interrupted; a cancel that came during it still stops the check.
-        complete = not progress.cancelled()
+        # A cancel during the recount (or just after it) stops the check.
+        complete = recount is not None and not progress.cancelled()
     progress.set(1.0, "check done" if complete else "check stopped")
     extra = {"adversaries_total": total, "sampler": sampler}
     return RhoVerification(rho, m, epsilon, confidence, tuple(levels), tuple(worst), n, problems, utilities,

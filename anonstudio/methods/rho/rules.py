@@ -16,7 +16,7 @@ from fractions import Fraction
 import numpy as np
 
 from ...jobs import ChunkSizer
-from ...kernels.rho_suppressor import NEED_RULES, active_users, exact_chunk
+from ...kernels.rho_suppressor import NEED_RULES, RESUME_SLOTS, active_users, exact_chunk
 from .result import RhoResult
 from .suppressor import LOG_COLUMNS, SuppressionState, adversary_count
 
@@ -153,19 +153,20 @@ def _scan(result: RhoResult, rule_limit: int) -> list[tuple[tuple[int, ...], int
     rho = result.params.rho_fraction
     active = active_users(state.indptr, state.indices, data.n_items, state.ep)
     found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-    sizer = ChunkSizer(initial=4096)
     rng = np.zeros(1, dtype=np.uint64)
+    resume = np.zeros(RESUME_SLOTS, dtype=np.int64)
     listed = 0
     for level in range(1, top + 1):
+        sizer = ChunkSizer(initial=1024)  # adversaries per call: a level's cost per adversary is its own
         u, n_rules = 0, 0
         while u < data.n_records:
             if listed + n_rules > rule_limit:
                 return None
-            u1 = min(data.n_records, u + sizer.next_size())
-            nxt, code, n_rules = exact_chunk(level, u, u1, 0, False, rho.numerator, rho.denominator, state.dp,
-                                             state.ep, active, state.cache, rng, state.rule_u, state.rule_q,
-                                             state.rule_e, n_rules, state.work, state.log, np.zeros(5, np.int64))
-            sizer.done(max(nxt - u, 1))
+            nxt, code, n_rules = exact_chunk(level, u, data.n_records, 0, False, rho.numerator, rho.denominator,
+                                             state.dp, state.ep, active, state.cache, rng, state.rule_u,
+                                             state.rule_q, state.rule_e, n_rules, state.work, state.log,
+                                             np.zeros(5, np.int64), sizer.next_size(), resume)
+            sizer.done(max(int(resume[4]), 1))
             if code == NEED_RULES:
                 state.grow_rules(2 * len(state.rule_e))
             u = nxt

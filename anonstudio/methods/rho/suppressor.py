@@ -20,6 +20,13 @@ Seeds: record choice uses one splitmix64 stream ``derive_seed(seed,
 "suppress")`` for the whole run; the adversaries of pass p, size ℓ come from
 ``derive_seed(seed, "samples", p, ℓ)``, fresh every pass. Chunk sizes never
 change which numbers are drawn.
+
+Cancel: every kernel call is bounded by a work budget sized for about
+:data:`CHUNK_SECONDS` (adversaries checked in the exact algorithm, even within
+one person's combinations; draws and repairs in the sampled one), with one
+:class:`ChunkSizer` per level because a level's cost per adversary differs by
+orders of magnitude from the next one's. The cancel flag is read between
+calls, so a cancel takes effect within a fraction of a second.
 """
 from __future__ import annotations
 
@@ -37,6 +44,8 @@ from ...kernels.rho_suppressor import (
     LOG_COLUMNS,
     NEED_LOG,
     NEED_RULES,
+    OK,
+    RESUME_SLOTS,
     active_users,
     draw_and_check,
     exact_chunk,
@@ -176,6 +185,9 @@ def published_from_alive(data: TransactionData, alive: np.ndarray) -> Transactio
                            name=f"{data.name} (ρ-suppressed)", source=None)
 
 
+#: Seconds of kernel work between two looks at the cancel flag (and progress updates).
+CHUNK_SECONDS = 0.1
+
 #: Largest record bitset index (bytes) kept for intersections; above it only posting lists are used.
 _BITS_BUDGET = 256 * 2**20
 #: Largest item count for the per-item candidate cache at ℓ = 1 (n_items² int32).
@@ -285,7 +297,9 @@ def suppress_exact(data: TransactionData, constraint: SensitiveConstraint, rho: 
     state, p, qd, rng = _start(data, constraint, rho, seed, top)
     active = active_users(state.indptr, state.indices, data.n_items, state.ep)
     n_active = int(active.sum())
-    sizer = ChunkSizer(initial=4096, target=0.1)
+    # Budgets count adversaries checked; the people range only bounds the progress line.
+    sizers = {level: ChunkSizer(initial=1024, target=CHUNK_SECONDS) for level in range(1, top + 1)}
+    resume = np.zeros(RESUME_SLOTS, dtype=np.int64)
     passes: list[PassRecord] = []
     last_report = 0.0
     pass_no = 0
@@ -294,17 +308,18 @@ def suppress_exact(data: TransactionData, constraint: SensitiveConstraint, rho: 
         level_stats: list[LevelStats] = []
         for level in range(1, top + 1):
             stats = np.zeros(5, dtype=np.int64)
+            sizer = sizers[level]
             u = 0
             while u < n:
                 if progress.cancelled():
                     level_stats.append(_level(level, stats))
                     passes.append(_pass(pass_no, level_stats, state, t0, complete=False))
                     return _finish("exact", state, passes, top, None, False, t0, n_active)
-                u1 = min(n, u + sizer.next_size())
-                nxt, code, _ = exact_chunk(level, u, u1, pass_no, True, p, qd, state.dp, state.ep, active,
+                budget = sizer.next_size()
+                nxt, code, _ = exact_chunk(level, u, n, pass_no, True, p, qd, state.dp, state.ep, active,
                                            state.cache, rng, state.rule_u, state.rule_q, state.rule_e, 0,
-                                           state.work, state.log, stats)
-                sizer.done(max(nxt - u, 1))
+                                           state.work, state.log, stats, budget, resume)
+                sizer.done(max(int(resume[4]), 1))
                 if code == NEED_RULES:
                     state.grow_rules(2 * len(state.rule_e))
                 elif code == NEED_LOG:
@@ -367,36 +382,58 @@ def suppress_sampled(data: TransactionData, constraint: SensitiveConstraint, rho
     m = int(m)
     state, p, qd, rng = _start(data, constraint, rho, seed, m)
     pools = _pools(data, m, sampler)
+    draw_sizers = {level: ChunkSizer(initial=256, target=CHUNK_SECONDS) for level in range(1, m + 1)}
+    repair_sizer = ChunkSizer(initial=64, target=CHUNK_SECONDS)
     passes: list[PassRecord] = []
     last_report = 0.0
     pass_no = 0
+
+    def stopped(level_stats: list[LevelStats]) -> Suppression:
+        passes.append(_pass(pass_no, level_stats, state, t0, complete=False))
+        return _finish("sampled", state, passes, m, n_s, False, t0, 0)
+
     while True:
         pass_no += 1
         level_stats: list[LevelStats] = []
         for level in range(1, m + 1):
             if progress.cancelled():
-                passes.append(_pass(pass_no, level_stats, state, t0, complete=False))
-                return _finish("sampled", state, passes, m, n_s, False, t0, 0)
+                return stopped(level_stats)
             pool, cum = pools[level - 1]
             if not len(pool):
                 level_stats.append(LevelStats(level, 0, 0, 0, 0, 0))
                 continue
             level_seed = derive_seed(seed, "samples", pass_no, level)
-            stats = np.zeros(2, dtype=np.int64)
-            while True:
+            sizer = draw_sizers[level]
+            while True:  # the level's draws, in chunks; again from its seed if the rule list must grow
                 table = np.zeros(_pow2(2 * len(state.rule_e)), dtype=np.int64)
-                n_rules, code = draw_and_check(level, n_s, pool, cum, make_state(level_seed), p, qd, state.dp,
-                                               state.ep, state.cache, state.work, state.rule_q, state.rule_e,
-                                               table, stats)
+                stream = make_state(level_seed)
+                acc = np.zeros(2, dtype=np.int64)
+                drawn, n_rules, code = 0, 0, OK
+                while drawn < n_s:
+                    if progress.cancelled():
+                        return stopped(level_stats)
+                    k = min(n_s - drawn, sizer.next_size())
+                    n_rules, code = draw_and_check(level, k, pool, cum, stream, p, qd, state.dp, state.ep,
+                                                   state.cache, state.work, state.rule_q, state.rule_e, table, acc)
+                    sizer.done(k)
+                    if code == NEED_RULES:
+                        break
+                    drawn += k
                 if code != NEED_RULES:
                     break
-                stats[:] = 0
                 state.grow_rules(4 * len(state.rule_e))
             state.ensure_log(n_rules)
             fixed = np.zeros(2, dtype=np.int64)
-            repair_rules(pass_no, level, n_rules, state.rule_q, state.rule_e, p, qd, state.dp, rng, state.work,
-                         state.log, fixed)
-            level_stats.append(LevelStats(level, n_s, int(stats[0]), int(n_rules), int(fixed[0]), int(fixed[1])))
+            j = 0
+            while j < n_rules:
+                if progress.cancelled():
+                    return stopped(level_stats)
+                j1 = min(n_rules, j + repair_sizer.next_size())
+                repair_rules(pass_no, level, j, j1, state.rule_q, state.rule_e, p, qd, state.dp, rng, state.work,
+                             state.log, fixed)
+                repair_sizer.done(j1 - j)
+                j = j1
+            level_stats.append(LevelStats(level, n_s, int(acc[1]), int(n_rules), int(fixed[0]), int(fixed[1])))
             now = time.perf_counter()
             if now - last_report > 0.1:
                 last_report = now
