@@ -142,7 +142,8 @@ def test_cli_sweep_with_scheduler_writes_the_same_table(cluster, tmp_path, capsy
 def test_cli_compare_methods_on_the_cluster_gives_the_same_evaluated_table(cluster, tmp_path, capsys):
     """Several methods, every release evaluated on the workers: the same bytes as here."""
     args = ["sweep", "sports-example", "--method", "kmanon", "--grid", "k=2,3", "--set", "sigma=1",
-            "--method", "rho", "--grid", "rho=0.3,0.5", "--set", "m=2", "--method", "nonreciprocal", "--grid", "k=2,3",
+            "--method", "rho", "--grid", "rho=0.3,0.5", "--set", "m=2", "--set", "sensitive_fraction=0.25",
+            "--method", "nonreciprocal", "--grid", "k=2,3",
             "--quiet"]
     assert main(args + ["--out", str(tmp_path / "here.csv")]) == 0
     here_out = capsys.readouterr().out

@@ -17,9 +17,10 @@ from anonstudio.methods.sweep import MAX_CELLS, Axis, make_grid, parse_axis
 from anonstudio.params import ParameterError
 
 SPORTS = "sports-example"
-#: Three paradigms on the six-person sample: generalization, suppression, nonreciprocal recoding.
+#: Three paradigms on the six-person sample: generalization, suppression, nonreciprocal recoding (ρ's sensitive
+#: fraction draws one of the sample's four items; the default draws none, which ρ refuses).
 THREE = ["--method", "kmanon", "--grid", "k=2,3", "--set", "sigma=1",
-         "--method", "rho", "--grid", "rho=0.3,0.5", "--set", "m=2",
+         "--method", "rho", "--grid", "rho=0.3,0.5", "--set", "m=2", "--set", "sensitive_fraction=0.25",
          "--method", "nonreciprocal", "--grid", "k=2,3"]
 
 
@@ -90,7 +91,8 @@ def test_same_seed_same_bytes_at_any_thread_count_and_with_jobs(tmp_path, monkey
 
 def test_the_main_parameter_of_rho_can_be_swept(tmp_path, capsys):
     out = tmp_path / "rho.csv"
-    assert main(["sweep", "rho", SPORTS, "--grid", "rho=0.3,0.5", "--set", "m=2", "--out", str(out),
+    assert main(["sweep", "rho", SPORTS, "--grid", "rho=0.3,0.5", "--set", "m=2", "--set", "sensitive_fraction=0.25",
+                 "--out", str(out),
                  "--no-evaluate", "--quiet"]) == 0
     assert [r["rho"] for r in _rows(out)] == ["0.3", "0.5"]
 
@@ -169,5 +171,5 @@ def test_a_project_asking_a_billion_seeds_is_refused_before_any_step(tmp_path, c
     assert main(["run", str(path), "--out", str(tmp_path / "o"), "--quiet"]) == 2
     assert time.perf_counter() - t0 < 10
     err = capsys.readouterr().err
-    assert "sweep 1 (kmanon): the sweep has 2,000,000,000 cells" in err and err.count("\n") == 1
+    assert "sweep 1 (kmanon) seeds: 1,000,000,000 seeds is more than the limit" in err and err.count("\n") == 1
     assert not (tmp_path / "o").exists()
