@@ -18,7 +18,7 @@ from ..data.table import Table
 from ..methods.contract import MethodRun, MethodSpec
 from ..params import ParamSpec, specs
 
-__all__ = ["command_line", "run_command_line", "dataset_arguments", "NotReproducible", "PROGRAM"]
+__all__ = ["command_line", "param_arguments", "run_command_line", "dataset_arguments", "NotReproducible", "PROGRAM"]
 
 PROGRAM = "anonstudio-cli"
 
@@ -110,14 +110,20 @@ def command_line(spec: MethodSpec, params: Any, dataset_args: Sequence[str], *, 
     Parameters left at their defaults are omitted unless ``all_params``; the
     seed is always written, so the line repeats the run on its own.
     """
+    tokens = [PROGRAM, spec.name, *dataset_args, *param_arguments(spec, params, all_params=all_params)]
+    return " ".join(shlex.quote(t) for t in tokens)
+
+
+def param_arguments(spec: MethodSpec, params: Any, *, all_params: bool = False) -> list[str]:
+    """The CLI arguments that set ``params``: those off their defaults (all with ``all_params``), and the seed."""
     defaults = spec.params()
-    tokens = [PROGRAM, spec.name, *dataset_args]
+    tokens: list[str] = []
     for param_spec in specs(spec.params):
         value = getattr(params, param_spec.name)
         if not all_params and param_spec.name != "seed" and value == getattr(defaults, param_spec.name):
             continue
         tokens += _flag_tokens(param_spec, value)
-    return " ".join(shlex.quote(t) for t in tokens)
+    return tokens
 
 
 def run_command_line(run: MethodRun, *, all_params: bool = False) -> str:

@@ -16,6 +16,7 @@ import pytest
 from anonstudio.jobs import RecordingProgress
 from anonstudio.methods.contract import MethodRun, discover_methods, run_and_verify
 from anonstudio.params import from_dict, specs, to_dict
+from anonstudio.studio.command_line import param_arguments
 
 SPECS = discover_methods()
 NAMES = sorted(SPECS)
@@ -116,23 +117,6 @@ def test_cli_takes_no_abbreviated_flags(name, capsys):
     assert exc.value.code == 2 and "unrecognized arguments" in capsys.readouterr().err
 
 
-def _flags(spec, params) -> list[str]:
-    """The CLI flags that set ``params`` (fields that differ from the defaults)."""
-    default = spec.params()
-    argv = []
-    for param_spec in specs(spec.params):
-        value = getattr(params, param_spec.name)
-        if value == getattr(default, param_spec.name):
-            continue
-        if param_spec.kind == "bool":
-            argv.append(param_spec.cli_flag if value else "--no-" + param_spec.cli_flag[2:])
-        elif isinstance(value, tuple):
-            argv += [param_spec.cli_flag, ",".join(str(v) for v in value)]
-        else:
-            argv += [param_spec.cli_flag, "none" if value is None else str(value)]
-    return argv
-
-
 #: Families whose example settings take minutes on the 5,000-person small city (ρ with m = 3, personalized+:
 #: about 2 CPU-minutes): the same command on the 6-person worked example checks the same thing in a second.
 SMALL_SAMPLE = {"rho": "sports-example"}
@@ -149,7 +133,7 @@ def test_cli_runs_on_a_bundled_sample_and_its_json_reproduces_the_run(name, tmp_
     fields = {f.name for f in dataclasses.fields(params)}
     params = dataclasses.replace(params, **{k: v for k, v in settings.items() if k in fields})
     out = tmp_path / "run.json"
-    assert main([name, sample, *_flags(spec, params), "--json", str(out), "--quiet"]) == 0
+    assert main([name, sample, *param_arguments(spec, params), "--json", str(out), "--quiet"]) == 0
     doc = json.loads(out.read_text())
     assert doc["status"] == "done" and doc["run"]["input"]["name"] == sample
     assert from_dict(spec.params, doc["run"]["params"]) == params
