@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ...formatting import number
-from ..datasets import add_dataset_arguments
+from ..datasets import add_dataset_arguments, dataset_options
 from ..errors import CliError
 
 NAME = "sweep"
@@ -340,8 +340,9 @@ def run(args: argparse.Namespace) -> int:
         all_cells.append(cells)
     first = methods[plan[0][0]]
     _check_outputs(args)
-    data = load_dataset_argument(args.dataset, format=args.format, encoding=args.encoding, columns=args.columns,
-                                 kinds=first.data_kinds, opener=first.open_dataset, quiet=args.quiet)
+    # Every reading option (--sep, --header, --roles, --sheet, --table, --query, --items-query...), as a single run.
+    data = load_dataset_argument(args.dataset, **dataset_options(args), kinds=first.data_kinds,
+                                 opener=first.open_dataset, quiet=args.quiet)
     _check_outputs(args, data)
     for grid in grids:
         spec = methods[grid.method]
