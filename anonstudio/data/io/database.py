@@ -12,7 +12,10 @@ A DATASET may be a URL such as ``sqlite:///people.db`` or
   cancel between chunks; each value becomes the text a CSV export would hold
   (NULL an empty field, whole numbers ``39``, dates in ISO form) and goes
   through the code that reads a CSV file, so a table and the CSV of the same
-  data give the same dataset.
+  data give the same dataset. A column whose values in a chunk are all
+  integers stays an int64 array instead (the numeric fast path): (person,
+  item) rows are coded as numbers (:class:`~.build.IntCoder`), with the label
+  of a value its decimal text, so the dataset is the same as from text.
 * **Shape.** Two columns (``person, item``: a record column named so, or
   repeated values in the first) are set-valued data in long form; a column of
   arrays, or of ``;``-separated items, is one set per row; anything else a
@@ -23,8 +26,14 @@ A DATASET may be a URL such as ``sqlite:///people.db`` or
   ``.pgpass`` file (libpq reads those itself); every message and every stored
   origin shows the URL without its password (:func:`redact_url`).
 * **Fingerprint.** The SHA-256 of the fetched rows in a canonical form
-  (:func:`rows_sha256`'s) identifies the data, so a project reopened after the
-  rows changed in the database is refused like a changed file.
+  identifies the data, so a project reopened after the rows changed in the
+  database is refused like a changed file. The canonical form is UTF-8 of:
+  the column names joined by U+001F, then U+001D; then every row, its values
+  as CSV text (NULL empty, integers in decimal without leading zeros or
+  ``+``, other values as :func:`~.sheets.cell_text` writes them) joined by
+  U+001F, followed by U+001E. Integer chunks are hashed from their arrays
+  (:func:`canonical_int_rows`) to the very same bytes, so the fingerprint
+  does not depend on the fast path nor on the chunk size.
 """
 from __future__ import annotations
 
@@ -52,7 +61,7 @@ __all__ = ["DatabaseError", "redact_url", "is_database_url", "check_read_only", 
 #: Seconds a connection may take before it is given up (the driver's timeout, and a hard stop above it).
 CONNECT_TIMEOUT = 10
 #: Rows fetched at a time (progress and cancel between them).
-FETCH_ROWS = 50_000
+FETCH_ROWS = 5_000
 _READ_ONLY_STARTS = ("select", "with", "values", "table")
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 
@@ -257,12 +266,78 @@ def _sql_text(values: tuple) -> np.ndarray:
     return np.asarray([cell_text(v) for v in values], dtype=object)
 
 
+def _int_digits(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(uint8 matrix, lengths): each integer's decimal text right-aligned in a row of the matrix."""
+    values = np.asarray(values, dtype=np.int64)
+    negative = values < 0
+    magnitude = values.astype(np.uint64)
+    if negative.any():
+        magnitude[negative] = (~values[negative]).astype(np.uint64) + np.uint64(1)  # no overflow at -2**63
+    largest = int(magnitude.max()) if len(magnitude) else 0
+    width = len(str(largest))
+    lengths = np.ones(len(values), dtype=np.int64)
+    power = np.uint64(10)
+    for _ in range(width - 1):
+        lengths += magnitude >= power
+        power *= np.uint64(10)
+    lengths += negative
+    width += bool(negative.any())
+    matrix = np.zeros((len(values), width), dtype=np.uint8)
+    rest = magnitude.copy()
+    for k in range(width - bool(negative.any())):
+        matrix[:, width - 1 - k] = (rest % np.uint64(10)).astype(np.uint8) + 48
+        rest //= np.uint64(10)
+    if negative.any():
+        rows = np.flatnonzero(negative)
+        matrix[rows, width - lengths[rows]] = ord("-")
+    return matrix, lengths
+
+
+def canonical_int_rows(columns: list[np.ndarray]) -> bytes:
+    """Integer columns of a chunk in the canonical form, built from the arrays.
+
+    The same bytes as ``"".join("\x1f".join(map(str, row)) + "\x1e" for row in zip(*columns)).encode()``,
+    without a Python object per value: each column's digits right-aligned in a
+    byte matrix, the separators as columns of their own, and a mask that keeps
+    each value's digits.
+    """
+    parts, keeps = [], []
+    n = len(columns[0])
+    for j, column in enumerate(columns):
+        matrix, lengths = _int_digits(column)
+        width = matrix.shape[1]
+        parts.append(matrix)
+        keeps.append(np.arange(width)[None, :] >= (width - lengths)[:, None])
+        parts.append(np.full((n, 1), 0x1E if j == len(columns) - 1 else 0x1F, dtype=np.uint8))
+        keeps.append(np.ones((n, 1), dtype=bool))
+    return np.hstack(parts)[np.hstack(keeps)].tobytes()
+
+
+def _int_column(values: tuple) -> np.ndarray | None:
+    """The column as int64 when every value is a Python int that fits; None otherwise."""
+    if set(map(type, values)) != {int}:
+        return None
+    try:
+        return np.fromiter(values, dtype=np.int64, count=len(values))
+    except OverflowError:
+        return None
+
+
+def _as_text(column: np.ndarray) -> np.ndarray:
+    """A fetched column as CSV text (an integer array's values in decimal)."""
+    if column.dtype.kind in "iu":
+        return np.asarray(list(map(str, column.tolist())), dtype=object)
+    return column
+
+
 class QueryRows:
-    """The rows of a table or query as text, in :class:`~.delimited.RowChunk` pieces (as a CSV row reader).
+    """The rows of a table or query, in :class:`~.delimited.RowChunk` pieces (as a CSV row reader).
 
     The first chunk is fetched on construction (its column names and values
-    decide the shape); ``lines`` are the row numbers from 1. :attr:`sha256`
-    is the fingerprint of every row once iterated to the end.
+    decide the shape); ``lines`` are the row numbers from 1. A column is text
+    as a CSV field would hold it, or, where the chunk holds only integers, an
+    int64 array (iterate :meth:`text_chunks` for text only). :attr:`sha256` is
+    the fingerprint of every row once iterated to the end.
     """
 
     sep = None
@@ -320,20 +395,34 @@ class QueryRows:
         if not rows:
             return None
         try:
-            columns = [_sql_text(c) for c in zip(*rows)]
+            columns = []
+            for values in zip(*rows):
+                numbers = _int_column(values)
+                columns.append(numbers if numbers is not None else _sql_text(values))
         except ValueError as exc:
             raise DatabaseError(self.where, str(exc)) from None
-        lines = np.arange(len(rows), dtype=np.int64) + self.n_rows + 1
+        lines = self.n_rows + 1  # consecutive rows: the first row's number stands for all
         self.n_rows += len(rows)
-        del rows
-        self._digest.update("\x1e".join(map("\x1f".join, zip(*columns))).encode() + b"\x1e")
+        del rows, values
+        if all(c.dtype.kind in "iu" for c in columns):
+            self._digest.update(canonical_int_rows(columns))
+        else:
+            texts = [_as_text(c) for c in columns]
+            self._digest.update("\x1e".join(map("\x1f".join, zip(*texts))).encode() + b"\x1e")
+            del texts
         if self.progress is not None:
             fraction = self.n_rows / self.total if self.total else 0.0
             self.progress.set(min(fraction, 1.0), f"{self.n_rows:,} rows fetched")
         return RowChunk(columns, lines)
 
     def first_rows(self, limit: int = 300) -> list[list[str]]:
-        return self._first.rows(limit) if self._first is not None else []
+        if self._first is None:
+            return []
+        return RowChunk([_as_text(c[:limit]) for c in self._first.columns], self._first.lines).rows(limit)
+
+    def text_chunks(self) -> _TextRows:
+        """The same reader with every column as text (for readers that parse text: tables, sets)."""
+        return _TextRows(self)
 
     def __iter__(self) -> Iterator[RowChunk]:
         try:
@@ -368,6 +457,18 @@ class QueryRows:
         if engine is not None:
             engine.dispose()
             self._engine = None
+
+
+class _TextRows:
+    """A :class:`QueryRows` whose chunks hold text only (integer arrays written in decimal)."""
+
+    def __init__(self, rows: QueryRows):
+        self._rows = rows
+        self.sep, self.n_fields, self.first_line = rows.sep, rows.n_fields, rows.first_line
+
+    def __iter__(self) -> Iterator[RowChunk]:
+        for chunk in self._rows:
+            yield RowChunk([_as_text(c) for c in chunk.columns], chunk.lines)
 
 
 def _shape(reader: QueryRows) -> str:
@@ -423,7 +524,7 @@ def open_database(url: str, *, table: str | None = None, query: str | None = Non
             raise ValueError(f"shape must be table, long or sets (got {shape!r})")
         report.details.update(source=reader.target.shown, shape=chosen)
         if chosen == "table":
-            data = table_from_rows(pseudo, report, reader, header=False, names=reader.columns,
+            data = table_from_rows(pseudo, report, reader.text_chunks(), header=False, names=reader.columns,
                                    strip_label_dots=False, progress=progress)
             data.name, data.source = name, None
         elif chosen == "long":
@@ -431,7 +532,7 @@ def open_database(url: str, *, table: str | None = None, query: str | None = Non
                                         progress=progress)
         else:
             share = [sum(";" in r[j] for r in reader.first_rows()) for j in range(reader.n_fields)]
-            data = load_sets_from_rows(pseudo, report, reader, column=int(np.argmax(share)), header=False,
+            data = load_sets_from_rows(pseudo, report, reader.text_chunks(), column=int(np.argmax(share)), header=False,
                                        progress=progress)
     except DataFormatError as exc:
         row = f", row {exc.line}" if exc.line is not None else ""
@@ -459,7 +560,7 @@ def _with_items(url: str, table: Any, items_query: str, password: str | None, pr
         if reader.n_fields != 2:
             raise DatabaseError(reader.where, f"--items-query must give two columns (person, item), not "
                                               f"{reader.n_fields}")
-        for chunk in reader:
+        for chunk in reader.text_chunks():
             for person, item in zip(chunk.columns[0].tolist(), chunk.columns[1].tolist()):
                 person, item = person.strip(), item.strip()
                 if item:

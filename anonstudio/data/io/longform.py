@@ -54,7 +54,7 @@ def load_pairs_from_rows(path: Path, report: LoadReport, reader, *, header, fmt:
                          drop_items: Sequence[str] = (), progress: Any = None) -> TransactionData:
     """Long-form rows chunk by chunk into :class:`PairChunks` (the shared body of csv-long, checkins and the
     spreadsheet and database readers); ``reader`` as :func:`~.delimited.iter_rows` returns."""
-    pairs = PairChunks(path, report)
+    pairs = PairChunks(path, report, expected_rows=getattr(reader, "total", None))
     body_rows = 0
     skipped = 0
     has_header = False

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import weakref
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,8 +25,9 @@ class LoadReport:
         ``"12 records had duplicate items (e.g. lines 3, 8, 40; 15 repeats), deduplicated"``.
     record_ids
         Original record/user identifiers, for formats that carry them
-        (``csv-long``, ``checkins``, ``parquet`` long form); record ``u`` of the
-        dataset came from ``record_ids[u]``.
+        (``csv-long``, ``checkins``, ``parquet`` long form, database rows);
+        record ``u`` of the dataset came from ``record_ids[u]`` (a list, or for
+        integer ids read as numbers an :class:`~.build.IntLabels` of their texts).
     seconds
         Wall time spent loading.
     """
@@ -33,7 +35,7 @@ class LoadReport:
     path: Path | None = None
     format: str = ""
     warnings: list[str] = field(default_factory=list)
-    record_ids: list[str] | None = None
+    record_ids: Sequence[str] | None = None
     seconds: float = 0.0
     details: dict[str, Any] = field(default_factory=dict)
 
