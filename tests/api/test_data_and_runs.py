@@ -100,8 +100,13 @@ def test_a_table_release_is_a_dataframe_and_the_html_shows_the_verdict(tmp_path)
     assert min(sizes) >= 5 and sum(s * g for s, g in zip(sizes, groups)) == len(release)
 
 
-def test_a_family_without_a_plot_shows_its_measures():
+def test_rho_plots_its_passes_and_a_run_without_a_plot_shows_its_measures(monkeypatch):
     run = an.rho(an.sample("sports-example"), **RHO, progress=False)
+    figure = run.figure()
+    passes = run.result.passes
+    assert figure.series[0][1] == tuple(float(x) for x in range(len(passes) + 1))
+    assert figure.series[0][2][-1] == passes[-1].suppressed_total and "<svg" in run._repr_html_()
+    monkeypatch.setattr(type(run.spec), "figure", lambda self, method_run: None)
     assert run.figure() is None and "<svg" not in run._repr_html_() and "<table" in run._repr_html_()
     assert "Independent check passed" in repr(run)
     assert str(run).splitlines() == run.lines() and run.check in run.lines()

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import html
 import inspect
 import io
 import json
+import math
 
 import pytest
 
@@ -74,6 +76,18 @@ def test_the_json_of_a_family_function_is_the_clis(name, tmp_path):
     assert run.to_json()["run"]["seconds"] >= 0  # the timings are there, only left out of the comparison
     assert run.check == (run.method_run.description().check)
     assert set(run.summary()) == set(run.method_run.summary())
+    _has_its_plot(name, run)
+
+
+def _has_its_plot(name: str, run) -> None:
+    """Every family shows its main figure in a notebook: labelled axes, points on every line, drawn inline."""
+    figure = run.figure()
+    assert figure is not None, f"{name} has no main figure"
+    assert figure.title and figure.x_label and figure.y_label and figure.series
+    for label, xs, ys in figure.series:
+        assert label and len(xs) == len(ys) > 0 and all(math.isfinite(x) for x in xs)
+    page = run._repr_html_()
+    assert "<svg" in page and html.escape(figure.title) in page and html.escape(figure.y_label) in page
 
 
 def test_the_issue_check_and_the_saved_files_are_the_clis(tmp_path):

@@ -8,7 +8,7 @@ from typing import Any
 from ...data.table import RTData, Table
 from ...data.transactions import TransactionData
 from ...formatting import probability
-from ..contract import CHECK_INCOMPLETE, Export, MethodRun, MethodSpec, Stage
+from ..contract import CHECK_INCOMPLETE, Export, Figure, MethodRun, MethodSpec, Stage
 from .params import AuditParams
 from .terms import TERMS
 
@@ -91,6 +91,23 @@ class AuditSpec(MethodSpec):
     def check_figures(self, run: MethodRun) -> str:
         v = run.verification
         return "; ".join(v.lines()) if v is not None else ""
+
+    def figure(self, run: MethodRun) -> Figure | None:
+        """The evaluator's risk at each m: prosecutor risk and the share of people at risk (shares from 0 to 1)."""
+        import math
+
+        levels = list(run.result.levels) if run.result is not None else []
+        series = []
+        for name, key in (("prosecutor risk", "prosecutor_risk"), ("share at risk", "share_at_risk")):
+            points = [(float(lv.m), float(getattr(lv, key).value)) for lv in levels
+                      if getattr(lv, key) is not None and getattr(lv, key).value is not None
+                      and math.isfinite(getattr(lv, key).value)]
+            if points:
+                series.append((name, tuple(x for x, _ in points), tuple(y for _, y in points)))
+        if not series:
+            return None
+        return Figure(f"Risk vs m on {run.dataset.name}", "m (items the attacker knows)", "share of people",
+                      tuple(series), y_range=(0.0, 1.0))
 
     def notes(self, run: MethodRun) -> list[str]:
         ev = run.result.evaluation

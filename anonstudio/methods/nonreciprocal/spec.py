@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from ...data.transactions import TransactionData
 from ...formatting import integer, measure
 from ...params import ParameterError
-from ..contract import Export, MethodRun, MethodSpec
+from ..contract import Export, Figure, MethodRun, MethodSpec
 from ..sweep import Axis, SweepPreset
 from .params import NonreciprocalParams
 from .stages import STAGES
@@ -155,6 +155,18 @@ class NonreciprocalSpec(MethodSpec):
         if v.label_failures == 0:
             confirmed.append(f"{v.m} different labels behind every person's matches")
         return f"{lines[0]}; also confirmed: " + "; ".join(confirmed)
+
+    def figure(self, run: MethodRun) -> Figure | None:
+        """The Check tab's plot: people by how many published records they could be (k or ℓ is the fewest
+        allowed)."""
+        v = run.verification
+        histogram = getattr(v, "world_histogram", None) if v is not None else None
+        if not histogram:
+            return None
+        counts = sorted(histogram.items())
+        return Figure(f"People by possible records on {run.dataset.name}",
+                      "published records a person could be", "people",
+                      (("people", tuple(float(c) for c, _ in counts), tuple(float(p) for _, p in counts)),))
 
     def notes(self, run: MethodRun) -> list[str]:
         r = run.result

@@ -13,7 +13,7 @@ import numpy as np
 from ...data.transactions import TransactionData
 from ...formatting import integer, number, percent
 from ...params import ParameterError
-from ..contract import Export, MethodRun, MethodSpec, Stage
+from ..contract import Export, Figure, MethodRun, MethodSpec, Stage
 from ..sweep import Axis, SweepPreset
 from .params import RhoParams
 from .terms import TERMS
@@ -151,6 +151,16 @@ class RhoSpec(MethodSpec):
             text += (f", except for at most {params.epsilon:g} of such attackers ({drawn}), with probability at "
                      f"least {1 - params.delta:g}")
         return text + "."
+
+    def figure(self, run: MethodRun) -> Figure | None:
+        """The Utility tab's plot: suppressed occurrences so far after each pass (pass 0: the original data)."""
+        passes = run.result.passes if run.result is not None else ()
+        if not passes:
+            return None
+        xs = (0.0, *(float(p.number) for p in passes))
+        ys = (0.0, *(float(p.suppressed_total) for p in passes))
+        return Figure(f"Suppression, pass by pass on {run.dataset.name}", "pass",
+                      "suppressed so far (item occurrences)", (("suppressed", xs, ys),))
 
     def notes(self, run: MethodRun) -> list[str]:
         result = run.result

@@ -8,7 +8,7 @@ from typing import Any
 
 from ...data.table import RTData, Table
 from ...params import ParameterError
-from ..contract import Export, MethodRun, MethodSpec
+from ..contract import Export, Figure, MethodRun, MethodSpec
 from .params import STAGES, RTParams
 from .sweeps import HEURISTICS
 from .terms import TERMS
@@ -153,6 +153,19 @@ class RTSpec(MethodSpec):
         if v.rum_matches and v.tum_matches:
             text += "; Rum and Tum recomputed: equal"
         return text + "."
+
+    def figure(self, run: MethodRun) -> Figure | None:
+        """The run's plot: the losses after Cluster (merge 0) and after each merge (0 = none, 1 = all)."""
+        r = run.result
+        if r is None or r.initial_rum is None:
+            return None
+        rum = (float(r.initial_rum), *map(float, r.rum_trace))
+        series = [("NCP (relational)", tuple(float(i) for i in range(len(rum))), rum)]
+        if r.initial_tum is not None:
+            tum = (float(r.initial_tum), *map(float, r.tum_trace))
+            series.insert(0, ("UL (items)", tuple(float(i) for i in range(len(tum))), tum))
+        return Figure(f"Losses along the merges on {run.dataset.name}", "merges", "loss (0 = none, 1 = all)",
+                      tuple(series), y_range=(0.0, 1.0))
 
     def notes(self, run: MethodRun) -> list[str]:
         result = run.result

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from ...data.table import Table
 from ...params import ParameterError
-from ..contract import Export, MethodRun, MethodSpec, Stage
+from ..contract import Export, Figure, MethodRun, MethodSpec, Stage
 from ..group_anonymize.params import PUBLISHED
 from ..group_anonymize.spec import check_release, write_group_release
 from ..sweep import Axis, SweepPreset
@@ -155,6 +155,28 @@ class ThreatSpec(MethodSpec):
         if estimates is None or not estimates.kept:
             return "No estimate yet: the sampler kept no sample."
         return summary_sentence(estimates)
+
+    def figure(self, run: MethodRun) -> Figure | None:
+        """The Threat tab's histogram: rows by log2 Ti, how much surer of a row's true value the attacker is than a
+        learner (rows where Ti is 0 or infinite left out)."""
+        import numpy as np
+
+        estimates = run.result.estimates if run.result is not None else None
+        if estimates is None or not estimates.n_rows:
+            return None
+        with np.errstate(divide="ignore"):
+            log_ti = np.log2(estimates.rows()["Ti"])
+        log_ti = log_ti[np.isfinite(log_ti)]
+        if not len(log_ti):
+            return None
+        edges = np.histogram_bin_edges(log_ti, bins="fd") if np.ptp(log_ti) > 0 else np.array([log_ti[0] - 0.5,
+                                                                                               log_ti[0] + 0.5])
+        if len(edges) > 41:  # at most 40 bars: a heavy tail would otherwise make thousands
+            edges = np.linspace(edges[0], edges[-1], 41)
+        counts, edges = np.histogram(log_ti, bins=edges)
+        centres = (edges[:-1] + edges[1:]) / 2
+        return Figure(f"Rows by log2 Ti on {run.dataset.name}", "log2 Ti = log2(p_A / p_L), 1 = twice as sure",
+                      "rows", (("rows", tuple(map(float, centres)), tuple(map(float, counts))),))
 
     def notes(self, run: MethodRun) -> list[str]:
         r = run.result
