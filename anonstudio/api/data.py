@@ -24,7 +24,7 @@ def is_dataset(value: Any) -> bool:
 
 
 def open(source: Any, /, *, roles: str | Mapping[str, str] | None = None, name: str | None = None,
-         **read_options: Any) -> Any:
+         numeric: str | Iterable[str] | None = None, **read_options: Any) -> Any:
     """Open a dataset: a file, a bundled sample, a database URL, a pandas DataFrame or a list of item sets.
 
     Parameters
@@ -39,6 +39,10 @@ def open(source: Any, /, *, roles: str | Mapping[str, str] | None = None, name: 
         ``--roles`` text (``"occupation=sensitive"``); they replace the sample's or file's roles.
     name
         The dataset's name for data built in memory (shown in reports and the run's JSON).
+    numeric
+        Table columns to read as numbers (a list, or the CLI's ``--numeric`` text ``"when,zip"``):
+        dates and date-times become days since 1970-01-01, codes such as ``00123`` become 123
+        (by default dates are ISO text and codes with leading zeros stay text).
     **read_options
         How to read a file, passed on unchanged: ``format``, ``encoding``, ``sep``, ``header``,
         ``columns`` (a list or comma-separated text) and whatever else the readers take
@@ -74,6 +78,10 @@ def open(source: Any, /, *, roles: str | Mapping[str, str] | None = None, name: 
                         "pandas DataFrame or a list of item sets")
     if roles is not None:
         data = _with_roles(data, roles)
+    if numeric is not None:
+        from ..data.datasets import parse_numeric_columns, table_with_numeric
+
+        data = table_with_numeric(data, parse_numeric_columns(numeric))
     return data
 
 

@@ -48,11 +48,15 @@ def add_dataset_arguments(parser: argparse.ArgumentParser, *, name: str = "datas
         parser.add_argument("--roles", default=None, metavar="COL=ROLE,...",
                             help="column roles of a table (quasi-identifier, sensitive, insensitive, identifier); "
                                  "they replace the sample's or file's roles; 'none' clears them")
+        parser.add_argument("--numeric", default=None, metavar="COL,...",
+                            help="columns of a table to read as numbers: dates and date-times become days since "
+                                 "1970-01-01 (2020-01-02 is 18263), codes such as 00123 become 123 (default: "
+                                 "dates are ISO text, codes with leading zeros stay text)")
 
 
 def dataset_options(args: argparse.Namespace) -> dict[str, Any]:
     """The reading options of :func:`add_dataset_arguments` from parsed arguments, for :func:`load_dataset_argument`."""
-    keys = ("format", "encoding", "sep", "header", "columns", "roles", *SOURCE_OPTIONS)
+    keys = ("format", "encoding", "sep", "header", "columns", "roles", "numeric", *SOURCE_OPTIONS)
     return {key: getattr(args, key, None) for key in keys}
 
 
@@ -60,12 +64,15 @@ def load_dataset_argument(spec: str, *, format: str | None = None, encoding: str
                           columns: str | None = None, sep: str | None = None, header: bool | None = None,
                           roles: str | None = None, kinds: tuple[type, ...] = (), opener: Any = None,
                           quiet: bool = False, sheet: str | None = None, table: str | None = None,
-                          query: str | None = None, items_query: str | None = None) -> Any:
+                          query: str | None = None, items_query: str | None = None,
+                          numeric: str | None = None) -> Any:
     """Load DATASET (``opener(spec, format=, encoding=, columns=, sep=, header=, progress=)``, by default
     :func:`anonstudio.data.datasets.open_dataset`), give a table ``roles`` and check its kind.
 
     ``sheet``, ``table``, ``query`` and ``items_query`` are passed to the opener
     only when given (a spreadsheet's sheet, a database's table or queries).
+    ``numeric`` (``--numeric``) marks table columns to read as numbers
+    (:func:`~anonstudio.data.datasets.table_with_numeric`), whatever the source.
 
     Loading runs under Ctrl-C handling like every other step: the first press
     stops it between chunks (:class:`~anonstudio.data.errors.LoadCancelled`,
@@ -106,6 +113,13 @@ def load_dataset_argument(spec: str, *, format: str | None = None, encoding: str
             data = table_with_roles(data, role_map)
         except ValueError as exc:
             raise CliError(f"--roles: {exc}") from None
+    if numeric is not None:
+        from ..data.datasets import parse_numeric_columns, table_with_numeric
+
+        try:
+            data = table_with_numeric(data, parse_numeric_columns(numeric))
+        except ValueError as exc:
+            raise CliError(f"--numeric: {exc}") from None
     if kinds and not isinstance(data, kinds):
         wanted = " or ".join(kind_words(k) for k in kinds)
         shown = name if "://" in str(spec) else spec  # never a URL's password

@@ -7,6 +7,7 @@ separator, column names); the CLI's ``--format``, ``--encoding`` and
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,8 @@ from .samples import list_samples, load_sample
 # ReadOptions, DatasetOrigin and the origin registry live in .origin (below .samples); they are
 # re-exported here, where the front ends and the studio look for them.
 __all__ = ["open_dataset", "reopen", "DataChanged", "ReadOptions", "load_with_options", "require_regular_file",
-           "applicable_options", "DatasetOrigin", "attach_origin", "origin_of", "parse_roles", "table_with_roles"]
+           "applicable_options", "DatasetOrigin", "attach_origin", "origin_of", "parse_roles", "table_with_roles",
+           "table_with_numeric", "parse_numeric_columns", "NUMERIC_EPOCH"]
 
 
 def load_with_options(path: str | Path, options: ReadOptions | None = None, *, report=None,
@@ -208,6 +210,94 @@ def table_with_roles(table: Any, roles: dict[str, Any]) -> Any:
         raise ValueError(f"{table.name} has no column {unknown[0]!r} to give a role; columns: "
                          f"{', '.join(map(str, table.frame.columns))}")
     marked = Table(table.frame, {str(c): Role(r) for c, r in roles.items()}, table.name, table.source)
+    attach_report(marked, load_report(table))
+    origin = origin_of(table)
+    if origin is not None:
+        attach_origin(marked, origin)
+    return marked
+
+
+#: Day 0 of a date marked numeric (:func:`table_with_numeric`).
+NUMERIC_EPOCH = "1970-01-01"
+_TIME_OF_DAY = r"^\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?$"
+
+
+def parse_numeric_columns(text: str | Sequence[str]) -> list[str]:
+    """``"when,born"`` (the CLI's ``--numeric``) or a list of names as a list of column names."""
+    names = text.split(",") if isinstance(text, str) else [str(c) for c in text]
+    return [n.strip() for n in names if n.strip()]
+
+
+def _numeric_values(series: Any, column: str, where: str) -> Any:
+    """A column's values as numbers: numbers as they are, ISO dates and date-times as days since
+    :data:`NUMERIC_EPOCH` (a time of day adds its fraction of a day), a time alone as its fraction of a day."""
+    import numpy as np
+    import pandas as pd
+
+    if series.dtype.kind in "iuf" or isinstance(series.dtype, pd.api.extensions.ExtensionDtype) and \
+            pd.api.types.is_numeric_dtype(series.dtype):
+        return series
+    present = series.notna().to_numpy()
+    texts = pd.Series(series[present].astype(str).str.strip().to_numpy(), dtype=object)
+    values = pd.to_numeric(texts, errors="coerce").astype(np.float64)
+    rest = values.isna().to_numpy()
+    if rest.any():
+        clock = texts[rest].str.match(_TIME_OF_DAY)
+        clocks = texts[rest][clock]
+        clocks = clocks.where(clocks.str.count(":") == 2, clocks + ":00")  # 06:00 is 06:00:00
+        times = pd.to_timedelta(clocks, errors="coerce") / pd.Timedelta(days=1)
+        values[times.index] = times
+        dated = texts[rest][~clock]
+        if len(dated):
+            stamps = pd.to_datetime(dated, format="ISO8601", errors="coerce", utc=True)
+            values[dated.index] = (stamps - pd.Timestamp(NUMERIC_EPOCH, tz="UTC")) / pd.Timedelta(days=1)
+    bad = np.flatnonzero(values.isna().to_numpy() | ~np.isfinite(values.to_numpy()))
+    if len(bad):
+        row = int(np.flatnonzero(present)[bad[0]]) + 1
+        raise ValueError(f"{where}: column {column!r} is marked numeric, but data row {row} holds "
+                         f"{texts[bad[0]]!r}: neither a number nor an ISO date or time")
+    numbers = values.to_numpy()
+    whole = bool(np.all(numbers == np.round(numbers))) and bool(np.all(np.abs(numbers) < 2**53))
+    if whole and present.all():
+        return pd.Series(numbers.astype(np.int64), index=series.index)
+    if whole:
+        out = pd.array(np.zeros(len(series), dtype=np.int64), dtype="Int64")
+        out[present] = numbers.astype(np.int64)
+        out[~present] = pd.NA
+        return pd.Series(out, index=series.index)
+    out = np.full(len(series), np.nan)
+    out[present] = numbers
+    return pd.Series(out, index=series.index)
+
+
+def table_with_numeric(table: Any, columns: Sequence[str]) -> Any:
+    """``table`` (same rows, roles, load report and origin) with ``columns`` read as numbers.
+
+    Readers give dates as ISO text (``2020-01-02``), as a CSV export holds them,
+    and keep codes with leading zeros as text; a column marked numeric holds
+    numbers instead: a number as its value (``00123`` is 123), a date or
+    date-time as days since 1970-01-01 (``2020-01-02`` is 18263; ``12:00`` adds
+    0.5), a time of day alone as its fraction of a day. Whole numbers make an
+    integer column. Raises ValueError naming the column, the data row (from 1)
+    and the value that is neither.
+    """
+    from .io.report import attach_report, load_report
+    from .table import RTData, Table
+
+    if isinstance(table, RTData):
+        marked = RTData(table_with_numeric(table.table, columns), table.transactions)
+    elif isinstance(table, Table):
+        names = [str(c) for c in table.frame.columns]
+        unknown = [c for c in columns if c not in names]
+        if unknown:
+            raise ValueError(f"{table.name} has no column {unknown[0]!r} to mark numeric; columns: "
+                             f"{', '.join(names)}")
+        frame = table.frame.copy()
+        for column in columns:
+            frame[column] = _numeric_values(frame[column], column, str(table.name))
+        marked = Table(frame, dict(table.roles), table.name, table.source)
+    else:
+        raise ValueError(f"numeric columns apply to tables; {getattr(table, 'name', 'the data')} holds item sets")
     attach_report(marked, load_report(table))
     origin = origin_of(table)
     if origin is not None:
