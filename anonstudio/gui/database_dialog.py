@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFormLayout,
     QHBoxLayout,
+    QInputDialog,
     QLineEdit,
     QListWidget,
     QPlainTextEdit,
@@ -28,6 +29,31 @@ from .controls import Callout, fitting_size, note_label
 from .data_view import RowsTable, rows_of
 
 PREVIEW_ROWS = 50
+
+
+def _needs_password(exc: BaseException) -> bool:
+    from ..data.io.database import needs_password
+
+    return needs_password(exc)
+
+
+def ask_password(parent: QWidget | None, where: str, *, again: bool = False) -> str | None:
+    """Ask for the password of the database ``where`` (its URL without password); None if the user cancels.
+
+    The answer is handed to the one connection that needs it: never saved in a project, a setting or a file,
+    never written to a log or a message.
+    """
+    dialog = QInputDialog(parent)
+    dialog.setObjectName("database-password")
+    dialog.setWindowTitle("Database password")
+    dialog.setInputMode(QInputDialog.TextInput)
+    dialog.setTextEchoMode(QLineEdit.Password)
+    first = "The password was not accepted." if again else "The database asks for a password."
+    dialog.setLabelText(f"{first}\n{where}\n\nIt is used for this connection only and never saved.")
+    dialog.setOkButtonText("Connect")
+    if dialog.exec() != QDialog.Accepted:
+        return None
+    return dialog.textValue() or None
 
 
 class _Signals(QObject):
@@ -58,6 +84,7 @@ class DatabaseDialog(QDialog):
         self._signals = _Signals(self)
         self._signals.done.connect(self._finished)
         self._pending: dict[int, Any] = {}
+        self._retry = None
 
         self.url_edit = QLineEdit(url)
         self.url_edit.setPlaceholderText("sqlite:///path/to/file.db   or   postgresql://user@host:5432/dbname")
@@ -135,7 +162,8 @@ class DatabaseDialog(QDialog):
             self.preview()
 
     # ------------------------------------------------------------- background work
-    def _run(self, what: str, fn) -> None:
+    def _run(self, what: str, fn, retry=None) -> None:
+        self._retry = retry  # what to do again once a password is given (the server asked for one)
         self._token += 1
         self._pending = {self._token: what}
         self._set_status(f"{what}…", "running")
@@ -145,7 +173,7 @@ class DatabaseDialog(QDialog):
         from ..data.io.database import list_tables
 
         url, password = self.url_edit.text().strip(), self.password_edit.text() or None
-        self._run("Listing the tables", lambda: list_tables(url, password))
+        self._run("Listing the tables", lambda: list_tables(url, password), retry=self.list_tables)
 
     def preview(self) -> None:
         from ..data.datasets import open_dataset
@@ -174,7 +202,7 @@ class DatabaseDialog(QDialog):
             return open_dataset(spec, **source)
 
         self.load_button.setEnabled(False)
-        self._run("Reading the first rows", first_rows)
+        self._run("Reading the first rows", first_rows, retry=self.preview)
 
     def _finished(self, token: int, result: Any) -> None:
         if self._pending.pop(token, None) is None:
@@ -182,6 +210,11 @@ class DatabaseDialog(QDialog):
         if isinstance(result, Exception):
             self._set_status(f"<b>Cannot be read:</b> {html.escape(str(result))}", "failed")
             self.load_button.setEnabled(False)
+            if self._retry is not None and _needs_password(result):
+                password = ask_password(self, result.where, again=bool(self.password_edit.text()))
+                if password is not None:
+                    self.password_edit.setText(password)  # in the field only, as if typed there
+                    self._retry()
             return
         if isinstance(result, list):
             self.tables.clear()

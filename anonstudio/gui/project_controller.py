@@ -308,7 +308,7 @@ class ProjectController(QObject):
             return active.dataset
         return next((s.dataset for s in project.steps if s.dataset is not None), None)
 
-    def _load(self, project: Project, key: str, locate: Callable | None) -> Any:
+    def _load(self, project: Project, key: str, locate: Callable | None, password: str | None = None) -> Any:
         entry = project.datasets[key]
 
         def failed(exc: BaseException) -> None:
@@ -317,11 +317,22 @@ class ProjectController(QObject):
                 if new_path is not None:
                     self.last_job = self._load(project, key, lambda _: new_path)
                 return
+            from ..data.io.database import needs_password
+
+            if needs_password(exc):
+                # No PGPASSWORD, no .pgpass (or a refused password): ask. The answer lives in this closure only.
+                from .database_dialog import ask_password
+
+                given = ask_password(self.window, exc.where, again=password is not None)
+                if given is not None:
+                    self.last_job = self._load(project, key, locate, password=given)
+                    return
             title = "Dataset changed" if isinstance(exc, DatasetChanged) else "Cannot open the project's dataset"
             QMessageBox.critical(self.window, title, str(exc))
 
         self.last_job = self.window.datasets.load_job(
-            f"Open project dataset {entry.label}", lambda progress: project.open_dataset(key, locate),
+            f"Open project dataset {entry.label}",
+            lambda progress: project.open_dataset(key, locate, password=password),
             on_loaded=lambda data: self._apply(project, data), on_error=failed)
         return self.last_job
 

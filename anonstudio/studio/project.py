@@ -511,15 +511,17 @@ class Project:
             raise ProjectError(f"{where}: no dataset {key!r} in [datasets]")
         return str(key)
 
-    def open_dataset(self, key: str, locate: Callable[[DatasetEntry], Path | None] | None = None) -> Any:
+    def open_dataset(self, key: str, locate: Callable[[DatasetEntry], Path | None] | None = None, *,
+                     password: str | None = None) -> Any:
         """Load dataset ``key``; when its file moved, ``locate(entry)`` may say where (the entry is updated).
+        ``password``: a database's, when asked for (used for this connection only, never kept).
 
         Raises DatasetMissing (not found, or ``locate`` gave nothing), DatasetChanged, or the loader's
         DataFormatError.
         """
         entry = self.datasets[key]
         try:
-            return entry.open()
+            return entry.open(password=password)
         except DatasetMissing:
             if locate is None or entry.origin.sample is not None:
                 raise

@@ -55,8 +55,8 @@ from .longform import ITEM_NAMES, RECORD_NAMES
 from .report import LoadReport
 from .sheets import cell_text, column_texts
 
-__all__ = ["DatabaseError", "redact_url", "is_database_url", "check_read_only", "QueryRows", "open_database",
-           "list_tables", "write_table", "CONNECT_TIMEOUT", "FETCH_ROWS"]
+__all__ = ["DatabaseError", "needs_password", "redact_url", "is_database_url", "check_read_only", "QueryRows",
+           "open_database", "list_tables", "write_table", "canonical_int_rows", "CONNECT_TIMEOUT", "FETCH_ROWS"]
 
 #: Seconds a connection may take before it is given up (the driver's timeout, and a hard stop above it).
 CONNECT_TIMEOUT = 10
@@ -66,13 +66,29 @@ _READ_ONLY_STARTS = ("select", "with", "values", "table")
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 
 
-class DatabaseError(ValueError):
-    """A database that cannot be read: one line naming the URL (without password) and the reason."""
+#: What drivers say when the server wants a password it did not get, or refused the one given (libpq/psycopg,
+#: MySQL/MariaDB, SQL Server): such a failure is one a password prompt can fix.
+_AUTH_FAILURE = re.compile(r"no password supplied|password authentication failed|authentication failed|"
+                           r"access denied for user|login failed for user|password is required", re.I)
 
-    def __init__(self, where: str, reason: str):
+
+class DatabaseError(ValueError):
+    """A database that cannot be read: one line naming the URL (without password) and the reason.
+
+    ``auth`` is True when the server asked for a password it did not get or refused the one given
+    (:func:`needs_password`): the studio then asks for one.
+    """
+
+    def __init__(self, where: str, reason: str, *, auth: bool = False):
         self.where = where
         self.reason = reason
+        self.auth = auth
         super().__init__(f"{where}: {reason}")
+
+
+def needs_password(exc: BaseException) -> bool:
+    """Whether ``exc`` is a connection refused for want of the right password."""
+    return isinstance(exc, DatabaseError) and exc.auth
 
 
 def is_database_url(spec: Any) -> bool:
@@ -213,8 +229,9 @@ def _connect(engine, target: _Target):
     if "error" in box:
         exc = box["error"]
         reason = getattr(exc, "orig", None) or exc
-        raise DatabaseError(target.shown, f"cannot connect to {target.host}: "
-                                          f"{_scrub(reason, target.secrets)}") from None
+        message = _scrub(reason, target.secrets)
+        raise DatabaseError(target.shown, f"cannot connect to {target.host}: {message}",
+                            auth=bool(_AUTH_FAILURE.search(message))) from None
     return box["conn"]
 
 
