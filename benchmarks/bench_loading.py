@@ -5,9 +5,10 @@ Usage (from the repository root)::
     .venv/bin/python benchmarks/bench_loading.py                       # this checkout
     .venv/bin/python benchmarks/bench_loading.py --baseline ../old     # and an older source tree, for ratios
 
-Every measurement runs in a fresh process (``python -c``) that reports its own
-wall time and peak resident memory (``ru_maxrss``, imports and loading
-included), so the figures are those of a user running the command. Cases:
+Every measurement runs in a fresh process (:mod:`_probe`, shared with
+``bench_sources.py``) that reports its own wall time and peak resident memory
+(``ru_maxrss``, imports and loading included), so the figures are those of a
+user running the command. Cases:
 
 * ``load city``: ``load_transactions`` of a synthetic city of 1,000,000 users
   (about 48 MB of FIMI text, generated once into ``--cache``), and the size of
@@ -26,31 +27,16 @@ source tree (e.g. ``git archive`` of an older commit) and prints the ratios.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+from _probe import probe
 from bench_data import BENCH_DATA
 
 HERE = Path(__file__).resolve().parents[1]
 ADULT = BENCH_DATA / "adult" / "adult.data"
-
-_PROBE = r"""
-import json, os, resource, sys, time
-T_START = time.perf_counter()
-{setup}
-def rss_mib():
-    with open("/proc/self/statm") as fh:
-        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
-BEFORE = rss_mib()
-t0 = time.perf_counter()
-{body}
-print("@@" + json.dumps({{"seconds": time.perf_counter() - t0, "with_imports_s": time.perf_counter() - T_START,
-                          "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-                          "after_imports_mib": BEFORE, **extra}}), file=sys.stderr)
-"""
 
 #: Imported before the clock starts: the figures are those of the work, not of Python starting up.
 SETUP = {
@@ -110,13 +96,7 @@ def _env(tree: Path) -> dict:
 def measure(tree: Path, case: str, city: Path) -> dict:
     setup, work = CASES[case]
     body = f"CITY = {str(city)!r}\nADULT = {str(ADULT)!r}\n" + work
-    code = _PROBE.format(setup=SETUP[setup], body=body)
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_env(tree),
-                          cwd=str(tree), stdin=subprocess.DEVNULL)
-    line = next((ln for ln in proc.stderr.splitlines() if ln.startswith("@@")), None)
-    if line is None:
-        return {"error": (proc.stderr.strip().splitlines() or ["no output"])[-1][:120]}
-    return json.loads(line[2:])
+    return probe(SETUP[setup], body, tree)
 
 
 def main() -> None:
@@ -145,8 +125,7 @@ def main() -> None:
         if args.baseline and all("error" not in r for r in results):
             added = [max(r["peak_mib"] - r["after_imports_mib"], 1.0) for r in results]
             row += f"{results[1]['seconds'] / results[0]['seconds']:>11.1f}x{added[1] / added[0]:>13.1f}x"
-        extras = {k: round(v, 2) if isinstance(v, float) else v for k, v in results[0].items()
-                  if k not in ("seconds", "peak_mib", "after_imports_mib")}
+        extras = {k: round(v, 2) if isinstance(v, float) else v for k, v in results[0].get("extra", {}).items()}
         print(row + (f"   {extras}" if extras else ""))
 
 

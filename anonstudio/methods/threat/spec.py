@@ -169,11 +169,10 @@ class ThreatSpec(MethodSpec):
         log_ti = log_ti[np.isfinite(log_ti)]
         if not len(log_ti):
             return None
-        edges = np.histogram_bin_edges(log_ti, bins="fd") if np.ptp(log_ti) > 0 else np.array([log_ti[0] - 0.5,
-                                                                                               log_ti[0] + 0.5])
-        if len(edges) > 41:  # at most 40 bars: a heavy tail would otherwise make thousands
-            edges = np.linspace(edges[0], edges[-1], 41)
-        counts, edges = np.histogram(log_ti, bins=edges)
+        # A bar per about sqrt(rows), 10 to 40 of them (a rule from the data's spread could make millions).
+        bars = int(min(40, max(10, np.sqrt(len(log_ti)))))
+        low, high = float(log_ti.min()), float(log_ti.max())
+        counts, edges = np.histogram(log_ti, bins=bars, range=(low, high) if high > low else (low - 0.5, low + 0.5))
         centres = (edges[:-1] + edges[1:]) / 2
         return Figure(f"Rows by log2 Ti on {run.dataset.name}", "log2 Ti = log2(p_A / p_L), 1 = twice as sure",
                       "rows", (("rows", tuple(map(float, centres)), tuple(map(float, counts))),))
