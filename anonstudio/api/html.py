@@ -1,7 +1,8 @@
 """How a run shows itself in Jupyter: the verdict, the promise, the notes, the family's main plot and the key measures.
 
 The plot is the family's :meth:`~anonstudio.methods.contract.MethodSpec.figure` drawn as inline SVG
-(:mod:`.plot`); a family without one shows its measures only.
+(:mod:`.plot`); every family has one, and a run without one (nothing finished to plot) shows its
+measures only.
 
 Plain HTML with inline styles (no script, no external file), so a saved notebook shows it as it was.
 The verdict is coloured as the studio colours it: green passed, red FAILED, amber incomplete.
