@@ -311,7 +311,7 @@ def _int_digits(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def canonical_int_rows(columns: list[np.ndarray]) -> bytes:
-    """Integer columns of a chunk in the canonical form, built from the arrays.
+    r"""Integer columns of a chunk in the canonical form, built from the arrays.
 
     The same bytes as ``"".join("\x1f".join(map(str, row)) + "\x1e" for row in zip(*columns)).encode()``,
     without a Python object per value: each column's digits right-aligned in a
