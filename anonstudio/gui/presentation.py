@@ -27,6 +27,9 @@ __all__ = ["Presentation", "SCALE"]
 SCALE = 1.5
 #: Rows of a method tab hidden while presenting (attribute names of MethodWorkbench).
 SECONDARY_ROWS = ("intro_label", "guide", "history_bar", "export_row")
+#: Added to the window's style sheet while presenting (sizes in points); the attack demo's count is largest.
+PRESENTATION_STYLE = ("* {{ font-size: {size:.1f}pt; }}\n"
+                      'QLabel[role="count"] {{ font-size: {count:.1f}pt; font-weight: bold; }}')
 #: The callout may grow to this height (pixels) while presenting instead of scrolling at 110.
 CALLOUT_HEIGHT = 260
 
@@ -48,30 +51,39 @@ class _PlotText:
         item = plot.plot_item
         self.axes = {}
         base = plot.font()
+        points = base.pointSizeF() if base.pointSizeF() > 0 else 9.0
         for name in ("left", "bottom"):
             axis = item.getAxis(name)
-            self.axes[name] = (axis.style.get("tickFont"), axis.label.font())
+            self.axes[name] = (axis.style.get("tickFont"), dict(axis.labelStyle))
             axis.setStyle(tickFont=_scaled(axis.style.get("tickFont") or base, factor))
-            axis.label.setFont(_scaled(axis.label.font(), factor))
+            # The caption is rich text: its size goes into the label's CSS.
+            axis.labelStyle = {**axis.labelStyle, "font-size": f"{points * factor:.0f}pt"}
             axis._updateLabel()
         self.title_size = item.titleLabel.opts.get("size")
-        points = base.pointSizeF() if base.pointSizeF() > 0 else 9.0
         item.titleLabel.setText(item.titleLabel.text, size=f"{points * 1.2 * factor:.0f}pt")
         self.legend_size = None
         if plot.legend is not None:
             self.legend_size = plot.legend.opts.get("labelTextSize")
-            plot.legend.setLabelTextSize(f"{points * factor:.0f}pt")
+            self._legend_size(f"{points * factor:.0f}pt")
 
     def restore(self) -> None:
         item = self.plot.plot_item
-        for name, (tick_font, label_font) in self.axes.items():
+        for name, (tick_font, label_style) in self.axes.items():
             axis = item.getAxis(name)
             axis.setStyle(tickFont=tick_font)
-            axis.label.setFont(label_font)
+            axis.labelStyle = label_style
             axis._updateLabel()
         item.titleLabel.setText(item.titleLabel.text, size=self.title_size)
         if self.plot.legend is not None:
-            self.plot.legend.setLabelTextSize(self.legend_size or "9pt")
+            self._legend_size(self.legend_size or "9pt")
+
+    def _legend_size(self, size: str) -> None:
+        legend = self.plot.legend
+        legend.setLabelTextSize(size)
+        # pyqtgraph stores the size but redraws an entry only when its text is set again.
+        for _sample, label in legend.items:
+            label.setText(label.text)
+        legend.updateSize()
 
 
 class Presentation(QObject):
@@ -152,10 +164,10 @@ class Presentation(QObject):
         window = self.window
         saved = self._saved = {
             "geometry": window.saveGeometry(),
+            "rect": window.geometry(),
             "state": window.saveState(),
             "window_state": window.windowState(),
-            "font": window.font(),
-            "font_set": window.testAttribute(Qt.WA_SetFont),
+            "style": window.styleSheet(),
             "menu_bar": window.menuBar().isVisible(),
             "hidden": [],
             "plots": [],
@@ -184,7 +196,10 @@ class Presentation(QObject):
                     saved["splits"].append((split, split.sizes()))
                     total = sum(split.sizes()) or 1000
                     split.setSizes([int(total * 0.3), total - int(total * 0.3)])
-        window.setFont(_scaled(window.font(), SCALE))
+        # A font set on the window does not reach widgets styled by its style sheet: the size goes into the sheet.
+        points = window.font().pointSizeF() if window.font().pointSizeF() > 0 else 9.0
+        window.setStyleSheet(saved["style"] + "\n" + PRESENTATION_STYLE.format(
+            size=points * SCALE, count=points * SCALE * 1.8))
         saved["plots"] = [_PlotText(plot, SCALE) for plot in window.findChildren(ExportablePlot)]
         window.showFullScreen()
 
@@ -193,12 +208,7 @@ class Presentation(QObject):
         saved = self._saved
         for plot_text in saved["plots"]:
             plot_text.restore()
-        if saved["font_set"]:
-            window.setFont(saved["font"])
-        else:
-            # The window had no font of its own: go back to inheriting the application's.
-            window.setFont(QFont())
-            window.setAttribute(Qt.WA_SetFont, False)
+        window.setStyleSheet(saved["style"])
         for row in saved["hidden"]:
             row.show()
         for area, maximum in saved["callouts"]:
@@ -207,9 +217,12 @@ class Presentation(QObject):
         for split, sizes in saved["splits"]:
             split.setSizes(sizes)
         window.menuBar().setVisible(saved["menu_bar"])
-        window.setWindowState(saved["window_state"])
-        if not saved["window_state"] & Qt.WindowFullScreen:
-            window.showNormal() if saved["window_state"] == Qt.WindowNoState else window.show()
-        window.restoreGeometry(saved["geometry"])
+        if saved["window_state"] == Qt.WindowNoState:
+            window.showNormal()
+            # restoreGeometry would clamp a window larger than the screen's free area; put back what was there.
+            window.setGeometry(saved["rect"])
+        else:
+            window.setWindowState(saved["window_state"])
+            window.restoreGeometry(saved["geometry"])
         window.restoreState(saved["state"])
         self._saved = {}
