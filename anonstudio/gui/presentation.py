@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QFont, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QWidget
@@ -29,6 +30,7 @@ SCALE = 1.5
 SECONDARY_ROWS = ("intro_label", "guide", "history_bar", "export_row")
 #: Added to the window's style sheet while presenting (sizes in points); the attack demo's count is largest.
 PRESENTATION_STYLE = ("* {{ font-size: {size:.1f}pt; }}\n"
+                      'QLabel[role="empty"], QLabel[role="empty-plot"] {{ font-size: {size:.1f}pt; }}\n'
                       'QLabel[role="count"] {{ font-size: {count:.1f}pt; font-weight: bold; }}')
 #: The callout may grow to this height (pixels) while presenting instead of scrolling at 110.
 CALLOUT_HEIGHT = 260
@@ -46,7 +48,7 @@ def _scaled(font: QFont, factor: float) -> QFont:
 class _PlotText:
     """Scales one plot's title, axis and legend text, and puts them back."""
 
-    def __init__(self, plot: ExportablePlot, factor: float):
+    def __init__(self, plot: QWidget, factor: float):
         self.plot = plot
         item = plot.plot_item
         self.axes = {}
@@ -62,7 +64,8 @@ class _PlotText:
         self.title_size = item.titleLabel.opts.get("size")
         item.titleLabel.setText(item.titleLabel.text, size=f"{points * 1.2 * factor:.0f}pt")
         self.legend_size = None
-        if plot.legend is not None:
+        self.legend = getattr(plot, "legend", None)
+        if self.legend is not None:
             self.legend_size = plot.legend.opts.get("labelTextSize")
             self._legend_size(f"{points * factor:.0f}pt")
 
@@ -74,16 +77,22 @@ class _PlotText:
             axis.labelStyle = label_style
             axis._updateLabel()
         item.titleLabel.setText(item.titleLabel.text, size=self.title_size)
-        if self.plot.legend is not None:
+        if self.legend is not None:
             self._legend_size(self.legend_size or "9pt")
 
     def _legend_size(self, size: str) -> None:
-        legend = self.plot.legend
+        legend = self.legend
         legend.setLabelTextSize(size)
         # pyqtgraph stores the size but redraws an entry only when its text is set again.
         for _sample, label in legend.items:
             label.setText(label.text)
         legend.updateSize()
+
+
+def _plots(window: QWidget) -> list[QWidget]:
+    """Every plot of the window: the exportable plots and other widgets drawing on a PlotItem (the partition map)."""
+    return [w for w in window.findChildren(QWidget)
+            if isinstance(w, ExportablePlot) or isinstance(getattr(w, "plot_item", None), pg.PlotItem)]
 
 
 class Presentation(QObject):
@@ -199,8 +208,8 @@ class Presentation(QObject):
         # A font set on the window does not reach widgets styled by its style sheet: the size goes into the sheet.
         points = window.font().pointSizeF() if window.font().pointSizeF() > 0 else 9.0
         window.setStyleSheet(saved["style"] + "\n" + PRESENTATION_STYLE.format(
-            size=points * SCALE, count=points * SCALE * 1.8))
-        saved["plots"] = [_PlotText(plot, SCALE) for plot in window.findChildren(ExportablePlot)]
+            size=points * SCALE, count=points * SCALE * 1.6))
+        saved["plots"] = [_PlotText(plot, SCALE) for plot in _plots(window)]
         window.showFullScreen()
 
     def _leave(self) -> None:

@@ -151,7 +151,7 @@ class AttackDemo(QWidget):
         # The candidates as one large number that counts down as items are revealed (the class watches it
         # shrink; presentation mode makes it larger still); the release's count beside it once one is chosen.
         self.count_original = AnimatedCount(lambda n: f"{n:,} {'person matches' if n == 1 else 'people match'}")
-        self.count_release = AnimatedCount(lambda n: f"release: {n:,} candidate{'s' if n != 1 else ''}")
+        self.count_release = AnimatedCount(lambda n: f"{n:,} candidate{'s' if n != 1 else ''} in the release")
         for label, name in ((self.count_original, "people still matching in the original"),
                             (self.count_release, "candidates still matching in the release")):
             label.setProperty("role", "count")
@@ -161,9 +161,10 @@ class AttackDemo(QWidget):
             font.setBold(True)
             label.setFont(font)
         self.count_release.hide()
-        counts = QHBoxLayout()
+        # One above the other: side by side, two large numbers would widen the page beyond a small screen.
+        counts = QVBoxLayout()
+        counts.setSpacing(0)
         counts.addWidget(self.count_original)
-        counts.addStretch(1)
         counts.addWidget(self.count_release)
         right = QWidget()
         right_layout = QVBoxLayout(right)
