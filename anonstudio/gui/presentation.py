@@ -205,11 +205,12 @@ class Presentation(QObject):
                     saved["splits"].append((split, split.sizes()))
                     total = sum(split.sizes()) or 1000
                     split.setSizes([int(total * 0.3), total - int(total * 0.3)])
+        # Plots first: their text is scaled from the fonts they have now, before the style sheet grows them.
+        saved["plots"] = [_PlotText(plot, SCALE) for plot in _plots(window)]
         # A font set on the window does not reach widgets styled by its style sheet: the size goes into the sheet.
         points = window.font().pointSizeF() if window.font().pointSizeF() > 0 else 9.0
         window.setStyleSheet(saved["style"] + "\n" + PRESENTATION_STYLE.format(
             size=points * SCALE, count=points * SCALE * 1.6))
-        saved["plots"] = [_PlotText(plot, SCALE) for plot in _plots(window)]
         window.showFullScreen()
 
     def _leave(self) -> None:

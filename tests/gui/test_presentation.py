@@ -28,6 +28,7 @@ def test_f11_presents_and_esc_restores_everything(window, demo, qtbot):
     docks = {d: d.isVisible() for d in (window.datasets_dock, window.params_dock, window.jobs_dock)}
     plot = demo.plot.plot_item
     tick = plot.getAxis("left").style.get("tickFont")
+    tick_points = (tick or demo.plot.font()).pointSizeF()
 
     QTest.keyClick(window, Qt.Key_F11)
     assert window.presentation.active and window.presentation.action.isChecked()
@@ -35,8 +36,7 @@ def test_f11_presents_and_esc_restores_everything(window, demo, qtbot):
     assert not any(d.isVisible() for d in docks) and not window.menuBar().isVisible()
     assert demo.person_items.font().pointSizeF() == pytest.approx(point * SCALE, rel=0.02)
     assert demo.count_original.font().pointSizeF() > demo.person_items.font().pointSizeF()
-    assert plot.getAxis("left").style["tickFont"].pointSizeF() == pytest.approx(
-        (tick or window.font()).pointSizeF() * SCALE / (1 if tick else SCALE), rel=0.01)
+    assert plot.getAxis("left").style["tickFont"].pointSizeF() == pytest.approx(tick_points * SCALE, rel=0.01)
     assert bench.guide.isHidden() and bench.export_row.isHidden() and not bench.callout.isHidden()
 
     QTest.keyClick(window, Qt.Key_Escape)
