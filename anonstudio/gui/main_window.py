@@ -33,6 +33,7 @@ from .project_controller import ProjectController
 from .report_dialog import show_report_dialog
 from .settings import RecentFiles, open_settings
 from .settings_dialog import add_settings_action
+from .shortcuts import install_keyboard
 from .workbench import Workbench
 from .workbenches import discover_workbenches
 from .workers import Job, JobRunner
@@ -145,6 +146,7 @@ class MainWindow(QMainWindow):
         self.projects = ProjectController(self)
         self.projects.title_changed.connect(self.setWindowTitle)
         self._build_menus()
+        install_keyboard(self)  # Edit menu (undo/redo), Ctrl+R, Esc, F11 presentation, accessible names
         self.setWindowTitle(self.projects.title())
         self.statusBar().showMessage("Load a dataset to begin.")
         if self.projects.has_autosave():

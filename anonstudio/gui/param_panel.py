@@ -48,6 +48,7 @@ from PySide6.QtWidgets import (
 
 from ..params import ParameterError, ParamSpec, is_enabled, specs, validate
 from .controls import ColumnCombo, ColumnPathsEditor, ColumnPicker, FileRow, LevelsTable, narrow_combo, note_label
+from .undo import ParamHistory
 
 __all__ = ["ParamPanel"]
 
@@ -325,6 +326,8 @@ class ParamPanel(QWidget):
         outer.addWidget(self.scroll, 1)
         self._ready = True
         self._on_edit()
+        #: Undo/redo of this form's edits (Edit › Undo, Ctrl+Z).
+        self.history = ParamHistory(self)
 
     # ------------------------------------------------------------ building
     def _form(self, section: str, advanced: bool, basic_layout: QVBoxLayout,
@@ -356,6 +359,9 @@ class ParamPanel(QWidget):
             if table is None:
                 table = LevelsTable([])
                 table.setObjectName(f"levels_{spec.name}")
+                # Tab must leave the table for the next field (arrows move between its cells), or a keyboard
+                # user is caught in it.
+                table.table.setTabKeyNavigation(False)
                 table.changed.connect(self._on_edit)
                 self.levels_tables[key] = table
                 form.addRow(table)
@@ -401,11 +407,16 @@ class ParamPanel(QWidget):
         return obj
 
     def set_params(self, params: Any) -> None:
-        """Show the values of a params instance (e.g. from a project file)."""
+        """Show the values of a params instance (e.g. from a project file); not an undo step."""
+        with self.history.untracked():
+            self.set_values({f.name: getattr(params, f.name) for f in dataclasses.fields(params)})
+
+    def set_values(self, values: dict[str, Any]) -> None:
+        """Show these values (by field name; others keep theirs), then validate once."""
         self._ready = False
-        for f in dataclasses.fields(params):
-            if f.name in self.fields:
-                self.fields[f.name].set_value(getattr(params, f.name))
+        for name, value in values.items():
+            if name in self.fields:
+                self.fields[name].set_value(value)
         self._ready = True
         self._on_edit()
 
@@ -423,14 +434,15 @@ class ParamPanel(QWidget):
             frame = dataset.table.frame
         columns = [str(c) for c in frame.columns] if frame is not None else []
         counts = {str(c): int(frame[c].nunique(dropna=True)) for c in frame.columns} if frame is not None else {}
-        self._ready = False
-        for field in self.fields.values():
-            if isinstance(field.editor, (ColumnCombo, ColumnPicker)):
-                field.editor.set_columns(columns, counts)
-            elif isinstance(field.editor, ColumnPathsEditor):
-                field.editor.set_columns(columns)
-        self._ready = True
-        self._on_edit()
+        with self.history.untracked():
+            self._ready = False
+            for field in self.fields.values():
+                if isinstance(field.editor, (ColumnCombo, ColumnPicker)):
+                    field.editor.set_columns(columns, counts)
+                elif isinstance(field.editor, ColumnPathsEditor):
+                    field.editor.set_columns(columns)
+            self._ready = True
+            self._on_edit()
 
     def set_extra_problem(self, problem: str) -> None:
         """A problem outside the params (e.g. "load a table first"); blocks Run like an invalid field."""

@@ -68,6 +68,19 @@ def partition_color(partition_id: int) -> QColor:
     return QColor.fromRgbF(r, g, b)
 
 
+#: Hatchings laid over the partitions' colours, so neighbouring partitions also differ without colour vision.
+PATTERNS = (Qt.NoBrush, Qt.BDiagPattern, Qt.FDiagPattern, Qt.HorPattern, Qt.VerPattern, Qt.Dense6Pattern)
+
+
+def partition_pattern(partition_id: int) -> Qt.BrushStyle:
+    """A hatching that depends on the partition id only (stable across levels, like its colour).
+
+    The step is coprime with the number of patterns and differs from the colour's golden-ratio step, so two
+    partitions of similar colour rarely share a hatching too.
+    """
+    return PATTERNS[(int(partition_id) * 5) % len(PATTERNS)]
+
+
 def _geometry_path(geom, scale: float) -> QPainterPath:
     """A fillable painter path of a (multi)polygon, coordinates times ``scale``."""
     rings = shapely.get_parts(shapely.get_rings(shapely.get_parts(geom)))
@@ -108,17 +121,20 @@ class _PartitionsItem(pg.GraphicsObject):
         self._paths: list[QPainterPath] = []
         self._brushes: list[QBrush] = []
         self._rect = QRectF()
+        self._hatches: list[QBrush] = []
         self._pen = QPen(QColor("white"))
-        self._pen.setWidthF(0.8)
-        self._pen.setCosmetic(True)  # one device pixel at any zoom
+        self._pen.setWidthF(1.2)
+        self._pen.setCosmetic(True)  # device pixels at any zoom
 
     def set_layer(self, layer: LevelLayer | None) -> None:
         self.prepareGeometryChange()
         if layer is None:
-            self._paths, self._brushes, self._rect = [], [], QRectF()
+            self._paths, self._brushes, self._hatches, self._rect = [], [], [], QRectF()
         else:
             self._paths = layer.paths
             self._brushes = [QBrush(c) for c in layer.colors]
+            hatch = QColor(0, 0, 0, 90)
+            self._hatches = [QBrush(hatch, partition_pattern(p)) for p in layer.geometry.partition_ids]
             rect = QRectF()
             for path in self._paths:
                 rect = rect.united(path.boundingRect())
@@ -133,6 +149,14 @@ class _PartitionsItem(pg.GraphicsObject):
         for path, brush in zip(self._paths, self._brushes):
             painter.setBrush(brush)
             painter.drawPath(path)
+        # Hatchings in device pixels (not stretched by the zoom), over the fills, under the white edges.
+        painter.save()
+        origin = painter.transform()
+        for path, hatch in zip(self._paths, self._hatches):
+            if hatch.style() != Qt.NoBrush:
+                hatch.setTransform(origin.inverted()[0])
+                painter.fillPath(path, hatch)
+        painter.restore()
 
 
 class PartitionMap(QWidget):
@@ -166,6 +190,7 @@ class PartitionMap(QWidget):
         self.last_hover_text = ""
 
         self.plot = pg.PlotWidget()
+        self.plot.setAccessibleName("Map of the published partitions")
         self.plot_item: pg.PlotItem = self.plot.getPlotItem()
         self.plot_item.setLabel("bottom", "west → east [km]")
         self.plot_item.setLabel("left", "south → north [km]")
@@ -209,8 +234,9 @@ class PartitionMap(QWidget):
         # Room for the three lines of a hover text, so the layout does not jump.
         self.info_label.setMinimumHeight(3 * self.info_label.fontMetrics().lineSpacing())
         self.legend_label = QLabel(
-            f"Colour = one partition ({item_word}s published under one name; it keeps its colour from level to "
-            f"level) · dots = {item_word}s · hover for details · drag to pan, wheel to zoom.")
+            f"Colour and hatching = one partition ({item_word}s published under one name; it keeps both from level "
+            f"to level; white lines mark where two meet) · dots = {item_word}s · hover for details · drag to pan, "
+            "wheel to zoom.")
         self.legend_label.setWordWrap(True)
         self.legend_label.setProperty("role", "note")
 
@@ -251,6 +277,7 @@ class PartitionMap(QWidget):
         self.unavailable_label.setProperty("role", "empty")
         self.unavailable_button = QPushButton()
         self.unavailable_button.setObjectName("map_unavailable_action")
+        self.unavailable_button.setAccessibleName("Make the map available")
         self.unavailable_button.setVisible(False)
         self.unavailable_button.clicked.connect(self._unavailable_action)
         self._action: Callable[[], None] | None = None
@@ -277,6 +304,7 @@ class PartitionMap(QWidget):
         self.unavailable_label.setText(message)
         self._action = action[1] if action else None
         self.unavailable_button.setText(action[0] if action else "")
+        self.unavailable_button.setAccessibleName(action[0] if action else "Make the map available")
         self.unavailable_button.setVisible(action is not None)
         self._stack.setCurrentIndex(1)
 

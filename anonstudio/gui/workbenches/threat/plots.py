@@ -3,7 +3,7 @@
 * :class:`ThreatScatter`: the attacker's probability of each row's true
   sensitive value (p_A, y) against the learner's (p_L, x), for the rows
   threatened under one of the two; the diagonal and the region where the
-  attacker is more confident (p_A > p_L, shaded red as in the paper). Click a
+  attacker is more confident (p_A > p_L, shaded red and hatched as in the paper, its rows drawn as triangles). Click a
   point, drag a rectangle or Shift+drag a lasso to select rows
   (:attr:`ThreatScatter.selection_changed`).
 * :class:`Log2TiHistogram`: how many rows have each value of
@@ -81,7 +81,9 @@ class ThreatScatter(ExportablePlot):
         diagonal = pg.PlotCurveItem([0.0, 1.0], [0.0, 1.0], pen=pg.mkPen("#444444", width=1, style=Qt.DashLine))
         top = pg.PlotCurveItem([0.0, 1.0], [1.0, 1.0], pen=pg.mkPen(None))
         shade = pg.FillBetweenItem(diagonal, top, brush=QBrush(ATTACKER_BETTER))
-        for item in (shade, diagonal, top):
+        # Hatched as well as tinted, and its points drawn as triangles (set_rows): colour is not the only cue.
+        hatch = pg.FillBetweenItem(diagonal, top, brush=QBrush(QColor(0, 0, 0, 45), Qt.BDiagPattern))
+        for item in (shade, hatch, diagonal, top):
             self.plot_item.addItem(item, ignoreBounds=True)
         # Points crowd the upper left, so the region is explained in the
         # workbench's caption; only the diagonal gets a small label.
@@ -99,7 +101,14 @@ class ThreatScatter(ExportablePlot):
     def set_rows(self, rows: np.ndarray, p_L: np.ndarray, p_A: np.ndarray) -> None:
         """Plot one point per row (``rows`` are table row indices)."""
         self.rows = np.asarray(rows, dtype=np.int64)
+        item = self.series["rows"].item
+        item.setSymbol("o")  # a per-point list of the old length must not meet the new data
         self.set_series("rows", p_L, p_A)
+        # Rows where the attacker does better than the public (above the diagonal) are triangles, the others
+        # circles, so the two kinds differ by shape where they meet at the diagonal, not only by the shading.
+        above = np.asarray(p_A, dtype=float) > np.asarray(p_L, dtype=float)
+        if len(above):
+            item.setSymbol(np.where(above, "t1", "o").tolist())
 
     def highlight(self, rows: np.ndarray) -> None:
         """Ring the points of ``rows`` that are on this plot."""

@@ -52,7 +52,8 @@ GUIDE = (
     "Group anonymization tab's release” to analyse the release made there. More sweeps give "
     "steadier estimates; the convergence diagnostics say whether the sampler settled. "
     "<b>How to read it.</b> Each point is a person: x = p_L, y = p_A of their true value; in the "
-    "<span style='background:#f2d4d4'>&nbsp;red area&nbsp;</span> the attacker is surer. Ti = p_A / p_L; "
+    "<span style='background:#f2d4d4'>&nbsp;red hatched area&nbsp;</span> (rows drawn ▲) the attacker is surer. "
+    "Ti = p_A / p_L; "
     "log2 Ti = 1: twice as sure; a long right tail (skewness γ > 0) means a few people are much more exposed. "
     "Drag over points to list those people; click one to see the paper's Table III for that person.")
 TAB_A = "(a)(b) Attacker right"

@@ -47,6 +47,7 @@ from ....methods.uniqueness.linkage_attack import (
     read_attack_release,
     replay_attack,
 )
+from ...animated_count import AnimatedCount
 from ...controls import Callout, open_file_dialog
 from ...plots import ExportablePlot, integer_ticks
 from ...release_sources import has_release, run_label, write_release
@@ -67,6 +68,8 @@ class AttackDemo(QWidget):
     """
 
     singled_out = Signal(int, int)
+    #: Presentation mode's → and ← call :meth:`step` on this widget while it is on screen.
+    presentation_step = True
 
     def __init__(self, parent: QWidget | None = None, submit: Any = None, release_folder: Any = None):
         super().__init__(parent)
@@ -145,6 +148,30 @@ class AttackDemo(QWidget):
                              in_legend=False)
         self.plot.add_series("in the release", kind="line", symbol="s", color="#0072B2")
 
+        # The candidates as one large number that counts down as items are revealed (the class watches it
+        # shrink; presentation mode makes it larger still); the release's count beside it once one is chosen.
+        self.count_original = AnimatedCount(lambda n: f"{n:,} {'person matches' if n == 1 else 'people match'}")
+        self.count_release = AnimatedCount(lambda n: f"{n:,} candidate{'s' if n != 1 else ''} in the release")
+        for label, name in ((self.count_original, "people still matching in the original"),
+                            (self.count_release, "candidates still matching in the release")):
+            label.setProperty("role", "count")
+            label.setAccessibleName(name)
+            font = label.font()
+            font.setPointSizeF(font.pointSizeF() * 1.6)
+            font.setBold(True)
+            label.setFont(font)
+        self.count_release.hide()
+        # One above the other: side by side, two large numbers would widen the page beyond a small screen.
+        counts = QVBoxLayout()
+        counts.setSpacing(0)
+        counts.addWidget(self.count_original)
+        counts.addWidget(self.count_release)
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.addLayout(counts)
+        right_layout.addWidget(self.plot, 1)
+
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.addLayout(form)
@@ -152,9 +179,9 @@ class AttackDemo(QWidget):
         left_layout.addWidget(self.person_items)
         left_layout.addWidget(QLabel("Revealed so far:"))
         left_layout.addWidget(self.revealed_list, 1)
-        split = QSplitter(Qt.Horizontal)
+        self.split = split = QSplitter(Qt.Horizontal)
         split.addWidget(left)
-        split.addWidget(self.plot)
+        split.addWidget(right)
         split.setStretchFactor(0, 2)
         split.setStretchFactor(1, 3)
         # The plot gets the larger share: its legend and axis captions must not be cut off at 1280x720.
@@ -187,6 +214,9 @@ class AttackDemo(QWidget):
         self.revealed_list.clear()
         self.person_items.clear()
         self.plot.clear_data()
+        self.count_original.set_count(None)
+        self.count_release.set_count(None)
+        self.count_release.hide()
         self.verdict.show_text(f"{dataset.n_records:,} people in {dataset.name}. "
                                "Choose a person and press “Start attack”.", "info")
         self._update_buttons()
@@ -214,40 +244,85 @@ class AttackDemo(QWidget):
         self.person_items.setText(f"Person #{person} has {trace.record_size} item"
                                   f"{'s' if trace.record_size != 1 else ''}. Before the attack, all "
                                   f"{trace.population:,} people are candidates.")
-        self.verdict.show_text(f"The attacker knows nothing yet: {trace.population:,} people could be person "
-                               f"#{person}. Press “Reveal next item” or “Play”.", "info")
+        self.verdict.show_text(self._start_text(), "info")
+        self.count_original.set_count(trace.population, animate=False)
+        self.count_release.set_count(self.after.records if self.after is not None else None, animate=False)
+        self.count_release.setVisible(self.after is not None)
         self._update_buttons()
+
+    def _start_text(self) -> str:
+        return (f"The attacker knows nothing yet: {self.trace.population:,} people could be person "
+                f"#{self.trace.record}. Press “Reveal next item” or “Play”.")
 
     def reveal_next(self) -> None:
         if self.trace is None or self.revealed >= len(self.trace.steps):
             self.stop()
             return
-        step = self.trace.steps[self.revealed]
         self.revealed += 1
+        self._show_revealed(forward=True)
+
+    def reveal_previous(self) -> None:
+        """Hide the last revealed item again (the candidates grow back); stops Play."""
+        self.stop()
+        if self.trace is None or self.revealed <= 0:
+            return
+        self.revealed -= 1
+        self._show_revealed(forward=False)
+
+    def step(self, delta: int) -> None:
+        """→ (+1) reveals the next item, ← (-1) hides the last one: presentation mode's arrow keys.
+
+        Without a started attack, → starts one on the chosen person first.
+        """
+        if delta > 0:
+            if self.trace is None and self.dataset is not None:
+                self.start()
+            self.reveal_next()
+        elif delta < 0:
+            self.reveal_previous()
+
+    def _step_line(self, i: int) -> str:
+        """The revealed list's line for step ``i`` (from 1)."""
+        step = self.trace.steps[i - 1]
         count = step.matches
         matching = "person matches" if count == 1 else "people match"
-        line = f"{self.revealed}. item “{step.label}”: now {count:,} {matching} (this item alone: " \
+        line = f"{i}. item “{step.label}”: now {count:,} {matching} (this item alone: " \
                f"{step.item_frequency:,} people)"
         if self.after is not None:
-            cands = self.after.matches[self.revealed - 1]
+            cands = self.after.matches[i - 1]
             line += (f"; in the release {cands:,} candidate{'s' if cands != 1 else ''}"
-                     + ("" if self.after.own[self.revealed - 1] else ", the person's own record not among them"))
-        self.revealed_list.addItem(line)
+                     + ("" if self.after.own[i - 1] else ", the person's own record not among them"))
+        return line
+
+    def _show_revealed(self, forward: bool) -> None:
+        """Draw the list, the plot, the counters and the verdict for the first ``self.revealed`` items."""
+        shown = self.revealed_list.count()
+        if shown > self.revealed:
+            for _ in range(shown - self.revealed):
+                self.revealed_list.takeItem(self.revealed_list.count() - 1)
+        for i in range(shown + 1, self.revealed + 1):
+            self.revealed_list.addItem(self._step_line(i))
         self.revealed_list.scrollToBottom()
         x = np.arange(0, self.revealed + 1, dtype=float)
         y = np.array([self.trace.population] + [s.matches for s in self.trace.steps[: self.revealed]], dtype=float)
         self.plot.set_series("in the original", x, y)
+        self.count_original.set_count(int(y[-1]))
         if self.after is not None:
             after = np.array([self.after.records] + list(self.after.matches[: self.revealed]), dtype=float)
             # A log axis cannot show 0 candidates: they are drawn at 0.5, below one record.
             self.plot.set_series("in the release", x, np.maximum(after, 0.5))
+            self.count_release.set_count(int(after[-1]))
         else:
             self.plot.set_series("in the release", [], [])
         integer_ticks(self.plot.plot_item, "bottom", self.revealed)
         self.plot.plot_item.setXRange(0, max(self.revealed, 1), padding=0.04)
         self._leave_room_for_legend(np.concatenate([y, [1.0]]) if self.after is None else
                                     np.concatenate([y, np.maximum(after, 0.5)]))
-        self._show_verdict()
+        if self.revealed:
+            self._show_verdict(forward)
+        else:
+            self.plot.set_series("singled out", [], [])
+            self.verdict.show_text(self._start_text(), "info")
         self._update_buttons()
 
     def stop(self) -> None:
@@ -338,7 +413,7 @@ class AttackDemo(QWidget):
             self.start()
 
     # ----------------------------------------------------------- internals
-    def _show_verdict(self) -> None:
+    def _show_verdict(self, forward: bool = True) -> None:
         trace = self.trace
         person = trace.record
         at = trace.items_needed
@@ -352,8 +427,11 @@ class AttackDemo(QWidget):
             self.verdict.show_text(text, state)
             self.plot.set_series("singled out", [at], [1.0])
             self.stop()
-            self.singled_out.emit(person, at)
-        elif self.revealed >= len(trace.steps):
+            if forward:
+                self.singled_out.emit(person, at)
+            return
+        self.plot.set_series("singled out", [], [])
+        if self.revealed >= len(trace.steps):
             crowd = trace.steps[-1].matches if trace.steps else trace.population
             text = (f"<b>Not singled out.</b> Even with all {trace.record_size} items known, {crowd:,} people "
                     f"match: person #{person} hides in a crowd of {crowd:,}.")
