@@ -62,6 +62,7 @@ __all__ = [
     "MethodSpec",
     "MethodRun",
     "run_and_verify",
+    "write_evaluated_exports",
     "write_outputs",
     "discover_methods",
     "get_method",
@@ -394,6 +395,10 @@ class MethodSpec(abc.ABC):
     #: Whether :meth:`report_lines` ends with every measure as ``key = value``; a family whose
     #: :meth:`detail_lines` already print each measure in a table turns it off (the JSON keeps them all).
     report_measures: bool = True
+    #: The kind of release the independent evaluator reads from this family (one of
+    #: :data:`anonstudio.evaluate.KINDS`); empty for a family that makes no release (a measurement).
+    #: A family that sets it overrides :meth:`write_for_evaluation`.
+    release_kind: str = ""
 
     # ---------------------------------------------------------------- hooks
     def accepts(self, data: Any) -> bool:
@@ -442,6 +447,15 @@ class MethodSpec(abc.ABC):
     def verify(self, data: Any, result: Any, params: Any, progress: Progress) -> Any | None:
         """An independent check of ``result``'s promise, sharing no code with ``run`` (None: nothing to check)."""
         return None
+
+    def write_for_evaluation(self, run: MethodRun, folder: Path) -> tuple[Path, Any]:
+        """Write ``run``'s release, and the side files the evaluator needs, into ``folder``.
+
+        Returns the release's path and its :class:`~anonstudio.evaluate.SideFiles`. The release is written even
+        when the run's own check did not confirm it: it is measured, never published. Families with a
+        :attr:`release_kind` override it, usually with :func:`write_evaluated_exports`.
+        """
+        raise NotImplementedError(f"{self.title} makes no release the evaluator reads")
 
     def describe(self, run: MethodRun) -> Description:
         """The plain-language texts of a run: :meth:`promise`, the :func:`verdict`, :meth:`notes`.
@@ -795,6 +809,17 @@ def check_outputs(spec: MethodSpec, paths: dict[str, Path | None], data: Any = N
             reason = export.requires(data, params)
             if reason:
                 raise ParameterError(f"{export.flag}: {reason}")
+
+
+def write_evaluated_exports(run: MethodRun, paths: dict[str, Path], release: str) -> Path:
+    """Write ``run``'s exports ``paths`` for the evaluator (unverified releases too) and return ``paths[release]``.
+
+    Raises ValueError when the release could not be written (a cancelled run without one, say).
+    """
+    skipped = write_outputs(run, paths, allow_unverified=True)
+    if not paths[release].is_file():
+        raise ValueError("the run wrote no release" + (f" ({skipped[0]})" if skipped else ""))
+    return paths[release]
 
 
 def write_outputs(run: MethodRun, paths: dict[str, Path | None], json_path: Path | None = None, *,

@@ -27,11 +27,11 @@ from typing import Any
 from ..data.table import RTData, Table
 from ..data.transactions import TransactionData
 from ..jobs import NullProgress, Progress, SubProgress
-from ..methods.contract import MethodSpec, get_method, write_outputs
+from ..methods.contract import MethodSpec, discover_methods, get_method
 from ..methods.sweep import NOT_RUN, REASON, Axis, Cell, CellResult, SweepResult, make_grid, run_sweep
 from ..params import to_dict
 
-__all__ = ["EVAL_MEASURES", "RISK_MEASURES", "UTILITY_MEASURES", "FAMILIES", "EvaluateRelease", "FamilyGrid",
+__all__ = ["EVAL_MEASURES", "RISK_MEASURES", "UTILITY_MEASURES", "release_families", "EvaluateRelease", "FamilyGrid",
            "Comparison", "run_comparison", "proposed_grids", "pareto_2d", "evaluation_columns", "release_files"]
 
 #: The evaluator's columns every compared cell gets (summary keys), in table order.
@@ -39,52 +39,27 @@ RISK_MEASURES = ("prosecutor_risk", "share_at_risk", "attribute_disclosure")
 UTILITY_MEASURES = ("count_query_error", "frequency_distortion")
 #: ``risk_counted``: 1 when the risk figures were counted exactly, 0 when sampled (with the evaluator's interval).
 EVAL_MEASURES = RISK_MEASURES + ("prosecutor_risk_high", "share_at_risk_high", "risk_counted") + UTILITY_MEASURES
-#: Families whose releases the evaluator reads (measurements such as uniqueness and threat make none).
-FAMILIES = ("kmanon", "nonreciprocal", "rho", "rt", "group-anonymize")
+
+
+def release_families() -> tuple[str, ...]:
+    """The families whose releases the evaluator reads (a :attr:`release_kind`; measurements such as uniqueness
+    and threat make none), in discovery order."""
+    return tuple(name for name, spec in discover_methods().items() if spec.release_kind)
 
 
 # ----------------------------------------------------------------------------------------- evaluation
-def release_files(spec: MethodSpec, run: Any, folder: Path) -> tuple[str, Any]:
+def release_files(spec: MethodSpec, run: Any, folder: Path) -> tuple[str, Path, Any]:
     """Write ``run``'s release (and the side files the evaluator needs) into ``folder``.
 
-    Returns the release kind the evaluator should read and its
-    :class:`~anonstudio.evaluate.SideFiles`. The release is written even when the
-    run's own check did not confirm it: it is measured here, never published.
+    Returns the release kind the evaluator should read (the family's
+    :attr:`~anonstudio.methods.contract.MethodSpec.release_kind`), the release's path and its
+    :class:`~anonstudio.evaluate.SideFiles`. The release is written even when the run's own check did not
+    confirm it: it is measured here, never published.
     """
-    from ..evaluate import SideFiles
-
-    p = run.params
-    name = spec.name
-    if name == "kmanon":
-        paths = {"release": folder / "release.sets.csv", "map": folder / "map.csv"}
-        kind, side = "generalized", SideFiles(map=paths["map"])
-    elif name == "nonreciprocal":
-        paths = {"release": folder / "published.csv"}
-        kind, side = "nonreciprocal", SideFiles()
-    elif name == "rho":
-        from ..methods.rho.export import write_suppressed
-
-        # ρ's export writes "in the input's format", which it reads from the load report; a dataset sent to a
-        # Dask worker arrives without it (FIMI then, which cannot hold labels such as '1 Jogging'). One set-column
-        # CSV everywhere keeps the evaluated file the same here and on a cluster.
-        write_suppressed(folder / "release.sets.csv", run.result, format="csv-sets")
-        paths = {"sensitive": folder / "sensitive.csv"}
-        kind, side = "plain", SideFiles(sensitive=paths["sensitive"])
-    elif name == "rt":
-        paths = {"release": folder / "release.csv", "hierarchy": folder / "items.csv"}
-        kind, side = "rt", SideFiles(item_hierarchy=paths["hierarchy"], qi=list(p.qi) or None,
-                                     items_column=p.items_column or None)
-    elif name == "group-anonymize":
-        paths = {"release": folder / "release.csv"}
-        kind, side = "table", SideFiles(qi=list(p.qi) or None, sensitive_column=p.sensitive or None)
-    else:
+    if not spec.release_kind:
         raise ValueError(f"{spec.title} makes no release the evaluator reads")
-    skipped = write_outputs(run, paths, allow_unverified=True)
-    if not (folder / _release_name(name)).is_file():
-        raise ValueError("the run wrote no release" + (f" ({skipped[0]})" if skipped else ""))
-    if name == "kmanon" and not paths["map"].is_file():
-        side = dataclasses.replace(side, map=None)
-    return kind, side
+    release, side = spec.write_for_evaluation(run, folder)
+    return spec.release_kind, release, side
 
 
 def evaluation_columns(ev: Any, m: int) -> dict[str, float]:
@@ -122,17 +97,12 @@ class EvaluateRelease:
         from ..evaluate import evaluate
 
         with tempfile.TemporaryDirectory(prefix="anonstudio-compare-") as tmp:
-            kind, side = release_files(spec, run, Path(tmp))
-            ev = evaluate(data, Path(tmp) / _release_name(spec.name), kind=kind, side=side, options=self.options,
+            kind, release, side = release_files(spec, run, Path(tmp))
+            ev = evaluate(data, release, kind=kind, side=side, options=self.options,
                           progress=progress, original_name=getattr(data, "name", None))
         if not ev.complete:
             return {}
         return evaluation_columns(ev, self.options.m)
-
-
-def _release_name(family: str) -> str:
-    return {"kmanon": "release.sets.csv", "nonreciprocal": "published.csv", "rho": "release.sets.csv"}.get(family,
-                                                                                                "release.csv")
 
 
 # ----------------------------------------------------------------------------------------- grids

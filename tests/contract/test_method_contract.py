@@ -59,6 +59,23 @@ def test_a_run_finishes_with_its_promise_checked(finished):
     assert spec.report_lines(run)
 
 
+def test_a_release_is_written_for_the_evaluator_and_read_back(finished, tmp_path):
+    """A family declaring a ``release_kind`` writes a release the independent evaluator reads (Compare methods and
+    ``sweep --method A --method B`` measure it); a measurement family declares none and refuses."""
+    from anonstudio.evaluate import KINDS, read_release
+
+    spec, data, _params, run = finished
+    if not spec.release_kind:
+        with pytest.raises(NotImplementedError):
+            spec.write_for_evaluation(run, tmp_path)
+        return
+    assert spec.release_kind in KINDS
+    release, side = spec.write_for_evaluation(run, tmp_path)
+    assert release.is_file() and release.parent == tmp_path
+    people, published = read_release(data, release, spec.release_kind, side)
+    assert people is not None and published is not None
+
+
 def test_json_is_strict_and_reproduces_the_run(finished):
     spec, data, params, run = finished
     text = json.dumps(run.to_json(), allow_nan=False)

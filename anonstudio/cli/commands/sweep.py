@@ -288,7 +288,7 @@ def run(args: argparse.Namespace) -> int:
     from ...methods.sweep import check_grid_size
     from ...parallel import ExecutionError, check_address, executor_for, is_cluster, scheduler_address
     from ...params import ParameterError, to_dict
-    from ...studio.compare import FAMILIES, FamilyGrid, run_comparison
+    from ...studio.compare import FamilyGrid, run_comparison
     from ..datasets import load_dataset_argument
     from ..progress import TqdmProgress
 
@@ -308,7 +308,7 @@ def run(args: argparse.Namespace) -> int:
                        "(leave out one of them)")
     options = None if args.no_evaluate else _evaluate_options(args)
     if options is not None:
-        measured = [name for name, _g, _f in plan if name not in FAMILIES]
+        measured = [name for name, _g, _f in plan if not methods[name].release_kind]
         if measured:
             raise CliError(f"{measured[0]} makes no release the evaluator can measure; add --no-evaluate")
     # An explicit --jobs means this machine, whatever ANONSTUDIO_SCHEDULER says.

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...data.table import Table
 from ...params import ParameterError
-from ..contract import Export, Figure, MethodRun, MethodSpec, Stage
+from ..contract import Export, Figure, MethodRun, MethodSpec, Stage, write_evaluated_exports
 from .params import PUBLISHED, GroupAnonymizeParams
 from .terms import TERMS
 
@@ -84,6 +84,7 @@ class GroupAnonymizeSpec(MethodSpec):
         "data.</i> IEEE TIFS 2020.")
     params = GroupAnonymizeParams
     data_kinds = (Table,)
+    release_kind = "table"
     guarantee = True
     terms = TERMS
     stages = (Stage("release", "anonymizing", 3.0), Stage("verify", "independent check", 1.0))
@@ -131,6 +132,13 @@ class GroupAnonymizeSpec(MethodSpec):
         if params.scheme != PUBLISHED and params.group_column in columns | {params.id_column}:
             raise ParameterError(f"The group column name {params.group_column!r} is already a column of the table: "
                                  "the published CSV would have two columns of that name", name="group_column")
+
+    def write_for_evaluation(self, run: MethodRun, folder: Path):
+        from ...evaluate import SideFiles
+
+        release = write_evaluated_exports(run, {"release": folder / "release.csv"}, "release")
+        p = run.params
+        return release, SideFiles(qi=list(p.qi) or None, sensitive_column=p.sensitive or None)
 
     def run(self, table: Table, params: GroupAnonymizeParams, progress):
         from .algorithm import run_group_anonymize

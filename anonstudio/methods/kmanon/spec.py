@@ -10,7 +10,7 @@ import numpy as np
 from ...data.transactions import TransactionData
 from ...limits import check_work
 from ...params import ParameterError
-from ..contract import Export, Figure, MethodRun, MethodSpec, Stage
+from ..contract import Export, Figure, MethodRun, MethodSpec, Stage, write_evaluated_exports
 from ..sweep import Axis, SweepPreset
 from .params import KmAnonParams
 from .terms import TERMS
@@ -106,6 +106,7 @@ class KmAnonSpec(MethodSpec):
                  "anonymization of large set-valued datasets.</i> IEEE International Conference on Big Data, 2015.")
     params = KmAnonParams
     data_kinds = (TransactionData,)
+    release_kind = "generalized"
     guarantee = True
     stages = (Stage("anonymize", "anonymizing", 6.0),
               Stage("verify", "independent check", lambda p: 1.0 if p.verify_samples else 0.0))
@@ -175,6 +176,14 @@ class KmAnonSpec(MethodSpec):
 
         address = options.get("scheduler")
         return using_scheduler(address) if address else contextlib.nullcontext()
+
+    def write_for_evaluation(self, run: MethodRun, folder: Path):
+        from ...evaluate import SideFiles
+
+        paths = {"release": folder / "release.sets.csv", "map": folder / "map.csv"}
+        release = write_evaluated_exports(run, paths, "release")
+        # A run without generalized items has no map: the evaluator then reads the release's items as they are.
+        return release, SideFiles(map=paths["map"] if paths["map"].is_file() else None)
 
     def run(self, data: TransactionData, params: KmAnonParams, progress):
         from .algorithm import run_kmanon

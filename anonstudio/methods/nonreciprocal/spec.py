@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from ...data.transactions import TransactionData
 from ...formatting import integer, measure
 from ...params import ParameterError
-from ..contract import Export, Figure, MethodRun, MethodSpec
+from ..contract import Export, Figure, MethodRun, MethodSpec, write_evaluated_exports
 from ..sweep import Axis, SweepPreset
 from .params import NonreciprocalParams
 from .stages import STAGES
@@ -77,6 +77,7 @@ class NonreciprocalSpec(MethodSpec):
                  "nonreciprocal recoding.</i> KDD 2012.")
     params = NonreciprocalParams
     data_kinds = (TransactionData,)
+    release_kind = "nonreciprocal"
     guarantee = True
     stages = STAGES
     exports = (
@@ -119,6 +120,11 @@ class NonreciprocalSpec(MethodSpec):
                 from .diversity import check_eligible
 
                 check_eligible(labels, params.m, params.l_method)
+
+    def write_for_evaluation(self, run: MethodRun, folder: Path):
+        from ...evaluate import SideFiles
+
+        return write_evaluated_exports(run, {"release": folder / "published.csv"}, "release"), SideFiles()
 
     def run(self, data: TransactionData, params: NonreciprocalParams, progress):
         from .algorithm import run_nonreciprocal

@@ -13,7 +13,7 @@ import numpy as np
 from ...data.transactions import TransactionData
 from ...formatting import integer, number, percent
 from ...params import ParameterError
-from ..contract import Export, Figure, MethodRun, MethodSpec, Stage
+from ..contract import Export, Figure, MethodRun, MethodSpec, Stage, write_outputs
 from ..sweep import Axis, SweepPreset
 from .params import RhoParams
 from .terms import TERMS
@@ -77,6 +77,7 @@ class RhoSpec(MethodSpec):
                  "Suppression.</i> Transactions on Data Privacy 11 (2018).")
     params = RhoParams
     data_kinds = (TransactionData,)
+    release_kind = "plain"
     guarantee = True
     stages = (Stage("run", "suppressing", 4.0), Stage("verify", "independent check", 1.0))
     exports = (
@@ -129,6 +130,19 @@ class RhoSpec(MethodSpec):
                 f"checking every attacker who knows {what} means {count:.3g} (person, itemset) pairs per pass "
                 f"(records up to {longest} items), above the limit of {integer(params.max_adversaries)}; set a "
                 "smaller m, or ε and δ for the sampled algorithm", name="m")
+
+    def write_for_evaluation(self, run: MethodRun, folder: Path):
+        from ...evaluate import SideFiles
+        from .export import write_suppressed
+
+        # ρ's export writes "in the input's format", which it reads from the load report; a dataset sent to a
+        # Dask worker arrives without it (FIMI then, which cannot hold labels such as '1 Jogging'). One set-column
+        # CSV everywhere keeps the evaluated file the same here and on a cluster.
+        release = folder / "release.sets.csv"
+        write_suppressed(release, run.result, format="csv-sets")
+        sensitive = folder / "sensitive.csv"
+        write_outputs(run, {"sensitive": sensitive}, allow_unverified=True)
+        return release, SideFiles(sensitive=sensitive)
 
     def run(self, data: TransactionData, params: RhoParams, progress):
         from .algorithm import run_rho

@@ -8,7 +8,7 @@ from typing import Any
 
 from ...data.table import RTData, Table
 from ...params import ParameterError
-from ..contract import Export, Figure, MethodRun, MethodSpec
+from ..contract import Export, Figure, MethodRun, MethodSpec, write_evaluated_exports
 from .params import STAGES, RTParams
 from .sweeps import HEURISTICS
 from .terms import TERMS
@@ -68,6 +68,7 @@ class RTSpec(MethodSpec):
                  "Relational and Transaction Attributes.</i> ECML PKDD 2013.")
     params = RTParams
     data_kinds = (Table, RTData)
+    release_kind = "rt"
     sweeps = (HEURISTICS,)
     terms = TERMS
     guarantee = True
@@ -120,6 +121,15 @@ class RTSpec(MethodSpec):
         rows = data.table.n_rows if isinstance(data, RTData) else data.n_rows
         if params.k > rows:
             raise ParameterError(f"k = {params.k} is larger than the {rows:,} people", name="k")
+
+    def write_for_evaluation(self, run: MethodRun, folder: Path):
+        from ...evaluate import SideFiles
+
+        paths = {"release": folder / "release.csv", "hierarchy": folder / "items.csv"}
+        release = write_evaluated_exports(run, paths, "release")
+        p = run.params
+        return release, SideFiles(item_hierarchy=paths["hierarchy"], qi=list(p.qi) or None,
+                                  items_column=p.items_column or None)
 
     def run(self, data: Any, params: RTParams, progress) -> Any:
         from .algorithm import run_rt
