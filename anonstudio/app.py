@@ -1,6 +1,6 @@
 """GUI entry point: the ``anonstudio`` command.
 
-``anonstudio``                      open the studio on the chess sample
+``anonstudio``                      open the studio on its start page
 ``anonstudio DATASET``              open the studio on a file
 ``anonstudio --sample NAME``        open on another bundled sample
 ``anonstudio --demo --screenshot studio.png [--max-m 4]``
@@ -19,6 +19,8 @@ from pathlib import Path
 __all__ = ["main", "build_parser", "DemoDriver"]
 
 DEMO_MAX_M = 4
+#: The sample --demo runs on when none is named.
+DEMO_SAMPLE = "chess"
 DEMO_TIMEOUT_S = 300
 DEMO_SIZE = (1600, 1000)
 
@@ -27,8 +29,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="anonstudio", description="Desktop studio for anonymizing set-valued data.",
                                      allow_abbrev=False)
     parser.add_argument("dataset", nargs="?", metavar="DATASET", help="dataset file to open, or a project file (.toml)")
-    parser.add_argument("--sample", default="chess", help="bundled sample to open when no DATASET is given "
-                                                          "(default: %(default)s)")
+    parser.add_argument("--sample", default=None, help="bundled sample to open when no DATASET is given "
+                                                       f"(default: the start page; with --demo: {DEMO_SAMPLE})")
     parser.add_argument("--max-m", type=int, default=None, help="largest m for the uniqueness analysis")
     parser.add_argument("--demo", action="store_true",
                         help="run the uniqueness analysis at once (with --screenshot: save and exit)")
@@ -199,7 +201,9 @@ def main(argv: list[str] | None = None) -> int:
 
     collector = GarbageCollector(interval=1.0)  # noqa: F841 (kept alive for the application's lifetime)
     scripted = bool(args.demo and args.screenshot)
-    window = MainWindow(warm_up=not args.demo, restore_layout=not scripted)
+    # Nothing to open: the start page asks what the user wants to do.
+    start_page = not (args.dataset or args.sample or args.demo)
+    window = MainWindow(warm_up=not args.demo, restore_layout=not scripted, start_page=start_page)
     if args.window_size is not None:
         window.resize(*args.window_size)
     elif scripted:
@@ -218,8 +222,8 @@ def main(argv: list[str] | None = None) -> int:
         window.open_project(args.dataset)
     elif args.dataset:
         window.open_dataset(args.dataset)
-    else:
-        window.datasets.load_sample(args.sample)
+    elif not start_page:
+        window.datasets.load_sample(args.sample or DEMO_SAMPLE)
     status = app.exec()
     if driver is not None and driver.status is not None:
         status = driver.status

@@ -34,6 +34,7 @@ from .report_dialog import show_report_dialog
 from .settings import RecentFiles, open_settings
 from .settings_dialog import add_settings_action
 from .shortcuts import install_keyboard
+from .start_page import install_start_page
 from .workbench import Workbench
 from .workbenches import discover_workbenches
 from .workers import Job, JobRunner
@@ -99,9 +100,12 @@ class MainWindow(QMainWindow):
         it off to keep the two CPU cores for themselves).
     restore_layout
         Restore the saved geometry and dock layout.
+    start_page
+        Open on the start page (the studio does when it opens with nothing to open).
     """
 
-    def __init__(self, *, warm_up: bool = True, restore_layout: bool = True, parent: QWidget | None = None):
+    def __init__(self, *, warm_up: bool = True, restore_layout: bool = True, start_page: bool = False,
+                 parent: QWidget | None = None):
         super().__init__(parent)
         self.setWindowTitle("anonstudio")
         self.setObjectName("anonstudio-main")
@@ -156,6 +160,9 @@ class MainWindow(QMainWindow):
         if restore_layout:
             self._restore_layout()
         self.warm_up_job: Job | None = self.start_warm_up() if warm_up else None
+        self.start_page = install_start_page(self)
+        if start_page:
+            self.show_start_page()
 
     # --------------------------------------------------------------- layout
     def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
@@ -274,6 +281,8 @@ class MainWindow(QMainWindow):
         self.settings_action = add_settings_action(tools_menu, self)
 
         help_menu = self.menuBar().addMenu("&Help")
+        self.start_page_action = help_menu.addAction("&Start page", self.show_start_page)
+        self.start_page_action.setToolTip("The four questions the studio answers, recent projects and samples.")
         self.glossary_action = help_menu.addAction("&Glossary", self.show_glossary)
         self.glossary_action.setShortcut(QKeySequence.HelpContents)
         help_menu.addAction("&Method references", self.show_references)
@@ -455,6 +464,10 @@ class MainWindow(QMainWindow):
             box.open()
 
         sys.excepthook = hook
+
+    def show_start_page(self) -> None:
+        """Help › Start page: the four questions, recent projects and the samples (gui/start_page.py)."""
+        self.start_page.show_page()
 
     def show_glossary(self) -> None:
         """Help > Glossary (F1): every measure and parameter with its one-line meaning."""

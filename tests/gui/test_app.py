@@ -12,7 +12,7 @@ from anonstudio.app import build_parser
 
 def test_parser_defaults_and_options():
     args = build_parser().parse_args([])
-    assert (args.sample, args.dataset, args.demo, args.screenshot, args.max_m) == ("chess", None, False, None, None)
+    assert (args.sample, args.dataset, args.demo, args.screenshot, args.max_m) == (None, None, False, None, None)
     args = build_parser().parse_args(["data.dat", "--demo", "--screenshot", "s.png", "--max-m", "3"])
     assert (args.dataset, args.demo, args.screenshot, args.max_m) == ("data.dat", True, "s.png", 3)
 
