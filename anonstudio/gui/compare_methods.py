@@ -44,6 +44,7 @@ from ..params import ParameterError
 from ..studio.compare import Comparison, FamilyGrid, proposed_grids
 from .controls import fill_measure_table, note_label, save_file_dialog, splitter
 from .method_workbench import MethodWorkbench
+from .next_steps import next_step
 from .plots import ExportablePlot
 
 __all__ = ["CompareMethodsWindow", "FAMILY_STYLE", "RISK_CHOICES"]
@@ -324,7 +325,7 @@ class CompareMethodsWindow(QDialog):
     def _failed(self, exc: BaseException) -> None:
         self.run_button.setEnabled(bool(self.boxes))
         self.cancel_button.setEnabled(False)
-        self.status_label.setText(f"<b>The comparison failed:</b> {exc}")
+        self.status_label.setText(f"<b>The comparison failed:</b> {exc}<br><b>What to do:</b> {next_step(str(exc))}")
 
     # ------------------------------------------------------------- drawing
     @property

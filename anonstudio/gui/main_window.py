@@ -28,6 +28,7 @@ from .controls import STYLE, fitting_size
 from .datasets_dock import DatasetsPanel, available_samples
 from .jobs_dock import JobsPanel, JobStatus
 from .method_workbench import MethodWorkbench
+from .next_steps import next_step, with_next_step
 from .plots import EXPORT_FORMATS, ExportablePlot
 from .project_controller import ProjectController
 from .report_dialog import show_report_dialog
@@ -152,7 +153,8 @@ class MainWindow(QMainWindow):
         self._build_menus()
         install_keyboard(self)  # Edit menu (undo/redo), Ctrl+R, Esc, F11 presentation, accessible names
         self.setWindowTitle(self.projects.title())
-        self.statusBar().showMessage("Load a dataset to begin.")
+        self.statusBar().showMessage("Load a dataset to begin: File › Open dataset…, or a sample from File › Open "
+                                     "sample (Help › Start page helps choose).")
         if self.projects.has_autosave():
             self.statusBar().showMessage("Unsaved work from an earlier session can be recovered: File › Recover "
                                          "autosaved project.", 15000)
@@ -357,7 +359,7 @@ class MainWindow(QMainWindow):
                 self.jobs.append_log(f"{bench.TITLE}: could not show the dataset:\n{traceback.format_exc()}")
         name = getattr(dataset, "name", "dataset")
         self.setWindowTitle(self.projects.title())
-        self.statusBar().showMessage(f"Loaded {name}.", 8000)
+        self.statusBar().showMessage(f"Loaded {name}: set the parameters of a tab on the right and run it.", 8000)
 
     def all_plots(self) -> list[ExportablePlot]:
         """Plots of the active workbench first, then the datasets dock."""
@@ -429,12 +431,15 @@ class MainWindow(QMainWindow):
         """Tools › Compare parameter values: the current tab's Compare tab (a sweep over its parameters)."""
         bench = self.tabs.currentWidget()
         if not isinstance(bench, MethodWorkbench):
-            self.statusBar().showMessage("Choose a method tab first.", 8000)
+            self.statusBar().showMessage("Compare parameter values works on a method's tab: open one (e.g. σ-k^m "
+                                         "anonymity), then choose it again.", 8000)
             return
         bench.results.setCurrentWidget(bench.sweep_view)
 
     def show_error(self, title: str, message: str) -> None:
-        QMessageBox.critical(self, f"{title} failed", message)
+        """A failed job's dialog, ending with what to do next (gui/next_steps.py); the status bar says it too."""
+        self.statusBar().showMessage(f"{title} failed: {next_step(message, title)}", 15000)
+        QMessageBox.critical(self, f"{title} failed", with_next_step(message, title))
 
     def install_exception_hook(self) -> None:
         """Report an exception escaping a button handler or dialog instead of losing it on stderr.

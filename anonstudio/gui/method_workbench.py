@@ -49,6 +49,7 @@ from PySide6.QtWidgets import QApplication, QHBoxLayout, QMessageBox, QTabWidget
 from ..methods.contract import MethodRun, MethodSpec, get_method, run_and_verify, verdict_head, write_outputs
 from ..params import ParameterError, from_dict, to_dict
 from .controls import BoundedArea, Callout, Collapsible, ExportRow, HistoryBar, note_label, save_file_dialog
+from .next_steps import next_step, with_next_step
 from .sweep_view import SweepView
 from .workbench import Workbench
 
@@ -285,7 +286,8 @@ class MethodWorkbench(Workbench):
         self.show_comparison(self.compared_run)
 
     def _on_error(self, exc: BaseException) -> None:
-        self.callout.show_text(f"<b>The run could not start or failed:</b> {html.escape(str(exc))}", "failed")
+        self.callout.show_text(f"<b>The run could not start or failed:</b> {html.escape(str(exc))}<br><b>What to "
+                               f"do:</b> {html.escape(next_step(str(exc)))}", "failed")
 
     def run_text(self, run: MethodRun) -> str:
         """The callout after a run: the verdict first (the contract's words), then the promise and the notes."""
@@ -384,7 +386,7 @@ class MethodWorkbench(Workbench):
         try:
             self.export_to(key, path)
         except (OSError, ValueError, RuntimeError) as exc:
-            QMessageBox.critical(self, "Save failed", f"Could not write {path}: {exc}")
+            QMessageBox.critical(self, "Save failed", with_next_step(f"Could not write {path}: {exc}"))
             return
         self.status.emit(f"Saved {label.lower()} to {path}.")
 

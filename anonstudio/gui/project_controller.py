@@ -36,6 +36,7 @@ from ..studio.project import (
     SweepEntry,
 )
 from .method_workbench import MethodWorkbench
+from .next_steps import with_next_step
 from .settings import SETTINGS_ENV, RecentFiles
 
 __all__ = ["ProjectController", "RecentProjects", "autosave_path", "AUTOSAVE_MS"]
@@ -194,10 +195,10 @@ class ProjectController(QObject):
             project = self.capture()
             project.save(path, adopt=self.private_folders())
         except NotReproducible as exc:
-            QMessageBox.warning(self.window, "Project not saved", f"{exc}.")
+            QMessageBox.warning(self.window, "Project not saved", with_next_step(f"{exc}.", "project"))
             return False
         except (OSError, ValueError) as exc:
-            QMessageBox.critical(self.window, "Project not saved", f"Could not write {path}: {exc}")
+            QMessageBox.critical(self.window, "Project not saved", with_next_step(f"Could not write {path}: {exc}"))
             return False
         self.project = project
         self.recent.add(path)
@@ -289,7 +290,7 @@ class ProjectController(QObject):
             project = Project.load(path)
             _check_values(project)
         except ProjectError as exc:
-            QMessageBox.critical(self.window, "Cannot open the project", str(exc))
+            QMessageBox.critical(self.window, "Cannot open the project", with_next_step(str(exc), "project"))
             return None
         if untitled:
             project.path = None
@@ -328,7 +329,7 @@ class ProjectController(QObject):
                     self.last_job = self._load(project, key, locate, password=given)
                     return
             title = "Dataset changed" if isinstance(exc, DatasetChanged) else "Cannot open the project's dataset"
-            QMessageBox.critical(self.window, title, str(exc))
+            QMessageBox.critical(self.window, title, with_next_step(str(exc), "project"))
 
         self.last_job = self.window.datasets.load_job(
             f"Open project dataset {entry.label}",
@@ -353,7 +354,8 @@ class ProjectController(QObject):
             self._show_values(project)
         except Exception as exc:  # noqa: BLE001 - a value no control can show: the project is not adopted
             QMessageBox.critical(self.window, "Cannot open the project",
-                                 f"{project.path}: a saved value cannot be shown ({type(exc).__name__}: {exc})")
+                                 with_next_step(f"{project.path}: a saved value cannot be shown "
+                                                f"({type(exc).__name__}: {exc})", "project"))
             return
         finally:
             self._restoring = False

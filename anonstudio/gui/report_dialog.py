@@ -35,6 +35,7 @@ from ..methods.contract import MethodRun
 from ..studio.report import verdict
 from .controls import STYLE, note_label, save_file_dialog
 from .method_workbench import MethodWorkbench
+from .next_steps import next_step
 from .report_render import run_figures, write_report
 from .workers import Job, JobRunner, JobState
 
@@ -272,7 +273,7 @@ class ReportDialog(QDialog):
     def _failed(self, exc: BaseException) -> None:
         self.job = None
         self._pending = []
-        self._say(f"The report could not be written: {exc}", "problem")
+        self._say(f"The report could not be written: {exc}. What to do: {next_step(str(exc))}", "problem")
         self._update()
 
     def _finish(self, lines: list[str] | None) -> None:

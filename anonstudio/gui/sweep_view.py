@@ -40,6 +40,7 @@ from ..parallel import scheduler_address
 from ..params import ParameterError, specs
 from .controls import narrow_combo, note_label, save_file_dialog, splitter
 from .figure_sweep import FigureSweep
+from .next_steps import next_step
 from .plots import PALETTE, ExportablePlot
 from .settings_dialog import configured_executor
 
@@ -341,7 +342,7 @@ class SweepView(QWidget):
         self.status.setText("The sweep was stopped before its first cell.")
 
     def _failed(self, exc: BaseException) -> None:
-        self.status.setText(f"The sweep failed: {exc}")
+        self.status.setText(f"The sweep failed: {exc}. What to do: {next_step(str(exc))}")
 
     # ------------------------------------------------------------ showing
     def _clear(self) -> None:

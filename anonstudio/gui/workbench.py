@@ -317,7 +317,7 @@ class Workbench(QWidget):
 
     def _on_run_requested(self, params: Any) -> None:
         if self.dataset is None:
-            self.status.emit("Load a dataset first.")
+            self.status.emit("Load a dataset first: File › Open dataset…, or a sample from File › Open sample.")
             return
         self.run(params)
 

@@ -519,4 +519,6 @@ def _one_line(exc: BaseException) -> str:
 def _message_box_error(title: str, message: str) -> None:
     from PySide6.QtWidgets import QMessageBox
 
-    QMessageBox.critical(None, f"{title} failed", message)
+    from .next_steps import with_next_step
+
+    QMessageBox.critical(None, f"{title} failed", with_next_step(message, title))

@@ -22,6 +22,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from ...data.io import atomic_write
+from ..next_steps import with_next_step
 
 __all__ = ["ExportablePlot", "Series", "EXPORT_FORMATS", "PlainLogAxis", "axis_text", "integer_ticks",
            "csv_number"]
@@ -508,7 +509,7 @@ class ExportablePlot(QWidget):
         try:
             return self.export(name)
         except OSError as exc:
-            QMessageBox.critical(self, "Export failed", f"Could not write {name}: {exc}")
+            QMessageBox.critical(self, "Export failed", with_next_step(f"Could not write {name}: {exc}"))
             return None
 
 

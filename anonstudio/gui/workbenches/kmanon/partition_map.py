@@ -41,6 +41,7 @@ from scipy.spatial import cKDTree
 
 from ....data.geo import PartitionGeometry, VoronoiCells
 from ....data.io import atomic_write
+from ...next_steps import with_next_step
 
 __all__ = ["PartitionMap", "partition_color", "LevelLayer", "HOVER_TOWERS_SHOWN"]
 
@@ -451,7 +452,7 @@ class PartitionMap(QWidget):
             try:
                 self.save_image(name)
             except OSError as exc:
-                QMessageBox.critical(self, "Save failed", f"Could not write {name}: {exc}")
+                QMessageBox.critical(self, "Save failed", with_next_step(f"Could not write {name}: {exc}"))
 
     @property
     def drawn_partitions(self) -> int:

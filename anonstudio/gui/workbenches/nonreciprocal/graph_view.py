@@ -46,6 +46,7 @@ from ....methods.nonreciprocal.publish import world_slots
 from ....methods.nonreciprocal.result import NonreciprocalResult
 from ....methods.nonreciprocal.spec import AUDIT_WARNING
 from ...controls import narrow_combo, note_label, save_file_dialog
+from ...next_steps import with_next_step
 from ...plots import PALETTE
 
 __all__ = ["GraphData", "GraphCanvas", "GraphView", "MAX_GRAPH_RECORDS", "BIPARTITE", "UNIFIED", "ALL", "TRUE"]
@@ -610,4 +611,4 @@ class GraphView(QWidget):
         try:
             self.save_picture(path)
         except (OSError, ValueError) as exc:
-            QMessageBox.critical(self, "Save failed", f"Could not write {path}: {exc}")
+            QMessageBox.critical(self, "Save failed", with_next_step(f"Could not write {path}: {exc}"))

@@ -49,6 +49,7 @@ from ....methods.uniqueness.linkage_attack import (
 )
 from ...animated_count import AnimatedCount
 from ...controls import Callout, open_file_dialog
+from ...next_steps import next_step
 from ...plots import ExportablePlot, integer_ticks
 from ...release_sources import has_release, run_label, write_release
 
@@ -397,7 +398,7 @@ class AttackDemo(QWidget):
 
         def failed(exc):
             self.release = None
-            self.release_label.setText(f"Could not read the release: {exc}")
+            self.release_label.setText(f"Could not read the release: {exc}. What to do: {next_step(str(exc), 'load')}")
 
         if self._submit is None:
             try:
