@@ -500,6 +500,7 @@ class MainWindow(QMainWindow):
             self.restoreState(state)
 
     def save_layout(self) -> None:
+        self.start_page.leave()  # save the docks as the workbenches have them, not hidden behind the start page
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("window/state", self.saveState())
         self.settings.sync()

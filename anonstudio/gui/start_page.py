@@ -103,8 +103,14 @@ KIND_TEXT = {
 #: A sample's kind (sample.json) in the words of the sample list.
 SAMPLE_KINDS = {"transactions": "Sets of items", "table": "Table", "location": "Places visited"}
 
+#: The widest the page's content gets (pixels).
+CONTENT_WIDTH = 1400
+
+#: The height of the four questions' buttons (pixels).
+ENTRY_HEIGHT = 110
+
 #: The narrowest the recent projects and samples column gets.
-SIDE_WIDTH = 380
+SIDE_WIDTH = 340
 #: The longest one-line description of a sample (the full text is the tooltip).
 ONE_LINE = 120
 
@@ -165,10 +171,10 @@ def _heading(text: str, size: float = 1.6) -> QLabel:
     return label
 
 
-def _entry(title: str, text: str) -> QCommandLinkButton:
+def _entry(title: str, text: str, scale: float = 1.25) -> QCommandLinkButton:
     button = QCommandLinkButton(title, text)
     font = QFont(button.font())
-    font.setPointSizeF(font.pointSizeF() * 1.25)
+    font.setPointSizeF(font.pointSizeF() * scale)
     button.setFont(font)
     button.setAccessibleName(title)
     button.setMinimumHeight(72)
@@ -240,14 +246,22 @@ class StartPage(QWidget):
         skip.clicked.connect(lambda: self.finished.emit(""))
         self.skip_button = skip
 
-        body = QHBoxLayout()
-        body.addWidget(self.steps, 3)
-        body.addSpacing(24)
-        body.addWidget(side_widget, 2)
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(40, 24, 40, 16)
-        outer.addLayout(body, 1)
-        outer.addWidget(skip, 0, Qt.AlignRight)
+        content = QWidget()
+        content.setMaximumWidth(CONTENT_WIDTH)  # a wide screen centres the page rather than stretch its lines
+        body = QVBoxLayout(content)
+        body.setContentsMargins(0, 0, 0, 0)
+        columns = QHBoxLayout()
+        columns.addWidget(self.steps, 3)
+        columns.addSpacing(24)
+        columns.addWidget(side_widget, 2)
+        body.addLayout(columns, 1)
+        body.addWidget(skip, 0, Qt.AlignRight)
+        outer = QHBoxLayout(self)
+        outer.setContentsMargins(32, 20, 32, 12)
+        # The margins' stretches take only what the content's maximum leaves over.
+        outer.addStretch(1)
+        outer.addWidget(content, 1000)
+        outer.addStretch(1)
         self.refresh()
 
     # ------------------------------------------------------------- building
@@ -263,12 +277,16 @@ class StartPage(QWidget):
         grid.setSpacing(12)
         self.entries: dict[str, QCommandLinkButton] = {}
         for index, task in enumerate(TASKS):
-            button = _entry(task.title, task.explanation)
+            button = _entry(task.title, task.explanation, scale=1.4)
+            button.setMinimumHeight(ENTRY_HEIGHT)
             button.setObjectName(f"start-{task.key}")
             button.clicked.connect(lambda _checked=False, key=task.key: self.start_task(key))
             grid.addWidget(button, index // 2, index % 2)
             self.entries[task.key] = button
         layout.addLayout(grid)
+        layout.addSpacing(12)
+        layout.addWidget(note_label("New here? Try each question on one of the samples on the right: each "
+                                    "entry offers them too."))
         layout.addStretch(1)
         return page
 
@@ -548,13 +566,30 @@ class StartPage(QWidget):
         self.window_.datasets.load_sample(item.data(Qt.UserRole))
 
 
+class _CurrentPageStack(QStackedWidget):
+    """A stack sized by its current page: the start page's width must not widen the workbenches' window (its
+    docks are hidden while it shows), nor the workbenches' the start page's."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.currentChanged.connect(lambda _index: self.updateGeometry())
+
+    def sizeHint(self):  # noqa: N802 (Qt naming)
+        page = self.currentWidget()
+        return page.sizeHint() if page is not None else super().sizeHint()
+
+    def minimumSizeHint(self):  # noqa: N802 (Qt naming)
+        page = self.currentWidget()
+        return page.minimumSizeHint().expandedTo(page.minimumSize()) if page is not None else super().minimumSizeHint()
+
+
 def install_start_page(window: QMainWindow) -> StartPage:
     """Put a start page beside ``window``'s central widget; ``window.show_start_page()`` shows it.
 
     Returns the page; its ``finished`` signal brings the central widget back.
     """
     central = window.takeCentralWidget()
-    stack = QStackedWidget()
+    stack = _CurrentPageStack()
     stack.setObjectName("start-stack")
     stack.addWidget(central)
     page = StartPage(window)

@@ -109,6 +109,16 @@ def test_help_start_page_reopens_it_with_the_recent_projects(qtbot, start, tmp_p
     assert not on_start_page(start) and not start.params_dock.isHidden() and not start.datasets_dock.isHidden()
 
 
+def test_the_layout_saved_on_the_start_page_keeps_the_docks(qtbot, start):
+    from anonstudio.gui.main_window import MainWindow
+
+    start.save_layout()  # as closing the window does
+    again = MainWindow(warm_up=False)
+    qtbot.addWidget(again)
+    assert not again.datasets_dock.isHidden() and not again.params_dock.isHidden()
+    again.runner.shutdown(10000)
+
+
 def test_a_dataset_loaded_from_the_menus_leaves_the_start_page(qtbot, start):
     start.datasets.load_sample("sports-example")
     qtbot.waitUntil(lambda: not on_start_page(start), timeout=10000)
