@@ -10,7 +10,8 @@ datasets dock to load it, and opens the workbench that answers the question:
   user picks one. A family fits when its spec promises something it checks itself (``guarantee`` and no
   ``verified_by`` of another family: Threats analyses a group release, it does not make one) and accepts the
   data; of those, a table with a column of ``;``-joined items goes to the families that also take RT-data
-  (a table and its item sets), a plain table to the others;
+  (a table and its item sets), a plain table to the others (and, below them, to those taking RT-data with a
+  separate file of each person's items);
 * *Check a release I received*: the original first, then the release file, which fills the Audit tab;
 * *Show an attack (teaching)*: the linkage-attack demo of the workbench that has one.
 
@@ -48,8 +49,8 @@ from ..data.table import RTData, Table
 from ..data.transactions import TransactionData
 from .controls import note_label, open_file_dialog
 
-__all__ = ["StartPage", "Task", "TASKS", "install_start_page", "data_kind", "fitting_families", "one_line",
-           "FAMILY_REASONS"]
+__all__ = ["StartPage", "Task", "TASKS", "install_start_page", "data_kind", "fitting_families",
+           "items_file_families", "one_line", "FAMILY_REASONS"]
 
 
 @dataclass(frozen=True)
@@ -155,6 +156,13 @@ def fitting_families(dataset: Any, specs: list[Any]) -> list[Any]:
             continue
         fits.append(spec)
     return fits
+
+
+def items_file_families(dataset: Any, specs: list[Any]) -> list[Any]:
+    """The publishing families that take a plain table together with a file of each person's items (RT-data)."""
+    if data_kind(dataset) != "table":
+        return []
+    return [s for s in specs if _publishes(s) and s.accepts(dataset) and RTData in s.data_kinds]
 
 
 def _sample_class(sample: Sample) -> type:
@@ -493,8 +501,9 @@ class StartPage(QWidget):
                                   "choose a file of item sets or one of the samples above.")
             return
         bench.tabs.setCurrentWidget(bench.attack_demo)
-        self.open_bench(bench, "Pick a person (or a random one) and press Start: each step reveals one more of "
-                               "their items.")
+        start = bench.attack_demo.start_button.text()
+        self.open_bench(bench, f"Pick a person (or a random one) and press “{start}”: each step reveals one more "
+                               "of their items.")
 
     def _ask_family(self, dataset: Any) -> None:
         layout = self.family_layout
@@ -518,15 +527,24 @@ class StartPage(QWidget):
             layout.addWidget(note_label(f"It is {KIND_TEXT[kind]}, and no method here publishes that kind of "
                                         "data: go back and choose another dataset."))
         for spec in families:
-            reason = FAMILY_REASONS.get(spec.name, spec.summary[:1].upper() + spec.summary[1:] + ".")
-            button = _entry(spec.title, reason)
-            button.setObjectName(f"family-{spec.name}")
-            button.clicked.connect(lambda _checked=False, s=spec.name: self.choose_family(s))
-            layout.addWidget(button)
-            self.family_buttons[spec.name] = button
+            self._add_family(spec)
+        also = items_file_families(dataset, self._specs())
+        if also:
+            layout.addWidget(note_label("If you also have a file of each person's items (person,item rows), "
+                                        "these take it with the table:"))
+            for spec in also:
+                self._add_family(spec)
         layout.addStretch(1)
         layout.addWidget(self._back_button(), 0, Qt.AlignLeft)
         self.steps.setCurrentWidget(self.family_step)
+
+    def _add_family(self, spec: Any) -> None:
+        reason = FAMILY_REASONS.get(spec.name, spec.summary[:1].upper() + spec.summary[1:] + ".")
+        button = _entry(spec.title, reason)
+        button.setObjectName(f"family-{spec.name}")
+        button.clicked.connect(lambda _checked=False, s=spec.name: self.choose_family(s))
+        self.family_layout.addWidget(button)
+        self.family_buttons[spec.name] = button
 
     def choose_family(self, name: str) -> None:
         """Open the workbench of the family ``name`` (a spec name) chosen in the publish step."""
@@ -599,6 +617,7 @@ def install_start_page(window: QMainWindow) -> StartPage:
 
     def show() -> None:
         page.refresh()
+        page.go_home()  # Help › Start page starts over, whatever an earlier visit left half done
         if stack.currentWidget() is not page:
             # isHidden, not isVisible: before the window is first shown no dock is visible yet.
             hidden[:] = [d for d in window.findChildren(QDockWidget) if not d.isHidden()]

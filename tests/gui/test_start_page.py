@@ -7,7 +7,14 @@ import pytest
 from PySide6.QtCore import Qt
 
 from anonstudio.data.samples import load_sample
-from anonstudio.gui.start_page import FAMILY_REASONS, TASKS, data_kind, fitting_families, one_line
+from anonstudio.gui.start_page import (
+    FAMILY_REASONS,
+    TASKS,
+    data_kind,
+    fitting_families,
+    items_file_families,
+    one_line,
+)
 from anonstudio.methods.contract import discover_methods
 
 
@@ -94,6 +101,7 @@ def test_attack_opens_the_linkage_attack_demo(qtbot, start):
     bench = start.tabs.currentWidget()
     assert bench.tabs.currentWidget() is bench.attack_demo
     assert bench.attack_demo.dataset is start.dataset
+    assert "Start attack" in start.statusBar().currentMessage()
 
 
 def test_help_start_page_reopens_it_with_the_recent_projects(qtbot, start, tmp_path):
@@ -109,14 +117,11 @@ def test_help_start_page_reopens_it_with_the_recent_projects(qtbot, start, tmp_p
     assert not on_start_page(start) and not start.params_dock.isHidden() and not start.datasets_dock.isHidden()
 
 
-def test_the_layout_saved_on_the_start_page_keeps_the_docks(qtbot, start):
-    from anonstudio.gui.main_window import MainWindow
-
-    start.save_layout()  # as closing the window does
-    again = MainWindow(warm_up=False)
-    qtbot.addWidget(again)
-    assert not again.datasets_dock.isHidden() and not again.params_dock.isHidden()
-    again.runner.shutdown(10000)
+def test_the_layout_saved_on_the_start_page_keeps_the_docks(start):
+    assert start.datasets_dock.isHidden()
+    start.save_layout()  # as closing the window does: the state saved is the workbenches', docks shown
+    assert not start.datasets_dock.isHidden() and not start.params_dock.isHidden()
+    assert not on_start_page(start)
 
 
 def test_a_dataset_loaded_from_the_menus_leaves_the_start_page(qtbot, start):
@@ -136,7 +141,10 @@ def test_a_plain_window_does_not_open_on_the_start_page(window):
 def test_fitting_families_follow_the_data_kind(sample, kind, families):
     data = load_sample(sample)
     assert data_kind(data) == kind
-    assert {s.name for s in fitting_families(data, list(discover_methods().values()))} == families
+    specs = list(discover_methods().values())
+    assert {s.name for s in fitting_families(data, specs)} == families
+    # RT also takes a plain table with a separate file of each person's items.
+    assert {s.name for s in items_file_families(data, specs)} == ({"rt"} if kind == "table" else set())
 
 
 def test_one_line_keeps_a_short_first_sentence_and_cuts_a_long_one():
