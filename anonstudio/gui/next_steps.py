@@ -76,8 +76,13 @@ def next_step(message: str, title: str = "") -> str:
 
 
 def with_next_step(message: str, title: str = "") -> str:
-    """``message`` followed by its next step (unchanged when it already says one)."""
+    """``message`` followed by its next step on the same line (unchanged when it already says one).
+
+    The same line: a bad input's message stays one line naming the file and the reason, now with what to do.
+    """
     if NEXT in message:
         return message
     step = next_step(message, title)
-    return f"{message.rstrip()}\n\n{NEXT} {step[:1].upper()}{step[1:]}"
+    text = message.rstrip()
+    end = "" if text.endswith((".", "!", "?", "…")) else "."
+    return f"{text}{end} {NEXT} {step[:1].upper()}{step[1:]}"

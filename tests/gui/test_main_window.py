@@ -47,7 +47,7 @@ def test_bad_file_shows_error_and_keeps_previous_dataset(window, wait_job, data_
     kind, title, text = dialogs[-1]
     assert kind == "critical" and "bad.dat" in title
     assert text.startswith("bad.dat, line 3: 'x7' is not an integer item\n\nNothing was changed: “tiny.dat” is "
-                           "still loaded.\n\nWhat to do: Fix that line of the file, or change how it is read")
+                           "still loaded. What to do: Fix that line of the file, or change how it is read")
     assert window.dataset is good
     assert "records: 40" in window.datasets.summary.text()
     assert window.jobs.state_text(job).startswith("failed")

@@ -26,7 +26,7 @@ def test_a_labels_file_of_another_dataset_says_to_choose_this_datasets_labels(tm
 def test_a_bad_line_says_to_fix_it_or_change_how_the_file_is_read():
     message = str(DataFormatError("baskets.dat", "'x7' is not an integer item", 3))
     shown = with_next_step(message, "Load baskets.dat")
-    assert shown.startswith(message + "\n\n" + NEXT)
+    assert shown.startswith(message + ". " + NEXT) and "\n" not in shown  # still one line
     assert "import preview" in shown
 
 
@@ -46,7 +46,7 @@ def test_unknown_errors_get_the_default_of_a_load_or_a_run():
     assert next_step("something odd", "Load x.csv") == DEFAULT_LOAD
     assert next_step("something odd", "σ-k^m anonymity (chess)") == DEFAULT_RUN
     # A message that already says what to do is left alone.
-    assert with_next_step(f"x\n\n{NEXT} y.") == f"x\n\n{NEXT} y."
+    assert with_next_step(f"x. {NEXT} y.") == f"x. {NEXT} y."
 
 
 def test_a_failed_run_says_what_to_do_in_the_callout_the_dialog_and_the_status_bar(qtbot, window, tmp_path,
