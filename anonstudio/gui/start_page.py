@@ -47,6 +47,7 @@ from ..data.kinds import kind_words
 from ..data.samples import Sample, list_samples
 from ..data.table import RTData, Table
 from ..data.transactions import TransactionData
+from .accessibility import name_widgets
 from .controls import note_label, open_file_dialog
 
 __all__ = ["StartPage", "Task", "TASKS", "install_start_page", "data_kind", "fitting_families",
@@ -271,6 +272,7 @@ class StartPage(QWidget):
         outer.addWidget(content, 1000)
         outer.addStretch(1)
         self.refresh()
+        name_widgets(self)
 
     # ------------------------------------------------------------- building
     def _build_home(self) -> QWidget:
@@ -536,6 +538,7 @@ class StartPage(QWidget):
                 self._add_family(spec)
         layout.addStretch(1)
         layout.addWidget(self._back_button(), 0, Qt.AlignLeft)
+        name_widgets(self.family_step)  # the buttons made for this dataset, for screen readers too
         self.steps.setCurrentWidget(self.family_step)
 
     def _add_family(self, spec: Any) -> None:

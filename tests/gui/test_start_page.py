@@ -49,6 +49,9 @@ def test_start_page_shows_four_entries_and_hides_the_docks(start):
     assert on_start_page(start)
     assert [b.text() for b in start.start_page.entries.values()] == [t.title for t in TASKS]
     assert start.datasets_dock.isHidden() and start.params_dock.isHidden()
+    from anonstudio.gui.accessibility import unnamed
+
+    assert not unnamed(start.start_page)
     samples = start.start_page.sample_list
     assert samples.count() >= 6 and "Chess endgames" in samples.item(2).text()
 
@@ -69,6 +72,7 @@ def test_publish_offers_the_families_that_fit_and_opens_the_chosen_one(qtbot, st
     assert on_start_page(start)
     assert set(page.family_buttons) == {"kmanon", "rho", "nonreciprocal"}
     assert page.family_buttons["rho"].description() == FAMILY_REASONS["rho"]
+    assert page.family_buttons["rho"].accessibleName()
     qtbot.mouseClick(page.family_buttons["nonreciprocal"], Qt.LeftButton)
     assert not on_start_page(start)
     bench = start.tabs.currentWidget()
