@@ -74,20 +74,40 @@ def restyle_plot(plot: ExportablePlot, scheme: str) -> None:
         axis.setPen(foreground)
         axis.setTextPen(foreground)
     item.titleLabel.setText(item.titleLabel.text, color=foreground)
+    if plot.caption:
+        plot.set_caption(plot.caption)  # its grey follows the scheme
     if plot.legend is not None:
         plot.legend.setLabelTextColor(foreground)
-    # A series drawn in the palette's black (or in white, after a switch to dark) takes the foreground instead.
+    dark = scheme == "dark"
+    # A series drawn in the palette's black (or in the light text colour, after a switch back) takes the foreground.
     swap = {QColor(PLOT_COLOURS[other][1]).name() for other in PLOT_COLOURS if other != scheme}
     for series in plot.series.values():
         graphic = series.item
         opts = getattr(graphic, "opts", None)
         if not isinstance(opts, dict):
             continue
-        pen = opts.get("pen")
-        if isinstance(pen, pg.QtGui.QPen) and pen.color().name() in swap and hasattr(graphic, "setPen"):
-            new = pg.mkPen(pen)
-            new.setColor(QColor(foreground))
-            graphic.setPen(new)
+        for key, setter, make in (("pen", "setPen", pg.mkPen), ("symbolPen", "setSymbolPen", pg.mkPen),
+                                  ("symbolBrush", "setSymbolBrush", pg.mkBrush)):
+            value = opts.get(key)
+            if value is None or not hasattr(graphic, setter):
+                continue
+            try:
+                made = make(value)
+            except Exception:  # noqa: BLE001 - a value pyqtgraph keeps but cannot remake (a list per point)
+                continue
+            if made.color().name() in swap and made.color().alpha() > 0:
+                made.setColor(QColor(foreground))
+                getattr(graphic, setter)(made)
+    # Notes drawn in the plot (a diagonal's name, a threshold's label) in a dark colour get a lighter one on dark.
+    scene = item.scene()
+    for text in (scene.items() if scene is not None else []):
+        if isinstance(text, pg.TextItem):
+            if getattr(text, "_light_scheme_colour", None) is None:
+                text._light_scheme_colour = QColor(text.color)
+            colour = QColor(text._light_scheme_colour)
+            if dark and colour.lightness() < 110:
+                colour = colour.lighter(220) if colour.lightness() > 20 else QColor(foreground)
+            text.setColor(colour)
 
 
 def apply_scheme(window: QWidget, scheme: str | None = None) -> str:
