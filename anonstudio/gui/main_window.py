@@ -25,17 +25,14 @@ from PySide6.QtWidgets import (
 
 from .. import __version__
 from .controls import STYLE, fitting_size
-from .dataset_bar import SmallScreens
 from .datasets_dock import DatasetsPanel, available_samples
 from .jobs_dock import JobsPanel, JobStatus
 from .method_workbench import MethodWorkbench
 from .plots import EXPORT_FORMATS, ExportablePlot
 from .project_controller import ProjectController
 from .report_dialog import show_report_dialog
-from .scheme import follow_desktop_scheme, restyle_plots
 from .settings import RecentFiles, open_settings
 from .settings_dialog import add_settings_action
-from .tab_titles import shorten_tab_titles
 from .workbench import Workbench
 from .workbenches import discover_workbenches
 from .workers import Job, JobRunner
@@ -193,12 +190,18 @@ class MainWindow(QMainWindow):
 
     def _small_screens_and_scheme(self) -> None:
         """The dataset bar below 1440 px, short tab titles and the desktop's light or dark scheme (issue 22)."""
+        from .dataset_bar import SmallScreens
+        from .scheme import follow_desktop_scheme
+
         self.small_screens = SmallScreens(self)
         follow_desktop_scheme(self)
         self._fit_small_screens()
 
     def _fit_small_screens(self) -> None:
         """Tabs and plots of pages built since the last call: short titles, the scheme's plot colours."""
+        from .scheme import restyle_plots
+        from .tab_titles import shorten_tab_titles
+
         shorten_tab_titles(self.tabs)
         restyle_plots(self)
         self.small_screens.bar.set_dataset(self.dataset)

@@ -23,7 +23,7 @@ from .controls.style import style_sheet
 from .plots import ExportablePlot
 
 __all__ = ["ENV", "PLOT_COLOURS", "apply_scheme", "desktop_scheme", "follow_desktop_scheme", "restyle_plot",
-           "restyle_plots"]
+           "restyle_plot_widget", "restyle_plots"]
 
 #: Environment variable forcing a scheme: "light" or "dark".
 ENV = "ANONSTUDIO_COLOR_SCHEME"
@@ -64,21 +64,36 @@ def _is_dark(palette: QPalette) -> bool:
     return palette.color(QPalette.Window).lightness() < 128
 
 
-def restyle_plot(plot: ExportablePlot, scheme: str) -> None:
-    """Redraw ``plot``'s background, axes, title, legend and black series in ``scheme``'s colours."""
+def restyle_plot_widget(widget: pg.PlotWidget, scheme: str) -> None:
+    """Redraw any pyqtgraph plot's background, axes, title, legend and dark text items in ``scheme``'s colours."""
     background, foreground = PLOT_COLOURS[scheme]
-    plot.plot_widget.setBackground(background)
-    item = plot.plot_item
+    widget.setBackground(background)
+    item = widget.getPlotItem()
     for name in ("left", "bottom", "right", "top"):
         axis = item.getAxis(name)
         axis.setPen(foreground)
         axis.setTextPen(foreground)
     item.titleLabel.setText(item.titleLabel.text, color=foreground)
+    if item.legend is not None:
+        item.legend.setLabelTextColor(foreground)
+    # Notes drawn in the plot (a diagonal's name, a threshold's label) in a dark colour get a lighter one on dark.
+    scene = item.scene()
+    for text in (scene.items() if scene is not None else []):
+        if isinstance(text, pg.TextItem):
+            if getattr(text, "_light_scheme_colour", None) is None:
+                text._light_scheme_colour = QColor(text.color)
+            colour = QColor(text._light_scheme_colour)
+            if scheme == "dark" and colour.lightness() < 110:
+                colour = colour.lighter(220) if colour.lightness() > 20 else QColor(foreground)
+            text.setColor(colour)
+
+
+def restyle_plot(plot: ExportablePlot, scheme: str) -> None:
+    """:func:`restyle_plot_widget`, plus an ExportablePlot's caption and its series drawn in black."""
+    restyle_plot_widget(plot.plot_widget, scheme)
+    foreground = PLOT_COLOURS[scheme][1]
     if plot.caption:
         plot.set_caption(plot.caption)  # its grey follows the scheme
-    if plot.legend is not None:
-        plot.legend.setLabelTextColor(foreground)
-    dark = scheme == "dark"
     # A series drawn in the palette's black (or in the light text colour, after a switch back) takes the foreground.
     swap = {QColor(PLOT_COLOURS[other][1]).name() for other in PLOT_COLOURS if other != scheme}
     for series in plot.series.values():
@@ -98,16 +113,6 @@ def restyle_plot(plot: ExportablePlot, scheme: str) -> None:
             if made.color().name() in swap and made.color().alpha() > 0:
                 made.setColor(QColor(foreground))
                 getattr(graphic, setter)(made)
-    # Notes drawn in the plot (a diagonal's name, a threshold's label) in a dark colour get a lighter one on dark.
-    scene = item.scene()
-    for text in (scene.items() if scene is not None else []):
-        if isinstance(text, pg.TextItem):
-            if getattr(text, "_light_scheme_colour", None) is None:
-                text._light_scheme_colour = QColor(text.color)
-            colour = QColor(text._light_scheme_colour)
-            if dark and colour.lightness() < 110:
-                colour = colour.lighter(220) if colour.lightness() > 20 else QColor(foreground)
-            text.setColor(colour)
 
 
 def apply_scheme(window: QWidget, scheme: str | None = None) -> str:
@@ -133,8 +138,14 @@ def restyle_plots(window: QWidget) -> None:
     """Give every plot of ``window`` the colours of the scheme last applied to it (plots of pages built since)."""
     scheme = window.property("colorScheme")
     if scheme in PLOT_COLOURS:
-        for plot in window.findChildren(ExportablePlot):
+        plots = window.findChildren(ExportablePlot)
+        for plot in plots:
             restyle_plot(plot, scheme)
+        # pyqtgraph plots of their own (the σ-k^m partition map): background, axes and texts.
+        inside = {id(plot.plot_widget) for plot in plots}
+        for widget in window.findChildren(pg.PlotWidget):
+            if id(widget) not in inside:
+                restyle_plot_widget(widget, scheme)
 
 
 class _Follower(QObject):

@@ -329,10 +329,14 @@ def test_tab_bars_and_callouts_fit(studio, qtbot, size, scheme, screenshots):
         _settle(qtbot)
         found += [f"{name} {size[0]}x{size[1]} {scheme}: {p}" for p in layout_problems(page) + tab_bar_problems(page)]
     # The plots are drawn in the scheme's colours (a dark background with light text in the dark one).
+    import pyqtgraph as pg
+
     background, foreground = PLOT_COLOURS[scheme]
-    plot = window.findChildren(ExportablePlot)[0]
-    assert plot.plot_widget.backgroundBrush().color().name() == background
-    assert plot.plot_item.getAxis("bottom").textPen().color().name() == foreground
+    widgets = window.findChildren(pg.PlotWidget)
+    assert len(widgets) > 20
+    for widget in widgets:  # the ExportablePlots and the pyqtgraph plots of their own (the partition map)
+        assert widget.backgroundBrush().color().name() == background, widget
+        assert widget.getPlotItem().getAxis("bottom").textPen().color().name() == foreground, widget
     window.setUpdatesEnabled(True)
     assert found == [], "\n".join(found)
 
