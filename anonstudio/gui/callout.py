@@ -20,16 +20,26 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QToolBut
 
 from .controls.style import STATE_COLOURS, restyle
 
-__all__ = ["VerdictCallout", "split_verdict"]
+__all__ = ["VerdictCallout", "bold_lead", "split_verdict"]
 
 _BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
+_BOLD_LEAD = re.compile(r"\s*<b>(.*?)</b>", re.IGNORECASE | re.DOTALL)
+
+
+def _plain(rich: str) -> str:
+    return QTextDocumentFragment.fromHtml(rich).toPlainText().replace("\n", " ").strip()
 
 
 def split_verdict(text: str) -> tuple[str, str]:
     """``(head, rest)``: the plain text of the first line (up to the first ``<br>``) and the rich text after it."""
     parts = _BREAK.split(text, maxsplit=1)
-    head = QTextDocumentFragment.fromHtml(parts[0]).toPlainText().replace("\n", " ").strip()
-    return head, (parts[1].strip() if len(parts) > 1 else "")
+    return _plain(parts[0]), (parts[1].strip() if len(parts) > 1 else "")
+
+
+def bold_lead(text: str) -> str:
+    """The plain text of the bold words the first line starts with ("Independent check passed"), or ""."""
+    match = _BOLD_LEAD.match(_BREAK.split(text, maxsplit=1)[0])
+    return _plain(match.group(1)) if match else ""
 
 
 class VerdictCallout(QFrame):
@@ -51,6 +61,7 @@ class VerdictCallout(QFrame):
         self._text = ""
         self._head = ""
         self._rest = ""
+        self._bold = ""
         self._elided = False
         self.head_label = QLabel()
         self.head_label.setObjectName("callout_head")
@@ -95,6 +106,7 @@ class VerdictCallout(QFrame):
         """Show ``text`` (rich text; its first line is the verdict) in the colour of ``state``."""
         self._text = text
         self._head, self._rest = split_verdict(text)
+        self._bold = bold_lead(text)
         self.set_state(state)
         self.head_label.setToolTip(self._head)
         self.setAccessibleName(f"Verdict: {self._head}")
@@ -126,33 +138,39 @@ class VerdictCallout(QFrame):
     # ---------------------------------------------------------------- layout
     def _toggled(self, on: bool) -> None:
         self.details_button.setArrowType(Qt.DownArrow if on else Qt.RightArrow)
-        self._update_body()
+        self._elide()
 
     def _update_body(self) -> None:
         on = self.details_button.isChecked()
         # Unfolded, the body repeats the verdict only when its line had to cut it.
         body = self._text if self._elided else self._rest
-        self.body.setText(body)
+        if body != self.body.text():
+            self.body.setText(body)
         self.body.setVisible(on and bool(body))
         self.details_button.setVisible(self.has_details())
 
     def _elide(self) -> None:
         head = self._head
-        bold, sep, rest = head.partition(": ")
-        if not sep:
-            bold, rest = head, ""
+        # The verdict's own bold words stay bold ("Independent check passed"), the figures after them plain.
+        bold = self._bold if self._bold and head.startswith(self._bold) else ""
+        rest = head[len(bold):]
         width = max(self.head_label.width(), 40)
         bold_font = QFont(self.head_label.font())
         bold_font.setBold(True)
-        bold_width = QFontMetrics(bold_font).horizontalAdvance(bold + sep)
-        plain = QFontMetrics(self.head_label.font())
+        bold_metrics = QFontMetrics(bold_font)
+        bold_width = bold_metrics.horizontalAdvance(bold)
         if bold_width > width:
-            shown_bold, shown_rest = QFontMetrics(bold_font).elidedText(bold, Qt.ElideRight, width), ""
-            sep = ""
+            shown_bold, shown_rest = bold_metrics.elidedText(bold, Qt.ElideRight, width), ""
         else:
-            shown_bold, shown_rest = bold, plain.elidedText(rest, Qt.ElideRight, width - bold_width)
+            shown_bold = bold
+            shown_rest = QFontMetrics(self.head_label.font()).elidedText(rest, Qt.ElideRight, width - bold_width)
         self._elided = shown_bold != bold or shown_rest != rest
-        self.head_label.setText(f"<b>{html.escape(shown_bold)}</b>{html.escape(sep)}{html.escape(shown_rest)}")
+        lead = f"<b>{html.escape(shown_bold)}</b>" if shown_bold else ""
+        if self._elided and self.expanded and bold and bold_width <= width:
+            # Unfolded, the body gives the whole line: the head keeps only the verdict's words above it.
+            self.head_label.setText(lead)
+        else:
+            self.head_label.setText(lead + html.escape(shown_rest))
         self._update_body()
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt naming)

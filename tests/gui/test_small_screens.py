@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QLabel, QScrollBar, QTabWidget, QWidget
 
 from anonstudio.data.table import Table
 from anonstudio.data.transactions import TransactionData
-from anonstudio.gui.callout import VerdictCallout, split_verdict
+from anonstudio.gui.callout import VerdictCallout, bold_lead, split_verdict
 from anonstudio.gui.dataset_bar import DatasetBar, dataset_size
 from anonstudio.gui.plot_grid import PlotGrid, columns_for
 from anonstudio.gui.plots import ExportablePlot
@@ -23,6 +23,9 @@ def test_split_verdict_takes_the_first_line_as_plain_text():
     assert head.startswith("Independent check passed: 40 of 40") and "<b>" not in head
     assert rest.startswith("<b>Any 2 towers") and "graph" in rest
     assert split_verdict("Only one line") == ("Only one line", "")
+    assert bold_lead(VERDICT) == "Independent check passed"
+    # Only bold words that open the line are the verdict: a colon alone does not make one.
+    assert bold_lead("Running… progress and time left: Jobs panel below.") == ""
 
 
 def test_the_callout_shows_one_line_and_unfolds_its_details(qtbot):
@@ -44,12 +47,13 @@ def test_the_callout_shows_one_line_and_unfolds_its_details(qtbot):
     callout.details_button.click()
     qtbot.wait(20)
     assert callout.expanded and callout.body.isVisible() and callout.body.text() == VERDICT
+    assert callout.head_label.text() == "<b>Independent check passed</b>"  # not the line the body repeats
     assert callout.sizeHint().height() > 3 * callout.fontMetrics().height()
     with qtbot.waitSignal(callout.linkActivated) as clicked:
         callout.body.linkActivated.emit("graph")
     assert clicked.args == ["graph"]
     callout.details_button.click()
-    assert not callout.body.isVisible()
+    assert not callout.body.isVisible() and callout.head_label.text() == shown
 
 
 def test_a_short_verdict_has_no_details_button(qtbot):
