@@ -249,6 +249,8 @@ def studio(tmp_path_factory, qapp):
         patch.setenv(CACHE_ENV, str(folder / "cache"))
         patch.setattr(ProjectController, "ask_unsaved", lambda self: "discard")
         window = MainWindow(warm_up=False, restore_layout=False)
+        # Docks appear and go at once: an animated dock would be measured half-way.
+        window.setAnimated(False)
         window.resize(*SIZES[0])
         window.show()
         QApplication.processEvents()
@@ -319,6 +321,7 @@ def test_tab_bars_and_callouts_fit(studio, qtbot, size, scheme, screenshots):
                     found += [f"{where}, dock unfolded: {p}" for p in tab_bar_problems(window)]
                 window.small_screens.set_collapsed(True)
             tabs.setCurrentIndex(0)
+            _settle(qtbot)
             if size == SIZES[0]:
                 window.setUpdatesEnabled(True)
                 window.grab().save(str(screenshots / f"22-{bench.spec.name}-{size[0]}x{size[1]}-{scheme}.png"))
