@@ -158,6 +158,7 @@ class MainWindow(QMainWindow):
         if self.projects.has_autosave():
             self.statusBar().showMessage("Unsaved work from an earlier session can be recovered: File › Recover "
                                          "autosaved project.", 15000)
+        self._small_screens_and_scheme()
         self.resize(default_size(self))
         if restore_layout:
             self._restore_layout()
@@ -197,6 +198,24 @@ class MainWindow(QMainWindow):
             show_record = getattr(bench, "show_record", None)
             if show_record is not None:
                 show_record.connect(self.show_record)
+
+    def _small_screens_and_scheme(self) -> None:
+        """The dataset bar below 1440 px, short tab titles and the desktop's light or dark scheme (issue 22)."""
+        from .dataset_bar import SmallScreens
+        from .scheme import follow_desktop_scheme
+
+        self.small_screens = SmallScreens(self)
+        follow_desktop_scheme(self)
+        self._fit_small_screens()
+
+    def _fit_small_screens(self) -> None:
+        """Tabs and plots of pages built since the last call: short titles, the scheme's plot colours."""
+        from .scheme import restyle_plots
+        from .tab_titles import shorten_tab_titles
+
+        shorten_tab_titles(self.tabs)
+        restyle_plots(self)
+        self.small_screens.bar.set_dataset(self.dataset)
 
     def _hand_over(self, source: Workbench, run: Any) -> None:
         """Offer a run finished in one tab to the other tabs that take one (``receive_run``), e.g. a group release
@@ -357,6 +376,7 @@ class MainWindow(QMainWindow):
                 bench.set_dataset(dataset)
             except Exception:  # noqa: BLE001
                 self.jobs.append_log(f"{bench.TITLE}: could not show the dataset:\n{traceback.format_exc()}")
+        self._fit_small_screens()
         name = getattr(dataset, "name", "dataset")
         self.setWindowTitle(self.projects.title())
         self.statusBar().showMessage(f"Loaded {name}: set the parameters of a tab on the right and run it.", 8000)

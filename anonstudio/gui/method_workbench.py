@@ -48,7 +48,8 @@ from PySide6.QtWidgets import QApplication, QHBoxLayout, QMessageBox, QTabWidget
 
 from ..methods.contract import MethodRun, MethodSpec, get_method, run_and_verify, verdict_head, write_outputs
 from ..params import ParameterError, from_dict, to_dict
-from .controls import BoundedArea, Callout, Collapsible, ExportRow, HistoryBar, note_label, save_file_dialog
+from .callout import VerdictCallout
+from .controls import Collapsible, ExportRow, HistoryBar, note_label, save_file_dialog
 from .next_steps import next_step, with_next_step
 from .sweep_view import SweepView
 from .workbench import Workbench
@@ -70,8 +71,6 @@ RUNNING_TEXT = ("Running… results appear as they are computed. Progress and ti
                 "Cancel keeps what is done.")
 JSON_KEY = "json"
 COMMAND_KEY = "command"
-#: Height (pixels) above which the callout scrolls instead of pushing the results down.
-CALLOUT_MAX_HEIGHT = 110
 
 
 class MethodWorkbench(Workbench):
@@ -145,11 +144,10 @@ class MethodWorkbench(Workbench):
         self.intro_label = note_label(self.INTRO, "body")
         self.guide = Collapsible("How to use this tab", self.GUIDE or self.INTRO)
         self.guide.setObjectName("guide")
-        self.callout = Callout(READY_TEXT.format(run=self.RUN_TEXT))
+        # One line of verdict; the promise, the figures and the notes unfold under "Details" (never a scroll bar).
+        self.callout = VerdictCallout(READY_TEXT.format(run=self.RUN_TEXT))
         self.callout.setObjectName("callout")
-        # A long promise and check scroll inside the banner instead of pushing the results off screen.
-        callout_area = BoundedArea(self.callout, CALLOUT_MAX_HEIGHT)
-        self.callout_area = callout_area
+        self.callout_area = self.callout
         self.history_bar = HistoryBar()
         self.history_bar.shown.connect(self.show_history_run)
         self.history_bar.compared.connect(self._compare_history_run)
@@ -174,7 +172,7 @@ class MethodWorkbench(Workbench):
         top.addWidget(self.intro_label, 1)
         layout.addLayout(top)
         layout.addWidget(self.guide)
-        layout.addWidget(callout_area)
+        layout.addWidget(self.callout)
         layout.addWidget(self.history_bar)
         layout.addWidget(self.results, 1)
         layout.addWidget(self.export_row)

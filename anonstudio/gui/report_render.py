@@ -119,6 +119,7 @@ def _settle(app: QApplication, rounds: int = 8) -> None:
 def _plots_in_order(widget: QWidget, path: tuple[str, ...], app: QApplication) -> Iterator[tuple[Any, tuple]]:
     """Every ExportablePlot below ``widget``, in the studio's tab order, each yielded while its tab is current."""
     from .plots import ExportablePlot
+    from .tab_titles import full_tab_title
 
     if isinstance(widget, ExportablePlot):
         yield widget, path
@@ -127,7 +128,7 @@ def _plots_in_order(widget: QWidget, path: tuple[str, ...], app: QApplication) -
         for i in range(widget.count()):
             widget.setCurrentIndex(i)
             _settle(app)
-            yield from _plots_in_order(widget.widget(i), path + (widget.tabText(i),), app)
+            yield from _plots_in_order(widget.widget(i), path + (full_tab_title(widget, i),), app)
         widget.setCurrentIndex(0)
         return
     # Top to bottom, then left to right, as they sit on screen (the tab is current and laid out).

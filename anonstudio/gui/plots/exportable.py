@@ -275,7 +275,9 @@ class ExportablePlot(QWidget):
             # One short line each: pyqtgraph never wraps a title, and a title
             # wider than the plot widens the whole plot past its window.
             lines = "<br>".join(html.escape(line) for line in caption.splitlines())
-            self.plot_item.setTitle(f"{html.escape(self.title)}<br><span style='font-size: 8pt; color: #444'>"
+            # Grey for a caption, dark on the light scheme's white and light on the dark scheme's background.
+            grey = "#444" if pg.mkColor(pg.getConfigOption("foreground")).lightness() < 128 else "#b4b4b4"
+            self.plot_item.setTitle(f"{html.escape(self.title)}<br><span style='font-size: 8pt; color: {grey}'>"
                                     f"{lines}</span>")
         else:
             self.plot_item.setTitle(self.title)

@@ -40,7 +40,8 @@ from ....formatting import integer, measure, probability
 from ....glossary import meaning
 from ....methods.audit.algorithm import ORIGINAL_AS_RELEASE
 from ....methods.contract import MethodRun
-from ...controls import Callout, note_label
+from ...callout import VerdictCallout
+from ...controls import note_label
 from ...method_workbench import MethodWorkbench
 from ...plots import ExportablePlot, integer_ticks
 from ...release_sources import has_release, run_label, write_release
@@ -155,7 +156,8 @@ class AuditWorkbench(MethodWorkbench):
         self.utility_label = note_label("")
         self.utility_label.setTextFormat(Qt.RichText)
 
-        self.counterexample = Callout("")
+        # The studio's one verdict callout: the person on one line, the candidates under Details.
+        self.counterexample = VerdictCallout("")
         self.counterexample.setObjectName("counterexample")
         self.show_record_button = QPushButton("Show this person in the data view")
         self.show_record_button.setToolTip("Open the data view of the original and select the counterexample's "

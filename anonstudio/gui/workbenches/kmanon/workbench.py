@@ -19,8 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
 from ....data.errors import DataFormatError
 from ....formatting import integer, number
@@ -33,6 +32,7 @@ from ....methods.kmanon.result import KmAnonResult
 from ....parallel import scheduler_address
 from ...controls import note_label
 from ...method_workbench import MethodWorkbench
+from ...plot_grid import PlotGrid
 from ...side_by_side import LazySideBySide
 from .partition_map import PartitionMap
 from .plots import make_curve_plots
@@ -116,10 +116,9 @@ class KmAnonWorkbench(MethodWorkbench):
         self._cells_key: Any = None
         self.map = PartitionMap(item_word="tower")
         self.curve_plots = make_curve_plots()
-        # The paper's three curves vs m side by side, each with the tab's full height.
-        curves = QSplitter(Qt.Horizontal)
-        for plot in self.curve_plots.values():
-            curves.addWidget(plot)
+        # The paper's three curves vs m side by side, each with the tab's full height; two columns or a stack
+        # when the tab is too narrow for three readable plots.
+        curves = PlotGrid(list(self.curve_plots.values()))
         self.verify_table = VerifyTable()
         check = QWidget()
         check_layout = QVBoxLayout(check)
