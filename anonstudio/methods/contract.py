@@ -297,8 +297,15 @@ _HASH_CACHE: dict[tuple[str, int, int], str] = {}
 _HASH_LOCK = threading.Lock()
 
 
-def file_sha256(path: str | Path) -> str:
-    """SHA-256 of a file's bytes (cached per path, size and modification time)."""
+def file_sha256(path: str | Path, cancelled: Callable[[], bool] | None = None) -> str:
+    """SHA-256 of a file's bytes (cached per path, size and modification time).
+
+    Read in 1 MiB blocks; between blocks ``cancelled`` (or the enclosing
+    :func:`~anonstudio.jobs.cancel_scope`'s flag) is polled and a cancel raises
+    :class:`~anonstudio.jobs.Cancelled`, so hashing a large release never delays a cancel.
+    """
+    from ..jobs import cancel_scope, raise_if_cancelled
+
     path = Path(path)
     st = path.stat()
     key = (str(path.resolve()), st.st_size, st.st_mtime_ns)
@@ -306,8 +313,9 @@ def file_sha256(path: str | Path) -> str:
         if key in _HASH_CACHE:
             return _HASH_CACHE[key]
     digest = hashlib.sha256()
-    with open(path, "rb") as fh:
+    with cancel_scope(cancelled), open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
+            raise_if_cancelled()
             digest.update(block)
     value = digest.hexdigest()
     with _HASH_LOCK:
@@ -798,21 +806,24 @@ def check_outputs(spec: MethodSpec, paths: dict[str, Path | None], data: Any = N
 
 
 def write_outputs(run: MethodRun, paths: dict[str, Path | None], json_path: Path | None = None, *,
-                  allow_unverified: bool = False, timings: bool = True) -> list[str]:
+                  allow_unverified: bool = False, timings: bool = True,
+                  cancelled: Callable[[], bool] | None = None) -> list[str]:
     """Write the requested exports (``{export key: path}``) and the run's JSON, committed together.
 
     Release files are written only when the run is complete and its promise
     was independently confirmed, unless ``allow_unverified``; audit files only
     when asked for. ``timings=False`` writes the JSON without wall-clock
     fields (byte-identical across reruns). Returns one line per file not
-    written, saying why.
+    written, saying why. Writers that poll :func:`~anonstudio.jobs.raise_if_cancelled`
+    see ``cancelled``: a cancel raises :class:`~anonstudio.jobs.Cancelled` and no file is replaced.
     """
     from ..data.io.atomic import OutputSet
     from ..data.io.jsonfile import write_json
+    from ..jobs import cancel_scope
 
     skipped = []
     by_key = {e.key: e for e in run.spec.exports}
-    with OutputSet() as outputs:
+    with cancel_scope(cancelled), OutputSet() as outputs:
         for key, path in paths.items():
             if path is None:
                 continue
