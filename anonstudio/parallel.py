@@ -16,7 +16,10 @@ threads than cores. :data:`budget` is the one number they all ask:
   (available // workers) as its own budget: a sweep running 2 cells at once
   gives each cell half, and the cell's trials split that half again;
 * :meth:`ThreadBudget.workers` is how a pool that manages its own threads
-  asks how many it may start, capped by its own ``threads`` parameter.
+  asks how many it may start, capped by its own ``threads`` parameter;
+* jobs that run at once (two studio runs) each hold a :meth:`ThreadBudget.lease`
+  of the total: the first takes what it needs, the next what is left (at
+  least 1), and each gives its threads back when it ends.
 
 The share travels in a :mod:`contextvars` variable, which worker threads of
 a :class:`BudgetPool` inherit from the code that submitted the task. A
@@ -118,6 +121,8 @@ class ThreadBudget:
         self._setting: int | None = None
         self._share: contextvars.ContextVar[int | None] = contextvars.ContextVar("anonstudio_thread_share",
                                                                                  default=None)
+        self._lock = threading.Lock()
+        self._leased = 0  # threads held by the jobs running now (see lease)
 
     def set_total(self, threads: int | None) -> None:
         """The studio's setting (None or 0: the environment variable, else the machine's cores)."""
@@ -159,6 +164,33 @@ class ThreadBudget:
             yield self._share.get()
         finally:
             self._share.reset(token)
+
+    @property
+    def leased(self) -> int:
+        """Threads the jobs running now hold (see :meth:`lease`)."""
+        with self._lock:
+            return self._leased
+
+    @contextlib.contextmanager
+    def lease(self, wanted: int | None = None) -> Iterator[int]:
+        """Hold threads of the process-wide budget for one job; within the block its budget is what it holds.
+
+        Jobs running at once (two studio runs) share the total instead of
+        each taking all of it: a job gets ``min(wanted, what is left)``, at
+        least 1 so that it always runs, and gives its threads back when the
+        block ends. A lease taken where a share is already set (inside a pool's
+        task) is bounded by that share too.
+        """
+        with self._lock:
+            free = self.total() - self._leased
+            held = max(1, min(int(wanted) if wanted else self.available(), self.available(), free))
+            self._leased += held
+        try:
+            with self.limit(held):
+                yield held
+        finally:
+            with self._lock:
+                self._leased -= held
 
     def pool(self, wanted: int, name: str = "anonstudio") -> BudgetPool:
         """A thread pool of at most ``wanted`` workers, within the budget available here."""

@@ -192,3 +192,36 @@ def test_a_malformed_address_is_refused_at_once_without_connecting(address, reas
     with pytest.raises(ExecutionError, match=f"is not a Dask scheduler address: .*{reason}"):
         parallel.executor_for(address)
     assert time.perf_counter() - t0 < 1  # no connection attempt (which would wait for the timeout)
+
+
+def test_jobs_running_at_once_share_the_budget_instead_of_each_taking_it_all(fresh):
+    fresh.set_total(8)
+    with fresh.lease() as first:
+        assert first == 8 and fresh.available() == 8 and fresh.leased == 8
+        seen = []
+        # A second job, started on another thread while the first runs: what is left, at least 1.
+        thread = threading.Thread(target=lambda: seen.append(_lease_in(fresh)))
+        thread.start()
+        thread.join()
+        assert seen == [(1, 1)]
+    assert fresh.leased == 0 and fresh.available() == 8
+    with fresh.lease(3) as a:
+        other = []
+        thread = threading.Thread(target=lambda: other.append(_lease_in(fresh)))
+        thread.start()
+        thread.join()
+        assert a == 3 and other == [(5, 5)]  # the second job gets the 5 the first left
+    assert fresh.leased == 0
+
+
+def test_a_lease_inside_a_pool_task_stays_within_the_task_share(fresh):
+    fresh.set_total(8)
+    with fresh.pool(4) as pool:
+        held = pool.submit(lambda: _lease_in(fresh)).result()
+    assert held == (2, 2) and fresh.leased == 0
+
+
+def _lease_in(budget: ThreadBudget) -> tuple[int, int]:
+    """(threads held, budget seen inside the lease) of a job leasing on the calling thread."""
+    with budget.lease() as held:
+        return held, budget.available()
