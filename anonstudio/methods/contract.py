@@ -735,8 +735,32 @@ def _check_levels(params: Any) -> None:
             check_work("levels", len(value), where=param_spec.cli_flag)
 
 
+def stage_modules(spec: MethodSpec) -> tuple[str, ...]:
+    """The modules ``spec``'s stages import on first use: its ``algorithm`` and its verifier, where they exist."""
+    package = type(spec).__module__.rpartition(".")[0]
+    family = spec.verified_by or package.rpartition(".")[2]
+    return tuple(name for name in (f"{package}.algorithm", f"{__package__.rpartition('.')[0]}.verifiers.{family}")
+                 if importlib.util.find_spec(name) is not None)
+
+
+def preload(spec: MethodSpec) -> None:
+    """Import what ``spec``'s stages need before they start.
+
+    A verifier's imports (scipy.stats, cached kernels) take seconds on a busy
+    machine; inside a stage a cancel is only a flag, which an import cannot
+    look at, so Ctrl-C at the start of the check waited for them. Imported
+    here, before any stage, Ctrl-C interrupts them at once.
+    """
+    for name in stage_modules(spec):
+        importlib.import_module(name)
+
+
 def prepare(spec: MethodSpec, data: Any, params: Any) -> Any:
-    """Validate ``params`` for ``spec`` on ``data`` before any work (raises ParameterError)."""
+    """Validate ``params`` for ``spec`` on ``data`` before any work (raises ParameterError).
+
+    Also imports the modules the run's stages need (:func:`preload`), so that none is imported mid-stage.
+    """
+    preload(spec)
     if not isinstance(params, spec.params):
         raise ParameterError(f"{spec.name} needs {spec.params.__name__}, got {type(params).__name__}")
     _check_levels(params)
