@@ -11,8 +11,11 @@ Qt signal emitter (``anonstudio.gui.workers``); tests and scripts use
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import hashlib
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -26,6 +29,9 @@ __all__ = [
     "SubProgress",
     "PartialRelay",
     "CancelOnly",
+    "Cancelled",
+    "cancel_scope",
+    "raise_if_cancelled",
     "ChunkSizer",
     "derive_seed",
     "kernel_seeds",
@@ -177,6 +183,42 @@ class CancelOnly:
 
     def cancelled(self) -> bool:
         return bool(self._cancelled())
+
+
+class Cancelled(Exception):
+    """A cancel seen by :func:`raise_if_cancelled` inside a :func:`cancel_scope`.
+
+    For code with a fixed signature that cannot take a Progress (an export's
+    writer, a file hash): the caller that opened the scope catches it.
+    """
+
+
+#: The cancel flag of the innermost :func:`cancel_scope` of this thread or task (None: nothing to poll).
+_CANCEL_SCOPE: contextvars.ContextVar[Callable[[], bool] | None] = contextvars.ContextVar(
+    "anonstudio_cancel_scope", default=None)
+
+
+@contextlib.contextmanager
+def cancel_scope(cancelled: Callable[[], bool] | None) -> Iterator[None]:
+    """Make ``cancelled`` the flag that :func:`raise_if_cancelled` polls while the block runs.
+
+    ``None`` leaves the enclosing scope's flag in force.
+    """
+    if cancelled is None:
+        yield
+        return
+    token = _CANCEL_SCOPE.set(cancelled)
+    try:
+        yield
+    finally:
+        _CANCEL_SCOPE.reset(token)
+
+
+def raise_if_cancelled() -> None:
+    """Raise :class:`Cancelled` when the current :func:`cancel_scope`'s flag is set (cheap; poll per chunk)."""
+    check = _CANCEL_SCOPE.get()
+    if check is not None and check():
+        raise Cancelled("cancelled")
 
 
 class ChunkSizer:

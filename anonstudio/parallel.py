@@ -16,7 +16,10 @@ threads than cores. :data:`budget` is the one number they all ask:
   (available // workers) as its own budget: a sweep running 2 cells at once
   gives each cell half, and the cell's trials split that half again;
 * :meth:`ThreadBudget.workers` is how a pool that manages its own threads
-  asks how many it may start, capped by its own ``threads`` parameter.
+  asks how many it may start, capped by its own ``threads`` parameter;
+* jobs that run at once (two studio runs) each hold a :meth:`ThreadBudget.lease`
+  of the total: the first takes what it needs, the next what is left (at
+  least 1), and each gives its threads back when it ends.
 
 The share travels in a :mod:`contextvars` variable, which worker threads of
 a :class:`BudgetPool` inherit from the code that submitted the task. A
@@ -43,6 +46,7 @@ import atexit
 import contextlib
 import contextvars
 import os
+import socket
 import threading
 import time
 import uuid
@@ -54,6 +58,7 @@ __all__ = [
     "ENV_THREADS",
     "ENV_SCHEDULER",
     "CONNECT_TIMEOUT",
+    "set_connect_notice",
     "ExecutionError",
     "ThreadBudget",
     "BudgetPool",
@@ -118,6 +123,8 @@ class ThreadBudget:
         self._setting: int | None = None
         self._share: contextvars.ContextVar[int | None] = contextvars.ContextVar("anonstudio_thread_share",
                                                                                  default=None)
+        self._lock = threading.Lock()
+        self._leased = 0  # threads held by the jobs running now (see lease)
 
     def set_total(self, threads: int | None) -> None:
         """The studio's setting (None or 0: the environment variable, else the machine's cores)."""
@@ -159,6 +166,33 @@ class ThreadBudget:
             yield self._share.get()
         finally:
             self._share.reset(token)
+
+    @property
+    def leased(self) -> int:
+        """Threads the jobs running now hold (see :meth:`lease`)."""
+        with self._lock:
+            return self._leased
+
+    @contextlib.contextmanager
+    def lease(self, wanted: int | None = None) -> Iterator[int]:
+        """Hold threads of the process-wide budget for one job; within the block its budget is what it holds.
+
+        Jobs running at once (two studio runs) share the total instead of
+        each taking all of it: a job gets ``min(wanted, what is left)``, at
+        least 1 so that it always runs, and gives its threads back when the
+        block ends. A lease taken where a share is already set (inside a pool's
+        task) is bounded by that share too.
+        """
+        with self._lock:
+            free = self.total() - self._leased
+            held = max(1, min(int(wanted) if wanted else self.available(), self.available(), free))
+            self._leased += held
+        try:
+            with self.limit(held):
+                yield held
+        finally:
+            with self._lock:
+                self._leased -= held
 
     def pool(self, wanted: int, name: str = "anonstudio") -> BudgetPool:
         """A thread pool of at most ``wanted`` workers, within the budget available here."""
@@ -271,28 +305,126 @@ def _distributed():
     return distributed
 
 
-def connect(address: str, timeout: float = CONNECT_TIMEOUT):
+#: Told, before a connection starts, what it waits for (the CLI prints it on stderr); see :func:`set_connect_notice`.
+_connect_notice: Callable[[str], None] | None = None
+
+
+def set_connect_notice(notice: Callable[[str], None] | None) -> None:
+    """Say each connection attempt through ``notice`` (one line, before it waits); None: say nothing."""
+    global _connect_notice
+    _connect_notice = notice
+
+
+def connect(address: str, timeout: float | None = None):
     """A new ``dask.distributed.Client`` of the scheduler at ``address``; the caller closes it.
+
+    Says first what it waits for (:func:`set_connect_notice`). A TCP address
+    is tried with a plain socket first, so a refused port or an unknown host
+    is an error at once rather than after Dask's retries; a peer that
+    accepts but does not answer as a scheduler ends at ``timeout``
+    (default :data:`CONNECT_TIMEOUT`).
 
     Raises
     ------
     ExecutionError
-        Dask is not installed, or the scheduler did not answer within ``timeout`` seconds.
+        Dask is not installed, or the scheduler did not answer within ``timeout`` seconds: one line naming
+        the address and the reason.
     """
+    timeout = CONNECT_TIMEOUT if timeout is None else float(timeout)
     address = _clean_address(address)
     if address is None:
         raise ExecutionError("no Dask scheduler address given")
     address = check_address(address)
     distributed = _distributed()
+    if _connect_notice is not None:
+        _connect_notice(f"connecting to the Dask scheduler at {address} (up to {timeout:g} s)…")
+    _try_socket(address, timeout)
+    _probe(address, timeout)
+    # Built in two steps so that a client whose constructor failed can be shut down here: left to the
+    # garbage collector, it waited twice the timeout at exit and printed a traceback.
+    client = distributed.Client.__new__(distributed.Client)
     try:
         # Not the default client: a cluster is a run option of anonstudio, not of every dask call in the process.
-        return distributed.Client(address, timeout=timeout, set_as_default=False)
+        client.__init__(address, timeout=timeout, set_as_default=False)
     except Exception as exc:  # noqa: BLE001 - refused, timed out, a bad address, or a peer that is no scheduler
+        _abandon(client)
         reason = " ".join(str(exc).split()) or type(exc).__name__
+        if len(reason) > 160 or "allocate" in reason:  # a peer that is no scheduler sent bytes read as a size
+            reason = "the peer did not answer as a Dask scheduler"
         raise ExecutionError(f"cannot reach the Dask scheduler at {address} within {timeout:g} s ({reason})") from None
+    return client
 
 
-def executor_for(scheduler: str | None, *, jobs: int | None = None, timeout: float = CONNECT_TIMEOUT):
+def _try_socket(address: str, timeout: float) -> None:
+    """For ``tcp://host:port``: a plain connection, closed at once; ExecutionError naming why it failed."""
+    scheme, _, rest = address.partition("://")
+    if scheme != "tcp":
+        return
+    host, _, port = rest.rpartition(":")
+    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except TimeoutError:
+        raise ExecutionError(f"cannot reach the Dask scheduler at {address}: no answer within {timeout:g} s") from None
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        if isinstance(exc, socket.gaierror):
+            reason = f"unknown host {host!r}"
+        raise ExecutionError(f"cannot reach the Dask scheduler at {address}: {reason.lower()}") from None
+
+
+def _probe(address: str, timeout: float) -> None:
+    """Ask the scheduler who it is, within ``timeout``; ExecutionError when it does not answer as one.
+
+    Dask's client does not bound its handshake: a peer that accepts the
+    connection and stays silent kept it waiting for ever. The probe runs on
+    its own thread and event loop (a notebook's running loop is not
+    disturbed) and is cancelled at the timeout.
+    """
+    import asyncio
+
+    from distributed.comm import connect as comm_connect
+
+    async def ask() -> None:
+        comm = await comm_connect(address, timeout=timeout)
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            answer = await comm.read()
+        finally:
+            await comm.close()
+        if not isinstance(answer, dict) or answer.get("type") != "Scheduler":
+            raise ValueError("the peer did not answer as a Dask scheduler")
+
+    failure: list[str] = []
+
+    def run() -> None:
+        try:
+            asyncio.run(asyncio.wait_for(ask(), timeout))
+        except TimeoutError:
+            failure.append(f"no answer within {timeout:g} s")
+        except BaseException as exc:  # noqa: BLE001 - whatever the peer sent: it is not a scheduler
+            reason = " ".join(str(exc).split())
+            failure.append(reason if reason and len(reason) < 160 and "allocate" not in reason
+                           else "the peer did not answer as a Dask scheduler")
+
+    thread = threading.Thread(target=run, name="dask-probe", daemon=True)
+    thread.start()
+    thread.join(timeout + 5)
+    if thread.is_alive():
+        failure.append(f"no answer within {timeout:g} s")
+    if failure:
+        raise ExecutionError(f"cannot reach the Dask scheduler at {address}: {failure[0]}")
+
+
+def _abandon(client: Any) -> None:
+    """Shut down a client whose constructor failed, without waiting on the scheduler it never reached."""
+    with contextlib.suppress(Exception):
+        client.status = "closed"  # its __del__ then has nothing to close
+    with contextlib.suppress(Exception):
+        client._loop_runner.stop()
+
+
+def executor_for(scheduler: str | None, *, jobs: int | None = None, timeout: float | None = None):
     """The executor a sweep runs its cells on; the caller shuts it down (both work as context managers).
 
     Parameters
@@ -312,7 +444,7 @@ _clients: dict[str, Any] = {}
 _clients_lock = threading.Lock()
 
 
-def shared_client(address: str, timeout: float = CONNECT_TIMEOUT):
+def shared_client(address: str, timeout: float | None = None):
     """One client per address for the whole process (the studio's runs reuse it); closed at exit."""
     address = _clean_address(address) or ""
     with _clients_lock:
@@ -343,7 +475,7 @@ def close_clients() -> None:
 atexit.register(close_clients)
 
 
-def describe_cluster(address: str, timeout: float = CONNECT_TIMEOUT) -> str:
+def describe_cluster(address: str, timeout: float | None = None) -> str:
     """Connect to ``address`` once and say what is there ("2 workers, 4 threads"); ExecutionError if it cannot."""
     client = connect(address, timeout)
     try:

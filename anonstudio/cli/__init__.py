@@ -160,6 +160,8 @@ def main(argv: list[str] | None = None) -> int:
         return _main(argv)
     finally:
         disarm()
+        if "anonstudio.parallel" in sys.modules:
+            sys.modules["anonstudio.parallel"].set_connect_notice(None)
         if main_thread:  # called in-process (tests, notebooks): leave the caller's handler as it was
             signal.signal(signal.SIGINT, previous if previous is not None else signal.default_int_handler)
 
@@ -181,6 +183,10 @@ def _main(argv: list[str] | None) -> int:
         return 130
     for notice in notices:
         _say(f"anonstudio-cli {args.command}: {notice}")
+    from ..parallel import set_connect_notice
+
+    # A connection to a Dask scheduler can wait; say at once what for (one line on stderr).
+    set_connect_notice(lambda text: _say(f"anonstudio-cli {args.command}: {text}"))
     try:
         code = int(args._run(args) or 0)
         _flush_stdout()

@@ -200,6 +200,10 @@ def sniff_kind(original: Any, path: Path, side: SideFiles) -> str:
 
 
 # --------------------------------------------------------------------------- sensitive items
+_NOTHING_SENSITIVE = ("names no sensitive item the original holds, so the attribute disclosure would measure "
+                      "nothing; give person,item rows of its items, or leave out --sensitive")
+
+
 def _sensitive_items(path: Path, n: int, vocab: _Vocabulary, names: tuple[str, ...] | None,
                      groups: dict[str, list[str]] | None = None) -> tuple[np.ndarray, dict[int, set[int]], list[str]]:
     """(global sensitive items as a bool mask, person -> own extra items, notes).
@@ -216,7 +220,7 @@ def _sensitive_items(path: Path, n: int, vocab: _Vocabulary, names: tuple[str, .
     extra: dict[int, set[int]] = {}
     unknown = 0
     if not content:
-        return glob, extra, [f"{path.name} names no sensitive item"]
+        raise DataFormatError(path, _NOTHING_SENSITIVE)
     rows = [(line, next(csv.reader([text]))) for line, text in content]
     head = [f.strip().lower() for f in rows[0][1]]
     index = {name: u for u, name in enumerate(names)} if names is not None else None
@@ -270,6 +274,10 @@ def _sensitive_items(path: Path, n: int, vocab: _Vocabulary, names: tuple[str, .
                 unknown += 1
                 continue
             glob[item] = True
+    if not glob.any() and not any(extra.values()):
+        # As for ρ: attribute disclosure over no sensitive item measures nothing, and would read as safe.
+        raise DataFormatError(path, _NOTHING_SENSITIVE + (f" ({unknown:,} entries name items the original does "
+                                                          "not hold)" if unknown else ""))
     notes = [f"{unknown:,} sensitive entries of {path.name} name items the original does not hold (ignored)"] \
         if unknown else []
     if pairs and first == 0 and any(r[0].strip() not in ("*", "record") for _, r in rows):

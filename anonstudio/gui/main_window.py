@@ -415,8 +415,9 @@ class MainWindow(QMainWindow):
         def failed(exc: BaseException) -> None:
             self.runner.kernels_ready.set()  # the analyses compile what they need themselves
 
+        # Compiling is single-threaded: the warm-up leaves the rest of the thread budget to the analyses.
         return self.runner.submit("Compile numerical kernels", warm_up_all, key="warm-up", on_done=done,
-                                  on_error=failed)
+                                  on_error=failed, threads=1)
 
     def show_jobs(self) -> None:
         """Open the jobs dock (every job with its progress, plus the log)."""

@@ -154,7 +154,7 @@ class SettingsDialog(QDialog):
         if not address or self.test_thread is not None:
             return
         self.test_button.setEnabled(False)
-        self.test_status.setText(f"Connecting to {address}…")
+        self.test_status.setText(f"Connecting to {address} (up to {self.TEST_TIMEOUT:g} s)…")
         reporter, timeout = self._reporter, self.TEST_TIMEOUT
 
         def work() -> None:

@@ -37,6 +37,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 
+from ..parallel import budget
+
 __all__ = ["JobState", "Job", "QtProgress", "JobRunner"]
 
 #: Worker threads run numba kernels and deep recursions in pure Python
@@ -241,10 +243,11 @@ class Job(QObject):
 
 
 class _Runnable(QRunnable):
-    def __init__(self, job: Job, fn: Callable[[QtProgress], Any]):
+    def __init__(self, job: Job, fn: Callable[[QtProgress], Any], threads: int | None = None):
         super().__init__()
         self._job = job
         self._fn = fn
+        self._threads = threads
         # The runner keeps the reference; Qt must not delete the wrapper while
         # Python still holds it.
         self.setAutoDelete(False)
@@ -257,7 +260,9 @@ class _Runnable(QRunnable):
             return
         job._progress_posted.emit()  # show "running" promptly
         try:
-            result = self._fn(job.progress)
+            # Jobs running at once share the thread budget instead of each taking all of it.
+            with budget.lease(self._threads):
+                result = self._fn(job.progress)
         except BaseException as exc:  # noqa: BLE001 - a job must never kill the app
             job._failed_posted.emit(exc, traceback.format_exc())
             return
@@ -333,6 +338,7 @@ class JobRunner(QObject):
         on_done: Callable[[Any, bool], None] | None = None,
         on_error: Callable[[BaseException], None] | None = None,
         show_error_dialog: bool = True,
+        threads: int | None = None,
     ) -> Job:
         """Start ``fn(progress)`` on a worker thread.
 
@@ -352,6 +358,9 @@ class JobRunner(QObject):
             Called with the exception after the job failed.
         show_error_dialog
             Also report the failure through ``error_handler``.
+        threads
+            Threads of the shared budget the job needs (None: as many as are left); jobs running at once
+            share the budget (:meth:`anonstudio.parallel.ThreadBudget.lease`).
         """
         job = Job(title, key, next(self._generations), parent=self)
         if key is not None:
@@ -363,7 +372,7 @@ class JobRunner(QObject):
             self._current[key] = job
         job._runner = self
         self._callbacks[job] = (on_partial, on_done, on_error, show_error_dialog)
-        runnable = _Runnable(job, fn)
+        runnable = _Runnable(job, fn, threads)
         self._runnables[job] = runnable
         self.jobs.append(job)
         self.job_added.emit(job)

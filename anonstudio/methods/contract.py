@@ -298,8 +298,15 @@ _HASH_CACHE: dict[tuple[str, int, int], str] = {}
 _HASH_LOCK = threading.Lock()
 
 
-def file_sha256(path: str | Path) -> str:
-    """SHA-256 of a file's bytes (cached per path, size and modification time)."""
+def file_sha256(path: str | Path, cancelled: Callable[[], bool] | None = None) -> str:
+    """SHA-256 of a file's bytes (cached per path, size and modification time).
+
+    Read in 1 MiB blocks; between blocks ``cancelled`` (or the enclosing
+    :func:`~anonstudio.jobs.cancel_scope`'s flag) is polled and a cancel raises
+    :class:`~anonstudio.jobs.Cancelled`, so hashing a large release never delays a cancel.
+    """
+    from ..jobs import cancel_scope, raise_if_cancelled
+
     path = Path(path)
     st = path.stat()
     key = (str(path.resolve()), st.st_size, st.st_mtime_ns)
@@ -307,8 +314,9 @@ def file_sha256(path: str | Path) -> str:
         if key in _HASH_CACHE:
             return _HASH_CACHE[key]
     digest = hashlib.sha256()
-    with open(path, "rb") as fh:
+    with cancel_scope(cancelled), open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
+            raise_if_cancelled()
             digest.update(block)
     value = digest.hexdigest()
     with _HASH_LOCK:
@@ -741,8 +749,32 @@ def _check_levels(params: Any) -> None:
             check_work("levels", len(value), where=param_spec.cli_flag)
 
 
+def stage_modules(spec: MethodSpec) -> tuple[str, ...]:
+    """The modules ``spec``'s stages import on first use: its ``algorithm`` and its verifier, where they exist."""
+    package = type(spec).__module__.rpartition(".")[0]
+    family = spec.verified_by or package.rpartition(".")[2]
+    return tuple(name for name in (f"{package}.algorithm", f"{__package__.rpartition('.')[0]}.verifiers.{family}")
+                 if importlib.util.find_spec(name) is not None)
+
+
+def preload(spec: MethodSpec) -> None:
+    """Import what ``spec``'s stages need before they start.
+
+    A verifier's imports (scipy.stats, cached kernels) take seconds on a busy
+    machine; inside a stage a cancel is only a flag, which an import cannot
+    look at, so Ctrl-C at the start of the check waited for them. Imported
+    here, before any stage, Ctrl-C interrupts them at once.
+    """
+    for name in stage_modules(spec):
+        importlib.import_module(name)
+
+
 def prepare(spec: MethodSpec, data: Any, params: Any) -> Any:
-    """Validate ``params`` for ``spec`` on ``data`` before any work (raises ParameterError)."""
+    """Validate ``params`` for ``spec`` on ``data`` before any work (raises ParameterError).
+
+    Also imports the modules the run's stages need (:func:`preload`), so that none is imported mid-stage.
+    """
+    preload(spec)
     if not isinstance(params, spec.params):
         raise ParameterError(f"{spec.name} needs {spec.params.__name__}, got {type(params).__name__}")
     _check_levels(params)
@@ -823,21 +855,24 @@ def write_evaluated_exports(run: MethodRun, paths: dict[str, Path], release: str
 
 
 def write_outputs(run: MethodRun, paths: dict[str, Path | None], json_path: Path | None = None, *,
-                  allow_unverified: bool = False, timings: bool = True) -> list[str]:
+                  allow_unverified: bool = False, timings: bool = True,
+                  cancelled: Callable[[], bool] | None = None) -> list[str]:
     """Write the requested exports (``{export key: path}``) and the run's JSON, committed together.
 
     Release files are written only when the run is complete and its promise
     was independently confirmed, unless ``allow_unverified``; audit files only
     when asked for. ``timings=False`` writes the JSON without wall-clock
     fields (byte-identical across reruns). Returns one line per file not
-    written, saying why.
+    written, saying why. Writers that poll :func:`~anonstudio.jobs.raise_if_cancelled`
+    see ``cancelled``: a cancel raises :class:`~anonstudio.jobs.Cancelled` and no file is replaced.
     """
     from ..data.io.atomic import OutputSet
     from ..data.io.jsonfile import write_json
+    from ..jobs import cancel_scope
 
     skipped = []
     by_key = {e.key: e for e in run.spec.exports}
-    with OutputSet() as outputs:
+    with cancel_scope(cancelled), OutputSet() as outputs:
         for key, path in paths.items():
             if path is None:
                 continue

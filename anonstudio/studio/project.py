@@ -207,6 +207,8 @@ class DatasetEntry:
         for key_ in ("sample", "path", "format", "encoding", "sep", "sha256", "url", "table", "query", "items_query"):
             if key_ in doc:
                 _text(doc[key_], f"{where}.{key_}")
+        if "sep" in doc and len(doc["sep"]) != 1:
+            raise ProjectError(f"{where}.sep: the separator must be one character (got {doc['sep']!r})")
         if "sheet" in doc and (isinstance(doc["sheet"], bool) or not isinstance(doc["sheet"], (str, int))):
             raise ProjectError(f"{where}.sheet: expected a sheet name or number, got {_kind(doc['sheet'])}")
         if "header" in doc and not isinstance(doc["header"], bool):

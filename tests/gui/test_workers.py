@@ -192,3 +192,29 @@ def test_retiring_a_finished_job_changes_nothing(runner, wait_job):
     wait_job(job)
     runner.retire(job, "dataset changed")
     assert results == [7] and job.state is JobState.DONE and job.retired == ""
+
+
+def test_two_jobs_at_once_share_the_thread_budget(qtbot, runner, wait_job, monkeypatch):
+    from anonstudio import parallel
+
+    monkeypatch.setattr(parallel.budget, "_setting", 6)
+    first_running, release = threading.Event(), threading.Event()
+    seen = {}
+
+    def job(name):
+        def fn(progress):
+            seen[name] = parallel.budget.available()
+            if name == "a":
+                first_running.set()
+                release.wait(5)
+            return {"complete": True}
+        return fn
+
+    a = runner.submit("a", job("a"), key="a")
+    assert first_running.wait(5)
+    b = runner.submit("b", job("b"), key="b")
+    wait_job(b)
+    release.set()
+    wait_job(a)
+    # Before, each job saw the whole budget (6 and 6): together they ran 12 threads on 6.
+    assert seen == {"a": 6, "b": 1} and parallel.budget.leased == 0

@@ -52,5 +52,7 @@ def hostile_variants(text: str) -> dict[str, str]:
         "sweep-billion-seeds": text + sweep + "seeds = 1000000000\n[sweeps.grid]\nmax_m = [1]\n",
         "sweep-grid-number": text + sweep + "grid = {max_m = 3}\n",
         "not-utf8": "\udcff",
+        "sep-three-characters": text.replace('format = "fimi"', 'format = "csv-table"\nsep = ";;;"'),
+        "sep-empty": text.replace('format = "fimi"', 'format = "csv-table"\nsep = ""'),
     }
     return {name: value for name, value in cases.items() if value != text}

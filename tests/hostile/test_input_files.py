@@ -236,3 +236,17 @@ def test_cancelled_parquet_load(tmp_path):
     pq.write_table(pa.table({"items": pa.array([[i, i + 1] for i in range(1000)])}), path, row_group_size=100)
     with pytest.raises(LoadCancelled):
         load_file(path, progress=RecordingProgress(cancel_after_sets=2))
+
+
+@pytest.mark.parametrize("sep", [";;", "", "::"])
+def test_a_separator_of_other_than_one_character_is_named_by_the_readers(tmp_path, sep):
+    """The CLI checks --sep; a project file or a library call reached the csv module's TypeError."""
+    import anonstudio as an
+    from anonstudio.data.errors import DataFormatError
+    from anonstudio.data.io import load_table
+
+    path = tmp_path / "t.csv"
+    path.write_text("age,sex\n30,M\n40,F\n")
+    for load in (lambda: load_table(path, sep=sep), lambda: an.open(path, sep=sep)):
+        with pytest.raises(DataFormatError, match="t.csv: the separator must be one character"):
+            load()

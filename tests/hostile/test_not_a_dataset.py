@@ -73,7 +73,9 @@ def test_published_cells_that_start_like_json_or_markup_are_data(tmp_path, text)
     assert document_kind(path, path.read_bytes()) is None
 
 
-@pytest.mark.parametrize("content", ["age,sex,items\n", "age,sex,items\n\n\n", "a\tb\tc\n", '"x","y"\n'])
+@pytest.mark.parametrize("content", ["age,sex,items\n", "age,sex,items\n\n\n", "a\tb\tc\n", '"x","y"\n',
+                                     # any separator the sniffer accepts: ';' once read as one record of a;b;c
+                                     "a;b;c\n", "name;age;city\r\n", "x|y|z\n"])
 @pytest.mark.parametrize("command", [["info"], ["rt", "--qi", "age", "--quiet"], ["kmanon", "--k", "2", "--quiet"],
                                      ["group-anonymize", "--k", "2", "--quiet"]])
 def test_a_header_alone_is_not_a_dataset(tmp_path, capsys, content, command):
@@ -93,3 +95,12 @@ def test_a_header_and_one_row_is_a_table(tmp_path, capsys):
     header.write_text("age,sex\n")
     assert main(["info", str(header), "--no-header"]) == 0
     assert "rows: 1" in capsys.readouterr().out
+
+
+def test_a_semicolon_line_said_to_be_data_is_one_record(tmp_path, capsys):
+    path = tmp_path / "h.txt"
+    path.write_text("a;b;c\n")
+    assert main(["info", str(path)]) == 2
+    _one_error(capsys, "h.txt, line 1", "only a header line", "--no-header")
+    assert main(["info", str(path), "--no-header"]) == 0
+    assert "records: 1" in capsys.readouterr().out

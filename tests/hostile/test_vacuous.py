@@ -67,3 +67,14 @@ def test_info_on_a_file_that_is_no_dataset(tmp_path, capsys, content, words):
     path.write_text(content)
     assert main(["info", str(path)]) == 2
     _one_error(capsys, "f.csv", *words)
+
+
+@pytest.mark.parametrize("content", ["person,item\n", "", "person,item\n1,990\n", "990\n991\n"])
+def test_the_evaluator_refuses_a_sensitive_file_that_names_nothing_in_the_data(baskets, tmp_path, capsys, content):
+    """As ρ does: attribute disclosure over no sensitive item is vacuous (it printed a 'safe' figure)."""
+    sensitive = tmp_path / "e.csv"
+    sensitive.write_text(content)
+    assert main(["evaluate", str(baskets), "--release", str(baskets), "--k", "2", "--m", "1", "--json",
+                 str(tmp_path / "e.json"), "--sensitive", str(sensitive), "--quiet"]) == 2
+    _one_error(capsys, "e.csv", "names no sensitive item the original holds")
+    assert not (tmp_path / "e.json").exists()

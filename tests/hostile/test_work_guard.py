@@ -35,7 +35,7 @@ def _rt(d, *args: str) -> list[str]:
     (lambda d: _rt(d), ["rt.csv, record 5", "12 items per record", "limit of 10"]),
     (lambda d: ["rt", str(d / "people.csv"), "--items-file", str(d / "items.csv"), "--person-column", "pid",
                 "--items-column", "item", "--qi", "age,sex", "--k", "2", "--quiet"],
-     ["items.csv: person 'p4'", "12 items per record"]),
+     ["items.csv, line 19: person 'p4'", "11 items per record"]),
     (lambda d: ["kmanon", str(d / "b.dat"), "--k", "2", "--quiet"], ["b.dat: record 1", "12 items per record"]),
 ])
 def test_a_person_with_too_many_items_is_refused_before_the_run(files, capsys, monkeypatch, argv, words):
@@ -80,3 +80,36 @@ def test_the_evaluator_queries_beyond_the_limit(files, capsys, monkeypatch):
     assert not (files / "e.json").exists()
     assert main([*argv, "--queries", "-1"]) == 2
     _one_error(capsys, "--queries must be at least 0")
+
+
+def test_a_million_item_person_is_refused_while_the_items_file_streams(tmp_path, capsys, monkeypatch):
+    """The guard counts each person's items chunk by chunk: the file is not read whole first."""
+    import anonstudio.data.io.rt as rt_io
+    from anonstudio.data.io import text
+
+    monkeypatch.setitem(LIMITS, "items per record", 1000)
+    monkeypatch.setattr(text, "CHUNK_BYTES", 1 << 16)
+    (tmp_path / "people.csv").write_text("pid,age,sex\np1,30,M\np2,40,F\n")
+    (tmp_path / "items.csv").write_text("pid,item\np2,a\n" + "".join(f"p1,i{j}\n" for j in range(300_000)))
+    chunks = []
+
+    class Counting:
+        def __init__(self, reader):
+            self.reader = reader
+
+        def __iter__(self):
+            for chunk in self.reader:
+                chunks.append(chunk.n_rows)
+                yield chunk
+
+        def __getattr__(self, name):
+            return getattr(self.reader, name)
+
+    real = rt_io.iter_rows
+    monkeypatch.setattr(rt_io, "iter_rows", lambda *a, **k: Counting(real(*a, **k)))
+    argv = ["rt", str(tmp_path / "people.csv"), "--items-file", str(tmp_path / "items.csv"), "--person-column",
+            "pid", "--items-column", "item", "--qi", "age,sex", "--k", "2", "--quiet"]
+    assert main(argv) == 2
+    # Line 1 is the header, line 2 p2's item: p1's 1,001st item is on line 1,003.
+    _one_error(capsys, "items.csv, line 1003: person 'p1'", "1,001 items per record", OVERRIDE_FLAG)
+    assert 0 < len(chunks) < 5, f"read {len(chunks)} chunks of ~60 before refusing"

@@ -161,15 +161,53 @@ def test_a_missing_dask_names_the_extra_to_install(monkeypatch):
         parallel.executor_for("tcp://127.0.0.1:8786")
 
 
-def test_an_unreachable_scheduler_is_named_within_the_timeout():
+def _closed_port() -> int:
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    address = f"tcp://127.0.0.1:{port}"
+        return s.getsockname()[1]
+
+
+def test_a_refused_scheduler_is_named_at_once_after_saying_what_it_waits_for(monkeypatch):
+    said = []
+    monkeypatch.setattr(parallel, "_connect_notice", said.append)
+    address = f"tcp://127.0.0.1:{_closed_port()}"
     t0 = time.perf_counter()
-    with pytest.raises(ExecutionError, match=f"cannot reach the Dask scheduler at {address} within 1 s"):
-        parallel.executor_for(address, timeout=1)
-    assert time.perf_counter() - t0 < 8
+    with pytest.raises(ExecutionError, match=f"cannot reach the Dask scheduler at {address}: connection refused"):
+        parallel.executor_for(address, timeout=5)
+    # Before: no word, then Dask's retries waited out the whole timeout.
+    assert time.perf_counter() - t0 < 2.5
+    assert said == [f"connecting to the Dask scheduler at {address} (up to 5 s)…"]
+
+
+def test_a_peer_that_never_answers_is_named_within_the_timeout_and_left_cleanly():
+    import gc
+
+    with socket.socket() as server:  # accepts connections (the backlog) but never speaks
+        server.bind(("127.0.0.1", 0))
+        server.listen(4)
+        address = f"tcp://127.0.0.1:{server.getsockname()[1]}"
+        t0 = time.perf_counter()
+        with pytest.raises(ExecutionError, match=f"cannot reach the Dask scheduler at {address}: no answer within 1 s"):
+            parallel.connect(address, timeout=1)
+        assert time.perf_counter() - t0 < 8
+    # Nothing is left behind that waits at exit (a half-built client used to wait twice the timeout).
+    t0 = time.perf_counter()
+    gc.collect()
+    assert time.perf_counter() - t0 < 1.5
+
+
+def test_the_cli_says_what_it_waits_for_and_ends_with_one_line(tmp_path, capsys):
+    from anonstudio.cli import main
+
+    data = tmp_path / "b.dat"
+    data.write_text("1 2\n2 3\n1 3\n1 2 3\n")
+    address = f"tcp://127.0.0.1:{_closed_port()}"
+    assert main(["sweep", str(data), "--method", "kmanon", "--grid", "k=2,3", "--scheduler", address, "--quiet",
+                 "--out", str(tmp_path / "s.csv")]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert lines == [f"anonstudio-cli sweep: connecting to the Dask scheduler at {address} (up to 10 s)…",
+                     f"anonstudio-cli sweep: error: cannot reach the Dask scheduler at {address}: connection refused"]
+    assert not (tmp_path / "s.csv").exists() and parallel._connect_notice is None
 
 
 @pytest.mark.parametrize("address", ["tcp://127.0.0.1:8786", " localhost:8786 ", "[::1]:8786", "tls://host:1",
@@ -192,3 +230,36 @@ def test_a_malformed_address_is_refused_at_once_without_connecting(address, reas
     with pytest.raises(ExecutionError, match=f"is not a Dask scheduler address: .*{reason}"):
         parallel.executor_for(address)
     assert time.perf_counter() - t0 < 1  # no connection attempt (which would wait for the timeout)
+
+
+def test_jobs_running_at_once_share_the_budget_instead_of_each_taking_it_all(fresh):
+    fresh.set_total(8)
+    with fresh.lease() as first:
+        assert first == 8 and fresh.available() == 8 and fresh.leased == 8
+        seen = []
+        # A second job, started on another thread while the first runs: what is left, at least 1.
+        thread = threading.Thread(target=lambda: seen.append(_lease_in(fresh)))
+        thread.start()
+        thread.join()
+        assert seen == [(1, 1)]
+    assert fresh.leased == 0 and fresh.available() == 8
+    with fresh.lease(3) as a:
+        other = []
+        thread = threading.Thread(target=lambda: other.append(_lease_in(fresh)))
+        thread.start()
+        thread.join()
+        assert a == 3 and other == [(5, 5)]  # the second job gets the 5 the first left
+    assert fresh.leased == 0
+
+
+def test_a_lease_inside_a_pool_task_stays_within_the_task_share(fresh):
+    fresh.set_total(8)
+    with fresh.pool(4) as pool:
+        held = pool.submit(lambda: _lease_in(fresh)).result()
+    assert held == (2, 2) and fresh.leased == 0
+
+
+def _lease_in(budget: ThreadBudget) -> tuple[int, int]:
+    """(threads held, budget seen inside the lease) of a job leasing on the calling thread."""
+    with budget.lease() as held:
+        return held, budget.available()

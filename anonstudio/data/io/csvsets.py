@@ -26,7 +26,14 @@ from ..errors import DataFormatError
 from ..transactions import TransactionData
 from .atomic import atomic_write
 from .build import RecordChunks, records_as_label_lists
-from .delimited import column_index, iter_rows, looks_like_header, numeric_header_evidence
+from .delimited import (
+    column_index,
+    header_only,
+    header_only_reason,
+    iter_rows,
+    looks_like_header,
+    numeric_header_evidence,
+)
 from .registry import Format, Head, register
 from .report import LoadReport
 from .shape import delimited_shape
@@ -69,6 +76,22 @@ def _first_row_is_header(rows: list[list[str]], index: int | None, item_sep: str
     return True
 
 
+def _refuse_header_only(path: Path, sample: list[list[str]], header: bool | str, column: str | int | None,
+                        item_sep: str, line: int | None) -> None:
+    """A file of one line of names (``a;b;c``, ``name;age;city``) is a header without data, as for ``,``.
+
+    The line's fields, or its one field split at the item separator, are read
+    as :func:`~.delimited.header_only` reads a header: text, none empty,
+    none repeated, no number. ``header=False`` (``--no-header``) reads it as a
+    record.
+    """
+    if header != "auto" or column is not None or len(sample) != 1:
+        return
+    fields = sample[0] if len(sample[0]) > 1 else sample[0][0].split(item_sep) if sample[0] else []
+    if len(fields) > 1 and header_only([fields]):
+        raise DataFormatError(path, header_only_reason([fields]), line)
+
+
 def _split_sets(values: np.ndarray, item_sep: str) -> tuple[np.ndarray, np.ndarray]:
     """(items per record, the items) of a chunk's set column; edge white space and empty items dropped."""
     parts = [[x.strip() for x in v.split(item_sep)] for v in values.tolist()]
@@ -103,6 +126,7 @@ def load_sets_from_rows(path: Path, report: LoadReport, reader, *, column: str |
                 index = _guess_set_column(sample, item_sep)
                 if index is None:
                     raise DataFormatError(path, f"no column contains {item_sep!r}-separated items; pass column=...")
+            _refuse_header_only(path, sample, header, column, item_sep, chunk.line(0) if chunk.n_rows else None)
             use_header = header
             if header == "auto":
                 named = isinstance(column, str) and column in sample[0] and not column.isdigit()

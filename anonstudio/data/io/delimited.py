@@ -310,6 +310,8 @@ def iter_rows(path: str | Path, *, sep: str | None = None, candidates: Sequence[
     sniffs it from the first lines among ``candidates``. A cancel of
     ``progress`` raises :class:`~anonstudio.data.errors.LoadCancelled`.
     """
+    if sep is not None and len(sep) != 1:  # every front end checks it; a library call gets the same line
+        raise DataFormatError(path, f"the separator must be one character (got {sep!r})")
     return RowReader(Path(path), sep=sep, candidates=candidates, skipinitialspace=skipinitialspace,
                      encoding=encoding, latin1_fallback=latin1_fallback, expect_same_length=expect_same_length,
                      min_fields=min_fields, progress=progress, chunk_bytes=chunk_bytes)

@@ -268,6 +268,8 @@ def load_csv_table(path: str | Path, report: LoadReport, *, header: bool | str =
         :class:`~anonstudio.data.errors.LoadCancelled`.
     """
     path = Path(path)
+    if sep is not None and len(sep) != 1:
+        raise DataFormatError(path, f"the separator must be one character (got {sep!r})")
     options = dict(header=header, missing=tuple(missing), sep=sep, names=names, encoding=encoding,
                    latin1_fallback=latin1_fallback, progress=progress)
     attempt = LoadReport()  # its notes count only if the fast reader finishes

@@ -30,6 +30,7 @@ reason; nothing is half-loaded and the input is never modified.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from itertools import chain
 from pathlib import Path
@@ -38,12 +39,21 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...limits import check_work
+from ...limits import LIMITS, check_work, large_work_allowed
 from ..errors import DataFormatError
 from ..table import RTData, Table
 from ..transactions import TransactionData
 from .build import RecordChunks
-from .delimited import column_index, header_only, header_only_reason, is_number, looks_like_header, read_rows
+from .delimited import (
+    Rows,
+    column_index,
+    header_only,
+    header_only_reason,
+    is_number,
+    iter_rows,
+    looks_like_header,
+    read_rows,
+)
 from .report import LoadReport, attach_report
 
 __all__ = ["load_rt_csv", "load_rt_long", "load_rt_pair", "load_rt_table", "rt_from_table", "join_items",
@@ -376,13 +386,77 @@ def load_rt_long(people_path: str | Path, items_path: str | Path, *, person: str
                  encoding=encoding, latin1_fallback=latin1_fallback, report=report, unknown_people=unknown_people)
 
 
+def _read_items_rows(items_path: Path, *, sep, encoding, latin1_fallback, wanted: list[str], person: str,
+                     items_person, item, drop: set[str]) -> Rows:
+    """The rows of a long items file, refused while they stream in when one person holds too many items.
+
+    A file giving one person a million items used to be read whole before the
+    work-size guard saw it. The first chunk decides (as the full read does
+    later) which columns hold the person and the item; every chunk then adds
+    to each person's count of item rows, and the guard refuses the file as
+    soon as a count passes the limit, with the line where it did.
+    """
+    reader = iter_rows(items_path, sep=sep, candidates=(",", "\t", ";", "|"), encoding=encoding,
+                       latin1_fallback=latin1_fallback, min_fields=2)
+    rows: list[list[str]] = []
+    lines: list[int] = []
+    counts: Counter[str] = Counter()
+    columns: tuple[int, int] | None = None
+    limit = None if large_work_allowed() else LIMITS["items per record"]
+    for chunk in reader:
+        body, body_lines = chunk.rows(), chunk.line_array().tolist()
+        rows.extend(body)
+        lines.extend(body_lines)
+        if limit is None:
+            continue
+        if columns is None:
+            try:
+                columns = _item_columns(Rows(rows[:2001], lines[:2001], reader.sep), wanted, person, items_person,
+                                        item, items_path)
+            except DataFormatError:
+                limit = None  # the full read below says what is wrong, with the line
+                continue
+        ip_col, it_col = columns
+        before = counts.copy()
+        counts.update(r[ip_col].strip() for r in body
+                      if len(r) > max(ip_col, it_col) and r[it_col].strip() and r[it_col].strip() not in drop)
+        heavy, count = counts.most_common(1)[0] if counts else ("", 0)
+        if count > limit:
+            # The line where this person's count passed the limit, to name it in the message.
+            seen, at = before[heavy], body_lines[-1]
+            for r, n in zip(body, body_lines):
+                if len(r) > max(ip_col, it_col) and r[ip_col].strip() == heavy and r[it_col].strip() \
+                        and r[it_col].strip() not in drop:
+                    seen += 1
+                    if seen > limit:
+                        at = n
+                        break
+            check_work("items per record", seen, where=f"{items_path.name}, line {at}: person {heavy!r}")
+    return Rows(rows, lines, reader.sep)
+
+
+def _item_columns(rows: Rows, wanted: list[str], person: str, items_person, item, items_path: Path) -> tuple[int, int]:
+    """(person column, item column) of an items file, as :func:`_join` chooses them."""
+    i_names, _, _ = _split_header(rows, "auto", wanted, items_path)
+    n_fields = len(rows.rows[0])
+    if items_person is None:
+        items_person = person if (i_names is not None and person in i_names) else 0
+    ip_col = column_index(i_names, items_person, 0, items_path, n_fields)
+    if item is None or (isinstance(item, str) and i_names is not None and item not in i_names and n_fields == 2):
+        if n_fields != 2:
+            raise DataFormatError(items_path, f"the file has {n_fields} columns; name the item column")
+        item = 1 - ip_col
+    return ip_col, column_index(i_names, item, 1, items_path, n_fields)
+
+
 def _join(frame: pd.DataFrame, seen: dict[str, int], people_path: Path, items_path: Path, *, person: str,
           item, items_person, drop_items, keep_empty, sep, encoding, latin1_fallback, report,
           unknown_people: str = "error") -> RTData:
     """Item sets of the people ``seen`` (id -> row of ``frame``) from the long file ``items_path``."""
-    rows = read_rows(items_path, sep=sep, candidates=(",", "\t", ";", "|"), encoding=encoding,
-                     latin1_fallback=latin1_fallback, min_fields=2)
     wanted = [str(x) for x in (items_person if items_person is not None else person, item) if isinstance(x, str)]
+    rows = _read_items_rows(items_path, sep=sep, encoding=encoding, latin1_fallback=latin1_fallback,
+                            wanted=wanted, person=person, items_person=items_person, item=item,
+                            drop=set(drop_items))
     i_names, i_body, i_lines = _split_header(rows, "auto", wanted, items_path)
     n_fields = len(rows.rows[0])
     if items_person is None:

@@ -11,7 +11,7 @@ from .params import RhoParams, parse_exact
 from .result import RhoResult
 from .sensitive import SensitiveConstraint, generate_sensitive, load_sensitive, sensitive_count
 from .suppressor import suppress_exact, suppress_sampled
-from .utility import util_dist, util_info, util_mining
+from .utility import MiningCancelled, util_dist, util_info, util_mining
 
 __all__ = ["run_rho", "sensitive_for"]
 
@@ -82,9 +82,14 @@ def run_rho(data: TransactionData, params: RhoParams, progress: Progress | None 
     info = util_info(data, published)
     dist = util_dist(data, published)
     mining = None
-    if sup.complete:
+    complete = sup.complete
+    if complete:
         progress.set(0.95, "mining association rules for the utility")
-        mining = util_mining(data, published, parse_exact(params.minsup, "minsup"),
-                             parse_exact(params.minconf, "minconf"), params.mining_max_length)
-    progress.set(1.0, "done" if sup.complete else "stopped")
-    return RhoResult(data, published, e, params, sup, info, dist, mining, time.perf_counter() - t0, sup.complete)
+        try:
+            mining = util_mining(data, published, parse_exact(params.minsup, "minsup"),
+                                 parse_exact(params.minconf, "minconf"), params.mining_max_length,
+                                 progress.cancelled)
+        except MiningCancelled:  # the run stops as a whole: nothing is released from a cancelled run
+            complete = False
+    progress.set(1.0, "done" if complete else "stopped")
+    return RhoResult(data, published, e, params, sup, info, dist, mining, time.perf_counter() - t0, complete)

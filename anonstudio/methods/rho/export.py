@@ -18,6 +18,7 @@ from ...data.io.fimi import content_lines
 from ...data.io.report import load_report
 from ...data.io.text import read_text
 from ...data.transactions import TransactionData
+from ...jobs import raise_if_cancelled
 from .result import RhoResult
 from .rules import rule_browser
 
@@ -45,11 +46,17 @@ def _write_fimi_lines(path: str | Path, original: TransactionData, published: Tr
         return False
     index = {label: i for i, label in enumerate(original.vocab)}
     out = list(lines)
-    for u, (line, number) in enumerate(zip(data_lines, numbers)):
-        gone = np.setdiff1d(original.record(u), published.record(u), assume_unique=True)
-        if not len(gone):
-            continue
-        gone_set = set(gone.tolist())
+    # D' only removes items, so a record whose length is unchanged is its line as it was: only the shortened
+    # records are looked at (one set difference each used to take ~30 s on 200,000 records).
+    lengths_before = np.diff(original.indptr)
+    lengths_after = np.diff(published.indptr)
+    if len(lengths_after) != len(lengths_before):
+        return False
+    for done, u in enumerate(np.flatnonzero(lengths_after != lengths_before).tolist()):
+        if done % 2048 == 0:
+            raise_if_cancelled()  # a report writes this inside a cancel scope
+        line, number = data_lines[u], numbers[u]
+        gone_set = set(original.record(u).tolist()) - set(published.record(u).tolist())
         sep = "," if "," in line else " "
         tokens = line.replace(",", " ").split()
         try:
@@ -58,9 +65,9 @@ def _write_fimi_lines(path: str | Path, original: TransactionData, published: Tr
             return False
         out[number - 1] = sep.join(kept)
     with atomic_write(path) as fh:
-        for line in out:
-            fh.write(line)
-            fh.write("\n")
+        for start in range(0, len(out), 65536):
+            raise_if_cancelled()
+            fh.write("".join(line + "\n" for line in out[start:start + 65536]))
     return True
 
 

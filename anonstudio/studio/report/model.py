@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ... import __version__
 from ...formatting import integer
-from ...jobs import NullProgress, Progress, SubProgress
+from ...jobs import Cancelled, NullProgress, Progress, SubProgress
 from ...methods.contract import MethodRun, file_sha256, write_outputs
 
 __all__ = [
@@ -194,19 +194,25 @@ def output_files(run: MethodRun, *, internal: bool = False,
                 continue
             path = folder / name
             try:
-                skipped = write_outputs(run, {export.key: path}, allow_unverified=False)
+                # Writing and hashing a large release takes seconds: both poll the cancel flag per chunk.
+                skipped = write_outputs(run, {export.key: path}, allow_unverified=False,
+                                        cancelled=progress.cancelled)
+                sha = file_sha256(path, progress.cancelled) if not skipped and path.is_file() else None
+            except Cancelled:
+                break
             except (OSError, ValueError) as exc:  # an export that cannot be written is reported, not fatal
                 out.append(OutputFile(**entry, note=f"could not be written: {exc}"))
                 continue
-            if skipped or not path.is_file():
+            if sha is None:
                 out.append(OutputFile(**entry, note=skipped[0] if skipped else "not written"))
                 continue
             preview = _preview(path) if internal and export.kind in ("release", "audit") else ()
-            out.append(OutputFile(**entry, sha256=file_sha256(path), size=path.stat().st_size, preview=preview))
-        json_path = folder / f"{spec.name}.json"
-        write_outputs(run, {}, json_path, timings=False)
-        out.append(OutputFile("json", "Run record (JSON)", "record", json_path.name, file_sha256(json_path),
-                              json_path.stat().st_size))
+            out.append(OutputFile(**entry, sha256=sha, size=path.stat().st_size, preview=preview))
+        if not progress.cancelled():
+            json_path = folder / f"{spec.name}.json"
+            write_outputs(run, {}, json_path, timings=False)
+            out.append(OutputFile("json", "Run record (JSON)", "record", json_path.name, file_sha256(json_path),
+                                  json_path.stat().st_size))
     progress.set(1.0, f"{spec.name}: outputs hashed")
     return out, withheld
 
