@@ -78,12 +78,14 @@ class DemoDriver:
 
     def _loaded(self, dataset) -> None:
         from .gui.method_workbench import MethodWorkbench
+        from .methods.contract import get_method
 
-        fitting = [b for b in self.window.workbenches if isinstance(b, MethodWorkbench) and b.accepts(dataset)]
+        fitting = [cls for cls in self.window.workbench_classes()
+                   if issubclass(cls, MethodWorkbench) and get_method(cls.SPEC).accepts(dataset)]
         if not fitting:
             self._failed("Demo", f"no workbench works on {getattr(dataset, 'name', 'this dataset')}")
             return
-        self.bench = fitting[0]
+        self.bench = self.window.workbench(fitting[0])
         self.window.tabs.setCurrentWidget(self.bench)
         self.bench.run_finished.connect(self._finished)
         panel = self.bench.param_panel

@@ -43,7 +43,6 @@ from ..methods.sweep import parse_axis
 from ..params import ParameterError
 from ..studio.compare import Comparison, FamilyGrid, proposed_grids
 from .controls import fill_measure_table, note_label, save_file_dialog, splitter
-from .method_workbench import MethodWorkbench
 from .next_steps import next_step
 from .plots import ExportablePlot
 
@@ -433,8 +432,10 @@ class CompareMethodsWindow(QDialog):
         result = c.results[grid_index].results.get(cell_index)
         method = c.grids[grid_index].method
         run = getattr(result, "run", None)
-        bench = next((b for b in self.window_.workbenches
-                      if isinstance(b, MethodWorkbench) and b.spec.name == method), None)
+        try:
+            bench = self.window_.workbench(method)
+        except KeyError:
+            bench = None
         if run is None or bench is None:
             self.status_label.setText("That run is not kept (it failed before it made a release).")
             return None

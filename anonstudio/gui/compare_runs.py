@@ -111,7 +111,7 @@ class CompareRunsWindow(QDialog):
         self.list.blockSignals(True)
         self.list.clear()
         self.runs = []
-        for bench in self.window_.workbenches:
+        for bench in self.window_.built_workbenches():  # a tab never shown has no runs
             if not isinstance(bench, MethodWorkbench):
                 continue
             for i, run in enumerate(bench.history):

@@ -8,7 +8,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QSize, Qt
+from PySide6.QtCore import QByteArray, QSignalBlocker, QSize, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QStackedWidget,
     QTabWidget,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -91,6 +92,10 @@ class CurrentPageStack(QStackedWidget):
         return page.minimumSizeHint().expandedTo(page.minimumSize())
 
 
+#: How many finished runs a tab built late is offered (the newest; a run holds its release in memory).
+HANDED_RUNS = 8
+
+
 class MainWindow(QMainWindow):
     """The studio's main window.
 
@@ -104,6 +109,10 @@ class MainWindow(QMainWindow):
     start_page
         Open on the start page (the studio does when it opens with nothing to open).
     """
+
+    #: A workbench was built (the first time its tab was shown or asked for): hooks that every workbench needs
+    #: (undo histories, the project's dirty flag) attach to it then.
+    workbench_built = Signal(object)
 
     def __init__(self, *, warm_up: bool = True, restore_layout: bool = True, start_page: bool = False,
                  parent: QWidget | None = None):
@@ -121,7 +130,8 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.tabs)
         self.param_stack = CurrentPageStack()
         self._param_pages: dict[QWidget, QScrollArea] = {}
-        self.workbenches: list[Workbench] = []
+        #: Recent runs handed over between tabs, offered again to a tab built later.
+        self._handed: list[tuple[Workbench, Any]] = []
         self._no_params = QLabel("This workbench has no parameters.")
         self._no_params.setAlignment(Qt.AlignTop | Qt.AlignHCenter)
         self._no_params.setWordWrap(True)
@@ -176,28 +186,109 @@ class MainWindow(QMainWindow):
         return dock
 
     def _load_workbenches(self) -> None:
+        """One tab per discovered workbench; each is built the first time it is shown or asked for.
+
+        Building every workbench's plots takes seconds; the window appears with only the current tab built
+        (:meth:`_build_tab`), which keeps the studio's start-up short.
+        """
         classes, problems = discover_workbenches()
         for module, details in problems:
             self.jobs.append_log(f"workbench {module} could not be loaded:\n{details}")
         for cls in classes:
-            try:
-                bench = cls(self.runner)
-            except Exception:  # noqa: BLE001 - one broken tab must not stop the studio
-                self.jobs.append_log(f"workbench {cls.TITLE} failed to start:\n{traceback.format_exc()}")
-                continue
-            self.workbenches.append(bench)
-            self.tabs.addTab(bench, cls.TITLE)
-            if bench.param_panel is not None:
-                # The panel scrolls its own fields and keeps Run and Cancel in view.
-                self._param_pages[bench.param_panel] = bench.param_panel
-                self.param_stack.addWidget(bench.param_panel)
-            bench.status.connect(lambda text: self.statusBar().showMessage(text, 8000))
-            if isinstance(bench, MethodWorkbench):
-                bench.run_finished.connect(lambda run, _complete, source=bench: self._hand_over(source, run))
-            # A tab that points at a person (the Audit tab's counterexample) has them selected in the data view.
-            show_record = getattr(bench, "show_record", None)
-            if show_record is not None:
-                show_record.connect(self.show_record)
+            placeholder = QWidget()
+            placeholder.setObjectName(f"unbuilt-{cls.__name__}")
+            placeholder.bench_class = cls
+            self.tabs.addTab(placeholder, cls.TITLE)
+        self._build_tab(self.tabs.currentIndex())
+
+    def _build_tab(self, index: int) -> Workbench | None:
+        """The workbench of tab ``index``, built now if it was not yet (None: it failed to start)."""
+        widget = self.tabs.widget(index)
+        if isinstance(widget, Workbench) or widget is None:
+            return widget
+        cls = getattr(widget, "bench_class", None)
+        if cls is None:
+            return None  # failed before: its tab explains why
+        widget.bench_class = None
+        try:
+            bench = cls(self.runner, parent=widget)  # never parentless: a window of its own would take the focus
+        except Exception:  # noqa: BLE001 - one broken tab must not stop the studio
+            self.jobs.append_log(f"workbench {cls.TITLE} failed to start:\n{traceback.format_exc()}")
+            note = QLabel(f"The {cls.TITLE} tab failed to start; the Jobs and log panel says why.", widget)
+            note.setWordWrap(True)
+            QVBoxLayout(widget).addWidget(note)
+            return None
+        current = self.tabs.currentIndex()
+        bar = self.tabs.tabBar()
+        title, tip, data = bar.tabText(index), bar.tabToolTip(index), bar.tabData(index)
+        with QSignalBlocker(self.tabs):  # swapping the page is not a change of tab
+            self.tabs.removeTab(index)
+            self.tabs.insertTab(index, bench, title)
+            bar.setTabToolTip(index, tip)
+            bar.setTabData(index, data)  # the full title of a shortened one
+            self.tabs.setCurrentIndex(current)
+        # The empty placeholder stays (hidden, a few bytes): deleting it took the export rows' menu actions
+        # (JSON, command line) of the workbenches with it.
+        widget.hide()
+        self._connect_workbench(bench)
+        self._follow_tab_bar(bench)
+        self.workbench_built.emit(bench)
+        return bench
+
+    def _follow_tab_bar(self, bench: Workbench) -> None:
+        """Tab from the tab bar into the page, then its parameters: a widget built after the window joins the end
+        of the focus chain, which would put a late tab's controls after every dock."""
+        members = [bench, bench.param_panel] if bench.param_panel is not None else [bench]
+        order, widget = [self.tabs.tabBar()], self.tabs.tabBar().nextInFocusChain()
+        for _ in range(100_000):  # the chain is a cycle; the bound only guards against a broken one
+            if widget is self.tabs.tabBar():
+                break
+            if widget.focusPolicy() & Qt.TabFocus and any(m is widget or m.isAncestorOf(widget) for m in members):
+                order.append(widget)
+            widget = widget.nextInFocusChain()
+        # The page's widgets first, then its panel's, each in their own order.
+        order[1:] = sorted(order[1:], key=lambda w: 0 if bench is w or bench.isAncestorOf(w) else 1)
+        for first, second in zip(order, order[1:]):
+            QWidget.setTabOrder(first, second)
+
+    def _connect_workbench(self, bench: Workbench) -> None:
+        if bench.param_panel is not None:
+            # The panel scrolls its own fields and keeps Run and Cancel in view.
+            self._param_pages[bench.param_panel] = bench.param_panel
+            self.param_stack.addWidget(bench.param_panel)
+        bench.status.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        if isinstance(bench, MethodWorkbench):
+            bench.run_finished.connect(lambda run, _complete, source=bench: self._hand_over(source, run))
+        # A tab that points at a person (the Audit tab's counterexample) has them selected in the data view.
+        show_record = getattr(bench, "show_record", None)
+        if show_record is not None:
+            show_record.connect(self.show_record)
+        if self.dataset is not None:
+            self._show_dataset(bench, self.dataset)
+        for source, run in self._handed:
+            self._offer(bench, source, run)
+
+    @property
+    def workbenches(self) -> list[Workbench]:
+        """Every workbench, in tab order; builds those not shown yet (use :meth:`built_workbenches` where an
+        unbuilt tab has nothing to give: no runs, default parameters)."""
+        for index in range(self.tabs.count()):
+            self._build_tab(index)
+        return self.built_workbenches()
+
+    def built_workbenches(self) -> list[Workbench]:
+        """The workbenches built so far (shown, or asked for), in tab order."""
+        return [w for w in (self.tabs.widget(i) for i in range(self.tabs.count())) if isinstance(w, Workbench)]
+
+    def workbench_classes(self) -> list[type]:
+        """The class of every tab's workbench, built or not, in tab order."""
+        out = []
+        for index in range(self.tabs.count()):
+            widget = self.tabs.widget(index)
+            cls = type(widget) if isinstance(widget, Workbench) else getattr(widget, "bench_class", None)
+            if cls is not None:
+                out.append(cls)
+        return out
 
     def _small_screens_and_scheme(self) -> None:
         """The dataset bar below 1440 px, short tab titles and the desktop's light or dark scheme (issue 22)."""
@@ -219,21 +310,31 @@ class MainWindow(QMainWindow):
 
     def _hand_over(self, source: Workbench, run: Any) -> None:
         """Offer a run finished in one tab to the other tabs that take one (``receive_run``), e.g. a group release
-        to Threats; the tabs stay independent of each other."""
-        for bench in self.workbenches:
-            receive = getattr(bench, "receive_run", None)
-            if bench is not source and callable(receive):
-                receive(run)
+        to Threats; the tabs stay independent of each other. A tab built later gets the recent runs then."""
+        self._handed.append((source, run))
+        del self._handed[:-HANDED_RUNS]
+        for bench in self.built_workbenches():
+            self._offer(bench, source, run)
+
+    @staticmethod
+    def _offer(bench: Workbench, source: Workbench, run: Any) -> None:
+        receive = getattr(bench, "receive_run", None)
+        if bench is not source and callable(receive):
+            receive(run)
 
     def workbench(self, title_or_cls: str | type) -> Workbench:
-        """The workbench instance with this TITLE or class."""
-        for bench in self.workbenches:
-            if bench.TITLE == title_or_cls or type(bench) is title_or_cls:
-                return bench
+        """The workbench instance with this TITLE, class or method name (built if it was not yet)."""
+        for index in range(self.tabs.count()):
+            widget = self.tabs.widget(index)
+            cls = type(widget) if isinstance(widget, Workbench) else getattr(widget, "bench_class", None)
+            if cls is not None and title_or_cls in (cls.TITLE, cls, getattr(cls, "SPEC", None)):
+                bench = self._build_tab(index)
+                if bench is not None:
+                    return bench
         raise KeyError(title_or_cls)
 
     def _tab_changed(self, index: int) -> None:
-        bench = self.tabs.widget(index)
+        bench = self._build_tab(index)
         panel = getattr(bench, "param_panel", None)
         self.param_stack.setCurrentWidget(self._param_pages.get(panel, self._no_params))
 
@@ -371,15 +472,18 @@ class MainWindow(QMainWindow):
 
     def set_dataset(self, dataset: Any) -> None:
         self.dataset = dataset
-        for bench in self.workbenches:
-            try:
-                bench.set_dataset(dataset)
-            except Exception:  # noqa: BLE001
-                self.jobs.append_log(f"{bench.TITLE}: could not show the dataset:\n{traceback.format_exc()}")
+        for bench in self.built_workbenches():  # a tab built later gets it then
+            self._show_dataset(bench, dataset)
         self._fit_small_screens()
         name = getattr(dataset, "name", "dataset")
         self.setWindowTitle(self.projects.title())
         self.statusBar().showMessage(f"Loaded {name}: set the parameters of a tab on the right and run it.", 8000)
+
+    def _show_dataset(self, bench: Workbench, dataset: Any) -> None:
+        try:
+            bench.set_dataset(dataset)
+        except Exception:  # noqa: BLE001
+            self.jobs.append_log(f"{bench.TITLE}: could not show the dataset:\n{traceback.format_exc()}")
 
     def all_plots(self) -> list[ExportablePlot]:
         """Plots of the active workbench first, then the datasets dock."""

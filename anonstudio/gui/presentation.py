@@ -187,7 +187,7 @@ class Presentation(QObject):
             if dock.isVisible():
                 dock.hide()
         window.menuBar().hide()
-        for bench in window.workbenches:
+        for bench in window.built_workbenches():  # a tab not shown yet has nothing on screen to enlarge
             for name in SECONDARY_ROWS:
                 row = getattr(bench, name, None)
                 if isinstance(row, QWidget) and not row.isHidden():

@@ -23,6 +23,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
+from ..methods.contract import get_method
 from ..params import ParameterError, from_dict
 from ..studio.cache import ResultCache
 from ..studio.command_line import NotReproducible
@@ -87,20 +88,28 @@ class ProjectController(QObject):
         self._restoring = False
         self.last_job = None
         for bench in self.workbenches():
-            bench.result_cache = self.cache
-            bench.sweep_view.result_cache = self.cache
-            if bench.param_panel is not None:
-                bench.param_panel.edited.connect(self.mark_dirty)
-            bench.run_finished.connect(lambda *_: self.mark_dirty())
+            self._adopt(bench)
+        window.workbench_built.connect(self._adopt)  # tabs are built when first shown
         window.datasets.dataset_loaded.connect(lambda _: self.mark_dirty())
         self.autosave_timer = QTimer(self)
         self.autosave_timer.setInterval(AUTOSAVE_MS)
         self.autosave_timer.timeout.connect(self.autosave)
         self.autosave_timer.start()
 
+    def _adopt(self, bench: Any) -> None:
+        """Give a (newly built) workbench the result cache and let its edits and runs mark the project changed."""
+        if not isinstance(bench, MethodWorkbench):
+            return
+        bench.result_cache = self.cache
+        bench.sweep_view.result_cache = self.cache
+        if bench.param_panel is not None:
+            bench.param_panel.edited.connect(self.mark_dirty)
+        bench.run_finished.connect(lambda *_: self.mark_dirty())
+
     # ------------------------------------------------------------- state
     def workbenches(self) -> list[MethodWorkbench]:
-        return [b for b in self.window.workbenches if isinstance(b, MethodWorkbench)]
+        """The method workbenches built so far (a tab not shown yet has default parameters and no runs)."""
+        return [b for b in self.window.built_workbenches() if isinstance(b, MethodWorkbench)]
 
     @property
     def path(self) -> Path | None:
@@ -135,6 +144,7 @@ class ProjectController(QObject):
         data = self.window.dataset
         key = project.add_dataset(data) if data is not None else None
         project.sweeps = [s for s in old.sweeps if not self._owns(s.method, data)]
+        # A tab never opened keeps the step the project had (or none: it opens with its defaults).
         for bench in self.workbenches():
             spec = bench.spec
             if data is not None and not bench.accepts(data):
@@ -154,11 +164,16 @@ class ProjectController(QObject):
         return project
 
     def _owns(self, method: str, data: Any) -> bool:
-        bench = self._bench(method)
-        return bench is not None and (data is None or bench.accepts(data))
+        cls = next((c for c in self.window.workbench_classes() if getattr(c, "SPEC", None) == method), None)
+        return cls is not None and (data is None or get_method(method).accepts(data))
 
     def _bench(self, method: str) -> MethodWorkbench | None:
-        return next((b for b in self.workbenches() if b.spec.name == method), None)
+        """The workbench of ``method`` (built if it was not yet), None if the studio has none."""
+        try:
+            bench = self.window.workbench(method)
+        except KeyError:
+            return None
+        return bench if isinstance(bench, MethodWorkbench) else None
 
     # ------------------------------------------------------------ saving
     def save(self) -> bool:

@@ -309,7 +309,7 @@ class ReportDialog(QDialog):
 
 def show_report_dialog(window: Any) -> ReportDialog:
     """File › Export report… of the main window: every method workbench, its last run."""
-    benches = [b for b in window.workbenches if isinstance(b, MethodWorkbench)]
+    benches = [b for b in window.workbenches if isinstance(b, MethodWorkbench)]  # builds the tabs not shown yet
     dialog = ReportDialog(benches, window.runner, window)
     dialog.show()
     return dialog

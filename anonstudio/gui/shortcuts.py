@@ -100,6 +100,13 @@ def install_keyboard(window: Any) -> None:
     name_widgets(window)
     window.tabs.currentChanged.connect(lambda _i: name_widgets(window.tabs.currentWidget() or window))
 
+    def name_built(bench) -> None:  # a tab is built when first shown or asked for: its page and its panel
+        name_widgets(bench)
+        if getattr(bench, "param_panel", None) is not None:
+            name_widgets(bench.param_panel)
+
+    window.workbench_built.connect(name_built)
+
 
 def action_by_shortcut(window: QMainWindow, sequence: str) -> QAction | None:
     """The window action bound to ``sequence`` (tests, the keyboard help)."""

@@ -175,11 +175,16 @@ def install_undo(window: QMainWindow, edit_menu) -> QUndoGroup:
     and returns the group (``window.undo_group``).
     """
     group = QUndoGroup(window)
-    for bench in window.workbenches:
+
+    def add(bench) -> None:
         panel = getattr(bench, "param_panel", None)
         history = getattr(panel, "history", None)
         if history is not None:
             group.addStack(history.stack)
+
+    for bench in window.built_workbenches():
+        add(bench)
+    window.workbench_built.connect(add)  # a tab built later (when first shown) joins the group then
 
     def follow(_index: int = -1) -> None:
         panel = getattr(window.tabs.currentWidget(), "param_panel", None)

@@ -8,6 +8,7 @@ import pytest
 
 from anonstudio.data.transactions import TransactionData
 from anonstudio.gui.settings import RecentFiles, open_settings
+from anonstudio.gui.workbench import Workbench
 
 
 def load(window, wait_job, path):
@@ -297,3 +298,32 @@ def test_an_exception_escaping_a_handler_is_reported_once_and_logged(window, mon
     assert window.jobs.log_view.toPlainText().count("ValueError: boom in a dialog handler") == 2
     assert window.isVisible()
     boxes[0].close()
+
+
+def test_tabs_are_built_when_first_shown_without_a_window_flashing_up(window, qtbot):
+    """The window starts with one workbench built; showing a tab builds it, as a page of the window: no widget of
+    it is shown on its own for a moment (which would take the focus, and Ctrl+R, from the studio's window)."""
+    from PySide6.QtCore import QEvent, QObject
+    from PySide6.QtWidgets import QApplication, QWidget
+
+    assert len(window.built_workbenches()) == 1
+    flashed = []
+
+    class Watch(QObject):
+        def eventFilter(self, obj, event):  # noqa: N802 (Qt naming)
+            if event.type() == QEvent.Show and isinstance(obj, QWidget) and obj.isWindow() and obj is not window:
+                flashed.append(f"{type(obj).__name__} {obj.objectName()}")
+            return False
+
+    watch = Watch()
+    QApplication.instance().installEventFilter(watch)
+    try:
+        for index in range(window.tabs.count()):
+            window.tabs.setCurrentIndex(index)
+            qtbot.wait(1)
+            assert isinstance(window.tabs.currentWidget(), Workbench)
+    finally:
+        QApplication.instance().removeEventFilter(watch)
+    assert flashed == []
+    assert len(window.built_workbenches()) == window.tabs.count()
+    assert window.workbenches == window.built_workbenches()

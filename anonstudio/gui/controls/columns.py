@@ -64,6 +64,9 @@ class ColumnPicker(QListWidget):
         self.itemChanged.connect(self._item_changed)
         #: Shown under the list while nothing is ticked (what an empty choice means).
         self.hint = note_label(f"Nothing ticked: {empty_text}." if empty_text else "")
+        # A parent from the start (the form moves it under the list): shown parentless, the hint would flash up
+        # as a window of its own and take the focus from the studio's window.
+        self.hint.setParent(self)
         self.hint.setVisible(False)
         self.changed.connect(self._update_hint)
 

@@ -53,10 +53,12 @@ class FileRow(QWidget):
         self.clear_button.setText("×")
         self.clear_button.setToolTip("No file")
         self.clear_button.clicked.connect(lambda: self.set_path(None))
-        self.clear_button.setVisible(clearable)
         layout.addWidget(self.button)
         layout.addWidget(self.label, 1)
         layout.addWidget(self.clear_button)
+        # Only once it has a parent: shown parentless, the button would flash up as a window of its own (and take
+        # the focus from the studio's window).
+        self.clear_button.setVisible(clearable)
 
     def path(self) -> Path | None:
         return self._path
