@@ -34,7 +34,13 @@ def test_keyboard_only_walk_loads_sets_k_runs_and_exports(window, qtbot, wait_jo
 
     window.activateWindow()
     qtbot.waitUntil(lambda: QApplication.focusWidget() is not None or window.isActiveWindow(), timeout=3000)
-    # 1. A bundled sample from the datasets dock: Tab to the list, arrow to the small city, Enter.
+    # 1. A bundled sample from the datasets dock: on a small screen the dock starts folded into the dataset bar,
+    # whose Datasets toggle (Tab to it, Space) unfolds it; then Tab to the list, arrow to the small city, Enter.
+    toggle = window.small_screens.bar.toggle_button
+    if toggle.isVisible() and not window.datasets.isVisible():
+        tab_to(window, toggle, qtbot)
+        QTest.keyClick(toggle, Qt.Key_Space)
+        qtbot.waitUntil(lambda: window.datasets.isVisible(), timeout=3000)
     samples = window.datasets.samples
     tab_to(window, samples, qtbot)
     QTest.keyClick(samples, Qt.Key_Home)

@@ -108,8 +108,10 @@ def test_a_moved_dataset_is_asked_for_and_a_changed_one_refused(study, qtbot, wa
     moved.write_text(moved.read_text() + "1 2\n", encoding="utf-8")
     third = _new_window(qtbot)
     wait_job(third.open_project(tmp_path / "p.toml"))
+    # The refusal is shown by the job's error handler, which runs after the job's state says finished.
+    qtbot.waitUntil(lambda: any("has changed since the project was saved" in text for _, _, text in dialogs),
+                    timeout=5000)
     assert third.dataset is None
-    assert any("has changed since the project was saved" in text for _, _, text in dialogs)
 
 
 def test_autosave_keeps_unsaved_work_and_recovery_reopens_it(study, qtbot, wait_job):
