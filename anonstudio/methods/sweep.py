@@ -367,6 +367,10 @@ def run_cell(spec: MethodSpec, data: Any, cell: Cell, progress: Progress | None 
         except (ParameterError, ValueError) as exc:
             result.error = "evaluation: " + " ".join(str(exc).split())
         else:
+            if not extra and progress.cancelled():
+                # Stopped while it was being measured: not a finished cell (a cancel leaves it out, as it does a
+                # cancelled run), rather than a release shown without its measures.
+                result.status = "cancelled"
             result.summary.update(extra)
         result.seconds = time.perf_counter() - t0
     return result

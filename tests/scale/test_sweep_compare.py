@@ -173,3 +173,23 @@ def test_a_project_asking_a_billion_seeds_is_refused_before_any_step(tmp_path, c
     err = capsys.readouterr().err
     assert "sweep 1 (kmanon) seeds: 1,000,000,000 seeds is more than the limit" in err and err.count("\n") == 1
     assert not (tmp_path / "o").exists()
+
+
+def test_a_cell_cancelled_while_it_is_measured_is_not_a_finished_cell():
+    """A cancel that lands during a cell's evaluation (the measure step returns nothing) leaves the cell out, as
+    a cancelled run is; one measured to the end is kept with its measures."""
+    from anonstudio.jobs import RecordingProgress
+    from anonstudio.methods.sweep import run_cell
+
+    spec = get_method("kmanon")
+    data, params = spec.example()
+    cell = make_grid(params, (Axis("k", (params.k,)),))[0]
+
+    def cancelled_while_measuring(_spec, _data, _cell, _run, progress):
+        stop.cancel()
+        return {}
+
+    stop = RecordingProgress()
+    assert run_cell(spec, data, cell, stop, after=cancelled_while_measuring).status == "cancelled"
+    measured = run_cell(spec, data, cell, RecordingProgress(), after=lambda *_a: {"extra": 1.0})
+    assert measured.status != "cancelled" and measured.summary["extra"] == 1.0
