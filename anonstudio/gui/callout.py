@@ -18,7 +18,7 @@ from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QFont, QFontMetrics, QTextDocumentFragment
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
-from .controls.style import STATE_COLOURS, restyle
+from .controls.labels import CalloutState
 
 __all__ = ["VerdictCallout", "bold_lead", "split_verdict"]
 
@@ -42,7 +42,7 @@ def bold_lead(text: str) -> str:
     return _plain(match.group(1)) if match else ""
 
 
-class VerdictCallout(QFrame):
+class VerdictCallout(CalloutState, QFrame):
     """A one-line verdict banner with a *Details* expander (see the module docstring).
 
     Signals
@@ -116,13 +116,6 @@ class VerdictCallout(QFrame):
         """The full rich text shown (folded or not)."""
         return self._text
 
-    def set_state(self, state: str) -> None:
-        self.setProperty("callout", state if state in STATE_COLOURS else "info")
-        restyle(self)
-
-    @property
-    def state(self) -> str:
-        return str(self.property("callout"))
 
     @property
     def expanded(self) -> bool:

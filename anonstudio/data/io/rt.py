@@ -411,8 +411,9 @@ def _read_items_rows(items_path: Path, *, sep, encoding, latin1_fallback, wanted
             continue
         if columns is None:
             try:
-                columns = _item_columns(Rows(rows[:2001], lines[:2001], reader.sep), wanted, person, items_person,
-                                        item, items_path)
+                head = Rows(rows[:2001], lines[:2001], reader.sep)
+                columns = _item_columns(_split_header(head, "auto", wanted, items_path)[0], len(head.rows[0]),
+                                        person, items_person, item, items_path)
             except DataFormatError:
                 limit = None  # the full read below says what is wrong, with the line
                 continue
@@ -435,10 +436,9 @@ def _read_items_rows(items_path: Path, *, sep, encoding, latin1_fallback, wanted
     return Rows(rows, lines, reader.sep)
 
 
-def _item_columns(rows: Rows, wanted: list[str], person: str, items_person, item, items_path: Path) -> tuple[int, int]:
-    """(person column, item column) of an items file, as :func:`_join` chooses them."""
-    i_names, _, _ = _split_header(rows, "auto", wanted, items_path)
-    n_fields = len(rows.rows[0])
+def _item_columns(i_names: list[str] | None, n_fields: int, person: str, items_person, item,
+                  items_path: Path) -> tuple[int, int]:
+    """(person column, item column) of an items file with header ``i_names`` (None: no header)."""
     if items_person is None:
         items_person = person if (i_names is not None and person in i_names) else 0
     ip_col = column_index(i_names, items_person, 0, items_path, n_fields)
@@ -458,15 +458,7 @@ def _join(frame: pd.DataFrame, seen: dict[str, int], people_path: Path, items_pa
                             wanted=wanted, person=person, items_person=items_person, item=item,
                             drop=set(drop_items))
     i_names, i_body, i_lines = _split_header(rows, "auto", wanted, items_path)
-    n_fields = len(rows.rows[0])
-    if items_person is None:
-        items_person = person if (i_names is not None and person in i_names) else 0
-    ip_col = column_index(i_names, items_person, 0, items_path, n_fields)
-    if item is None or (isinstance(item, str) and i_names is not None and item not in i_names and n_fields == 2):
-        if n_fields != 2:
-            raise DataFormatError(items_path, f"the file has {n_fields} columns; name the item column")
-        item = 1 - ip_col
-    it_col = column_index(i_names, item, 1, items_path, n_fields)
+    ip_col, it_col = _item_columns(i_names, len(rows.rows[0]), person, items_person, item, items_path)
     i_lines = np.asarray(i_lines, dtype=np.int64)
     persons = [r[ip_col].strip() for r in i_body]
     labels = [r[it_col].strip() for r in i_body]

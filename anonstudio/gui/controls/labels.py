@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QLabel, QToolButton, QVBoxLayout, QWidget
 from .layout import BoundedArea
 from .style import STATE_COLOURS, restyle
 
-__all__ = ["note_label", "Callout", "ElidedLabel", "Collapsible"]
+__all__ = ["note_label", "CalloutState", "Callout", "ElidedLabel", "Collapsible"]
 
 
 def note_label(text: str = "", role: str = "note") -> QLabel:
@@ -25,15 +25,8 @@ def note_label(text: str = "", role: str = "note") -> QLabel:
     return label
 
 
-class Callout(QLabel):
-    """A banner whose colour says the state: info, ok, warning, incomplete or failed."""
-
-    def __init__(self, text: str = "", state: str = "info", parent: QWidget | None = None):
-        super().__init__(text, parent)
-        self.setWordWrap(True)
-        self.setTextFormat(Qt.RichText)
-        self.setTextInteractionFlags(Qt.TextSelectableByMouse | Qt.LinksAccessibleByMouse)
-        self.set_state(state)
+class CalloutState:
+    """The ``callout`` style property of a callout: ``info``, ``ok``, ``warning`` or ``error`` (its colours)."""
 
     def set_state(self, state: str) -> None:
         self.setProperty("callout", state if state in STATE_COLOURS else "info")
@@ -42,6 +35,17 @@ class Callout(QLabel):
     @property
     def state(self) -> str:
         return str(self.property("callout"))
+
+
+class Callout(CalloutState, QLabel):
+    """A banner whose colour says the state: info, ok, warning, incomplete or failed."""
+
+    def __init__(self, text: str = "", state: str = "info", parent: QWidget | None = None):
+        super().__init__(text, parent)
+        self.setWordWrap(True)
+        self.setTextFormat(Qt.RichText)
+        self.setTextInteractionFlags(Qt.TextSelectableByMouse | Qt.LinksAccessibleByMouse)
+        self.set_state(state)
 
     def show_text(self, text: str, state: str = "info") -> None:
         self.setText(text)
