@@ -30,7 +30,7 @@ from .. import __version__
 from . import commands as _commands_pkg
 from .errors import CliError
 
-__all__ = ["main", "build_parser", "rewrite_deprecated"]
+__all__ = ["main", "run", "build_parser", "rewrite_deprecated"]
 
 DESCRIPTION = "Measure re-identification risk in set-valued data, anonymize it and attack the result."
 
@@ -164,6 +164,23 @@ def main(argv: list[str] | None = None) -> int:
             sys.modules["anonstudio.parallel"].set_connect_notice(None)
         if main_thread:  # called in-process (tests, notebooks): leave the caller's handler as it was
             signal.signal(signal.SIGINT, previous if previous is not None else signal.default_int_handler)
+
+
+def run() -> None:
+    """The ``anonstudio-cli`` console script: :func:`main`, then the process ends with its status.
+
+    A Ctrl-C while the process ends (its outputs are written and flushed by then) exits 130 like one during
+    the work, instead of a KeyboardInterrupt in the interpreter's shutdown, which a shell sees as a kill.
+    """
+    import os
+    import signal
+
+    try:
+        code = main()
+        signal.signal(signal.SIGINT, lambda *_: os._exit(130))
+    except KeyboardInterrupt:  # between main's own handler and this one
+        code = 130
+    sys.exit(code)
 
 
 def _main(argv: list[str] | None) -> int:
@@ -362,4 +379,4 @@ def _one_line(exc: BaseException) -> str:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    run()

@@ -1,9 +1,8 @@
 """Entry script of the bundled ``anonstudio-cli`` executable (see ``studio_main.py``)."""
 import multiprocessing
-import sys
 
-from anonstudio.cli import main
+from anonstudio.cli import run
 
 if __name__ == "__main__":
     multiprocessing.freeze_support()
-    sys.exit(main())
+    run()

@@ -181,3 +181,20 @@ def test_a_ctrl_c_swallowed_by_the_code_it_interrupts_still_exits_130(monkeypatc
     code = cli_module.main(["synth-city", "--towers", "20", "--users", "50", "--out", str(out), "--quiet"])
     assert code == 130 and "aborted before the command started" in capsys.readouterr().err
     assert not out.exists()
+
+
+@pytest.mark.slow
+def test_a_ctrl_c_while_the_process_ends_exits_130():
+    """The console script's last moments: the command returned (its outputs written), then Ctrl-C arrives while
+    the interpreter shuts down. The status is 130, as for one during the work, not a death by the signal."""
+    import subprocess
+    import sys
+
+    script = ("import atexit, os, signal, time\n"
+              "import anonstudio.cli as cli\n"
+              "cli.main = lambda: 0\n"
+              "atexit.register(lambda: (os.kill(os.getpid(), signal.SIGINT), time.sleep(2)))\n"
+              "cli.run()\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 130, done.stderr
+    assert "Traceback" not in done.stderr
