@@ -213,8 +213,14 @@ class DatasetEntry:
             raise ProjectError(f"{where}.sheet: expected a sheet name or number, got {_kind(doc['sheet'])}")
         if "header" in doc and not isinstance(doc["header"], bool):
             raise ProjectError(f"{where}.header: expected true or false, got {_kind(doc['header'])}")
-        if "size" in doc:
-            _integer(doc["size"], f"{where}.size")
+        if "size" in doc and _integer(doc["size"], f"{where}.size") < 0:
+            raise ProjectError(f"{where}.size: a file's size in bytes cannot be negative (got {doc['size']})")
+        if "://" in doc.get("path", ""):
+            # Read as a file name it would be shown in messages, password and all.
+            raise ProjectError(f"{where}.path: a database is named by `url` (with `table` or `query`), not `path`")
+        if "sheet" in doc and "format" in doc and not str(doc["format"]).startswith("sheet-"):
+            raise ProjectError(f"{where}.sheet: a sheet applies to a spreadsheet, and the format is "
+                               f"{_short(doc['format'])}")
         columns = doc.get("columns", [])
         if not isinstance(columns, list) or not all(isinstance(c, str) for c in columns):
             raise ProjectError(f"{where}.columns: expected a list of column names, got {_kind(columns)}")

@@ -54,5 +54,8 @@ def hostile_variants(text: str) -> dict[str, str]:
         "not-utf8": "\udcff",
         "sep-three-characters": text.replace('format = "fimi"', 'format = "csv-table"\nsep = ";;;"'),
         "sep-empty": text.replace('format = "fimi"', 'format = "csv-table"\nsep = ""'),
+        "size-negative": text.replace("size = ", "size = -1\nx_size = "),
+        "path-holds-a-url": text.replace('path = "baskets.dat"', 'path = "postgresql://bob:s3cret@127.0.0.1:1/db"'),
+        "sheet-of-a-text-file": text.replace('format = "fimi"', 'format = "fimi"\nsheet = "2"'),
     }
     return {name: value for name, value in cases.items() if value != text}

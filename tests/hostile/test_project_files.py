@@ -37,6 +37,7 @@ def test_run_and_report_refuse_every_hostile_project(variants, tmp_path, capsys,
         err = capsys.readouterr().err
         lines = [ln for ln in err.splitlines() if ln.strip()]
         assert code == 2, (name, err)
+        assert "s3cret" not in err  # a password never reaches a message
         assert len(lines) == 1 and ": error: " in lines[0] and path.name in lines[0], (name, lines)
         assert path.read_bytes() == before
         assert not list(out.rglob("*.json")) and not (tmp_path / f"{name}.html").exists(), name
