@@ -27,9 +27,7 @@ def window(qtbot, tmp_path, monkeypatch):
 
 
 def _bench(window, name):
-    from anonstudio.gui.method_workbench import MethodWorkbench
-
-    return next(b for b in window.workbenches if isinstance(b, MethodWorkbench) and b.spec.name == name)
+    return window.workbench(name)
 
 
 def _ran(window, qtbot, project_runs, name="uniqueness"):
