@@ -47,6 +47,7 @@ from ..data.kinds import kind_words
 from ..data.samples import Sample, list_samples
 from ..data.table import RTData, Table
 from ..data.transactions import TransactionData
+from ..methods.contract import get_method
 from .accessibility import name_widgets
 from .controls import note_label, open_file_dialog
 
@@ -408,16 +409,16 @@ class StartPage(QWidget):
         """The bundled samples an entry can use (the attack demo's workbench takes set-valued data only)."""
         if key != "attack":
             return list(self.samples)
-        bench = self._attack_bench()
-        kinds = bench.DATASET_TYPES if bench is not None else ()
+        spec = self._attack_spec()
+        kinds = spec.data_kinds if spec is not None else ()
         return [s for s in self.samples if issubclass(_sample_class(s), kinds)]
 
     def preferred_sample(self, key: str) -> str | None:
         """The sample the entry starts from: the first one the specs of its workbenches run on."""
-        specs = {"risk": [b.spec for b in self._measurements()],
+        specs = {"risk": self._measurements(),
                  "publish": [s for s in self._specs() if _publishes(s)],
                  "check": [s for s in self._specs() if s.name == "audit"],
-                 "attack": [b.spec for b in [self._attack_bench()] if b is not None and hasattr(b, "spec")]}[key]
+                 "attack": [s for s in [self._attack_spec()] if s is not None]}[key]
         for spec in specs:
             for name, _settings in getattr(spec, "samples", ()):
                 return name
@@ -464,17 +465,31 @@ class StartPage(QWidget):
          "attack": self._open_attack}[self.task.key](dataset)
 
     # -------------------------------------------------------------- the ends
-    def _specs(self) -> list[Any]:
-        return [b.spec for b in self._benches()]
+    # The tabs are built when first shown: what fits is read from the workbench classes and the specs, and only
+    # the tab that opens is built (building all of them would keep the window busy for seconds).
+    def _classes(self) -> list[type]:
+        return [c for c in self.window_.workbench_classes() if getattr(c, "SPEC", None)]
 
-    def _benches(self) -> list[Any]:
-        return [b for b in self.window_.workbenches if hasattr(b, "spec")]
+    def _specs(self) -> list[Any]:
+        return [get_method(c.SPEC) for c in self._classes()]
+
+    def _bench(self, name: str) -> Any:
+        """The workbench of the spec ``name``, built now if it was not yet (None: the studio has none)."""
+        try:
+            return self.window_.workbench(name)
+        except KeyError:
+            return None
 
     def _measurements(self) -> list[Any]:
-        return [b for b in self._benches() if not b.spec.guarantee]
+        return [s for s in self._specs() if not s.guarantee]
+
+    def _attack_spec(self) -> Any:
+        cls = next((c for c in self._classes() if c.OFFERS_ATTACK_DEMO), None)
+        return get_method(cls.SPEC) if cls is not None else None
 
     def _attack_bench(self) -> Any:
-        return next((b for b in self.window_.workbenches if hasattr(b, "attack_demo")), None)
+        spec = self._attack_spec()
+        return self._bench(spec.name) if spec is not None else None
 
     def open_bench(self, bench: Any, message: str) -> None:
         """Show ``bench``'s tab and say in the status bar what to do there."""
@@ -488,7 +503,8 @@ class StartPage(QWidget):
         self.steps.setCurrentWidget(self.data_step)
 
     def _open_risk(self, dataset: Any) -> None:
-        bench = next((b for b in self._measurements() if b.accepts(dataset)), None)
+        spec = next((s for s in self._measurements() if s.accepts(dataset)), None)
+        bench = self._bench(spec.name) if spec is not None else None
         if bench is None:
             self._refuse(dataset, f"No measurement takes {kind_words(type(dataset))}: choose another dataset.")
             return
@@ -551,7 +567,7 @@ class StartPage(QWidget):
 
     def choose_family(self, name: str) -> None:
         """Open the workbench of the family ``name`` (a spec name) chosen in the publish step."""
-        bench = next(b for b in self._benches() if b.spec.name == name)
+        bench = self._bench(name)
         self.open_bench(bench, f"Check the settings on the right, then press “{bench.RUN_TEXT}”; the verdict says "
                                "whether the release keeps its promise.")
 
@@ -567,7 +583,7 @@ class StartPage(QWidget):
             self.use_release(path)
 
     def use_release(self, path: str | Path) -> None:
-        bench = next((b for b in self._benches() if b.spec.name == "audit"), None)
+        bench = self._bench("audit")
         if bench is None:
             self.window_.statusBar().showMessage("The Audit tab could not be loaded: see View › Jobs and log.", 15000)
             return

@@ -179,6 +179,9 @@ class Workbench(QWidget):
     PARAMS: type | None = None
     RUN_TEXT = "Run"
     DATASET_TYPES: tuple[type, ...] = (TransactionData,)
+    #: The tab holds the linkage-attack demo (the start page's "Show an attack" opens it without building the
+    #: other tabs).
+    OFFERS_ATTACK_DEMO = False
     EMPTY_TEXT = EMPTY_TEXT
 
     status = Signal(str)

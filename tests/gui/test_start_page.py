@@ -73,10 +73,14 @@ def test_publish_offers_the_families_that_fit_and_opens_the_chosen_one(qtbot, st
     assert set(page.family_buttons) == {"kmanon", "rho", "nonreciprocal"}
     assert page.family_buttons["rho"].description() == FAMILY_REASONS["rho"]
     assert page.family_buttons["rho"].accessibleName()
+    # Choosing among the families builds no tab; the chosen one is built when it opens (with the data).
+    built = {type(b).__name__ for b in start.built_workbenches()}
+    assert "NonreciprocalWorkbench" not in built and len(built) == 1, built
     qtbot.mouseClick(page.family_buttons["nonreciprocal"], Qt.LeftButton)
     assert not on_start_page(start)
     bench = start.tabs.currentWidget()
     assert bench.spec.name == "nonreciprocal" and bench.dataset is start.dataset
+    assert len(start.built_workbenches()) == 2
 
 
 def test_check_a_release_fills_the_audit_tab(qtbot, start, tmp_path, monkeypatch):

@@ -54,6 +54,7 @@ class UniquenessWorkbench(MethodWorkbench):
     TITLE = "Risk"
     ORDER = 10
     RUN_TEXT = "Measure uniqueness"
+    OFFERS_ATTACK_DEMO = True
     INTRO = INTRO
     GUIDE = GUIDE
 
