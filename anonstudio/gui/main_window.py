@@ -282,13 +282,12 @@ class MainWindow(QMainWindow):
 
     def workbench_classes(self) -> list[type]:
         """The class of every tab's workbench, built or not, in tab order."""
-        out = []
-        for index in range(self.tabs.count()):
-            widget = self.tabs.widget(index)
-            cls = type(widget) if isinstance(widget, Workbench) else getattr(widget, "bench_class", None)
-            if cls is not None:
-                out.append(cls)
-        return out
+        return [cls for cls in map(self._tab_class, range(self.tabs.count())) if cls is not None]
+
+    def _tab_class(self, index: int) -> type | None:
+        """The workbench class of tab ``index``, built or not (None: it failed to start)."""
+        widget = self.tabs.widget(index)
+        return type(widget) if isinstance(widget, Workbench) else getattr(widget, "bench_class", None)
 
     def _small_screens_and_scheme(self) -> None:
         """The dataset bar below 1440 px, short tab titles and the desktop's light or dark scheme (issue 22)."""
@@ -298,6 +297,8 @@ class MainWindow(QMainWindow):
         self.small_screens = SmallScreens(self)
         follow_desktop_scheme(self)
         self._fit_small_screens()
+        # A tab built later (when first shown) gets its short sub-tab titles and the scheme's plot colours then.
+        self.workbench_built.connect(lambda _bench: self._fit_small_screens())
 
     def _fit_small_screens(self) -> None:
         """Tabs and plots of pages built since the last call: short titles, the scheme's plot colours."""
@@ -325,8 +326,7 @@ class MainWindow(QMainWindow):
     def workbench(self, title_or_cls: str | type) -> Workbench:
         """The workbench instance with this TITLE, class or method name (built if it was not yet)."""
         for index in range(self.tabs.count()):
-            widget = self.tabs.widget(index)
-            cls = type(widget) if isinstance(widget, Workbench) else getattr(widget, "bench_class", None)
+            cls = self._tab_class(index)
             if cls is not None and title_or_cls in (cls.TITLE, cls, getattr(cls, "SPEC", None)):
                 bench = self._build_tab(index)
                 if bench is not None:

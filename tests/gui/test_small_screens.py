@@ -154,3 +154,15 @@ def test_the_scheme_follows_the_forced_setting_and_recolours_plots(qtbot, monkey
     assert plot.plot_widget.backgroundBrush().color().name() == "#ffffff"
     assert plot.series["black"].item.opts["pen"].color().name() == "#000000"
     assert QApplication.instance().palette().color(QPalette.Window).lightness() >= 128
+
+
+def test_a_tab_built_after_the_data_gets_short_sub_tab_titles(window, wait_job, qtbot):
+    """Tabs are built when first shown: one opened after a dataset was loaded still gets its short titles."""
+    from anonstudio.gui.workbenches.threat.workbench import ThreatWorkbench
+
+    wait_job(window.datasets.load_sample("adult"))
+    qtbot.waitUntil(lambda: window.dataset is not None, timeout=20000)
+    assert not any(isinstance(b, ThreatWorkbench) for b in window.built_workbenches())
+    bench = window.workbench(ThreatWorkbench)
+    titles = [bench.tabs.tabText(i) for i in range(bench.tabs.count())]
+    assert "(a)(b) Attacker" in titles and "(a)(b) Attacker right" not in titles, titles
