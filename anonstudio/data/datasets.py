@@ -7,6 +7,7 @@ separator, column names); the CLI's ``--format``, ``--encoding`` and
 """
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -24,11 +25,12 @@ __all__ = ["open_dataset", "reopen", "DataChanged", "ReadOptions", "load_with_op
 
 def load_with_options(path: str | Path, options: ReadOptions | None = None, *, report=None,
                       progress: Any = None) -> Any:
-    """Load ``path`` (a TransactionData or a Table) as ``options`` say.
+    """Load ``path`` (a TransactionData or a Table) as ``options`` say, its ``numeric`` columns as numbers.
 
     Raises DataFormatError naming file, line and reason; ValueError for an
-    unknown format name; :class:`~anonstudio.data.errors.LoadCancelled` when
-    ``progress`` is cancelled (nothing is returned).
+    unknown format name or a value of a numeric column that is no number
+    (:func:`table_with_numeric`); :class:`~anonstudio.data.errors.LoadCancelled`
+    when ``progress`` is cancelled (nothing is returned).
     """
     from .io import load_table, load_transactions
 
@@ -40,6 +42,8 @@ def load_with_options(path: str | Path, options: ReadOptions | None = None, *, r
     else:
         data = load_transactions(path, format=fmt.name, report=report, progress=progress, **kwargs)
     attach_origin(data, DatasetOrigin(path=Path(path), options=options))
+    if options.numeric:
+        data = table_with_numeric(data, options.numeric)
     return data
 
 
@@ -50,11 +54,13 @@ def reopen(origin: DatasetOrigin, path: Path | None = None, progress: Any = None
     A database origin is fetched again; rows that differ from the ones
     fingerprinted (``origin.sha256``) raise :class:`DataChanged`.
     """
+    numeric = origin.options.numeric
     if origin.sample is not None:
-        return load_sample(origin.sample)
+        data = load_sample(origin.sample)
+        return table_with_numeric(data, numeric) if numeric else data
     if origin.url is not None:
         data = open_dataset(origin.url, table=origin.table, query=origin.query, items_query=origin.items_query,
-                            password=password, progress=progress)
+                            password=password, progress=progress, numeric=numeric or None)
         fetched = origin_of(data)
         if origin.sha256 is not None and fetched is not None and fetched.sha256 != origin.sha256:
             raise DataChanged(f"{origin.url}: the rows of {_source_words(origin)} have changed since the dataset "
@@ -76,7 +82,8 @@ def _source_words(origin: DatasetOrigin) -> str:
 def open_dataset(spec: str | Path, *, format: str | None = None, encoding: str | None = None,
                  columns: str | None = None, sep: str | None = None, header: bool | None = None,
                  sheet: str | int | None = None, table: str | None = None, query: str | None = None,
-                 items_query: str | None = None, password: str | None = None, progress: Any = None) -> Any:
+                 items_query: str | None = None, password: str | None = None, progress: Any = None,
+                 numeric: str | Sequence[str] | None = None) -> Any:
     """Open what a user names: a data file, a bundled sample, or a database table or query.
 
     The one function every front end (CLI, studio, library) opens a dataset with.
@@ -110,6 +117,9 @@ def open_dataset(spec: str | Path, *, format: str | None = None, encoding: str |
     progress
         Told the share read; a cancel raises :class:`~anonstudio.data.errors.LoadCancelled` between chunks
         (nothing is returned: the caller keeps what it had).
+    numeric
+        Table columns to read as numbers, whatever the source (``"when,zip"`` or a list; see
+        :func:`table_with_numeric`); the dataset's origin keeps them, so a project reopens the same table.
 
     Raises
     ------
@@ -120,6 +130,16 @@ def open_dataset(spec: str | Path, *, format: str | None = None, encoding: str |
         An unknown format name, an option that does not apply to the source, or a database that cannot be read
         (:class:`~anonstudio.data.io.database.DatabaseError`: one line naming the URL without its password).
     """
+    data = _open(spec, format=format, encoding=encoding, columns=columns, sep=sep, header=header, sheet=sheet,
+                 table=table, query=query, items_query=items_query, password=password, progress=progress)
+    columns_ = parse_numeric_columns(numeric) if numeric is not None else []
+    return table_with_numeric(data, columns_) if columns_ else data
+
+
+def _open(spec: str | Path, *, format: str | None, encoding: str | None, columns: str | None, sep: str | None,
+          header: bool | None, sheet: str | int | None, table: str | None, query: str | None,
+          items_query: str | None, password: str | None, progress: Any) -> Any:
+    """:func:`open_dataset` before any column is marked numeric."""
     from .io.database import is_database_url
 
     if is_database_url(str(spec)):
@@ -301,7 +321,9 @@ def table_with_numeric(table: Any, columns: Sequence[str]) -> Any:
     attach_report(marked, load_report(table))
     origin = origin_of(table)
     if origin is not None:
-        attach_origin(marked, origin)
+        # The origin names the marks too, so a project, a command line or the result cache reads the same numbers.
+        marked_columns = tuple(dict.fromkeys([*origin.options.numeric, *map(str, columns)]))
+        attach_origin(marked, dataclasses.replace(origin, options=origin.options.replace(numeric=marked_columns)))
     return marked
 
 

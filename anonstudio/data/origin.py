@@ -37,6 +37,10 @@ class ReadOptions:
         Column names for a table (they replace a header row, or name a file without one).
     sheet
         The sheet of a workbook: its name, or its number from 1 as text; None reads the first.
+    numeric
+        Table columns read as numbers after any reader (dates as days since 1970-01-01, ``00123`` as 123:
+        :func:`~anonstudio.data.datasets.table_with_numeric`). Unlike the other fields it applies to every
+        source, a database table or a bundled sample included.
     """
 
     format: str | None = None
@@ -45,6 +49,7 @@ class ReadOptions:
     sep: str | None = None
     names: tuple[str, ...] = ()
     sheet: str | None = None
+    numeric: tuple[str, ...] = ()
 
     def replace(self, **changes: Any) -> ReadOptions:
         return dataclasses.replace(self, **changes)
@@ -75,7 +80,7 @@ def applicable_options(fmt) -> set[str]:
 @dataclass(frozen=True)
 class DatasetOrigin:
     """How to open a loaded dataset again: a bundled sample's name, a file and how it was read, or a database
-    table or query.
+    table or query. ``options.numeric`` (columns read as numbers) applies to all three.
 
     Projects store it; :func:`anonstudio.data.datasets.reopen` reads the same data again.
     """

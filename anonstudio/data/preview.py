@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .datasets import ReadOptions, load_with_options, require_regular_file
+from .datasets import ReadOptions, load_with_options, require_regular_file, table_with_numeric
 from .errors import DataFormatError
 from .table import Table
 
@@ -93,6 +93,8 @@ class Preview:
     warnings: list[str] = field(default_factory=list)
     #: A workbook's sheets (number, name, rows, columns); empty for other files.
     sheets: list = field(default_factory=list)
+    #: A table's column names as read, before any is read as numbers (known even when a numeric mark fails).
+    columns: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -142,7 +144,8 @@ def error_line(path: Path, exc: BaseException) -> str:
         text = str(exc)
     else:
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        text = f"{path.name}: {reason}"
+        # A table's own messages (a column marked numeric) already begin with the file's name.
+        text = reason if reason.startswith(f"{path.name}:") else f"{path.name}: {reason}"
     return " ".join(text.split())
 
 
@@ -217,22 +220,33 @@ def preview_file(path: str | Path, options: ReadOptions | None = None, *,
                 preview.sheets = list_sheets(path)
                 preview.text = [f"sheet {s.number}: {s.name} ({s.rows:,} rows × {s.columns:,} columns)"
                                 for s in preview.sheets]
+        # Columns marked numeric are converted after the read, so that a value that is no number still leaves
+        # the format's facts and the column names to show beside the error.
+        as_read = options.replace(numeric=())
         if raw.startswith(b"PAR1"):
-            data, preview.truncated = _parquet_head(path, options, max_bytes)
+            data, preview.truncated = _parquet_head(path, as_read, max_bytes)
             preview.bytes_read = preview.file_size if not preview.truncated else min(max_bytes, preview.file_size)
         else:
             with reading_head(max_bytes) as head:
-                data = load_with_options(path, options)
+                data = load_with_options(path, as_read)
             preview.truncated = head.truncated
             preview.bytes_read = min(max_bytes, preview.file_size)
     except (DataFormatError, ValueError, OSError, KeyError, LookupError, UnicodeError) as exc:
         preview.error = error_line(path, exc)
         return preview
     report = load_report(data)
-    preview.data = data
     preview.separator = report.details.get("separator")
     preview.header = report.details.get("header")
     preview.warnings = list(report.warnings)
+    if isinstance(data, Table):
+        preview.columns = [str(c) for c in data.frame.columns]
+    if options.numeric:
+        try:
+            data = table_with_numeric(data, options.numeric)
+        except ValueError as exc:
+            preview.error = error_line(path, exc)
+            return preview
+    preview.data = data
     return preview
 
 

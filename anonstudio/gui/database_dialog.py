@@ -1,5 +1,6 @@
 """File › Open database…: a URL, the database's tables, a query box and a preview of the first rows.
 
+Columns ticked as numeric are read as numbers (``--numeric``), in the preview and in the load.
 Listing tables and previewing run on a worker thread (a connection may take
 up to the connect timeout); Load hands the table or query to the datasets
 dock, which fetches it in the background with progress and Cancel, like a
@@ -25,8 +26,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .controls import Callout, fitting_size, note_label
+from ..data.table import Table
+from .controls import Callout, ColumnPicker, fitting_size, note_label
 from .data_view import RowsTable, rows_of
+from .import_dialog import NUMERIC_TIP
 
 PREVIEW_ROWS = 50
 
@@ -112,6 +115,14 @@ class DatabaseDialog(QDialog):
         self.query_edit.setMaximumHeight(90)
         self.preview_button = QPushButton("Preview")
         self.preview_button.clicked.connect(self.preview)
+        self.numeric_picker = ColumnPicker(empty_text="dates are read as ISO text, and codes such as 00123 stay text")
+        self.numeric_picker.setObjectName("numeric_columns")
+        self.numeric_picker.setMinimumHeight(56)
+        self.numeric_picker.setMaximumHeight(80)
+        self.numeric_picker.setToolTip(NUMERIC_TIP)
+        self.numeric_picker.setEnabled(False)  # until a preview lists the columns
+        self.numeric_picker.changed.connect(self._show_preview)
+        self._first_rows: Any = None
 
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.AllNonFixedFieldsGrow)
@@ -119,6 +130,8 @@ class DatabaseDialog(QDialog):
         form.addRow("Password:", self.password_edit)
         form.addRow("Tables:", self.tables)
         form.addRow("Query:", self.query_edit)
+        form.addRow("Numeric columns:", self.numeric_picker)
+        form.addRow(self.numeric_picker.hint)
         self.status = Callout("")
         self.status.setObjectName("database_status")
         self.rows = RowsTable()
@@ -155,6 +168,8 @@ class DatabaseDialog(QDialog):
             out["table"] = item.text()
         if self.password_edit.text():
             out["password"] = self.password_edit.text()
+        if self.numeric_picker.value():
+            out["numeric"] = list(self.numeric_picker.value())
         return out
 
     def _table_chosen(self, name: str) -> None:
@@ -180,6 +195,7 @@ class DatabaseDialog(QDialog):
 
         source = self.source()
         spec = source.pop("spec")
+        source.pop("numeric", None)  # applied to the rows read (:meth:`_show_preview`), whose columns it lists
         own_query = "query" in source
         if "table" in source:
             from ..data.io.database import QueryRows  # noqa: F401  (imported here: SQLAlchemy loads once)
@@ -202,12 +218,14 @@ class DatabaseDialog(QDialog):
             return open_dataset(spec, **source)
 
         self.load_button.setEnabled(False)
+        self._first_rows = None
         self._run("Reading the first rows", first_rows, retry=self.preview)
 
     def _finished(self, token: int, result: Any) -> None:
         if self._pending.pop(token, None) is None:
             return  # an answer to a request made before the latest one
         if isinstance(result, Exception):
+            self._first_rows = None
             self._set_status(f"<b>Cannot be read:</b> {html.escape(str(result))}", "failed")
             self.load_button.setEnabled(False)
             if self._retry is not None and _needs_password(result):
@@ -221,7 +239,31 @@ class DatabaseDialog(QDialog):
             self.tables.addItems(result)
             self._set_status(f"{len(result):,} tables and views. Choose one, or write a query.", "ok")
             return
-        self.rows.set_source(rows_of(result))
+        self._first_rows = result
+        columns = [str(c) for c in result.frame.columns] if isinstance(result, Table) else []
+        self.numeric_picker.set_columns(columns)
+        self.numeric_picker.setEnabled(bool(columns))
+        self.numeric_picker.setToolTip(NUMERIC_TIP if columns else "Only a table's columns can be read as numbers.")
+        self._show_preview()
+
+    def _show_preview(self) -> None:
+        """The first rows read, with the columns ticked as numeric read as numbers (or the one line why not)."""
+        from ..data.datasets import table_with_numeric
+
+        rows = self._first_rows
+        if rows is None:
+            return
+        numeric = self.numeric_picker.value()
+        if numeric:
+            try:
+                rows = table_with_numeric(rows, numeric)
+            except ValueError as exc:
+                self.rows.set_source(None)
+                self.load_button.setEnabled(False)
+                self._set_status(f"<b>Cannot be read this way:</b> {html.escape(str(exc))}<br>Untick the column, "
+                                 "or choose another.", "failed")
+                return
+        self.rows.set_source(rows_of(rows))
         self.load_button.setEnabled(True)
         self._set_status(f"The first rows (up to {PREVIEW_ROWS}) as they will be loaded.", "ok")
 

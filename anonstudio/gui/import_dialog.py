@@ -1,7 +1,8 @@
 """File > Open dataset…: see how a file will be read before it is loaded.
 
 The dialog shows the guessed format, encoding, separator and header row and
-the first records or rows exactly as a full load reads them (the real loader
+the first records or rows exactly as a full load reads them (a table's columns
+ticked as numeric read as numbers, as ``--numeric`` reads them) (the real loader
 runs on the start of the file, :func:`anonstudio.data.preview.preview_file`),
 plus the file's first lines as text. Every guess can be overridden, and the
 preview follows at once; a file that cannot be read so says why in one line
@@ -33,13 +34,17 @@ from PySide6.QtWidgets import (
 from ..data.datasets import ReadOptions, applicable_options
 from ..data.io import formats, get_format
 from ..data.preview import ENCODINGS, SEPARATORS, Preview, preview_file, size_text
-from .controls import Callout, fitting_size, narrow_combo, note_label, splitter
+from .controls import Callout, ColumnPicker, fitting_size, narrow_combo, note_label, splitter
 from .data_view import RowsTable, rows_of
 
 __all__ = ["ImportDialog"]
 
 #: Pause after typing column names before the preview is read again.
 TYPING_DELAY_MS = 350
+
+NUMERIC_TIP = ("Tick a column to read it as numbers, as anonstudio-cli --numeric does: a date becomes days since "
+               "1970-01-01 (2020-01-02 is 18263), a code such as 00123 becomes 123. A value that is neither stops "
+               "the load, naming its row.")
 
 
 def _combo(items: list[tuple[str, object]], tip: str) -> QComboBox:
@@ -88,6 +93,12 @@ class ImportDialog(QDialog):
         self.names_edit.setPlaceholderText("comma-separated, e.g. age, sex, zip")
         self.names_edit.setToolTip("Column names of a table, in order: they name a file without a header row, or "
                                    "replace the names in its header row. Empty: from the file.")
+        self.numeric_picker = ColumnPicker(empty_text="dates are read as ISO text, and codes such as 00123 stay text")
+        self.numeric_picker.setObjectName("numeric_columns")
+        self.numeric_picker.setMinimumHeight(60)
+        self.numeric_picker.setMaximumHeight(96)
+        self.numeric_picker.setToolTip(NUMERIC_TIP)
+        self.numeric_picker.changed.connect(self._options_changed)
         for combo in (self.format_combo, self.encoding_combo, self.header_combo, self.sep_combo, self.sheet_combo):
             combo.currentIndexChanged.connect(self._options_changed)
         self._choices = {"encoding": self.encoding_combo, "sep": self.sep_combo, "header": self.header_combo,
@@ -107,6 +118,8 @@ class ImportDialog(QDialog):
         form.addRow("Header row:", self.header_combo)
         form.addRow("Separator:", self.sep_combo)
         form.addRow("Column names:", self.names_edit)
+        form.addRow("Numeric columns:", self.numeric_picker)
+        form.addRow(self.numeric_picker.hint)
         choices = QWidget()
         choices.setLayout(form)
 
@@ -120,6 +133,8 @@ class ImportDialog(QDialog):
         facts_layout.addStretch(1)
 
         top = splitter(Qt.Horizontal, (choices, facts_box), (1, 1), collapsible=False)
+        # The facts wrap word by word in a narrow column (clipping the header row's); give them room at the start.
+        top.setSizes([600, 380])
 
         self.status = Callout("")
         self.status.setObjectName("preview_status")
@@ -156,7 +171,7 @@ class ImportDialog(QDialog):
         names = tuple(n.strip() for n in self.names_edit.text().split(",") if n.strip())
         return ReadOptions(format=self.format_combo.currentData(), encoding=self.encoding_combo.currentData(),
                            header=self.header_combo.currentData(), sep=self.sep_combo.currentData(), names=names,
-                           sheet=self.sheet_combo.currentData())
+                           sheet=self.sheet_combo.currentData(), numeric=self.numeric_picker.value())
 
     def load_options(self) -> ReadOptions:
         """The options to load with: the choices, and the preview's guesses where the user left one open.
@@ -186,6 +201,7 @@ class ImportDialog(QDialog):
         if options.sheet is not None and self.sheet_combo.findData(options.sheet) < 0:
             self.sheet_combo.addItem(f"Sheet {options.sheet}", options.sheet)
         self.sheet_combo.setCurrentIndex(max(self.sheet_combo.findData(options.sheet), 0))
+        self.numeric_picker.set_value(options.numeric)
         self._filling = False
         self.refresh()
 
@@ -236,7 +252,31 @@ class ImportDialog(QDialog):
         self.load_button.setEnabled(preview.ok)
         if preview.kind == "table" and preview.ok and not self.names_edit.text():
             self.names_edit.setPlaceholderText(", ".join(map(str, preview.data.frame.columns)))
+        self._offer_numeric(preview)
         return preview
+
+    def _offer_numeric(self, preview: Preview) -> None:
+        """List the table's columns to mark numeric; set-valued data has none.
+
+        After an error the list stays as it was, so a mark that the error is about can be taken back.
+        """
+        if preview.columns:
+            columns = preview.columns
+            listed = [self.numeric_picker.item(i).data(Qt.UserRole) for i in range(self.numeric_picker.count())]
+            if columns != listed:
+                kept = [c for c in self.numeric_picker.value() if c in columns]
+                self.numeric_picker.set_columns(columns)
+                self._filling = True
+                self.numeric_picker.set_value(kept)
+                self._filling = False
+        elif preview.ok:  # set-valued data
+            self._filling = True
+            self.numeric_picker.set_value(())
+            self._filling = False
+            self.numeric_picker.set_columns([])
+        table = preview.kind == "table" or bool(preview.columns) or (not preview.ok and self.numeric_picker.count())
+        self.numeric_picker.setEnabled(table)
+        self.numeric_picker.setToolTip(NUMERIC_TIP if table else "Only a table's columns can be read as numbers.")
 
     def _show_facts(self, preview: Preview) -> None:
         while self.facts.count():

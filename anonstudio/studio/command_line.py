@@ -4,7 +4,8 @@ A command line is built from the method's spec (its CLI flags are generated
 from the same params fields, so the two cannot drift apart) and the dataset's
 :class:`~anonstudio.data.datasets.DatasetOrigin`: a bundled sample by name,
 or the file with the options it was read with (format, encoding, separator,
-header, column names) and, for a table, the column roles set in the studio.
+header, column names), the columns read as numbers and, for a table, the
+column roles set in the studio.
 """
 from __future__ import annotations
 
@@ -68,6 +69,8 @@ def dataset_arguments(data: Any, origin: DatasetOrigin | None = None) -> list[st
         elif options.header is not None:
             args += ["--header" if options.header else "--no-header"]
         sample_roles = {}
+    if origin.options.numeric:  # columns read as numbers, whatever the source
+        args += ["--numeric", ",".join(origin.options.numeric)]
     if isinstance(data, Table):
         roles = {str(c): r.value for c, r in data.roles.items()}
         if sample_roles is None:

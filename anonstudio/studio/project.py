@@ -1,7 +1,8 @@
 """Project files: everything needed to repeat a session's runs, in readable, diff-able TOML.
 
 A project names its datasets (a bundled sample, or a file with the options it
-is read with, its size and SHA-256, and a table's column roles), one *step*
+is read with, its size and SHA-256, a table's column roles and the columns
+read as numbers), one *step*
 per workbench (the method, the dataset it runs on, every parameter, seed
 included, and the params' schema version) and the comparison sweeps. Reading
 it back never trusts a file blindly:
@@ -151,7 +152,8 @@ class DatasetEntry:
 
             try:
                 data = reopen(DatasetOrigin(url=origin.url, table=origin.table, query=origin.query,
-                                            items_query=origin.items_query, sha256=self.sha256),
+                                            items_query=origin.items_query, sha256=self.sha256,
+                                            options=origin.options),
                               progress=progress, password=password)
             except DataChanged as exc:
                 raise DatasetChanged(f"dataset {self.key!r}: {exc}; the project's parameters and results belong "
@@ -190,6 +192,8 @@ class DatasetEntry:
                     doc[name] = getattr(options, name)
             if options.names:
                 doc["columns"] = list(options.names)
+        if self.origin.options.numeric:  # any source: a file, a sample or a database
+            doc["numeric"] = list(self.origin.options.numeric)
         if self.sha256:
             doc["sha256"] = self.sha256
         if self.size is not None:
@@ -201,7 +205,7 @@ class DatasetEntry:
     @classmethod
     def from_toml(cls, key: str, doc: Mapping, folder: Path | None, where: str) -> DatasetEntry:
         _only(doc, {"sample", "path", "format", "encoding", "sep", "header", "columns", "sheet", "sha256", "size",
-                    "roles", "url", "table", "query", "items_query"}, where)
+                    "roles", "url", "table", "query", "items_query", "numeric"}, where)
         if sum(k in doc for k in ("sample", "path", "url")) != 1:
             raise ProjectError(f"{where}: give one of a sample, a path or a database url")
         for key_ in ("sample", "path", "format", "encoding", "sep", "sha256", "url", "table", "query", "items_query"):
@@ -224,6 +228,10 @@ class DatasetEntry:
         columns = doc.get("columns", [])
         if not isinstance(columns, list) or not all(isinstance(c, str) for c in columns):
             raise ProjectError(f"{where}.columns: expected a list of column names, got {_kind(columns)}")
+        numeric = doc.get("numeric", [])
+        if not isinstance(numeric, list) or not all(isinstance(c, str) and c.strip() for c in numeric):
+            raise ProjectError(f"{where}.numeric: expected a list of column names, got {_kind(numeric)}")
+        marks = ReadOptions(numeric=tuple(numeric))
         if "format" in doc:
             from ..data.io import formats
 
@@ -232,7 +240,7 @@ class DatasetEntry:
                 raise ProjectError(f"{where}.format: {_short(doc['format'])} is not a format (known: "
                                    f"{', '.join(known)})")
         if "sample" in doc:
-            origin = DatasetOrigin(sample=str(doc["sample"]))
+            origin = DatasetOrigin(sample=str(doc["sample"]), options=marks)
         elif "url" in doc:
             from ..data.io.database import redact_url
 
@@ -240,11 +248,12 @@ class DatasetEntry:
                 raise ProjectError(f"{where}: a database dataset needs a table or a query")
             origin = DatasetOrigin(url=_load_url(redact_url(str(doc["url"])), folder), table=doc.get("table"),
                                    query=doc.get("query"),
-                                   items_query=doc.get("items_query"), sha256=doc.get("sha256"))
+                                   items_query=doc.get("items_query"), sha256=doc.get("sha256"), options=marks)
         else:
             options = ReadOptions(format=doc.get("format"), encoding=doc.get("encoding"), sep=doc.get("sep"),
                                   header=doc.get("header"), names=tuple(columns),
-                                  sheet=None if doc.get("sheet") is None else str(doc["sheet"]))
+                                  sheet=None if doc.get("sheet") is None else str(doc["sheet"]),
+                                  numeric=marks.numeric)
             origin = DatasetOrigin(path=_load_path(doc["path"], folder), options=options)
         roles = doc.get("roles")
         if roles is not None:

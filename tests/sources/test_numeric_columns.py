@@ -101,3 +101,63 @@ def test_cli_flag_reaches_a_run(tmp_path, capsys):
     assert main(["info", sources["xlsx"], "--numeric", "when"]) == 0
     assert main(["info", sources["xlsx"], "--numeric", "nope"]) == 2
     assert "--numeric:" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------------- the mark travels with the data
+@pytest.mark.parametrize("kind", ["csv", "xlsx", "sqlite"])
+def test_a_project_keeps_the_marks_and_reopens_the_same_numbers(tmp_path, kind):
+    from anonstudio.studio.project import Project
+
+    spec = _sources(tmp_path)[kind]
+    marked = open_dataset(spec, numeric="when,zip", **_options(kind))
+    assert origin_of(marked).options.numeric == ("when", "zip")
+    project = Project()
+    key = project.add_dataset(marked)
+    project.save(tmp_path / "p.toml")
+    text = (tmp_path / "p.toml").read_text("utf-8")
+    assert 'numeric = [\n    "when",\n    "zip",\n]' in text or 'numeric = ["when", "zip"]' in text
+    loaded = Project.load(tmp_path / "p.toml")
+    entry = loaded.datasets[key]
+    assert entry.sha256 == project.datasets[key].sha256 and entry.origin.options.numeric == ("when", "zip")
+    again = loaded.open_dataset(key)
+    pd.testing.assert_frame_equal(again.frame, marked.frame)
+    assert again.frame["zip"].tolist() == [123, 2134, 10001]
+    # Saved again, the entry is the same: the reopened table names its marks and its fingerprint.
+    assert Project.load(tmp_path / "p.toml").datasets[key] == entry
+    second = Project()
+    assert second.add_dataset(again) == key and second.datasets[key].sha256 == entry.sha256
+
+
+def test_a_project_without_marks_opens_as_before_and_a_bad_mark_is_one_line(tmp_path):
+    from anonstudio.studio.project import Project, ProjectError
+
+    csv = _sources(tmp_path)["csv"]
+    project = Project()
+    key = project.add_dataset(open_dataset(csv))
+    project.save(tmp_path / "old.toml")
+    text = (tmp_path / "old.toml").read_text("utf-8")
+    assert "numeric" not in text  # what an older anonstudio wrote, and still writes without marks
+    assert Project.load(tmp_path / "old.toml").open_dataset(key).frame["zip"].tolist()[0] == "00123"
+    bad = text.replace(f'[datasets.{key}]\n', f'[datasets.{key}]\nnumeric = "when"\n')
+    assert bad != text
+    (tmp_path / "bad.toml").write_text(bad, "utf-8")
+    with pytest.raises(ProjectError, match=rf"datasets.{key}.numeric: expected a list of column names, got text"):
+        Project.load(tmp_path / "bad.toml")
+
+
+def test_a_marked_sample_reopens_marked_and_its_command_line_says_so(tmp_path):
+    from anonstudio.data.datasets import reopen
+    from anonstudio.studio.cache import dataset_fingerprint
+    from anonstudio.studio.command_line import dataset_arguments
+
+    adult = an.sample("adult")
+    marked = table_with_numeric(adult, ["age"])
+    origin = origin_of(marked)
+    assert origin.sample == "adult" and origin.options.numeric == ("age",)
+    assert reopen(origin).frame["age"].tolist()[:50] == marked.frame["age"].tolist()[:50]
+    assert dataset_arguments(marked)[:3] == ["adult", "--numeric", "age"]
+    csv = _sources(tmp_path)["csv"]
+    dates = open_dataset(csv, numeric=["when"])
+    assert dataset_arguments(dates)[1:] == ["--numeric", "when"]
+    # The result cache tells the marked table from the one read as text.
+    assert dataset_fingerprint(dates) != dataset_fingerprint(open_dataset(csv))
