@@ -4,11 +4,10 @@ A :class:`Run` wraps the :class:`~anonstudio.methods.contract.MethodRun` that
 :func:`~anonstudio.methods.contract.run_and_verify` returned: its JSON is the
 run's own (what ``anonstudio-cli <family> --json`` writes), its files are written
 by the family's exports through :func:`~anonstudio.methods.contract.write_outputs`
-(atomically, together), and its release is what ``--out`` writes, read back.
+(atomically, together), and its release is what ``--out`` writes, as an object (:mod:`.releases`).
 """
 from __future__ import annotations
 
-import tempfile
 import warnings
 from pathlib import Path
 from typing import Any
@@ -130,30 +129,20 @@ class Run:
         return self._release
 
     def release_data(self, allow_unverified: bool = False) -> Any:
-        """The release as ``save(out=...)`` writes it, read back (None when there is none to publish).
+        """The release ``save(out=...)`` writes, as an object (None when there is none to publish).
 
-        The family's own writer writes it to a temporary file (Parquet for set-valued data where the
-        family offers it, else its first format), which anonstudio's loaders read back: the object is
-        what the file holds.
+        Converted from the run's result in memory (:mod:`.releases`), with no file written: a table's rows as
+        its CSV holds them, typed as anonstudio's CSV reader types a file; set-valued data's records with the
+        items that occur in them.
         """
         export = self._release_export()
         if export is None or not export.offered(self.method_run):
             return None
         if not self.method_run.guarantee_met and not allow_unverified:
             return None
-        from ..data.io import OutputSet, load_any, load_table
-        from ..data.transactions import TransactionData
+        from .releases import release_object
 
-        suffix = ".parquet" if ".parquet" in export.extensions else export.extensions[0]
-        with tempfile.TemporaryDirectory(prefix="anonstudio-release-") as folder:
-            path = Path(folder) / f"release{suffix}"
-            with OutputSet() as outputs:
-                export.write(path, self.method_run, outputs)
-            loaded = load_table(path, format="csv-table", header=True) if suffix == ".csv" else load_any(path)
-        if isinstance(loaded, TransactionData):
-            return TransactionData(loaded.indptr, loaded.indices, loaded.vocab, coords=loaded.coords,
-                                   name=f"{getattr(self.data, 'name', 'dataset')} ({self.method} release)")
-        return loaded.frame
+        return release_object(self.method_run)
 
     def _release_export(self) -> Any:
         return next((e for e in self.spec.exports if e.key == "release" and e.kind == "release"), None)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +39,7 @@ from .report import LoadReport
 from .shape import RAGGED_SCORE, delimited_shape
 from .text import iter_text_chunks, read_text
 
-__all__ = ["load_csv_table", "save_csv_table", "uci_attribute_names"]
+__all__ = ["load_csv_table", "save_csv_table", "uci_attribute_names", "frame_of_text_rows"]
 
 #: A number written with a leading zero ("001", "02134"): a code, not a quantity, so its column stays text
 #: (reading it as 1 would merge "001" and "01" and lose the code's spelling).
@@ -90,6 +90,26 @@ def _column(values: np.ndarray, missing: set[str]) -> tuple[pd.Series, int]:
     if n_missing:
         column[is_missing] = None
     return pd.Series(column, dtype="str"), n_missing
+
+
+def frame_of_text_rows(header: Sequence[str], rows: Iterable[Sequence[str]]) -> pd.DataFrame:
+    """A table's rows of text cells as a DataFrame typed the way this reader types a file's columns.
+
+    A column whose every value is a number holds numbers (a code with a leading zero stays text), an empty
+    cell is missing; nothing else is read into the text (no ``?`` as missing, no label dots dropped), so the
+    frame written as CSV gives the cells back. The library API's table releases are built so, without a file.
+    """
+    names = [str(h) for h in header]
+    cells = list(rows)
+    for number, row in enumerate(cells, start=1):
+        if len(row) != len(names):
+            raise ValueError(f"row {number} has {len(row)} cells for {len(names)} columns")
+    columns = {}
+    for j, name in enumerate(names):
+        values = np.empty(len(cells), dtype=object)
+        values[:] = [row[j] for row in cells]
+        columns[name] = _column(values, set())[0]
+    return pd.DataFrame(columns, columns=names)
 
 
 def _column_names(path: Path, report: LoadReport, first_rows: list[list[str]], n_fields: int, header,

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import csv
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -102,6 +102,16 @@ def group_multisets(release: GroupRelease, table: Table) -> list[str]:
 def export_release(release: GroupRelease, table: Table, path: str | Path, *,
                    gid_column: str = DEFAULT_GID_COLUMN, id_column: str | None = None) -> None:
     """Write ``release`` (aligned with ``table``) as CSV, atomically. See the module docstring."""
+    header, rows = release_rows(release, table, gid_column=gid_column, id_column=id_column)
+    with atomic_write(path) as fh:
+        writer = csv.writer(fh, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(rows)
+
+
+def release_rows(release: GroupRelease, table: Table, *, gid_column: str = DEFAULT_GID_COLUMN,
+                 id_column: str | None = None) -> tuple[list[str], Iterator[list[str]]]:
+    """The header and the rows (cells as text) :func:`export_release` writes: the library API's release too."""
     if release.n_rows != table.n_rows:
         raise ValueError(f"the release has {release.n_rows} rows but the table has {table.n_rows}")
     frame = table.frame
@@ -116,15 +126,16 @@ def export_release(release: GroupRelease, table: Table, path: str | Path, *,
         multisets = group_multisets(release, table)
         qi_columns = {c: [value_text(v) for v in frame[c]] for c in release.qi}
         qi_cell = lambda c, i, g: qi_columns[c][i]  # noqa: E731
-    with atomic_write(path) as fh:
-        writer = csv.writer(fh, lineterminator="\n")
-        writer.writerow(header)
+
+    def rows() -> Iterator[list[str]]:
         for i, g in enumerate(release.row_group.tolist()):
             line = [ids[i]] if ids is not None else []
             line.append(str(g + 1))
             line.extend(qi_cell(c, i, g) for c in release.qi)
             line.append(sensitive_text[i] if release.scheme == "horizontal" else multisets[g])
-            writer.writerow(line)
+            yield line
+
+    return header, rows()
 
 
 # ----------------------------------------------------------------------------- import
