@@ -213,6 +213,8 @@ def _load_sheet(path: Path, sheet: str | int | None):
     try:
         name = _sheet_name(path, list(book.sheet_names), sheet)
         data = book.get_sheet_by_name(name)
+    except DataFormatError:
+        raise  # a sheet the workbook lacks: its own line (a DataFormatError is a ValueError too)
     except pc.PasswordError:
         raise DataFormatError(path, "is password-protected (encrypted); save an unprotected copy to open it") from None
     except (pc.CalamineError, pc.XmlError, pc.ZipError, ValueError) as exc:
