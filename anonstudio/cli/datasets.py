@@ -35,7 +35,8 @@ def add_dataset_arguments(parser: argparse.ArgumentParser, *, name: str = "datas
     parser.add_argument("--sheet", default=None, metavar="NAME|NUMBER",
                         help="the sheet of a spreadsheet to read, by name or number from 1 (default: the first)")
     parser.add_argument("--table", default=None, metavar="NAME",
-                        help="the table to read when DATASET is a database URL")
+                        help="the table to read when DATASET is a database URL (rows in the database's order: "
+                             "for a fixed order use --query with ORDER BY)")
     parser.add_argument("--query", default=None, metavar="SQL",
                         help="a SELECT to read when DATASET is a database URL (run read-only)")
     parser.add_argument("--items-query", default=None, metavar="SQL",
