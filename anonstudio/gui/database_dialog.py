@@ -8,6 +8,7 @@ file. The password field is never saved: projects keep the URL without it.
 """
 from __future__ import annotations
 
+import dataclasses
 import html
 from typing import Any
 
@@ -197,6 +198,7 @@ class DatabaseDialog(QDialog):
         spec = source.pop("spec")
         source.pop("numeric", None)  # applied to the rows read (:meth:`_show_preview`), whose columns it lists
         own_query = "query" in source
+        chosen_table = source.get("table")
         if "table" in source:
             from ..data.io.database import QueryRows  # noqa: F401  (imported here: SQLAlchemy loads once)
 
@@ -215,7 +217,11 @@ class DatabaseDialog(QDialog):
                 # The user's own query is checked as a whole before it is wrapped to fetch a few rows.
                 query = check_read_only(source["query"], redact_url(spec))
                 source["query"] = f"SELECT * FROM ({query}) AS preview LIMIT {PREVIEW_ROWS}"
-            return open_dataset(spec, **source)
+            rows = open_dataset(spec, **source)
+            if chosen_table is not None and isinstance(rows, Table) and rows.name.endswith(":query"):
+                # Read through a query, named as the table's load will be (messages name it).
+                rows = dataclasses.replace(rows, name=f"{rows.name[:-len('query')]}{chosen_table}")
+            return rows
 
         self.load_button.setEnabled(False)
         self._first_rows = None

@@ -132,8 +132,8 @@ def test_open_database_marks_a_column_numeric_and_the_project_reopens_the_same_r
     assert picker.isEnabled() and picker.count() == 4
     _tick(picker, "diagnosis")
     assert dialog.status.state == "failed" and not dialog.load_button.isEnabled()
-    assert "column &#x27;diagnosis&#x27; is marked numeric, but data row 1 holds &#x27;code0&#x27;" in \
-           dialog.status.text()
+    assert "clinic.db:visits: column &#x27;diagnosis&#x27; is marked numeric, but data row 1 holds &#x27;code0&#x27;" \
+           in dialog.status.text()
     picker.set_value(["visit_date", "zip"])
     assert dialog.load_button.isEnabled() and dialog.rows.rows_model.index(0, 2).data() == "18262"
     assert dialog.source() == {"spec": clinic_db, "table": "visits", "numeric": ["visit_date", "zip"]}
