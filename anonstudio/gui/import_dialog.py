@@ -1,10 +1,10 @@
 """File > Open dataset…: see how a file will be read before it is loaded.
 
 The dialog shows the guessed format, encoding, separator and header row and
-the first records or rows exactly as a full load reads them (a table's columns
-ticked as numeric read as numbers, as ``--numeric`` reads them) (the real loader
+the first records or rows exactly as a full load reads them (the real loader
 runs on the start of the file, :func:`anonstudio.data.preview.preview_file`),
-plus the file's first lines as text. Every guess can be overridden, and the
+plus the file's first lines as text. A table's columns ticked under "Numeric
+columns" are read as numbers, as ``--numeric`` reads them. Every guess can be overridden, and the
 preview follows at once; a file that cannot be read so says why in one line
 (file, line, reason) and Load stays disabled. Loading itself is the datasets
 dock's background job, with the chosen :class:`~anonstudio.data.datasets.ReadOptions` and
@@ -258,23 +258,24 @@ class ImportDialog(QDialog):
     def _offer_numeric(self, preview: Preview) -> None:
         """List the table's columns to mark numeric; set-valued data has none.
 
-        After an error the list stays as it was, so a mark that the error is about can be taken back.
+        After an error the list stays as it was, so a mark that the error is about can be taken back; a ticked
+        name the table no longer has (new column names) stays listed as "not in the table", to untick.
         """
         if preview.columns:
             columns = preview.columns
             listed = [self.numeric_picker.item(i).data(Qt.UserRole) for i in range(self.numeric_picker.count())]
             if columns != listed:
-                kept = [c for c in self.numeric_picker.value() if c in columns]
+                ticked = self.numeric_picker.value()
                 self.numeric_picker.set_columns(columns)
                 self._filling = True
-                self.numeric_picker.set_value(kept)
+                self.numeric_picker.set_value(ticked)
                 self._filling = False
         elif preview.ok:  # set-valued data
             self._filling = True
             self.numeric_picker.set_value(())
             self._filling = False
             self.numeric_picker.set_columns([])
-        table = preview.kind == "table" or bool(preview.columns) or (not preview.ok and self.numeric_picker.count())
+        table = preview.kind == "table" or bool(preview.columns) or (not preview.ok and self.numeric_picker.count() > 0)
         self.numeric_picker.setEnabled(table)
         self.numeric_picker.setToolTip(NUMERIC_TIP if table else "Only a table's columns can be read as numbers.")
 

@@ -150,3 +150,19 @@ def test_open_database_marks_a_column_numeric_and_the_project_reopens_the_same_r
     reopened = again.datasets.dataset
     assert reopened.frame.equals(loaded.frame) and origin_of(reopened).sha256 == entry.sha256
     assert dialogs == []
+
+
+def test_a_ticked_column_that_new_names_remove_stays_listed_to_untick(window, tmp_path, dialogs):
+    path = tmp_path / "visits.csv"
+    path.write_text(VISITS)
+    dialog = window.datasets.import_file(path)
+    _tick(dialog.numeric_picker, "zip")
+    dialog.names_edit.setText("id, day, code, illness")
+    dialog.refresh()
+    assert dialog.status.state == "failed" and "has no column &#x27;zip&#x27; to mark numeric" in dialog.status.text()
+    picker = dialog.numeric_picker
+    labels = [picker.item(i).text() for i in range(picker.count())]
+    assert labels == ["id", "day", "code", "illness", "zip (not in the table)"] and picker.value() == ("zip",)
+    picker.set_value(["code"])
+    assert dialog.status.state == "ok" and dialog.preview.data.frame["code"].tolist()[:2] == [0, 1]
+    assert dialog.load_options().numeric == ("code",)
