@@ -292,7 +292,12 @@ def compiled_kernels():
     """Compile (or load from the cache) every numba kernel once, so test durations measure tests."""
     from anonstudio.kernels.warmup import warm_up_all
 
-    return warm_up_all()
+    timings = warm_up_all()
+    # What lives for the whole session (modules, numba's compiled kernels and type caches: most of the heap) is
+    # never garbage: frozen, no collection scans it again. A full collection after each Qt test took 0.2-0.5 s.
+    gc.collect()
+    gc.freeze()
+    return timings
 
 
 # --- settings and Qt -------------------------------------------------------------------------------------------------
@@ -333,5 +338,9 @@ def qt_garbage_on_the_gui_thread(request):
         yield
     finally:
         gc.collect()
+        # What survived the test (module-scoped fixtures, caches) is frozen too, so the next test's collection
+        # scans only what that test made: Qt wrappers are slow to traverse, and a whole GUI module's leftovers
+        # made each collection slower than the test before it.
+        gc.freeze()
         if was_enabled:
             gc.enable()
