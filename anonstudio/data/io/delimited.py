@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ..errors import DataFormatError
 from .registry import COMMENT_PREFIXES
@@ -226,6 +225,8 @@ class RowReader:
     # ----------------------------------------------------------- fast path
     def _fast(self, text: str, first_line: int) -> RowChunk | None:
         """pandas' C parser on a plain chunk, or None when the line-by-line reader must look at it."""
+        import pandas as pd
+
         plain = plain_chunk(text, self.sep, self.n_fields, self.min_fields)
         if plain is None:
             return None

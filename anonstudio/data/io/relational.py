@@ -16,10 +16,9 @@ import io
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ..errors import DataFormatError
 from ..table import Table
@@ -39,6 +38,10 @@ from .report import LoadReport
 from .shape import RAGGED_SCORE, delimited_shape
 from .text import iter_text_chunks, read_text
 
+# imported where used: data.io registers every format when imported, and a FIMI file or --help needs neither
+if TYPE_CHECKING:
+    import pandas as pd
+
 __all__ = ["load_csv_table", "save_csv_table", "uci_attribute_names"]
 
 #: A number written with a leading zero ("001", "02134"): a code, not a quantity, so its column stays text
@@ -57,6 +60,8 @@ def _column(values: np.ndarray, missing: set[str]) -> tuple[pd.Series, int]:
     missing markers and the number test run once per distinct value, which
     keeps a categorical column of a large table cheap.
     """
+    import pandas as pd
+
     codes, uniques = pd.factorize(values, sort=False)
     texts = [u.strip() for u in uniques.tolist()]
     absent = np.fromiter((t == "" or t in missing for t in texts), dtype=bool, count=len(texts))
@@ -121,6 +126,8 @@ def _typed_columns(path: Path, report: LoadReport, *, header, missing: Sequence[
     :func:`_column` (booleans, unsigned or infinite numbers): the exact reader
     then reads the file. Text columns still go through :func:`_column`.
     """
+    import pandas as pd
+
     frames = []
     col_names: list[str] = []
     n_fields = None
@@ -284,6 +291,8 @@ def load_csv_table(path: str | Path, report: LoadReport, *, header: bool | str =
 def _finish_table(path: Path, report: LoadReport, typed: tuple[list[str], dict, dict], strip_label_dots,
                   progress: Any) -> Table:
     """The table of typed columns: label dots stripped as asked, missing values counted in the report."""
+    import pandas as pd
+
     col_names, columns, missing_counts = typed
     if progress is not None:
         progress.set(1.0, f"typing the columns of {path.name}")
