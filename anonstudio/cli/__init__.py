@@ -29,6 +29,7 @@ from typing import Any
 from .. import __version__
 from . import commands as _commands_pkg
 from .errors import CliError
+from .interrupts import disarm, install_interrupt_handler, interrupted, reset_interrupted
 
 __all__ = ["main", "run", "build_parser", "rewrite_deprecated"]
 
@@ -178,9 +179,8 @@ def main(argv: list[str] | None = None) -> int:
     import signal
     import threading
 
-    from .interrupts import disarm, install_interrupt_handler, reset_interrupted
-
-    # First of all: a Ctrl-C from now on is remembered even if some code swallows its KeyboardInterrupt.
+    # First of all: a Ctrl-C from now on is remembered even if some code swallows its KeyboardInterrupt. (The
+    # handler's module is imported with this one: importing it here left a Ctrl-C during that to a traceback.)
     reset_interrupted()
     main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.getsignal(signal.SIGINT) if main_thread else None
@@ -213,8 +213,6 @@ def run() -> None:
 
 
 def _main(argv: list[str] | None) -> int:
-    from .interrupts import interrupted
-
     try:
         _guard_standard_streams()
         argv = list(sys.argv[1:] if argv is None else argv)
@@ -229,11 +227,12 @@ def _main(argv: list[str] | None) -> int:
         return 130
     for notice in notices:
         _say(f"anonstudio-cli {args.command}: {notice}")
-    from ..parallel import set_connect_notice
-
-    # A connection to a Dask scheduler can wait; say at once what for (one line on stderr).
-    set_connect_notice(lambda text: _say(f"anonstudio-cli {args.command}: {text}"))
     try:
+        # Imported here, under the command's Ctrl-C handling: --help and the parser no longer import it.
+        from ..parallel import set_connect_notice
+
+        # A connection to a Dask scheduler can wait; say at once what for (one line on stderr).
+        set_connect_notice(lambda text: _say(f"anonstudio-cli {args.command}: {text}"))
         code = int(args._run(args) or 0)
         _flush_stdout()
         if interrupted() and code == 0:
