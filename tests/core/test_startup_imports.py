@@ -149,3 +149,21 @@ def test_info_on_a_small_fimi_file_imports_no_numba_pandas_or_scipy():
     assert run["code"] == 0 and "records: 3,196" in run["out"]
     assert _libraries(run["modules"]) == ["numpy"]
     assert [m for m in run["modules"] if m.startswith("anonstudio.kernels")] == []
+
+
+def test_studio_window_imports_only_the_first_tab_and_no_numba_pandas_or_scipy():
+    # The tabs are built when first shown, and their modules imported then: the window shown at start-up has
+    # imported the first tab's workbench only (the others' plots pull in numba, scipy, shapely and pandas).
+    code = ("import json, os, sys, tempfile\n"
+            "os.environ.setdefault('QT_QPA_PLATFORM', 'offscreen')\n"
+            "os.environ['ANONSTUDIO_SETTINGS_DIR'] = tempfile.mkdtemp()\n"
+            "from PySide6.QtWidgets import QApplication\n"
+            "from anonstudio.gui.main_window import MainWindow\n"
+            "app = QApplication.instance() or QApplication(sys.argv[:1])\n"
+            "window = MainWindow(warm_up=False, restore_layout=False)\n"
+            "window.show(); app.processEvents()\n"
+            "print(json.dumps({'modules': sorted(sys.modules)}))\n")
+    modules = _python(code)["modules"]
+    assert _libraries(modules) == ["numpy"]
+    tabs = {m.split(".")[3] for m in modules if m.startswith("anonstudio.gui.workbenches.") and m.count(".") >= 3}
+    assert tabs == {"uniqueness"}
