@@ -243,11 +243,11 @@ def save_parquet_table(table: Table, path: str | Path) -> None:
 
 
 def _parquet_kind(head: Head) -> str | None:
+    if not head.raw.startswith(b"PAR1"):
+        return None  # sniffing any other file imports no pyarrow
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    if not head.raw.startswith(b"PAR1"):
-        return None
     try:
         schema = pq.read_schema(head.path)
     except (pa.ArrowInvalid, pa.ArrowException, OSError):
