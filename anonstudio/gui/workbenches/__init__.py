@@ -11,6 +11,7 @@ import ast
 import importlib
 import logging
 import pkgutil
+import re
 import traceback
 from pathlib import Path
 from typing import Any
@@ -101,32 +102,41 @@ class WorkbenchDeclaration:
         return f"<workbench {self.module}.{self.__name__} (not imported yet)>"
 
 
+#: A class statement at the top level, and an assignment of one of :data:`DECLARED` (or ``ABSTRACT``) on one line
+#: of its body: read with a pattern, not by parsing the module (parsing the eight took a tenth of a second).
+_CLASS = re.compile(r"^class (\w+)\b")
+_ASSIGNMENT = re.compile(r"^    (TITLE|ORDER|SPEC|OFFERS_ATTACK_DEMO|ABSTRACT)\s*(?::[^=]*)?=\s*(.+?)\s*(?:#.*)?$")
+
+
 def _declared(module: str, path: Path) -> WorkbenchDeclaration | None:
-    """The declaration of the one workbench class of ``path``, or None when its source does not say it plainly."""
+    """The declaration of the one workbench class of ``path``, or None when its source does not say it plainly
+    (then the module is imported)."""
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    except (OSError, SyntaxError, ValueError):
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, ValueError):
         return None
-    found = []
-    for node in tree.body:
-        if not isinstance(node, ast.ClassDef):
+    found: list[tuple[str, dict[str, Any]]] = []
+    current: dict[str, Any] | None = None  # the body of the class being read, None outside a class
+    for line in lines:
+        start = _CLASS.match(line)
+        if start:
+            found.append((start.group(1), {}))
+            current = found[-1][1]
             continue
-        values: dict[str, Any] = {}
-        for stmt in node.body:
-            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-                name, value = stmt.targets[0].id, stmt.value
-            elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
-                name, value = stmt.target.id, stmt.value
-            else:
-                continue
-            if name in DECLARED or name == "ABSTRACT":
-                try:
-                    values[name] = ast.literal_eval(value)
-                except ValueError:
-                    return None  # computed: only importing the module tells
-        if "TITLE" in values and "ORDER" in values and not values.pop("ABSTRACT", False):
-            found.append(WorkbenchDeclaration(module, node.name, values))
-    return found[0] if len(found) == 1 else None
+        if line[:1] not in ("", " ", "#", ")"):  # another top-level statement: the class body ended
+            current = None
+        assignment = _ASSIGNMENT.match(line)
+        if assignment and current is not None:
+            name, text = assignment.groups()
+            if name in current:
+                return None  # assigned twice: only importing the module tells which value holds
+            try:
+                current[name] = ast.literal_eval(text)
+            except (ValueError, SyntaxError):
+                return None  # computed, or spread over lines
+    declared = [WorkbenchDeclaration(module, name, values) for name, values in found
+                if "TITLE" in values and "ORDER" in values and not values.pop("ABSTRACT", False)]
+    return declared[0] if len(declared) == 1 else None
 
 
 def workbench_declarations() -> tuple[list[Any], list[tuple[str, str]]]:
