@@ -17,9 +17,10 @@ import hashlib
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-import numpy as np
+if TYPE_CHECKING:  # imported where a seed is drawn: the CLI's parser and --help import this module
+    import numpy as np
 
 __all__ = [
     "Progress",
@@ -279,11 +280,15 @@ def derive_seed(seed: int | None, *stream: int | str) -> int:
     (trials, chains, levels) are statistically independent. ``seed=None`` draws
     fresh entropy.
     """
+    import numpy as np
+
     ss = np.random.SeedSequence(entropy=seed, spawn_key=tuple(_stream_word(s) for s in stream))
     return int(ss.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
 
 
 def kernel_seeds(seed: int | None, count: int, *stream: int | str) -> np.ndarray:
     """``count`` independent uint64 seeds for numba kernels (see ``kernels.rng``)."""
+    import numpy as np
+
     base = derive_seed(seed, *stream)
     return np.random.SeedSequence(base).generate_state(count, dtype=np.uint64)

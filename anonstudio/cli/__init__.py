@@ -29,6 +29,7 @@ from typing import Any
 from .. import __version__
 from . import commands as _commands_pkg
 from .errors import CliError
+from .interrupts import disarm, install_interrupt_handler, interrupted, reset_interrupted
 
 __all__ = ["main", "run", "build_parser", "rewrite_deprecated"]
 
@@ -42,6 +43,31 @@ def _command_modules():
         module = importlib.import_module(f"{_commands_pkg.__name__}.{info.name}")
         if hasattr(module, "NAME") and hasattr(module, "run"):
             yield module
+
+
+def _method_spec(name: str) -> Any:
+    """The spec of the method command ``name``, importing only that family's ``spec`` module when the
+    name follows the convention (``group-anonymize`` lives in ``methods/group_anonymize``); None for a name
+    that is no family.
+
+    A method's ``COMMAND --help`` (and its parsing) then costs one spec, not all of them.
+    """
+    import importlib.util
+
+    from ..methods.contract import MethodSpec
+
+    module_name = f"{__package__.rpartition('.')[0]}.methods.{name.replace('-', '_')}.spec"
+    try:
+        found = importlib.util.find_spec(module_name) if name.replace("-", "_").isidentifier() else None
+    except ImportError:  # no such family folder
+        found = None
+    if found is not None:
+        spec = getattr(importlib.import_module(module_name), "SPEC", None)
+        if isinstance(spec, MethodSpec) and spec.name == name:
+            return spec
+    from ..methods.contract import discover_methods
+
+    return discover_methods().get(name)  # a family whose folder is named otherwise
 
 
 def _chosen(argv: list[str] | None) -> str | None:
@@ -58,8 +84,10 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 
     * a tool command (``info chess``) gets the one subparser it names, and the
       method families are not discovered at all;
-    * a method command (``kmanon ...``) gets its full subparser, and the other
-      commands only their name and one-line help (what ``--help`` lists);
+    * a method command (``kmanon ...``) gets its full subparser, built from
+      its own spec alone (no other family is imported);
+    * with no command (``--help``), every command gets only its name and
+      one-line help (what ``--help`` lists);
     * ``--version`` before any command builds no subcommand.
 
     What is parsed and printed is the same either way; only the work to build
@@ -74,8 +102,11 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     if lazy and chosen is None and "--version" in argv and not {"-h", "--help"} & set(argv):
         return parser  # argparse prints the version before it needs any subcommand
     tools = [(module.NAME, module) for module in _command_modules()]
+    method = _method_spec(chosen) if lazy and chosen is not None and chosen not in dict(tools) else None
     if lazy and chosen in dict(tools):
         entries = [(chosen, dict(tools)[chosen])]
+    elif method is not None:
+        entries = [(chosen, method)]
     else:
         from ..methods.contract import discover_methods
 
@@ -105,10 +136,9 @@ def rewrite_deprecated(argv: list[str]) -> tuple[list[str], list[str]]:
     """
     if _chosen(argv) is None or _chosen(argv) in {module.NAME for module in _command_modules()}:
         return argv, []  # not a method command: no family needs importing
-    from ..methods.contract import discover_methods
     from ..params import specs
 
-    spec = discover_methods().get(argv[0])
+    spec = _method_spec(argv[0])
     if spec is None:
         return argv, []
     aliases = {}
@@ -149,9 +179,8 @@ def main(argv: list[str] | None = None) -> int:
     import signal
     import threading
 
-    from .interrupts import disarm, install_interrupt_handler, reset_interrupted
-
-    # First of all: a Ctrl-C from now on is remembered even if some code swallows its KeyboardInterrupt.
+    # First of all: a Ctrl-C from now on is remembered even if some code swallows its KeyboardInterrupt. (The
+    # handler's module is imported with this one: importing it here left a Ctrl-C during that to a traceback.)
     reset_interrupted()
     main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.getsignal(signal.SIGINT) if main_thread else None
@@ -184,8 +213,6 @@ def run() -> None:
 
 
 def _main(argv: list[str] | None) -> int:
-    from .interrupts import interrupted
-
     try:
         _guard_standard_streams()
         argv = list(sys.argv[1:] if argv is None else argv)
@@ -200,11 +227,12 @@ def _main(argv: list[str] | None) -> int:
         return 130
     for notice in notices:
         _say(f"anonstudio-cli {args.command}: {notice}")
-    from ..parallel import set_connect_notice
-
-    # A connection to a Dask scheduler can wait; say at once what for (one line on stderr).
-    set_connect_notice(lambda text: _say(f"anonstudio-cli {args.command}: {text}"))
     try:
+        # Imported here, under the command's Ctrl-C handling: --help and the parser no longer import it.
+        from ..parallel import set_connect_notice
+
+        # A connection to a Dask scheduler can wait; say at once what for (one line on stderr).
+        set_connect_notice(lambda text: _say(f"anonstudio-cli {args.command}: {text}"))
         code = int(args._run(args) or 0)
         _flush_stdout()
         if interrupted() and code == 0:

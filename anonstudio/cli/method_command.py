@@ -182,9 +182,13 @@ def check_method_paths(spec: MethodSpec, args: argparse.Namespace, params: Any) 
 
 def run_method(spec: MethodSpec, args: argparse.Namespace) -> int:
     """Parse, check outputs, load, run and verify, print, write: the body of every method command."""
-    from ..methods.contract import check_outputs, prepare, run_and_verify, write_outputs
+    from ..methods.contract import check_outputs, discover_methods, prepare, run_and_verify, write_outputs
     from .datasets import dataset_options, load_dataset_argument, release_table_target, write_release_table
     from .progress import TqdmProgress
+
+    # The parser was built from this family's spec alone; a run sees every family, as in the studio (the
+    # glossary's entries of all families, a spec found by name).
+    discover_methods()
 
     try:
         params = params_from_args(spec, args)

@@ -20,15 +20,18 @@ API (``cells(row)``, sort orders, :class:`Match` rows) count from 0.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
-import pandas as pd
 
 from .table import Table
 from .transactions import TransactionData
+
+if TYPE_CHECKING:  # imported where used: the studio's window imports this module before any table exists
+    import pandas as pd
 
 __all__ = [
     "Chip", "Cell", "CHIP_KINDS", "Match", "RowSource", "TransactionRows", "TableRows", "GeneralizedRecords",
@@ -102,7 +105,10 @@ def capped(chips: list[Chip], total: int | None = None) -> tuple[Chip, ...]:
 
 def display_value(value) -> str | None:
     """A table value as text: None when missing, whole floats without ``.0``."""
-    if value is None or value is pd.NA or value is pd.NaT:
+    if value is None:
+        return None
+    pd = sys.modules.get("pandas")  # NA and NaT exist only once pandas is loaded: no import here (called per cell)
+    if pd is not None and (value is pd.NA or value is pd.NaT):
         return None
     if isinstance(value, (bool, np.bool_)):
         return str(bool(value))
@@ -156,6 +162,8 @@ class RowSource(Protocol):
 
 def _order_of(values, descending: bool) -> np.ndarray:
     """Stable order of ``values`` with missing values last, in either direction."""
+    import pandas as pd
+
     series = pd.Series(values).reset_index(drop=True)
     return series.sort_values(ascending=not descending, kind="stable", na_position="last").index.to_numpy(np.int64)
 
@@ -214,6 +222,8 @@ class TransactionRows:
 
     def _natural_ids(self) -> pd.Series:
         """Ids as numbers when all are whole numbers (so 10 follows 9), else as text."""
+        import pandas as pd
+
         ids = pd.Series(self.record_ids, dtype=object)
         numbers = pd.to_numeric(ids, errors="coerce")
         return numbers if numbers.notna().all() else ids.astype(str)

@@ -6,11 +6,13 @@ both say the same thing about a table.
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from .rows import display_value
 from .table import Table
+
+if TYPE_CHECKING:  # a table brings pandas along: the studio's window imports this module before any table exists
+    import pandas as pd
 
 __all__ = ["ColumnSummary", "column_summaries", "column_type"]
 

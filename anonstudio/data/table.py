@@ -1,14 +1,16 @@
 """Relational data: a pandas table whose columns carry privacy roles."""
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from .transactions import TransactionData
+
+if TYPE_CHECKING:  # imported by whoever builds a table: the method specs name the class without loading pandas
+    import pandas as pd
 
 __all__ = ["Role", "Table", "RTData", "value_text"]
 
@@ -19,14 +21,25 @@ def value_text(value) -> str:
     The one text form in which every method compares, encodes and prints cell
     values (group domains, RT columns, threat attributes).
     """
-    if isinstance(value, (bool, np.bool_)):
-        return str(bool(value))
-    if isinstance(value, (int, np.integer)):
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int):
         return str(int(value))
-    if isinstance(value, (float, np.floating)):
-        f = float(value)
-        return str(int(f)) if f.is_integer() else repr(f)
+    if isinstance(value, float):
+        return _float_text(float(value))
+    np = sys.modules.get("numpy")  # a numpy scalar exists only once numpy is imported: no import here
+    if np is not None:
+        if isinstance(value, np.bool_):
+            return str(bool(value))
+        if isinstance(value, np.integer):
+            return str(int(value))
+        if isinstance(value, np.floating):
+            return _float_text(float(value))
     return str(value)
+
+
+def _float_text(f: float) -> str:
+    return str(int(f)) if f.is_integer() else repr(f)
 
 
 class Role(str, Enum):

@@ -1,13 +1,18 @@
-"""Set-valued data: one set of items per person, stored as CSR arrays."""
+"""Set-valued data: one set of items per person, stored as CSR arrays.
+
+numpy is imported by the methods that need it, not by the module: the method specs name
+:class:`TransactionData` as the kind of data they take, and every ``anonstudio-cli --help`` imports the specs.
+"""
 from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["TransactionData", "DatasetSummary"]
 
@@ -73,6 +78,8 @@ class TransactionData:
     _lock: threading.RLock = field(default_factory=threading.RLock, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        import numpy as np
+
         indptr = np.ascontiguousarray(self.indptr, dtype=np.int64)
         indices = np.ascontiguousarray(self.indices, dtype=np.int32)
         object.__setattr__(self, "indptr", indptr)
@@ -122,6 +129,8 @@ class TransactionData:
         Item ids follow ``vocab`` if given, else the labels sorted numerically
         when they are all integers and alphabetically otherwise.
         """
+        import numpy as np
+
         label_sets = [{str(x) for x in rec} for rec in records]
         if vocab is None:
             vocab = sort_labels(set().union(*label_sets) if label_sets else set())
@@ -140,6 +149,8 @@ class TransactionData:
         cls, records: Sequence[Sequence[int]], n_items: int | None = None, **kwargs
     ) -> TransactionData:
         """Build from integer item ids (labels become ``"0", "1", ...``)."""
+        import numpy as np
+
         cleaned = [np.unique(np.asarray(r, dtype=np.int64)) for r in records]
         if n_items is None:
             n_items = int(max((r.max() + 1 for r in cleaned if len(r)), default=0))
@@ -162,6 +173,8 @@ class TransactionData:
     def lengths(self) -> np.ndarray:
         """Items per record (int64)."""
         if "lengths" not in self._cache:
+            import numpy as np
+
             self._cache["lengths"] = np.diff(self.indptr)
         return self._cache["lengths"]
 
@@ -169,6 +182,8 @@ class TransactionData:
     def item_frequencies(self) -> np.ndarray:
         """Number of records containing each item (int64, length n_items)."""
         if "freq" not in self._cache:
+            import numpy as np
+
             self._cache["freq"] = np.bincount(self.indices, minlength=self.n_items).astype(np.int64)
         return self._cache["freq"]
 
@@ -197,6 +212,8 @@ class TransactionData:
         sorted ascending. Built once, on first use.
         """
         if "inverted" not in self._cache:
+            import numpy as np
+
             freq = self.item_frequencies
             post_indptr = np.zeros(self.n_items + 1, dtype=np.int64)
             np.cumsum(freq, out=post_indptr[1:])
@@ -215,6 +232,8 @@ class TransactionData:
 
     def subset(self, rows: np.ndarray) -> TransactionData:
         """A dataset with only the given records, same vocabulary."""
+        import numpy as np
+
         rows = np.asarray(rows, dtype=np.int64)
         lengths = self.lengths[rows]
         indptr = np.zeros(len(rows) + 1, dtype=np.int64)
@@ -231,6 +250,7 @@ class TransactionData:
         without items has no row). ``form="sets"``: one row per record, columns ``record`` and
         ``items`` (a tuple of labels).
         """
+        import numpy as np
         import pandas as pd
 
         labels = np.asarray(self.vocab, dtype=object)
@@ -244,6 +264,8 @@ class TransactionData:
         raise ValueError(f"form must be 'long' or 'sets' (got {form!r})")
 
     def summary(self) -> DatasetSummary:
+        import numpy as np
+
         lengths = self.lengths
         n = self.n_records
         return DatasetSummary(

@@ -38,7 +38,7 @@ from .settings_dialog import add_settings_action
 from .shortcuts import install_keyboard
 from .start_page import install_start_page
 from .workbench import Workbench
-from .workbenches import discover_workbenches
+from .workbenches import WorkbenchDeclaration, workbench_declarations
 from .workers import Job, JobRunner
 
 __all__ = ["MainWindow", "method_references"]
@@ -189,9 +189,11 @@ class MainWindow(QMainWindow):
         """One tab per discovered workbench; each is built the first time it is shown or asked for.
 
         Building every workbench's plots takes seconds; the window appears with only the current tab built
-        (:meth:`_build_tab`), which keeps the studio's start-up short.
+        (:meth:`_build_tab`), which keeps the studio's start-up short. A tab's module is imported when the tab
+        is built too: until then a :class:`~.workbenches.WorkbenchDeclaration` read from its source stands for
+        its class (importing every family's plots took the window about two seconds and numba, scipy and pandas).
         """
-        classes, problems = discover_workbenches()
+        classes, problems = workbench_declarations()
         for module, details in problems:
             self.jobs.append_log(f"workbench {module} could not be loaded:\n{details}")
         for cls in classes:
@@ -211,6 +213,8 @@ class MainWindow(QMainWindow):
             return None  # failed before: its tab explains why
         widget.bench_class = None
         try:
+            if isinstance(cls, WorkbenchDeclaration):
+                cls = cls.load()
             bench = cls(self.runner, parent=widget)  # never parentless: a window of its own would take the focus
         except Exception:  # noqa: BLE001 - one broken tab must not stop the studio
             self.jobs.append_log(f"workbench {cls.TITLE} failed to start:\n{traceback.format_exc()}")
@@ -281,7 +285,9 @@ class MainWindow(QMainWindow):
         return [w for w in (self.tabs.widget(i) for i in range(self.tabs.count())) if isinstance(w, Workbench)]
 
     def workbench_classes(self) -> list[type]:
-        """The class of every tab's workbench, built or not, in tab order."""
+        """The class of every tab's workbench, built or not, in tab order (a tab not built yet gives its
+        :class:`~.workbenches.WorkbenchDeclaration`: TITLE, ORDER, SPEC and OFFERS_ATTACK_DEMO, and equal to the
+        class)."""
         return [cls for cls in map(self._tab_class, range(self.tabs.count())) if cls is not None]
 
     def _tab_class(self, index: int) -> type | None:

@@ -21,15 +21,17 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from ..jobs import CancelOnly, NullProgress, Progress, SubProgress
 from ..limits import LIMITS, large_work_allowed
-from ..parallel import ClusterFlag, is_cluster, on_worker
 from ..params import ParameterError, coerce, spec_of, to_dict, validate
 from .contract import MethodSpec, run_and_verify, verdict_head
+
+# numpy and the executors (anonstudio.parallel) are imported where used: the specs declare their sweeps, and
+# --help imports the specs.
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["Axis", "Cell", "CellResult", "SweepResult", "SweepPreset", "make_grid", "run_sweep", "run_cell",
            "parse_axis", "pareto_front", "grid_size", "check_grid_size", "NOT_RUN", "REASON", "MAX_CELLS",
@@ -186,6 +188,8 @@ class SweepResult:
 
         Cells whose run did not finish (or lack the measure) are left out.
         """
+        import numpy as np
+
         buckets: dict[Any, dict[Any, list[float]]] = {}
         for r in self.ordered():
             if r.status not in ("done", "unverified") or y not in r.summary:
@@ -269,6 +273,8 @@ def parse_axis(params_cls: type, name: str, text: str | Sequence, max_values: in
                 raise ParameterError(f"--grid {name}={text}: give finite ends and at least one value")
             if count > max_values:
                 raise ParameterError(too_many.format(n=f"{count:,}"))
+            import numpy as np
+
             values = list(np.linspace(start, stop, count))
             raw = [int(round(v)) if spec.kind == "int" else float(v) for v in values]
         elif spec.kind == "int" and "-" in text.lstrip("-") and "," not in text:
@@ -380,6 +386,7 @@ def _remote_cell(spec_name: str, data: Any, cell: Cell, stop: Any = None, after:
     """A cell on a worker process (Dask): the spec is found again by name there; the cell uses the worker's
     threads and sends nothing further to the cluster. ``stop`` (a :class:`~anonstudio.parallel.ClusterFlag`)
     is the sweep's cancel, read between the run's chunks."""
+    from ..parallel import on_worker
     from .contract import get_method
 
     with on_worker():
@@ -457,6 +464,8 @@ def _run_on(executor: Any, spec: MethodSpec, data: Any, cells: Iterable[Cell], p
     """Submit cells to ``executor`` and record them as they finish; on cancel, drop the ones not started and
     stop the running ones."""
     from concurrent.futures import Future
+
+    from ..parallel import ClusterFlag, is_cluster
 
     lock = threading.Lock()
     # Running cells see the sweep's cancel too, so they stop instead of finishing for nothing (a stopped sweep

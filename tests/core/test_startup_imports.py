@@ -22,6 +22,9 @@ HEAVY = re.compile(r"(\.algorithm$|^anonstudio\.kernels(\.|$)|^anonstudio\.verif
 #: What parsing a tool command (``info --help``) needs even less: no loader, no pandas, no pyarrow.
 LOADERS = re.compile(r"^(anonstudio\.data\.io(\.|$)|pandas$|pyarrow$)")
 
+#: Libraries no help text needs either: the specs name the data classes, whose numpy and pandas load with data.
+LIBRARIES = ("numpy", "pandas", "pyarrow", "numba", "scipy", "tqdm", "llvmlite")
+
 _RUN = """
 import contextlib, io, json, sys
 from anonstudio.cli import main
@@ -64,6 +67,10 @@ def _heavy(modules) -> list[str]:
     return sorted(m for m in modules if HEAVY.search(m))
 
 
+def _libraries(modules) -> list[str]:
+    return sorted({m.split(".")[0] for m in modules} & set(LIBRARIES))
+
+
 @pytest.fixture(scope="module")
 def discovery() -> dict:
     """What importing every family's spec.py costs on its own (the part the CLI cannot avoid)."""
@@ -73,16 +80,28 @@ def discovery() -> dict:
 def test_every_family_spec_is_light_to_import(discovery):
     # The parser is built from the specs: a spec.py that imports its algorithm, a verifier or a kernel at
     # module level makes every command's start-up pay for it.
-    heavy = {family: _heavy(mods) for family, mods in discovery["by_family"].items() if _heavy(mods)}
+    heavy = {family: _heavy(mods) + _libraries(mods) for family, mods in discovery["by_family"].items()
+             if _heavy(mods) or _libraries(mods)}
     assert heavy == {}
-    assert _heavy(discovery["modules"]) == []
+    assert _heavy(discovery["modules"]) == [] and _libraries(discovery["modules"]) == []
 
 
-@pytest.mark.parametrize("argv", [["--help"], ["kmanon", "--help"]], ids=["help", "kmanon-help"])
-def test_help_imports_no_algorithm_kernel_verifier_scipy_or_numba(argv):
+@pytest.mark.parametrize("argv", [["--help"], ["kmanon", "--help"], ["group-anonymize", "--help"]],
+                         ids=["help", "kmanon-help", "group-anonymize-help"])
+def test_help_imports_no_algorithm_kernel_verifier_scipy_numba_numpy_or_pandas(argv):
     run = _cli(*argv)
     assert run["code"] == 0 and "usage: anonstudio-cli" in run["out"]
     assert _heavy(run["modules"]) == []
+    assert _libraries(run["modules"]) == []
+
+
+@pytest.mark.parametrize("command", ["kmanon", "group-anonymize"])
+def test_method_help_imports_only_its_own_family(command):
+    # A method's --help is built from its own spec: the other families' specs are not imported.
+    run = _cli(command, "--help")
+    assert run["code"] == 0 and f"usage: anonstudio-cli {command}" in run["out"]
+    families = {m.split(".")[2] for m in run["modules"] if m.startswith("anonstudio.methods.") and m.count(".") >= 3}
+    assert families == {command.replace("-", "_")}
 
 
 @pytest.mark.parametrize("argv", [["--version"], ["info", "--help"], ["convert", "--help"]],
@@ -100,7 +119,8 @@ def test_tool_command_help_matches_the_full_parser():
     from anonstudio.cli import build_parser
 
     full = build_parser()
-    for argv in (["--help"], ["info", "--help"], ["kmanon", "--help"]):
+    for argv in (["--help"], ["info", "--help"], ["kmanon", "--help"], ["group-anonymize", "--help"],
+                 ["threat", "--help"]):
         lazy = build_parser(argv)
         assert _help_of(lazy, argv) == _help_of(full, argv), argv
 
@@ -120,3 +140,30 @@ def test_import_anonstudio_imports_no_library_api_data_model_or_family():
              or m.startswith(("anonstudio.api", "anonstudio.methods", "anonstudio.data", "anonstudio.cli"))]
     assert heavy == []
     assert {"open", "sample", "kmanon", "group_anonymize", "evaluate", "ParameterError"} <= set(run["names"])
+
+
+def test_info_on_a_small_fimi_file_imports_no_numba_pandas_or_scipy():
+    # A bundled sample of 3,196 records is read line by line: importing numba and loading the FIMI kernel from
+    # its cache (and numba's target pulling in scipy.linalg) would cost more than the whole read.
+    run = _cli("info", "chess")
+    assert run["code"] == 0 and "records: 3,196" in run["out"]
+    assert _libraries(run["modules"]) == ["numpy"]
+    assert [m for m in run["modules"] if m.startswith("anonstudio.kernels")] == []
+
+
+def test_studio_window_imports_only_the_first_tab_and_no_numba_pandas_or_scipy():
+    # The tabs are built when first shown, and their modules imported then: the window shown at start-up has
+    # imported the first tab's workbench only (the others' plots pull in numba, scipy, shapely and pandas).
+    code = ("import json, os, sys, tempfile\n"
+            "os.environ.setdefault('QT_QPA_PLATFORM', 'offscreen')\n"
+            "os.environ['ANONSTUDIO_SETTINGS_DIR'] = tempfile.mkdtemp()\n"
+            "from PySide6.QtWidgets import QApplication\n"
+            "from anonstudio.gui.main_window import MainWindow\n"
+            "app = QApplication.instance() or QApplication(sys.argv[:1])\n"
+            "window = MainWindow(warm_up=False, restore_layout=False)\n"
+            "window.show(); app.processEvents()\n"
+            "print(json.dumps({'modules': sorted(sys.modules)}))\n")
+    modules = _python(code)["modules"]
+    assert _libraries(modules) == ["numpy"]
+    tabs = {m.split(".")[3] for m in modules if m.startswith("anonstudio.gui.workbenches.") and m.count(".") >= 3}
+    assert tabs == {"uniqueness"}

@@ -206,3 +206,25 @@ def test_the_documented_example_workbench_runs(qtbot, runner, wait_job, monkeypa
     wait_job(bench.job)
     series = bench.plot.series["length"]
     assert list(series.x) == [1, 2] and list(series.y) == [3, 2]
+
+
+def test_declarations_stand_for_the_workbench_classes_without_importing_them():
+    # The window's tabs are made from declarations read from each workbench's source; what the tab bar, the
+    # start page and the projects read from them must be what the classes say.
+    import subprocess
+    import sys
+
+    from anonstudio.gui.workbenches import WorkbenchDeclaration, discover_workbenches, workbench_declarations
+
+    declared, problems = workbench_declarations()
+    classes, _ = discover_workbenches()
+    assert problems == [] and len(declared) == len(classes)
+    for entry, cls in zip(declared, classes):
+        assert isinstance(entry, WorkbenchDeclaration) and entry == cls and entry.load() is cls
+        for name in ("TITLE", "ORDER", "SPEC", "OFFERS_ATTACK_DEMO"):
+            assert getattr(entry, name, None) == getattr(cls, name, None), (cls, name)
+    code = ("import json, sys; from anonstudio.gui.workbenches import workbench_declarations; "
+            "workbench_declarations(); print(json.dumps(sorted(sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    modules = __import__("json").loads(done.stdout)
+    assert [m for m in modules if m.startswith("anonstudio.gui.workbenches.")] == []

@@ -7,7 +7,6 @@ from pathlib import Path
 
 from ...params import ParameterError, validate
 from ..errors import CliError
-from ..progress import TqdmProgress
 
 NAME = "synth-city"
 HELP = "generate a synthetic city: towers with coordinates and the set of towers each user visited"
@@ -63,6 +62,8 @@ def run(args: argparse.Namespace) -> int:
                                           max_record_size=args.max_size, seed=args.seed))
     except (ParameterError, ValueError) as exc:
         raise CliError(str(exc)) from None
+    from ..progress import TqdmProgress
+
     with TqdmProgress("synth-city", disable=args.quiet) as progress:
         try:
             city = generate_city(params, progress)

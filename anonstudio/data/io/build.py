@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from ..transactions import TransactionData, sort_labels
 from .report import LoadReport
@@ -64,6 +63,8 @@ class LabelCoder:
 
     def codes(self, labels: np.ndarray | Sequence, *, strip: bool = False) -> np.ndarray:
         """int32 codes of ``labels`` (a chunk), adding new labels; ``strip`` drops edge white space first."""
+        import pandas as pd
+
         local, uniques = pd.factorize(np.asarray(labels, dtype=object), sort=False)
         index, known = self.index, self.labels
         mapped = np.empty(len(uniques), dtype=np.int32)

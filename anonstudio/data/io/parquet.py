@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from ..errors import DataFormatError
 from ..table import Role, Table
@@ -25,6 +23,11 @@ from .longform import ITEM_NAMES, RECORD_NAMES
 from .registry import Format, Head, register
 from .report import LoadReport
 from .text import COMPRESSED_CAP_MIN, COMPRESSED_EXPANSION, check_cancel, require_regular_file
+
+# imported where used: data.io registers every format when imported, and a FIMI file or --help needs neither
+if TYPE_CHECKING:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
 
 __all__ = ["load_parquet_transactions", "save_parquet_transactions", "load_parquet_table", "save_parquet_table"]
 
@@ -38,6 +41,9 @@ _BYTES_PER_VALUE = 8
 
 def _open(path: Path) -> pq.ParquetFile:
     """The Parquet file, after the regular-file check and the expansion cap of compressed input."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     require_regular_file(path)
     try:
         handle = pq.ParquetFile(path)
@@ -63,6 +69,8 @@ def _short(exc: BaseException) -> str:
 
 def _read(path: Path, columns: list[str] | None = None, progress: Any = None) -> pa.Table:
     """The table (or some columns), read row group by row group; a cancel raises LoadCancelled."""
+    import pyarrow as pa
+
     handle = _open(path)
     groups = []
     n = handle.metadata.num_row_groups
@@ -81,10 +89,14 @@ def _read(path: Path, columns: list[str] | None = None, progress: Any = None) ->
 
 
 def _is_list(t: pa.DataType) -> bool:
+    import pyarrow as pa
+
     return pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t)
 
 
 def _nested(t: pa.DataType) -> bool:
+    import pyarrow as pa
+
     return pa.types.is_nested(t) or pa.types.is_dictionary(t) and pa.types.is_nested(t.value_type)
 
 
@@ -101,6 +113,8 @@ def _long_columns(schema: pa.Schema) -> tuple[str, str] | None:
 
 def _labels(values: pa.Array, path: Path, column: str) -> np.ndarray:
     """Item labels: integers as numbers (an unsigned one beyond int64 is refused), anything else as text."""
+    import pyarrow as pa
+
     t = values.type
     if pa.types.is_dictionary(t):
         values = values.cast(t.value_type)
@@ -129,6 +143,8 @@ def load_parquet_transactions(path: str | Path, report: LoadReport, *, column: s
     Nested lists, structs and maps are refused with one line; a cancel of
     ``progress`` raises :class:`~anonstudio.data.errors.LoadCancelled`.
     """
+    import pyarrow as pa
+
     path = Path(path)
     schema = _open(path).schema_arrow
     lists = _list_columns(schema)
@@ -183,6 +199,8 @@ def load_parquet_transactions(path: str | Path, report: LoadReport, *, column: s
 
 def save_parquet_transactions(data: TransactionData, path: str | Path) -> None:
     """Write one ``items`` list column (int64 items when all labels are integers that fit)."""
+    import pyarrow as pa
+
     ints = int_labels_or_none(data.vocab)
     if ints is not None and not all(_INT64_MIN <= v <= _INT64_MAX for v in ints):
         ints = None  # item numbers beyond int64 are stored as text
@@ -194,6 +212,8 @@ def save_parquet_transactions(data: TransactionData, path: str | Path) -> None:
 
 
 def _write(table: pa.Table, path: Path) -> None:
+    import pyarrow.parquet as pq
+
     with atomic_write(path, "wb") as fh:
         pq.write_table(table, fh)
 
@@ -214,6 +234,8 @@ def load_parquet_table(path: str | Path, report: LoadReport, *, progress: Any = 
 
 
 def save_parquet_table(table: Table, path: str | Path) -> None:
+    import pyarrow as pa
+
     arrow = pa.Table.from_pandas(table.frame, preserve_index=False)
     roles = {k: v.value for k, v in table.roles.items()}
     arrow = arrow.replace_schema_metadata({**(arrow.schema.metadata or {}), _ROLES_KEY: json.dumps(roles).encode()})
@@ -222,7 +244,10 @@ def save_parquet_table(table: Table, path: str | Path) -> None:
 
 def _parquet_kind(head: Head) -> str | None:
     if not head.raw.startswith(b"PAR1"):
-        return None
+        return None  # sniffing any other file imports no pyarrow
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     try:
         schema = pq.read_schema(head.path)
     except (pa.ArrowInvalid, pa.ArrowException, OSError):

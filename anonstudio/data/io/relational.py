@@ -16,10 +16,9 @@ import io
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ..errors import DataFormatError
 from ..table import Table
@@ -39,6 +38,10 @@ from .report import LoadReport
 from .shape import RAGGED_SCORE, delimited_shape
 from .text import iter_text_chunks, read_text
 
+# imported where used: data.io registers every format when imported, and a FIMI file or --help needs neither
+if TYPE_CHECKING:
+    import pandas as pd
+
 __all__ = ["load_csv_table", "save_csv_table", "uci_attribute_names", "frame_of_text_rows"]
 
 #: A number written with a leading zero ("001", "02134"): a code, not a quantity, so its column stays text
@@ -50,6 +53,36 @@ def _has_code(texts: Sequence[str]) -> bool:
     return any(_LEADING_ZERO.match(t) for t in texts)
 
 
+def _leading_zero_pattern(sep: str) -> re.Pattern:
+    return re.compile(rf"(?:^|{re.escape(sep)})[ ]*[+-]?0\d", re.M)
+
+
+def _has_leading_zero_field(text: str, sep: str) -> bool:
+    """Whether a field of ``text`` starts (after spaces and a sign) with a zero and a digit, such as ``001``.
+
+    What :func:`_leading_zero_pattern` finds, on the bytes with numpy: the multi-line regular expression tried
+    every position of the text and cost a plain table's load as much as parsing it.
+    """
+    if not sep.isascii():
+        return _leading_zero_pattern(sep).search(text) is not None
+    raw = np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)  # ASCII bytes keep their meaning
+    after = raw[1:]
+    at = np.flatnonzero((raw[:-1] == ord("0")) & (after >= ord("0")) & (after <= ord("9")))  # each "0<digit>"
+    if not len(at):
+        return False
+    before = at - 1
+    signed = (before >= 0) & np.isin(raw[np.maximum(before, 0)], (ord("+"), ord("-")))
+    before[signed] -= 1
+    for _ in range(64):  # back over the spaces skipinitialspace allows
+        spaces = (before >= 0) & (raw[np.maximum(before, 0)] == ord(" "))
+        if not spaces.any():
+            break
+        before[spaces] -= 1
+    else:  # a run of more than 64 spaces before a zero: let the expression decide
+        return _leading_zero_pattern(sep).search(text) is not None
+    return bool(((before < 0) | np.isin(raw[np.maximum(before, 0)], (ord("\n"), ord(sep)))).any())
+
+
 def _column(values: np.ndarray, missing: set[str]) -> tuple[pd.Series, int]:
     """Typed column and its number of missing values.
 
@@ -57,8 +90,23 @@ def _column(values: np.ndarray, missing: set[str]) -> tuple[pd.Series, int]:
     missing markers and the number test run once per distinct value, which
     keeps a categorical column of a large table cheap.
     """
+    import pandas as pd
+
     codes, uniques = pd.factorize(values, sort=False)
-    texts = [u.strip() for u in uniques.tolist()]
+    return _column_of_codes(codes, uniques.tolist(), missing)
+
+
+def _column_of_codes(codes: np.ndarray, uniques: list[str], missing: set[str],
+                     parsed: pd.Series | None = None) -> tuple[pd.Series, int]:
+    """:func:`_column` from the distinct values and every row's index into them.
+
+    ``parsed``: the column as pandas' parser typed it (``str``, missing values NaN, coded as the last of
+    ``uniques``, an empty text); when it stays text with every value as it was, it is returned as is
+    instead of being built again from ``codes``.
+    """
+    import pandas as pd
+
+    texts = [u.strip() for u in uniques]
     absent = np.fromiter((t == "" or t in missing for t in texts), dtype=bool, count=len(texts))
     is_missing = absent[codes] if len(codes) else np.zeros(0, dtype=bool)
     n_missing = int(is_missing.sum())
@@ -85,6 +133,9 @@ def _column(values: np.ndarray, missing: set[str]) -> tuple[pd.Series, int]:
         column = column.astype(np.float64)
         column[is_missing] = np.nan
         return pd.Series(column), n_missing
+    if (parsed is not None and parsed.dtype == "str" and texts[:-1] == uniques[:-1]
+            and not absent[:-1].any()):  # no value stripped or found to be a missing marker
+        return parsed.reset_index(drop=True), n_missing
     by_code = np.asarray(texts, dtype=object)
     column = by_code[codes] if len(codes) else np.zeros(0, dtype=object)
     if n_missing:
@@ -99,6 +150,8 @@ def frame_of_text_rows(header: Sequence[str], rows: Iterable[Sequence[str]]) -> 
     cell is missing; nothing else is read into the text (no ``?`` as missing, no label dots dropped), so the
     frame written as CSV gives the cells back. The library API's table releases are built so, without a file.
     """
+    import pandas as pd
+
     names = [str(h) for h in header]
     cells = list(rows)
     for number, row in enumerate(cells, start=1):
@@ -141,6 +194,8 @@ def _typed_columns(path: Path, report: LoadReport, *, header, missing: Sequence[
     :func:`_column` (booleans, unsigned or infinite numbers): the exact reader
     then reads the file. Text columns still go through :func:`_column`.
     """
+    import pandas as pd
+
     frames = []
     col_names: list[str] = []
     n_fields = None
@@ -154,7 +209,7 @@ def _typed_columns(path: Path, report: LoadReport, *, header, missing: Sequence[
         plain = plain_chunk(text, sep, n_fields)
         if plain is None:
             return None
-        if re.search(rf"(?:^|{re.escape(sep)})[ ]*[+-]?0\d", text, re.M):
+        if _has_leading_zero_field(text, sep):
             return None  # a code with a leading zero somewhere: the exact reader decides which columns stay text
         if n == 0:
             n_fields = plain.fields
@@ -170,10 +225,14 @@ def _typed_columns(path: Path, report: LoadReport, *, header, missing: Sequence[
                 text = text[cut:]
         if not text.strip():
             continue
+        options = dict(sep=sep, header=None, skipinitialspace=True, na_values=[*missing, ""], keep_default_na=False,
+                       quoting=csv.QUOTE_NONE, engine="c", skip_blank_lines=True, index_col=False)
         try:
-            frame = pd.read_csv(io.StringIO(text), sep=sep, header=None, skipinitialspace=True,
-                                na_values=[*missing, ""], keep_default_na=False, quoting=csv.QUOTE_NONE,
-                                engine="c", skip_blank_lines=True, index_col=False, dtype_backend="numpy_nullable")
+            frame = pd.read_csv(io.StringIO(text), **options)
+            if any(col.dtype.kind == "f" and col.isna().any() for _, col in frame.items()):
+                # Whole numbers with a missing value come back as floats: the nullable types keep them integers
+                # (about twice the parse, so only for the chunks that need it).
+                frame = pd.read_csv(io.StringIO(text), dtype_backend="numpy_nullable", **options)
         except (pd.errors.ParserError, ValueError):
             return None
         if frame.shape[1] != n_fields:
@@ -197,13 +256,12 @@ def _typed_columns(path: Path, report: LoadReport, *, header, missing: Sequence[
             if not np.isfinite(values[~np.isnan(values)]).all():
                 return None  # "inf" is text to anonstudio
             columns[name] = pd.Series(values)
-        elif col.dtype == "str":
-            # pandas found a value that is no number: a text column. Strip it as _column does (vectorised),
-            # and a value that is a missing marker once stripped is missing too.
-            stripped = col.str.strip()
-            stripped = stripped.mask(stripped.isin(missing_set | {""}))
-            columns[name] = stripped.reset_index(drop=True)
-            n_missing = int(stripped.isna().sum())
+        elif isinstance(col.dtype, pd.StringDtype):
+            # pandas found a value that is no number: text, typed by _column as the exact reader types it (a
+            # value such as " 5 " is a number once stripped). Every value is a text or missing.
+            codes, uniques = pd.factorize(col, sort=False)  # in C on the column; a missing value has code -1
+            codes = np.where(codes < 0, len(uniques), codes)
+            columns[name], n_missing = _column_of_codes(codes, [*uniques.tolist(), ""], missing_set, col)
         else:
             texts = col.astype(object).where(col.notna(), "").to_numpy(dtype=object)
             if not all(isinstance(t, str) for t in texts):
@@ -304,6 +362,8 @@ def load_csv_table(path: str | Path, report: LoadReport, *, header: bool | str =
 def _finish_table(path: Path, report: LoadReport, typed: tuple[list[str], dict, dict], strip_label_dots,
                   progress: Any) -> Table:
     """The table of typed columns: label dots stripped as asked, missing values counted in the report."""
+    import pandas as pd
+
     col_names, columns, missing_counts = typed
     if progress is not None:
         progress.set(1.0, f"typing the columns of {path.name}")

@@ -34,10 +34,9 @@ from collections import Counter
 from collections.abc import Sequence
 from itertools import chain
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ...limits import LIMITS, check_work, large_work_allowed
 from ..errors import DataFormatError
@@ -56,6 +55,10 @@ from .delimited import (
 )
 from .report import LoadReport, attach_report
 
+# imported where used: data.io registers every format when imported, and a FIMI file or --help needs neither
+if TYPE_CHECKING:
+    import pandas as pd
+
 __all__ = ["load_rt_csv", "load_rt_long", "load_rt_pair", "load_rt_table", "rt_from_table", "join_items",
            "load_item_list", "typed_column", "NO_ITEM_CODES"]
 
@@ -73,6 +76,8 @@ def typed_column(values: Sequence[str], missing: set[str], text: bool = False) -
 
     A value with a leading zero (``001``) keeps the whole column as text.
     """
+    import pandas as pd
+
     raw = pd.Series(list(values), dtype=object).str.strip()
     is_missing = (raw.isin(missing) | (raw == "")).to_numpy()
     present = raw[~is_missing]
@@ -139,6 +144,8 @@ def _check_items_per_record(texts: Sequence[str], item_sep: str, path: Path | No
 
 def _frame(names: list[str], rows: list[list[str]], skip: set[int], missing: set[str],
            text_columns: set[str]) -> pd.DataFrame:
+    import pandas as pd
+
     columns = list(zip(*rows)) if rows else [()] * len(names)
     return pd.DataFrame({name: typed_column(list(col), missing, name in text_columns)
                          for j, (name, col) in enumerate(zip(names, columns)) if j not in skip})
@@ -273,6 +280,8 @@ def load_rt_table(path: str | Path, *, sep: str | None = None, header: bool | st
 
 def rt_from_table(table: Table, items_column: str, *, item_sep: str = ";") -> RTData:
     """Split a table's set column (``a;b;c``, empty or missing: no items) off into the item sets."""
+    import pandas as pd
+
     if items_column not in table.frame.columns:
         raise DataFormatError(table.source, f"no column named {items_column!r}; columns: "
                                             f"{', '.join(map(str, table.frame.columns))}")
@@ -301,6 +310,8 @@ def _text(value) -> str:
 
 
 def _person_ids(table: Table, person: str) -> dict[str, int]:
+    import pandas as pd
+
     if person not in table.frame.columns:
         raise DataFormatError(table.source, f"no person id column {person!r}; columns: "
                                             f"{', '.join(map(str, table.frame.columns))}")

@@ -5,8 +5,6 @@ import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from ...data.transactions import TransactionData
 from ...limits import check_work
 from ...params import ParameterError
@@ -147,6 +145,8 @@ class KmAnonSpec(MethodSpec):
         return city.data, KmAnonParams(k=5, m=2, sigma=0.9, verify_samples=500)
 
     def check_data(self, data: TransactionData, params: KmAnonParams) -> None:
+        import numpy as np
+
         from .inputs import NEEDS_COORDINATES, resolve_constraint
 
         sizes = np.diff(data.indptr)

@@ -8,8 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from ...data.transactions import TransactionData
 from ...formatting import integer, number, percent
 from ...params import ParameterError
@@ -48,6 +46,8 @@ def _example_data() -> TransactionData:
     Big enough that the trade-off plots, the rule browser and a cancel have something to show, small
     enough for the exact algorithm with any m (about 0.1 s a run).
     """
+    import numpy as np
+
     rng = np.random.default_rng(7)
     weights = 1.0 / np.arange(1, 41) ** 0.9
     weights /= weights.sum()

@@ -1,0 +1,37 @@
+"""The fast checks of a plain table chunk find what the regular expressions they replaced found."""
+import random
+import re
+
+from anonstudio.data.io.delimited import _empty_lines, _has_comment_line
+from anonstudio.data.io.relational import _has_leading_zero_field
+
+
+def _texts(seed: int, pieces: list[str], n: int = 6000):
+    rng = random.Random(seed)
+    for i in range(n):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 16)))
+        yield ("," + " " * 70 + "01") if i % 997 == 0 else text  # a long run of spaces: the expression decides
+
+
+def test_leading_zero_check_agrees_with_the_expression():
+    pieces = ["0", "1", "9", " ", "  ", ",", "\n", "-", "+", ";", "a", "é", "\t", "00"]
+    for text in _texts(1, pieces):
+        for sep in (",", ";", "\t", "|", "é"):
+            expected = re.search(rf"(?:^|{re.escape(sep)})[ ]*[+-]?0\d", text, re.M) is not None
+            assert _has_leading_zero_field(text, sep) == expected, (text, sep)
+
+
+def test_comment_line_and_empty_line_checks_agree_with_the_expressions():
+    comment = re.compile("^[#%@|]", re.M)
+    for text in _texts(2, ["\n", "a", "#", "%", "@", "|", " ", "\n\n", "b,c"]):
+        # A line after the first (the first is checked with startswith beside it).
+        assert _has_comment_line(text) == any(m.start() > 0 for m in comment.finditer(text)), text
+        expected = ([0] if text.startswith("\n") or text == "" else []) if (
+            text.startswith("\n") or text.endswith("\n") or "\n\n" in text or text == "") else []
+        line = pos = 0
+        if expected or text.endswith("\n") or "\n\n" in text:
+            for match in re.finditer("\n(?=\n|$)", text):
+                line += text.count("\n", pos, match.start() + 1)
+                pos = match.start() + 1
+                expected.append(line)
+        assert _empty_lines(text).tolist() == expected, text
