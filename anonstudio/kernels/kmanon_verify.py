@@ -11,67 +11,64 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["intersect_count", "count_up_to", "draw_uniform_itemsets", "generalized_supports", "records_of_lists"]
+__all__ = ["count_up_to", "draw_uniform_itemsets", "generalized_supports", "records_of_lists"]
 
 
-@njit(nogil=True, cache=True)
-def intersect_count(lists_indptr, lists, ids, n_ids):
-    """Size of the intersection of the sorted lists ``ids[:n_ids]`` (CSR ``lists_indptr``/``lists``)."""
-    # start from the shortest list and keep it as the running intersection
-    best = 0
-    for a in range(1, n_ids):
-        if lists_indptr[ids[a] + 1] - lists_indptr[ids[a]] < lists_indptr[ids[best] + 1] - lists_indptr[ids[best]]:
-            best = a
-    lo = lists_indptr[ids[best]]
-    hi = lists_indptr[ids[best] + 1]
-    cur = lists[lo:hi].copy()
-    n = hi - lo
-    for a in range(n_ids):
-        if a == best or n == 0:
-            continue
-        o_lo = lists_indptr[ids[a]]
-        o_hi = lists_indptr[ids[a] + 1]
-        i = 0
-        j = o_lo
-        w = 0
-        while i < n and j < o_hi:
-            if cur[i] < lists[j]:
-                i += 1
-            elif cur[i] > lists[j]:
-                j += 1
-            else:
-                cur[w] = cur[i]
-                w += 1
-                i += 1
-                j += 1
-        n = w
-    return n
-
-
-@njit(nogil=True, cache=True)
-def _contains(lists, lo, hi, x):
-    while lo < hi:
-        mid = (lo + hi) >> 1
+@njit(nogil=True, cache=True, inline="always")
+def _gallop_to(lists, lo, hi, x):
+    """First position in sorted ``lists[lo:hi]`` holding a value >= x (``hi`` if none): doubling, then bisection."""
+    step = 1
+    probe = lo
+    while probe < hi and lists[probe] < x:
+        lo = probe + 1
+        probe = lo + step
+        step <<= 1
+    if probe > hi:
+        probe = hi
+    while lo < probe:
+        mid = (lo + probe) >> 1
         if lists[mid] < x:
             lo = mid + 1
         else:
-            hi = mid
-    return lo < lists.shape[0] and lists[lo] == x
+            probe = mid
+    return lo
 
 
 @njit(nogil=True, cache=True)
 def count_up_to(lists_indptr, lists, ids, n_ids, cap):
-    """``min(size of the intersection, cap)``: walk the shortest list, binary-search the others."""
-    best = 0
+    """``min(size of the intersection, cap)`` of the sorted lists ``ids[:n_ids]``.
+
+    Walks the shortest list in ascending order; each other list keeps a cursor
+    that only moves forward (galloping search), so a whole walk reads each
+    list at most once, and the count stops once it reaches ``cap``.
+    """
+    if n_ids == 0:
+        return 0
+    # The other lists shortest first: the most selective test comes first and usually ends a step.
+    order = np.empty(n_ids, dtype=np.int64)
+    for a in range(n_ids):
+        order[a] = ids[a]
     for a in range(1, n_ids):
-        if lists_indptr[ids[a] + 1] - lists_indptr[ids[a]] < lists_indptr[ids[best] + 1] - lists_indptr[ids[best]]:
-            best = a
+        v = order[a]
+        b = a - 1
+        while b >= 0 and lists_indptr[order[b] + 1] - lists_indptr[order[b]] > lists_indptr[v + 1] - lists_indptr[v]:
+            order[b + 1] = order[b]
+            b -= 1
+        order[b + 1] = v
+    cur = np.empty(n_ids, dtype=np.int64)
+    for a in range(n_ids):
+        cur[a] = lists_indptr[order[a]]
     count = 0
-    for t in range(lists_indptr[ids[best]], lists_indptr[ids[best] + 1]):
+    for t in range(lists_indptr[order[0]], lists_indptr[order[0] + 1]):
         x = lists[t]
         ok = True
-        for a in range(n_ids):
-            if a != best and not _contains(lists, lists_indptr[ids[a]], lists_indptr[ids[a] + 1], x):
+        for a in range(1, n_ids):
+            hi = lists_indptr[order[a] + 1]
+            pos = _gallop_to(lists, cur[a], hi, x)
+            cur[a] = pos
+            if pos == hi:
+                return count  # this list is used up: no later record is common
+            if lists[pos] != x:
                 ok = False
                 break
         if ok:
@@ -95,6 +92,10 @@ def draw_uniform_itemsets(uniforms, cum_weights, indptr, indices, post_indptr, p
     got = 0
     pick = np.empty(ell, dtype=np.int64)
     ids = np.empty(ell, dtype=np.int64)
+    longest = 0
+    for u in range(indptr.shape[0] - 1):
+        longest = max(longest, indptr[u + 1] - indptr[u])
+    pos = np.empty(max(longest, 1), dtype=np.int64)  # one buffer for every proposal's Fisher-Yates
     row = 0
     while row < uniforms.shape[0] and got < want:
         target = uniforms[row, 0] * total
@@ -104,7 +105,8 @@ def draw_uniform_itemsets(uniforms, cum_weights, indptr, indices, post_indptr, p
         lo = indptr[u]
         size = indptr[u + 1] - lo
         # partial Fisher-Yates on positions 0..size-1
-        pos = np.arange(size)
+        for a in range(size):
+            pos[a] = a
         for a in range(ell):
             b = a + int(uniforms[row, 1 + a] * (size - a))
             if b >= size:
@@ -129,8 +131,12 @@ def draw_uniform_itemsets(uniforms, cum_weights, indptr, indices, post_indptr, p
 
 
 @njit(nogil=True, cache=True)
-def generalized_supports(itemsets, part_of_item, part_indptr, part_records, out):
-    """Support of each itemset's image (its set of partitions) in the generalized data."""
+def generalized_supports(itemsets, part_of_item, part_indptr, part_records, cap, out):
+    """``min(support, cap)`` of each itemset's image (its set of partitions) in the generalized data.
+
+    The check only asks whether a support reaches k, so counting stops there:
+    the lists of big partitions hold hundreds of thousands of records.
+    """
     ell = itemsets.shape[1]
     ids = np.empty(ell, dtype=np.int64)
     for r in range(itemsets.shape[0]):
@@ -144,34 +150,36 @@ def generalized_supports(itemsets, part_of_item, part_indptr, part_records, out)
             if not seen:
                 ids[m] = p
                 m += 1
-        out[r] = intersect_count(part_indptr, part_records, ids, m)
+        out[r] = count_up_to(part_indptr, part_records, ids, m, cap)
 
 
 @njit(nogil=True, cache=True)
-def records_of_lists(n_lists, indptr, list_of_entry):
+def records_of_lists(n_lists, indptr, indices, list_of_item):
     """CSR of the records of each list (item or partition), ascending and without repeats.
 
-    ``list_of_entry[t]`` is the list of the item stored at ``indices[t]`` of
-    the CSR records ``indptr``. A counting sort in record order: each list
-    fills in ascending record order, so a repeat (two items of one partition
-    in a record) is the list's last entry.
+    ``list_of_item[i]`` is the list of item ``i``; the CSR records are
+    ``indptr``/``indices``. A counting sort in record order: each list fills in
+    ascending record order, so a repeat (two items of one partition in a
+    record) is the list's last entry. Record ids are int32 (half the memory
+    of int64: 46 MB per set of lists at a million people), as the data's own
+    item ids are.
     """
     n_records = indptr.shape[0] - 1
     counts = np.zeros(n_lists + 1, dtype=np.int64)
     last = np.full(n_lists, -1, dtype=np.int64)
     for u in range(n_records):
         for t in range(indptr[u], indptr[u + 1]):
-            g = list_of_entry[t]
+            g = list_of_item[indices[t]]
             if last[g] != u:
                 last[g] = u
                 counts[g + 1] += 1
     lists_indptr = np.cumsum(counts)
     fill = lists_indptr[:-1].copy()
-    records = np.empty(lists_indptr[n_lists], dtype=np.int64)
+    records = np.empty(lists_indptr[n_lists], dtype=np.int32)
     last[:] = -1
     for u in range(n_records):
         for t in range(indptr[u], indptr[u + 1]):
-            g = list_of_entry[t]
+            g = list_of_item[indices[t]]
             if last[g] != u:
                 last[g] = u
                 records[fill[g]] = u
@@ -187,12 +195,9 @@ def warm_up(read_only: bool = False) -> None:
     indptr = np.array([0, 2, 4], dtype=np.int64)
     indices = np.array([0, 1, 0, 1], dtype=np.int32)
     indptr.flags.writeable = indices.flags.writeable = not read_only
-    post_indptr = np.array([0, 2, 4], dtype=np.int64)
-    post_records = np.array([0, 1, 0, 1], dtype=np.int64)
+    post_indptr, post_records = records_of_lists(2, indptr, indices, np.arange(2, dtype=np.int64))
     cum = np.array([1.0, 2.0])
     out = np.empty((2, 2), dtype=np.int64)
     draw_uniform_itemsets(np.full((4, 4), 0.3), cum, indptr, indices, post_indptr, post_records, 2, out, 2)
     sup = np.empty(2, dtype=np.int64)
-    generalized_supports(out, np.array([0, 0], dtype=np.int64), post_indptr, post_records, sup)
-    records_of_lists(2, indptr, indices.astype(np.int64))
-
+    generalized_supports(out, np.array([0, 0], dtype=np.int64), post_indptr, post_records, 2, sup)

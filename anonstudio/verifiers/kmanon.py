@@ -7,6 +7,7 @@ confidence interval. Small cases are enumerated exactly.
 
 Shares no code with the anonymizer: its own exact rejection sampler (no MCMC),
 its own posting lists and intersections (:mod:`anonstudio.kernels.kmanon_verify`).
+Counting stops once a support is known to reach k (that is all the check asks).
 """
 from __future__ import annotations
 
@@ -235,8 +236,9 @@ def verify_km(
     # Own posting lists: records of each item, records of each partition. Built
     # in kernels that release the GIL, since the GUI runs this check on a worker
     # thread (a sort-based build held the GIL for seconds at a million people).
-    post_indptr, post_records = records_of_lists(data.n_items, data.indptr, data.indices.astype(np.int64))
-    part_indptr, part_records = records_of_lists(n_parts, data.indptr, part[data.indices])
+    post_indptr, post_records = records_of_lists(data.n_items, data.indptr, data.indices,
+                                                 np.arange(data.n_items, dtype=np.int64))
+    part_indptr, part_records = records_of_lists(n_parts, data.indptr, data.indices, part)
     gen_sets = None
     points = []
     complete = True
@@ -281,7 +283,7 @@ def verify_km(
                 complete = False
                 break
         supports = np.empty(got, dtype=np.int64)
-        generalized_supports(out[:got], part, part_indptr, part_records, supports)
+        generalized_supports(out[:got], part, part_indptr, part_records, ks[ell - 1], supports)
         ok = int((supports >= ks[ell - 1]).sum())
         lo, hi = clopper_pearson(ok, got, confidence)
         points.append(KmVerifyPoint(ell, ks[ell - 1], "sampling", got, ok, ok / got if got else 1.0, lo, hi,

@@ -80,7 +80,7 @@ def test_verifier_lists_hold_each_record_once_in_order():
     indptr = np.cumsum([0] + [len(r) for r in records]).astype(np.int64)
     indices = np.array([i for r in records for i in r], dtype=np.int64)
     part = rng.integers(0, 4, size=9)  # several items share a partition: repeats within a record
-    lists_indptr, lists = records_of_lists(4, indptr, part[indices])
+    lists_indptr, lists = records_of_lists(4, indptr, indices, part)
     expected = partition_records(records, part)
     for p in range(4):
         assert lists[lists_indptr[p]:lists_indptr[p + 1]].tolist() == expected.get(p, [])
