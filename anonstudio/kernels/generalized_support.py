@@ -472,7 +472,21 @@ def dense_count(indptr, indices, compact, ell, max_len, binom, offsets, counts, 
     idx = np.empty(ell, dtype=np.int64)
     for u in range(u_start, u_stop):
         m = _record_parts(indices, indptr[u], indptr[u + 1], compact, parts, cnt)
-        for j in range(1, min(ell, m) + 1):
+        # Sizes 1 and 2 hold most of the work at the levels enumerated in practice: plain loops,
+        # pairs visited by their larger partition (colex) so one row of cells is filled at a time.
+        for a in range(m):
+            counts[offsets[1] + parts[a]] += 1
+            if cnt[a] >= ell:
+                flags[offsets[1] + parts[a]] = 1
+        if ell >= 2:
+            for b in range(1, m):
+                row = offsets[2] + binom[parts[b], 2]
+                for a in range(b):
+                    cell = row + parts[a]
+                    counts[cell] += 1
+                    if cnt[a] + cnt[b] >= ell:
+                        flags[cell] = 1
+        for j in range(3, min(ell, m) + 1):
             for a in range(j):
                 idx[a] = a
             while True:
