@@ -79,14 +79,18 @@ def count_up_to(lists_indptr, lists, ids, n_ids, cap):
 
 
 @njit(nogil=True, cache=True)
-def draw_uniform_itemsets(uniforms, cum_weights, indptr, indices, post_indptr, post_records, ell, out, want):
+def draw_uniform_itemsets(uniforms, cum_weights, indptr, indices, post_indptr, post_records, ell, out, want,
+                          accepted_rows):
     """Exact uniform ell-itemsets of Omega^ell by rejection, from pre-drawn uniforms.
 
     Propose: a record with probability proportional to C(|D_u|, ell), then a
     uniform ell-subset of it; ``x`` is proposed with probability
     ``supp(x) / W``. Accept with probability ``1 / supp(x)``: every itemset of
     Omega^ell is then equally likely. Each proposal uses one row of
-    ``uniforms`` (``ell + 2`` columns). Returns (accepted, proposals used).
+    ``uniforms`` (``ell + 2`` columns). ``accepted_rows[j]`` receives the row
+    of the j-th accepted itemset (so that slices of one batch drawn on several
+    threads can be joined exactly as one pass would have stopped).
+    Returns (accepted, proposals used).
     """
     total = cum_weights[cum_weights.shape[0] - 1]
     got = 0
@@ -125,6 +129,7 @@ def draw_uniform_itemsets(uniforms, cum_weights, indptr, indices, post_indptr, p
             pick.sort()
             for a in range(ell):
                 out[got, a] = pick[a]
+            accepted_rows[got] = row
             got += 1
         row += 1
     return got, row
@@ -198,6 +203,7 @@ def warm_up(read_only: bool = False) -> None:
     post_indptr, post_records = records_of_lists(2, indptr, indices, np.arange(2, dtype=np.int64))
     cum = np.array([1.0, 2.0])
     out = np.empty((2, 2), dtype=np.int64)
-    draw_uniform_itemsets(np.full((4, 4), 0.3), cum, indptr, indices, post_indptr, post_records, 2, out, 2)
+    draw_uniform_itemsets(np.full((4, 4), 0.3), cum, indptr, indices, post_indptr, post_records, 2, out, 2,
+                          np.empty(2, dtype=np.int64))
     sup = np.empty(2, dtype=np.int64)
     generalized_supports(out, np.array([0, 0], dtype=np.int64), post_indptr, post_records, 2, sup)

@@ -11,8 +11,10 @@ Counting stops once a support is known to reach k (that is all the check asks).
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import dataclasses
+import functools
 import itertools
 import math
 import time
@@ -29,6 +31,10 @@ from ..data.transactions import TransactionData
 from ..formatting import integer, percent
 from ..jobs import NullProgress, Progress, derive_seed
 from ..kernels.kmanon_verify import draw_uniform_itemsets, generalized_supports, records_of_lists
+from ..parallel import budget
+
+#: Threads the check asks of the budget (draws and counts split into this many slices at most).
+_THREADS = 2
 
 __all__ = ["KmVerifyPoint", "KmVerifyResult", "verify_km", "read_partition_map", "clopper_pearson"]
 
@@ -239,8 +245,24 @@ def verify_km(
     post_indptr, post_records = records_of_lists(data.n_items, data.indptr, data.indices,
                                                  np.arange(data.n_items, dtype=np.int64))
     part_indptr, part_records = records_of_lists(n_parts, data.indptr, data.indices, part)
+    points: list[KmVerifyPoint] = []
+    # Draws and counts run on the thread budget: each batch of uniforms is cut into one slice per
+    # thread and the slices are joined where one pass would have stopped, so the itemsets drawn
+    # (and every number of the check) do not depend on the number of threads.
+    workers = budget.workers(_THREADS)
+    with contextlib.ExitStack() as stack:
+        pool = stack.enter_context(budget.pool(workers, "km-verify")) if workers > 1 else None
+        complete = _check_levels(data, part, ks, sigmas, m, samples, seed, confidence, exact_budget, progress,
+                                 lengths, post_indptr, post_records, part_indptr, part_records, pool, workers,
+                                 points)
+    progress.set(1.0, "verified")
+    return KmVerifyResult(tuple(points), confidence, complete, n_parts)
+
+
+def _check_levels(data, part, ks, sigmas, m, samples, seed, confidence, exact_budget, progress, lengths,
+                  post_indptr, post_records, part_indptr, part_records, pool, workers, points) -> bool:
+    """Append one :class:`KmVerifyPoint` per level to ``points``; False if cancelled."""
     gen_sets = None
-    points = []
     complete = True
     for ell in range(1, m + 1):
         t0 = time.perf_counter()
@@ -274,21 +296,64 @@ def verify_km(
         while got < samples and used < cap:
             batch = max(1024, 2 * (samples - got))
             uniforms = rng.random((batch, ell + 2))
-            n, rows = draw_uniform_itemsets(uniforms, cum, data.indptr, data.indices, post_indptr, post_records,
-                                            ell, out[got:], samples - got)
-            got += int(n)
-            used += int(rows)
+            n, rows = _draw(pool, workers, uniforms, cum, data, post_indptr, post_records, ell, out[got:],
+                            samples - got)
+            got += n
+            used += rows
             progress.set((ell - 1 + got / samples) / m, f"verifying {ell}-itemsets: {got:,}/{samples:,}")
             if progress.cancelled():
                 complete = False
                 break
         supports = np.empty(got, dtype=np.int64)
-        generalized_supports(out[:got], part, part_indptr, part_records, ks[ell - 1], supports)
+        list(_map(pool, functools.partial(_count_span, out, part, part_indptr, part_records, ks[ell - 1], supports),
+                  _spans(got, workers)))
         ok = int((supports >= ks[ell - 1]).sum())
         lo, hi = clopper_pearson(ok, got, confidence)
         points.append(KmVerifyPoint(ell, ks[ell - 1], "sampling", got, ok, ok / got if got else 1.0, lo, hi,
                                     time.perf_counter() - t0, used, sigmas[ell - 1]))
         if not complete:
             break
-    progress.set(1.0, "verified")
-    return KmVerifyResult(tuple(points), confidence, complete, n_parts)
+    return complete
+
+
+def _spans(n: int, parts: int) -> list[tuple[int, int]]:
+    """``parts`` contiguous ranges covering ``0..n`` (the last ones may be empty)."""
+    step = -(-n // max(parts, 1)) if n else 0
+    return [(min(i * step, n), min((i + 1) * step, n)) for i in range(max(parts, 1))]
+
+
+def _count_span(itemsets, part, part_indptr, part_records, k, supports, span: tuple[int, int]) -> None:
+    lo, hi = span
+    generalized_supports(itemsets[lo:hi], part, part_indptr, part_records, k, supports[lo:hi])
+
+
+def _map(pool, fn, items):
+    return map(fn, items) if pool is None else pool.map(fn, items)
+
+
+def _draw(pool, workers, uniforms, cum, data, post_indptr, post_records, ell, out, want) -> tuple[int, int]:
+    """Accept up to ``want`` itemsets from the rows of ``uniforms`` in order; (accepted, rows used).
+
+    The rows are cut into one slice per thread; slice ``i`` stops after ``want`` acceptances of its
+    own. Joined in order, the first ``want`` acceptances and the row of the last one are exactly what
+    a single pass over all rows gives.
+    """
+    spans = _spans(len(uniforms), workers)
+    outs = [np.empty((want, ell), dtype=np.int64) for _ in spans]
+    at = [np.empty(want, dtype=np.int64) for _ in spans]
+
+    def one(i: int) -> tuple[int, int]:
+        lo, hi = spans[i]
+        n, rows = draw_uniform_itemsets(uniforms[lo:hi], cum, data.indptr, data.indices, post_indptr, post_records,
+                                        ell, outs[i], want, at[i])
+        return int(n), int(rows)
+
+    results = list(_map(pool, one, range(len(spans))))
+    got = 0
+    for i, (n, _rows) in enumerate(results):
+        take = min(n, want - got)
+        out[got:got + take] = outs[i][:take]
+        got += take
+        if got == want:
+            return got, spans[i][0] + int(at[i][take - 1]) + 1
+    return got, len(uniforms)

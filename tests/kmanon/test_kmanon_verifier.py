@@ -51,7 +51,7 @@ def test_rejection_sampler_is_uniform_over_omega():
     rng = np.random.default_rng(0)
     out = np.empty((30000, 2), np.int64)
     got, _ = draw_uniform_itemsets(rng.random((200000, 4)), cum, data.indptr, data.indices,
-                                   post_indptr, post_records, 2, out, 30000)
+                                   post_indptr, post_records, 2, out, 30000, np.empty(30000, np.int64))
     assert got == 30000
     keys, counts = np.unique(out[:got, 0] * 10 + out[:got, 1], return_counts=True)
     assert keys.tolist() == [1, 12, 23]
@@ -84,3 +84,21 @@ def test_verifier_lists_hold_each_record_once_in_order():
     expected = partition_records(records, part)
     for p in range(4):
         assert lists[lists_indptr[p]:lists_indptr[p + 1]].tolist() == expected.get(p, [])
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+def test_check_is_the_same_on_one_thread_or_several(monkeypatch, threads):
+    """Batches cut into slices per thread are joined where one pass would stop: same itemsets, same counts."""
+    import anonstudio.verifiers.kmanon as verifier
+    from anonstudio.parallel import budget
+
+    data = random_data(6, 400, 40, 8)
+    labels = _random_labels(40, 10, 6)
+    monkeypatch.setattr(verifier, "_THREADS", threads)
+    runs = []
+    for workers in (1, threads):
+        with budget.limit(workers):
+            res = verify_km(data, labels, 6, 4, samples=1500, seed=4, exact_budget=0)
+        runs.append([(p.ell, p.itemsets, p.k_anonymous, p.proposals) for p in res.points])
+    assert runs[0] == runs[1]
+    assert any(k_anon < n for _, n, k_anon, _ in runs[0])  # some itemsets fail: the counts are informative
