@@ -51,7 +51,8 @@ def test_rejection_sampler_is_uniform_over_omega():
     rng = np.random.default_rng(0)
     out = np.empty((30000, 2), np.int64)
     got, _ = draw_uniform_itemsets(rng.random((200000, 4)), cum, data.indptr, data.indices,
-                                   post_indptr, post_records, 2, out, 30000, np.empty(30000, np.int64))
+                                   post_indptr, post_records, 2, out, 30000, np.empty(30000, np.int64),
+                                   np.zeros(0, np.int32))
     assert got == 30000
     keys, counts = np.unique(out[:got, 0] * 10 + out[:got, 1], return_counts=True)
     assert keys.tolist() == [1, 12, 23]
@@ -102,3 +103,41 @@ def test_check_is_the_same_on_one_thread_or_several(monkeypatch, threads):
         runs.append([(p.ell, p.itemsets, p.k_anonymous, p.proposals) for p in res.points])
     assert runs[0] == runs[1]
     assert any(k_anon < n for _, n, k_anon, _ in runs[0])  # some itemsets fail: the counts are informative
+
+
+def test_pair_table_holds_every_pair_support_and_decides_as_the_lists_do(monkeypatch):
+    import itertools
+
+    import anonstudio.verifiers.kmanon as verifier
+    from anonstudio.kernels.kmanon_verify import pair_supports
+
+    data = random_data(8, 300, 25, 7)
+    table = pair_supports(data.indptr, data.indices, data.n_items)
+    records = [set(data.record(u).tolist()) for u in range(data.n_records)]
+    for a, b in itertools.combinations(range(data.n_items), 2):
+        assert table[b * (b - 1) // 2 + a] == sum(1 for r in records if a in r and b in r)
+    labels = _random_labels(25, 9, 8)
+    runs = []
+    for cells in (verifier._PAIR_TABLE_CELLS, 0):  # with the table, then intersecting lists
+        monkeypatch.setattr(verifier, "_PAIR_TABLE_CELLS", cells)
+        res = verify_km(data, labels, 5, 2, samples=2000, seed=9, exact_budget=0)
+        runs.append([(p.ell, p.itemsets, p.k_anonymous, p.proposals) for p in res.points])
+    assert runs[0] == runs[1] and runs[0][1][0] == 2 and runs[0][1][1] == 2000
+
+
+def test_capped_generalized_supports_by_lists_and_by_bitsets_match_brute_force():
+    from anonstudio.kernels.kmanon_verify import generalized_supports, list_bitsets, records_of_lists
+    from tests.reference.kmanon_reference import generalized_support, records_of
+
+    data = random_data(9, 700, 20, 8)  # 11 bitset words: one full block of 8 and a partial one
+    part = _random_labels(20, 6, 9).astype(np.int64)
+    indptr, records = records_of_lists(6, data.indptr, data.indices, part)
+    bits = list_bitsets(indptr, records, data.n_records)
+    rng = np.random.default_rng(9)
+    itemsets = np.array([rng.choice(20, 3, replace=False) for _ in range(300)], dtype=np.int64)
+    truth = np.array([generalized_support(records_of(data), part, row) for row in itemsets])
+    for cap in (1, 5, 40, 10**6):
+        for part_bits in (np.zeros((0, 0), dtype=np.uint64), bits):
+            out = np.empty(len(itemsets), dtype=np.int64)
+            generalized_supports(itemsets, part, indptr, records, part_bits, cap, out)
+            assert np.array_equal(np.minimum(out, cap), np.minimum(truth, cap))
