@@ -82,15 +82,16 @@ def count_up_to(lists_indptr, lists, ids, n_ids, cap):
 
 
 @njit(nogil=True, cache=True)
-def pair_supports(indptr, indices, n_items):
-    """Support of every pair of items: ``table[b * (b - 1) // 2 + a]`` for ``a < b`` (int32).
+def pair_supports(indptr, indices, table, u_start, u_stop):
+    """Add the pairs of records ``u_start..u_stop-1`` to ``table[b * (b - 1) // 2 + a]`` (``a < b``, int32).
 
-    One pass over the records' pairs. With it a proposed pair's support is one
-    read instead of an intersection of two lists: at ℓ = 2 a million-person
-    city accepts 1 proposal in 250, so the check reads millions of pairs.
+    Over all records it holds every pair's support; the caller runs it in
+    chunks of records so that a cancel is honoured between them. With it a
+    proposed pair's support is one read instead of an intersection of two
+    lists: at ℓ = 2 a million-person city accepts 1 proposal in 250, so the
+    check reads millions of pairs.
     """
-    table = np.zeros(n_items * (n_items - 1) // 2, dtype=np.int32)
-    for u in range(indptr.shape[0] - 1):
+    for u in range(u_start, u_stop):
         for j in range(indptr[u] + 1, indptr[u + 1]):
             b = indices[j]
             for i in range(indptr[u], j):
@@ -98,7 +99,6 @@ def pair_supports(indptr, indices, n_items):
                 lo = min(a, b)
                 hi = max(a, b)
                 table[hi * (hi - 1) // 2 + lo] += 1
-    return table
 
 
 @njit(nogil=True, cache=True)
@@ -279,7 +279,9 @@ def warm_up(read_only: bool = False) -> None:
     post_indptr, post_records = records_of_lists(2, indptr, indices, np.arange(2, dtype=np.int64))
     cum = np.array([1.0, 2.0])
     out = np.empty((2, 2), dtype=np.int64)
-    for pairs in (np.zeros(0, dtype=np.int32), pair_supports(indptr, indices, 2)):
+    table = np.zeros(1, dtype=np.int32)
+    pair_supports(indptr, indices, table, 0, 2)
+    for pairs in (np.zeros(0, dtype=np.int32), table):
         draw_uniform_itemsets(np.full((4, 4), 0.3), cum, indptr, indices, post_indptr, post_records, 2, out, 2,
                               np.empty(2, dtype=np.int64), pairs)
     sup = np.empty(2, dtype=np.int64)

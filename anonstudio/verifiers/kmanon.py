@@ -305,7 +305,9 @@ def _check_levels(data, part, ks, sigmas, m, samples, seed, confidence, exact_bu
         # Pairs: a table of every pair's support (3.4 MB for 1,303 towers) when the items are few enough;
         # its pass over the records' pairs costs far less than the lists' intersections it replaces.
         small = ell == 2 and data.n_items * (data.n_items - 1) // 2 <= _PAIR_TABLE_CELLS and total <= _PAIR_TABLE_WORK
-        pairs = pair_supports(data.indptr, data.indices, data.n_items) if small else np.zeros(0, dtype=np.int32)
+        pairs = _pair_table(data, total, progress) if small else np.zeros(0, dtype=np.int32)
+        if pairs is None:
+            return False
         out = np.empty((samples, ell), dtype=np.int64)
         got = used = 0
         cap = samples * 2000
@@ -334,6 +336,18 @@ def _check_levels(data, part, ks, sigmas, m, samples, seed, confidence, exact_bu
         if not complete:
             break
     return complete
+
+
+def _pair_table(data: TransactionData, pairs_in_records: float, progress: Progress) -> np.ndarray | None:
+    """Every pair's support (:func:`pair_supports`), counted in chunks of records; None if cancelled."""
+    table = np.zeros(data.n_items * (data.n_items - 1) // 2, dtype=np.int32)
+    # about 50 million pair increments per chunk: well under a second
+    chunk = max(1, int(data.n_records * 5e7 / max(pairs_in_records, 1.0)))
+    for lo in range(0, data.n_records, chunk):
+        pair_supports(data.indptr, data.indices, table, lo, min(lo + chunk, data.n_records))
+        if progress.cancelled():
+            return None
+    return table
 
 
 def _spans(n: int, parts: int) -> list[tuple[int, int]]:

@@ -112,7 +112,9 @@ def test_pair_table_holds_every_pair_support_and_decides_as_the_lists_do(monkeyp
     from anonstudio.kernels.kmanon_verify import pair_supports
 
     data = random_data(8, 300, 25, 7)
-    table = pair_supports(data.indptr, data.indices, data.n_items)
+    table = np.zeros(data.n_items * (data.n_items - 1) // 2, dtype=np.int32)
+    for lo in range(0, data.n_records, 70):  # in chunks of records, as the check counts them
+        pair_supports(data.indptr, data.indices, table, lo, min(lo + 70, data.n_records))
     records = [set(data.record(u).tolist()) for u in range(data.n_records)]
     for a, b in itertools.combinations(range(data.n_items), 2):
         assert table[b * (b - 1) // 2 + a] == sum(1 for r in records if a in r and b in r)
@@ -141,3 +143,15 @@ def test_capped_generalized_supports_by_lists_and_by_bitsets_match_brute_force()
             out = np.empty(len(itemsets), dtype=np.int64)
             generalized_supports(itemsets, part, indptr, records, part_bits, cap, out)
             assert np.array_equal(np.minimum(out, cap), np.minimum(truth, cap))
+
+
+def test_cancel_while_counting_pairs_gives_an_incomplete_check():
+    from anonstudio.jobs import NullProgress
+
+    class CancelNow(NullProgress):
+        def cancelled(self):
+            return True
+
+    data = random_data(8, 300, 25, 7)
+    res = verify_km(data, _random_labels(25, 9, 8), 5, 3, samples=500, seed=9, exact_budget=0, progress=CancelNow())
+    assert not res.complete and [p.ell for p in res.points] == [1]
