@@ -10,6 +10,11 @@ Usage::
     .venv/bin/python benchmarks/bench_kmanon.py --users 100000 [--users 1000000 ...] [--json out.json]
     .venv/bin/python benchmarks/bench_kmanon.py --nyc   # Foursquare NYC acceptance run (k=10, m=3)
     .venv/bin/python benchmarks/bench_kmanon.py --sampler-speed 20000 --users 1000000   # sampler vs MCMC
+    .venv/bin/python benchmarks/bench_kmanon.py --users 1000000 --profile   # + distinct checks, index memory
+
+``--profile`` prints, per level, the itemsets drawn, the distinct generalized
+itemsets (sets of partitions) actually checked, the cost of one check and the
+memory of each index (it records every checked itemset, so it runs a little slower).
 
 Run one size per process for clean peak-memory numbers.
 """
@@ -17,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import sys
 import time
@@ -24,6 +30,9 @@ from pathlib import Path
 
 import numpy as np
 from bench_data import BENCH_DATA
+
+_CHECKED: dict[int, list[np.ndarray]] = {}  # --profile: level -> packed partition sets checked
+_INDEXES: dict[str, int] = {}  # --profile: index -> bytes (largest seen)
 
 FOURSQUARE = BENCH_DATA / "location"
 
@@ -55,12 +64,47 @@ class _Log:
             print(f"  level {lv.level}: {lv.mode}, {lv.samples:,} itemsets, {lv.violations:,} violations, "
                   f"{lv.partitions:,} partitions, error {lv.error:.1f} m, {lv.seconds:.1f} s, "
                   f"RSS peak {peak_rss_gb():.2f} GB", flush=True)
+            if lv.level in _CHECKED:
+                keys = np.concatenate(_CHECKED.pop(lv.level))
+                per_check = 1e6 * lv.check_seconds / max(lv.support_checks, 1)
+                print(f"    profile: {lv.support_checks:,} checks of {len(np.unique(keys)):,} distinct generalized "
+                      f"itemsets, {per_check:.1f} us per check, {lv.check_seconds:.1f} s checking, "
+                      f"{lv.sampling_seconds:.1f} s waiting for samples; indexes: "
+                      + ", ".join(f"{name} {size / 1e6:.0f} MB" for name, size in _INDEXES.items()), flush=True)
 
     def cancelled(self):
         return False
 
 
-def run_city(users: int, k: int, m: int, sigma: float, trials: int, seed: int, verify: int) -> dict:
+def install_profile(data) -> None:
+    """Record every generalized itemset the trial checks, and the size of the indexes it checks with."""
+    import anonstudio.methods.kmanon.trial as trial_module
+
+    check = trial_module.check_batch
+
+    def recording_check(samples, begin, label, pool, start, length, bits, bit_row, k, need):
+        fail, passed, checks = check(samples, begin, label, pool, start, length, bits, bit_row, k, need)
+        rows = np.sort(label[samples[begin : begin + int(checks)]].astype(np.uint64), axis=1)
+        key = np.zeros(len(rows), dtype=np.uint64)
+        shift = np.uint64(max(1, len(label).bit_length()))  # 11 bits x 5 partitions for 1,303 towers
+        for c in range(rows.shape[1]):
+            # a repeated partition is one partition: the set, not the sequence, is what is checked
+            fresh = np.ones(len(rows), dtype=bool) if c == 0 else rows[:, c] != rows[:, c - 1]
+            key = np.where(fresh, (key << shift) | rows[:, c], key)
+        _CHECKED.setdefault(samples.shape[1], []).append(key)
+        for name, arr in (("posting pool", pool), ("partition bitsets", bits)):
+            _INDEXES[name] = max(_INDEXES.get(name, 0), arr.nbytes)
+        for name, value in data._cache.items():
+            arrays = value if isinstance(value, tuple) else (value,)
+            _INDEXES[f"data {name if isinstance(name, str) else name[0]}"] = sum(
+                getattr(a, "nbytes", 0) for a in arrays)
+        return fail, passed, checks
+
+    trial_module.check_batch = recording_check
+
+
+def run_city(users: int, k: int, m: int, sigma: float, trials: int, seed: int, verify: int,
+             profile: bool = False) -> dict:
     from anonstudio.data.geo import build_voronoi
     from anonstudio.data.synth_city import SynthCityParams, generate_city
     from anonstudio.methods.kmanon.algorithm import kmanonymize
@@ -76,22 +120,30 @@ def run_city(users: int, k: int, m: int, sigma: float, trials: int, seed: int, v
     cells = build_voronoi(data.coords, city.boundary)
     vor_s = time.perf_counter() - t
     print(f"{users:,} users: city {gen_s:.1f} s, Voronoi {vor_s:.1f} s, {data.indices.size:,} occurrences, "
-          f"RSS peak {peak_rss_gb():.2f} GB", flush=True)
+          f"RSS peak {peak_rss_gb():.2f} GB, load average {os.getloadavg()[0]:.1f}", flush=True)
     params = KmAnonParams(k=k, m=m, sigma=sigma, trials=trials, seed=seed)
+    if profile:
+        install_profile(data)
     t = time.perf_counter()
+    cpu = time.process_time()
     res = kmanonymize(data, Contiguity(cells), params, _Log())
+    anon_cpu = time.process_time() - cpu
     anon_s = time.perf_counter() - t
     out = {
         "users": users, "towers": data.n_items, "occurrences": int(data.indices.size), "k": k, "m": m,
         "sigma": sigma, "trials": trials, "seconds_generate": gen_s, "seconds_voronoi": vor_s,
-        "seconds_anonymize": anon_s, "support_checks_per_second": res.support_checks_per_second,
+        "seconds_anonymize": anon_s, "cpu_seconds_anonymize": anon_cpu,
+        "peak_rss_gb_anonymize": peak_rss_gb(), "load_average": os.getloadavg(),
+        "support_checks_per_second": res.support_checks_per_second,
         "complete": res.complete, "levels": [lv.summary() for lv in res.levels],
     }
     if verify:
         t = time.perf_counter()
+        cpu = time.process_time()
         check = verify_km(data, res.final.labels, k, m, samples=verify, seed=seed)
         out["verify"] = check.to_json()
         out["seconds_verify"] = time.perf_counter() - t
+        out["cpu_seconds_verify"] = time.process_time() - cpu
     out["peak_rss_gb"] = peak_rss_gb()
     return out
 
@@ -171,14 +223,17 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--verify", type=int, default=20_000, help="verifier samples per level (0: skip)")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--profile", action="store_true",
+                    help="also print distinct generalized itemsets checked per level and the indexes' memory")
     args = ap.parse_args(argv)
     if args.sampler_speed:
         results = [run_sampler_speed(u, args.seed, args.sampler_speed) for u in (args.users or [1_000_000])]
     elif args.nyc:
         results = [run_nyc(args.k or 10, args.m or 3, args.sigma, max(args.trials, 1), args.seed, args.verify)]
     else:
-        results = [run_city(u, args.k or 20, args.m or 5, args.sigma, args.trials, args.seed, args.verify)
-                   for u in (args.users or [100_000])]
+        results = [run_city(u, args.k or 20, args.m or 5, args.sigma, args.trials, args.seed, args.verify,
+                            args.profile) for u in (args.users or [100_000])]
+    print(f"load average now {os.getloadavg()[0]:.1f} (1 min), {os.getloadavg()[1]:.1f} (5 min)")
     for r in results:
         print(json.dumps({k: v for k, v in r.items() if k != "levels"}, default=str)[:2000])
     if args.json:

@@ -7,11 +7,14 @@ confidence interval. Small cases are enumerated exactly.
 
 Shares no code with the anonymizer: its own exact rejection sampler (no MCMC),
 its own posting lists and intersections (:mod:`anonstudio.kernels.kmanon_verify`).
+Counting stops once a support is known to reach k (that is all the check asks).
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import dataclasses
+import functools
 import itertools
 import math
 import time
@@ -27,7 +30,22 @@ from ..data.errors import DataFormatError
 from ..data.transactions import TransactionData
 from ..formatting import integer, percent
 from ..jobs import NullProgress, Progress, derive_seed
-from ..kernels.kmanon_verify import draw_uniform_itemsets, generalized_supports, records_of_lists
+from ..kernels.kmanon_verify import (
+    draw_uniform_itemsets,
+    generalized_supports,
+    list_bitsets,
+    pair_supports,
+    records_of_lists,
+)
+from ..parallel import budget
+
+#: Threads the check asks of the budget (draws and counts split into this many slices at most).
+_THREADS = 2
+#: Largest pair table (int32 cells) and pass over the records' pairs (increments) for ℓ = 2.
+_PAIR_TABLE_CELLS = 1 << 24
+_PAIR_TABLE_WORK = 4e9
+#: Most memory for the partitions' record bitsets (33 MB for 265 partitions of a million people).
+_PART_BITS_BYTES = 256 << 20
 
 __all__ = ["KmVerifyPoint", "KmVerifyResult", "verify_km", "read_partition_map", "clopper_pearson"]
 
@@ -235,10 +253,28 @@ def verify_km(
     # Own posting lists: records of each item, records of each partition. Built
     # in kernels that release the GIL, since the GUI runs this check on a worker
     # thread (a sort-based build held the GIL for seconds at a million people).
-    post_indptr, post_records = records_of_lists(data.n_items, data.indptr, data.indices.astype(np.int64))
-    part_indptr, part_records = records_of_lists(n_parts, data.indptr, part[data.indices])
+    post_indptr, post_records = records_of_lists(data.n_items, data.indptr, data.indices,
+                                                 np.arange(data.n_items, dtype=np.int64))
+    part_indptr, part_records = records_of_lists(n_parts, data.indptr, data.indices, part)
+    points: list[KmVerifyPoint] = []
+    # Draws and counts run on the thread budget: each batch of uniforms is cut into one slice per
+    # thread and the slices are joined where one pass would have stopped, so the itemsets drawn
+    # (and every number of the check) do not depend on the number of threads.
+    workers = budget.workers(_THREADS)
+    with contextlib.ExitStack() as stack:
+        pool = stack.enter_context(budget.pool(workers, "km-verify")) if workers > 1 else None
+        complete = _check_levels(data, part, ks, sigmas, m, samples, seed, confidence, exact_budget, progress,
+                                 lengths, post_indptr, post_records, part_indptr, part_records, pool, workers,
+                                 points)
+    progress.set(1.0, "verified")
+    return KmVerifyResult(tuple(points), confidence, complete, n_parts)
+
+
+def _check_levels(data, part, ks, sigmas, m, samples, seed, confidence, exact_budget, progress, lengths,
+                  post_indptr, post_records, part_indptr, part_records, pool, workers, points) -> bool:
+    """Append one :class:`KmVerifyPoint` per level to ``points``; False if cancelled."""
     gen_sets = None
-    points = []
+    part_bits = None  # built at the first sampled size
     complete = True
     for ell in range(1, m + 1):
         t0 = time.perf_counter()
@@ -266,27 +302,92 @@ def verify_km(
             continue
         rng = np.random.default_rng(derive_seed(seed, "km-verify", ell))
         cum = np.cumsum(weights)
+        # Pairs: a table of every pair's support (3.4 MB for 1,303 towers) when the items are few enough;
+        # its pass over the records' pairs costs far less than the lists' intersections it replaces.
+        small = ell == 2 and data.n_items * (data.n_items - 1) // 2 <= _PAIR_TABLE_CELLS and total <= _PAIR_TABLE_WORK
+        pairs = _pair_table(data, total, progress) if small else np.zeros(0, dtype=np.int32)
+        if pairs is None:
+            return False
         out = np.empty((samples, ell), dtype=np.int64)
         got = used = 0
         cap = samples * 2000
         while got < samples and used < cap:
             batch = max(1024, 2 * (samples - got))
             uniforms = rng.random((batch, ell + 2))
-            n, rows = draw_uniform_itemsets(uniforms, cum, data.indptr, data.indices, post_indptr, post_records,
-                                            ell, out[got:], samples - got)
-            got += int(n)
-            used += int(rows)
+            n, rows = _draw(pool, workers, uniforms, cum, data, post_indptr, post_records, ell, out[got:],
+                            samples - got, pairs)
+            got += n
+            used += rows
             progress.set((ell - 1 + got / samples) / m, f"verifying {ell}-itemsets: {got:,}/{samples:,}")
             if progress.cancelled():
                 complete = False
                 break
         supports = np.empty(got, dtype=np.int64)
-        generalized_supports(out[:got], part, part_indptr, part_records, supports)
+        if part_bits is None:
+            fits = len(part_indptr) - 1 > 0 and (len(part_indptr) - 1) * (data.n_records + 63) // 8 <= _PART_BITS_BYTES
+            part_bits = (list_bitsets(part_indptr, part_records, data.n_records) if fits
+                         else np.zeros((0, 0), dtype=np.uint64))
+        list(_map(pool, functools.partial(_count_span, out, part, part_indptr, part_records, part_bits, ks[ell - 1],
+                                          supports), _spans(got, workers)))
         ok = int((supports >= ks[ell - 1]).sum())
         lo, hi = clopper_pearson(ok, got, confidence)
         points.append(KmVerifyPoint(ell, ks[ell - 1], "sampling", got, ok, ok / got if got else 1.0, lo, hi,
                                     time.perf_counter() - t0, used, sigmas[ell - 1]))
         if not complete:
             break
-    progress.set(1.0, "verified")
-    return KmVerifyResult(tuple(points), confidence, complete, n_parts)
+    return complete
+
+
+def _pair_table(data: TransactionData, pairs_in_records: float, progress: Progress) -> np.ndarray | None:
+    """Every pair's support (:func:`pair_supports`), counted in chunks of records; None if cancelled."""
+    table = np.zeros(data.n_items * (data.n_items - 1) // 2, dtype=np.int32)
+    # about 50 million pair increments per chunk: well under a second
+    chunk = max(1, int(data.n_records * 5e7 / max(pairs_in_records, 1.0)))
+    for lo in range(0, data.n_records, chunk):
+        pair_supports(data.indptr, data.indices, table, lo, min(lo + chunk, data.n_records))
+        if progress.cancelled():
+            return None
+    return table
+
+
+def _spans(n: int, parts: int) -> list[tuple[int, int]]:
+    """``parts`` contiguous ranges covering ``0..n`` (the last ones may be empty)."""
+    step = -(-n // max(parts, 1)) if n else 0
+    return [(min(i * step, n), min((i + 1) * step, n)) for i in range(max(parts, 1))]
+
+
+def _count_span(itemsets, part, part_indptr, part_records, part_bits, k, supports, span: tuple[int, int]) -> None:
+    lo, hi = span
+    generalized_supports(itemsets[lo:hi], part, part_indptr, part_records, part_bits, k, supports[lo:hi])
+
+
+def _map(pool, fn, items):
+    return map(fn, items) if pool is None else pool.map(fn, items)
+
+
+def _draw(pool, workers, uniforms, cum, data, post_indptr, post_records, ell, out, want, pairs) -> tuple[int, int]:
+    """Accept up to ``want`` itemsets from the rows of ``uniforms`` in order; (accepted, rows used).
+
+    The rows are cut into one slice per thread; slice ``i`` stops after ``want`` acceptances of its
+    own. Joined in order, the first ``want`` acceptances and the row of the last one are exactly what
+    a single pass over all rows gives.
+    """
+    spans = _spans(len(uniforms), workers)
+    outs = [np.empty((want, ell), dtype=np.int64) for _ in spans]
+    at = [np.empty(want, dtype=np.int64) for _ in spans]
+
+    def one(i: int) -> tuple[int, int]:
+        lo, hi = spans[i]
+        n, rows = draw_uniform_itemsets(uniforms[lo:hi], cum, data.indptr, data.indices, post_indptr, post_records,
+                                        ell, outs[i], want, at[i], pairs)
+        return int(n), int(rows)
+
+    results = list(_map(pool, one, range(len(spans))))
+    got = 0
+    for i, (n, _rows) in enumerate(results):
+        take = min(n, want - got)
+        out[got:got + take] = outs[i][:take]
+        got += take
+        if got == want:
+            return got, spans[i][0] + int(at[i][take - 1]) + 1
+    return got, len(uniforms)

@@ -95,3 +95,23 @@ def test_enumeration_counts_match_brute_force():
     nv2, nflag2 = dense_violators(counts, flags, k, off, binom, len(ids), ell, rows)
     assert nflag2 == len(images)
     assert {frozenset(int(ids[c]) for c in r) for r in rows[:nv2]} == expected
+
+
+def test_support_over_bitsets_block_by_block_matches_brute_force():
+    """Dense items over 3,000 records: every check ANDs bitsets of 47 words (two full blocks and a partial one)."""
+    rng = np.random.default_rng(3)
+    data = random_data(4, 3000, 12, 9)
+    records = records_of(data)
+    state = PartitionState(data)
+    _random_merges(state, rng, 3)
+    words = state.bits.shape[1]
+    assert words % 16 and words > 32
+    for _ in range(300):
+        items = rng.choice(data.n_items, int(rng.integers(2, 6)), replace=False)
+        parts = state.parts_of(items)
+        if len(parts) < 2:
+            continue
+        assert all(state.bit_row[p] >= 0 and 2 * state.length[p] > words for p in parts)  # the AND path
+        truth = generalized_support(records, state.label, items)
+        for k in (1, 7, truth, truth + 1, 10**6):
+            assert state.support_at_least(parts, max(k, 1)) == min(truth, max(k, 1))

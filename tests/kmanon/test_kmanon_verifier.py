@@ -51,7 +51,8 @@ def test_rejection_sampler_is_uniform_over_omega():
     rng = np.random.default_rng(0)
     out = np.empty((30000, 2), np.int64)
     got, _ = draw_uniform_itemsets(rng.random((200000, 4)), cum, data.indptr, data.indices,
-                                   post_indptr, post_records, 2, out, 30000)
+                                   post_indptr, post_records, 2, out, 30000, np.empty(30000, np.int64),
+                                   np.zeros(0, np.int32))
     assert got == 30000
     keys, counts = np.unique(out[:got, 0] * 10 + out[:got, 1], return_counts=True)
     assert keys.tolist() == [1, 12, 23]
@@ -80,7 +81,77 @@ def test_verifier_lists_hold_each_record_once_in_order():
     indptr = np.cumsum([0] + [len(r) for r in records]).astype(np.int64)
     indices = np.array([i for r in records for i in r], dtype=np.int64)
     part = rng.integers(0, 4, size=9)  # several items share a partition: repeats within a record
-    lists_indptr, lists = records_of_lists(4, indptr, part[indices])
+    lists_indptr, lists = records_of_lists(4, indptr, indices, part)
     expected = partition_records(records, part)
     for p in range(4):
         assert lists[lists_indptr[p]:lists_indptr[p + 1]].tolist() == expected.get(p, [])
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+def test_check_is_the_same_on_one_thread_or_several(monkeypatch, threads):
+    """Batches cut into slices per thread are joined where one pass would stop: same itemsets, same counts."""
+    import anonstudio.verifiers.kmanon as verifier
+    from anonstudio.parallel import budget
+
+    data = random_data(6, 400, 40, 8)
+    labels = _random_labels(40, 10, 6)
+    monkeypatch.setattr(verifier, "_THREADS", threads)
+    runs = []
+    for workers in (1, threads):
+        with budget.limit(workers):
+            res = verify_km(data, labels, 6, 4, samples=1500, seed=4, exact_budget=0)
+        runs.append([(p.ell, p.itemsets, p.k_anonymous, p.proposals) for p in res.points])
+    assert runs[0] == runs[1]
+    assert any(k_anon < n for _, n, k_anon, _ in runs[0])  # some itemsets fail: the counts are informative
+
+
+def test_pair_table_holds_every_pair_support_and_decides_as_the_lists_do(monkeypatch):
+    import itertools
+
+    import anonstudio.verifiers.kmanon as verifier
+    from anonstudio.kernels.kmanon_verify import pair_supports
+
+    data = random_data(8, 300, 25, 7)
+    table = np.zeros(data.n_items * (data.n_items - 1) // 2, dtype=np.int32)
+    for lo in range(0, data.n_records, 70):  # in chunks of records, as the check counts them
+        pair_supports(data.indptr, data.indices, table, lo, min(lo + 70, data.n_records))
+    records = [set(data.record(u).tolist()) for u in range(data.n_records)]
+    for a, b in itertools.combinations(range(data.n_items), 2):
+        assert table[b * (b - 1) // 2 + a] == sum(1 for r in records if a in r and b in r)
+    labels = _random_labels(25, 9, 8)
+    runs = []
+    for cells in (verifier._PAIR_TABLE_CELLS, 0):  # with the table, then intersecting lists
+        monkeypatch.setattr(verifier, "_PAIR_TABLE_CELLS", cells)
+        res = verify_km(data, labels, 5, 2, samples=2000, seed=9, exact_budget=0)
+        runs.append([(p.ell, p.itemsets, p.k_anonymous, p.proposals) for p in res.points])
+    assert runs[0] == runs[1] and runs[0][1][0] == 2 and runs[0][1][1] == 2000
+
+
+def test_capped_generalized_supports_by_lists_and_by_bitsets_match_brute_force():
+    from anonstudio.kernels.kmanon_verify import generalized_supports, list_bitsets, records_of_lists
+    from tests.reference.kmanon_reference import generalized_support, records_of
+
+    data = random_data(9, 700, 20, 8)  # 11 bitset words: one full block of 8 and a partial one
+    part = _random_labels(20, 6, 9).astype(np.int64)
+    indptr, records = records_of_lists(6, data.indptr, data.indices, part)
+    bits = list_bitsets(indptr, records, data.n_records)
+    rng = np.random.default_rng(9)
+    itemsets = np.array([rng.choice(20, 3, replace=False) for _ in range(300)], dtype=np.int64)
+    truth = np.array([generalized_support(records_of(data), part, row) for row in itemsets])
+    for cap in (1, 5, 40, 10**6):
+        for part_bits in (np.zeros((0, 0), dtype=np.uint64), bits):
+            out = np.empty(len(itemsets), dtype=np.int64)
+            generalized_supports(itemsets, part, indptr, records, part_bits, cap, out)
+            assert np.array_equal(np.minimum(out, cap), np.minimum(truth, cap))
+
+
+def test_cancel_while_counting_pairs_gives_an_incomplete_check():
+    from anonstudio.jobs import NullProgress
+
+    class CancelNow(NullProgress):
+        def cancelled(self):
+            return True
+
+    data = random_data(8, 300, 25, 7)
+    res = verify_km(data, _random_labels(25, 9, 8), 5, 3, samples=500, seed=9, exact_budget=0, progress=CancelNow())
+    assert not res.complete and [p.ell for p in res.points] == [1]
