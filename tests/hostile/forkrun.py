@@ -93,10 +93,6 @@ def _child(request: dict, out_path: str, err_path: str, in_path: str, ready: int
     """In the forked child: become the CLI process and exit with its status."""
     os.setpgid(0, 0)
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    # Python drops the signals that arrive before its after-fork bookkeeping in the child; a console script
-    # never sees such a window (it is exec'd), so the parent starts its signal clock only now.
-    os.write(ready, b"1")
-    os.close(ready)
     for fd, path, flags in ((0, in_path, os.O_RDONLY), (1, out_path, os.O_WRONLY), (2, err_path, os.O_WRONLY)):
         handle = os.open(path, flags)
         os.dup2(handle, fd)
@@ -119,9 +115,14 @@ def _child(request: dict, out_path: str, err_path: str, in_path: str, ready: int
     os.chdir(request["cwd"])
     sys.argv = ["anonstudio-cli", *request["argv"]]
     code = 1
-    try:
-        from anonstudio.cli import main
+    from anonstudio.cli import main  # imported by the server: a lookup, not an import
 
+    # Python drops the signals that arrive before its after-fork bookkeeping in the child, and a signal during
+    # the set-up above would interrupt this harness, not the CLI (a console script has neither: it is exec'd
+    # straight into the CLI), so the parent starts its signal clock only now, as the CLI starts.
+    os.write(ready, b"1")
+    os.close(ready)
+    try:
         code = main(request["argv"])
     except SystemExit as exc:  # argparse errors exit 2 through SystemExit
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
