@@ -465,6 +465,15 @@ class MethodSpec(abc.ABC):
         """
         raise NotImplementedError(f"{self.title} makes no release the evaluator reads")
 
+    def release_object(self, run: MethodRun) -> Any:
+        """``run``'s release as an object, built in memory: what its ``release`` export writes, unwritten.
+
+        A table family returns a DataFrame whose CSV is the file (``frame.to_csv(index=False)``); a set-valued
+        family the :class:`~anonstudio.data.transactions.TransactionData` of the file's records. The library
+        API's ``run.release`` reads it. Families whose :attr:`exports` include a release override it.
+        """
+        raise NotImplementedError(f"{self.title} makes no release")
+
     def describe(self, run: MethodRun) -> Description:
         """The plain-language texts of a run: :meth:`promise`, the :func:`verdict`, :meth:`notes`.
 

@@ -11,17 +11,19 @@ import tempfile
 import pytest
 
 import anonstudio as an
-from anonstudio.api.releases import CONVERTERS
 from anonstudio.data.io import load_transactions
 from anonstudio.data.transactions import TransactionData
+from anonstudio.methods.contract import MethodSpec
 
 from .test_families import SPECS, _cli, _flags, _settings
 
 RELEASING = sorted(n for n, s in SPECS.items() if any(e.key == "release" and e.kind == "release" for e in s.exports))
 
 
-def test_every_family_with_a_release_has_a_converter():
-    assert RELEASING and set(RELEASING) == set(CONVERTERS)
+def test_every_family_with_a_release_builds_its_object():
+    """A family whose exports include a release overrides ``MethodSpec.release_object``; the others do not."""
+    builds = {n for n, s in SPECS.items() if type(s).release_object is not MethodSpec.release_object}
+    assert RELEASING and set(RELEASING) == builds
 
 
 @pytest.fixture

@@ -42,6 +42,7 @@ import csv
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -107,6 +108,14 @@ def export_release(release: GroupRelease, table: Table, path: str | Path, *,
         writer = csv.writer(fh, lineterminator="\n")
         writer.writerow(header)
         writer.writerows(rows)
+
+
+def release_frame(release: GroupRelease, table: Table, *, gid_column: str = DEFAULT_GID_COLUMN,
+                  id_column: str | None = None) -> Any:
+    """The rows :func:`export_release` writes, as a DataFrame typed as anonstudio reads the file."""
+    from ...data.io.relational import frame_of_text_rows
+
+    return frame_of_text_rows(*release_rows(release, table, gid_column=gid_column, id_column=id_column))
 
 
 def release_rows(release: GroupRelease, table: Table, *, gid_column: str = DEFAULT_GID_COLUMN,

@@ -140,6 +140,12 @@ class GroupAnonymizeSpec(MethodSpec):
         p = run.params
         return release, SideFiles(qi=list(p.qi) or None, sensitive_column=p.sensitive or None)
 
+    def release_object(self, run: MethodRun) -> Any:
+        from .published_csv import release_frame
+
+        return release_frame(run.result.release, run.result.table, gid_column=run.params.group_column,
+                             id_column=run.params.id_column)
+
     def run(self, table: Table, params: GroupAnonymizeParams, progress):
         from .algorithm import run_group_anonymize
 

@@ -185,6 +185,11 @@ class KmAnonSpec(MethodSpec):
         # A run without generalized items has no map: the evaluator then reads the release's items as they are.
         return release, SideFiles(map=paths["map"] if paths["map"].is_file() else None)
 
+    def release_object(self, run: MethodRun):
+        from .export import anonymized_dataset
+
+        return anonymized_dataset(run.result.data, run.result.final)
+
     def run(self, data: TransactionData, params: KmAnonParams, progress):
         from .algorithm import run_kmanon
 

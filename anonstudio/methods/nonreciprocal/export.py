@@ -28,7 +28,10 @@ from ...data.io import atomic_write
 from ...jobs import derive_seed
 from .result import NonreciprocalResult
 
-__all__ = ["write_published", "write_public", "write_graph", "write_order", "published_rows"]
+__all__ = ["write_published", "write_public", "write_graph", "write_order", "published_rows", "PUBLISHED_COLUMNS"]
+
+#: The header of PUBLISHED.csv.
+PUBLISHED_COLUMNS = ["record", "base", "distance", "threshold", "label"]
 
 
 def _require_complete(result: NonreciprocalResult) -> None:
@@ -63,7 +66,7 @@ def _write_rows(path: str | Path, header: list[str], rows) -> None:
 
 def write_published(path: str | Path, result: NonreciprocalResult) -> None:
     """PUBLISHED.csv in slot order (slot names as the input names its records)."""
-    _write_rows(path, ["record", "base", "distance", "threshold", "label"], published_rows(result))
+    _write_rows(path, PUBLISHED_COLUMNS, published_rows(result))
 
 
 def write_public(path: str | Path, result: NonreciprocalResult) -> None:
@@ -71,7 +74,7 @@ def write_public(path: str | Path, result: NonreciprocalResult) -> None:
     rows = published_rows(result)
     perm = np.random.default_rng(derive_seed(result.seed, "public")).permutation(len(rows))
     out = [[str(t + 1)] + rows[int(j)][1:] for t, j in enumerate(perm)]
-    _write_rows(path, ["record", "base", "distance", "threshold", "label"], out)
+    _write_rows(path, PUBLISHED_COLUMNS, out)
 
 
 def write_graph(path: str | Path, result: NonreciprocalResult) -> None:

@@ -126,6 +126,12 @@ class NonreciprocalSpec(MethodSpec):
 
         return write_evaluated_exports(run, {"release": folder / "published.csv"}, "release"), SideFiles()
 
+    def release_object(self, run: MethodRun):
+        from ...data.io.relational import frame_of_text_rows
+        from .export import PUBLISHED_COLUMNS, published_rows
+
+        return frame_of_text_rows(PUBLISHED_COLUMNS, published_rows(run.result))
+
     def run(self, data: TransactionData, params: NonreciprocalParams, progress):
         from .algorithm import run_nonreciprocal
 

@@ -144,6 +144,9 @@ class RhoSpec(MethodSpec):
         write_outputs(run, {"sensitive": sensitive}, allow_unverified=True)
         return release, SideFiles(sensitive=sensitive)
 
+    def release_object(self, run: MethodRun):
+        return run.result.published
+
     def run(self, data: TransactionData, params: RhoParams, progress):
         from .algorithm import run_rho
 

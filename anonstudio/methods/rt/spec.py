@@ -131,6 +131,12 @@ class RTSpec(MethodSpec):
         return release, SideFiles(item_hierarchy=paths["hierarchy"], qi=list(p.qi) or None,
                                   items_column=p.items_column or None)
 
+    def release_object(self, run: MethodRun) -> Any:
+        from ...data.io.relational import frame_of_text_rows
+        from .export import anon_rows
+
+        return frame_of_text_rows(*anon_rows(run.result))
+
     def run(self, data: Any, params: RTParams, progress) -> Any:
         from .algorithm import run_rt
 

@@ -134,6 +134,13 @@ class ThreatSpec(MethodSpec):
 
         GROUP.check_data(table, params.group_params())
 
+    def release_object(self, run: MethodRun):
+        from ..group_anonymize.published_csv import release_frame
+
+        published = run.result.release  # the group release the threat analysis read
+        return release_frame(published.release, published.table, gid_column=run.params.group_column,
+                             id_column=run.params.id_column)
+
     def run(self, table: Table, params: ThreatParams, progress):
         from .algorithm import run_threat
 
