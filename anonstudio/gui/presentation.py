@@ -20,6 +20,7 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QFont, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QWidget
 
+from .method_workbench import READY_TEXT
 from .plots import ExportablePlot
 
 __all__ = ["Presentation", "SCALE"]
@@ -34,6 +35,9 @@ PRESENTATION_STYLE = ("* {{ font-size: {size:.1f}pt; }}\n"
                       'QLabel[role="count"] {{ font-size: {count:.1f}pt; font-weight: bold; }}')
 #: The callout may grow to this height (pixels) while presenting instead of scrolling at 110.
 CALLOUT_HEIGHT = 260
+#: What a tab that has not run yet says while presenting: its parameters are hidden, its run is a key away.
+PRESENTING_READY_TEXT = ("Press Ctrl+R for “{run}” with the parameters set before presenting; "
+                         "Esc leaves presentation mode to change them.")
 
 
 def _scaled(font: QFont, factor: float) -> QFont:
@@ -182,6 +186,7 @@ class Presentation(QObject):
             "plots": [],
             "callouts": [],
             "splits": [],
+            "ready": [],
         }
         for dock in window.findChildren(type(window.datasets_dock)):
             if dock.isVisible():
@@ -193,6 +198,11 @@ class Presentation(QObject):
                 if isinstance(row, QWidget) and not row.isHidden():
                     row.hide()
                     saved["hidden"].append(row)
+            callout, run_text = getattr(bench, "callout", None), getattr(bench, "RUN_TEXT", None)
+            if callout is not None and run_text and callout.text() == READY_TEXT.format(run=run_text):
+                # "Set the parameters on the right" would point at a panel presentation mode hides.
+                callout.show_text(PRESENTING_READY_TEXT.format(run=run_text))
+                saved["ready"].append((callout, callout.text(), READY_TEXT.format(run=run_text)))
             area = getattr(bench, "callout_area", None)
             if area is not None and hasattr(area, "maximum"):
                 saved["callouts"].append((area, area.maximum))
@@ -226,6 +236,9 @@ class Presentation(QObject):
             area.updateGeometry()
         for split, sizes in saved["splits"]:
             split.setSizes(sizes)
+        for callout, presenting, ready in saved["ready"]:
+            if callout.text() == presenting:  # not replaced by a run's verdict meanwhile
+                callout.show_text(ready)
         window.menuBar().setVisible(saved["menu_bar"])
         if saved["window_state"] == Qt.WindowNoState:
             window.showNormal()

@@ -77,3 +77,13 @@ def test_arrows_step_the_attack_demo_with_an_animated_count(window, demo, qtbot)
     assert not window.presentation.active
     QTest.keyClick(window, Qt.Key_Right)  # outside presentation mode the arrows are the widgets' own
     assert demo.revealed == 0
+
+
+def test_a_tab_that_has_not_run_points_at_ctrl_r_not_at_the_hidden_parameters(window, demo, qtbot):
+    bench = window.tabs.currentWidget()
+    ready = bench.callout.text()
+    assert "parameters on the right" in ready
+    QTest.keyClick(window, Qt.Key_F11)
+    assert "Ctrl+R" in bench.callout.text() and "on the right" not in bench.callout.text()
+    QTest.keyClick(window, Qt.Key_Escape)
+    assert bench.callout.text() == ready
