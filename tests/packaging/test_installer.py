@@ -34,9 +34,9 @@ EXECUTABLES = ("anonstudio", "anonstudio-cli", "anonstudio-selfcheck")
 DEMO_SIZE = (1600, 1000)  # app.DEMO_SIZE, the window size of --demo --screenshot
 # Issue 20: first start of the installed app on a fresh account, to a window whose first
 # analysis does not wait for compilation, under 15 s. Measured on the shared two-core
-# machine (packaging/README.md): the studio to its first analysis 4 s, the warm-up of every
-# kernel from the bundled cache 3 s. The limit is the target itself: three to four times the
-# measured figures, room for a machine busy with other jobs, never for a compilation (minutes).
+# machine (packaging/README.md): the studio to its first analysis 4-5 s, the warm-up of every
+# kernel from the bundled cache 1-3 s. The limit is the target itself: three times the measured
+# figures or more, room for a machine busy with other jobs, never for a compilation (minutes).
 FIRST_START_S = 15.0
 
 
@@ -161,7 +161,8 @@ def test_the_first_start_on_a_fresh_account_loads_every_kernel_from_the_bundled_
     print(f"first start of anonstudio-selfcheck --warm-up: {proc.seconds:.1f} s, of which the warm-up "
           f"{doc['warm_up_seconds']:.1f} s; {loaded} kernels loaded, {saved} compiled")
     assert saved == 0, "the warm-up compiled kernels the bundle should carry"
-    assert loaded >= len(indexes)
+    # A kernel another one calls is linked into its caller's entry: not every index is loaded directly.
+    assert loaded >= len(doc["warmed_up"])
     # numba found the copy in its folder for this installation, one index per bundled one.
     cache = home / "cache" / "anonstudio" / "numba" / "anonstudio-selfcheck"
     assert sorted(p.name for p in cache.rglob("*.nbi")) == indexes
@@ -209,10 +210,12 @@ def test_the_studio_first_start_writes_a_screenshot_without_compiling(bundle, tm
 
 def test_the_cli_lists_samples_and_measures_uniqueness(bundle, tmp_path):
     from anonstudio.cli import main as cli_main
+    from anonstudio.data.samples import list_samples
 
     proc = bundle.run("anonstudio-cli", "samples")
     assert proc.returncode == 0, proc.stderr
-    assert [line.split()[0] for line in proc.stdout.splitlines()] == ["adult", "bms-webview-1", "chess", "small-city"]
+    names = [line.split()[0] for line in proc.stdout.splitlines()]
+    assert names == [sample.name for sample in list_samples()] and {"adult", "chess"} <= set(names)
 
     out = bundle.home / "uniqueness.json"
     proc = bundle.run("anonstudio-cli", "uniqueness", "chess", "--m", "1", "--quiet", "--json", str(out))
