@@ -34,7 +34,9 @@ def report(warm_up: bool) -> dict:
         "numba_cache_dir": os.environ.get("NUMBA_CACHE_DIR"),
     }
     if warm_up:
-        doc["warmed_up"] = sorted(warm_up_all())
+        timings = warm_up_all()
+        doc["warmed_up"] = sorted(timings)
+        doc["warm_up_seconds"] = round(sum(timings.values()), 2)
     return doc
 
 

@@ -1,10 +1,11 @@
 """Smoke test of the desktop bundle: build packaging/anonstudio.spec, then run what it built.
 
-The build takes about two minutes on two cores and the first start of the frozen
-executables compiles every kernel again (about three), so this module runs only
+The build takes three to four minutes on two cores (PyInstaller's analysis and the
+compilation of every kernel for the bundled cache), so this module runs only
 where PyInstaller is installed (``pip install -e ".[test,installer]"``, which
 ``.ci/installer`` does) and is skipped where it is not (the ``.[test]`` install
-of ``.ci/run``).
+of ``.ci/run``). It also measures the first start of the built app on a fresh
+user account (printed, and held to the 15 s of issue 20).
 """
 from __future__ import annotations
 
@@ -31,6 +32,12 @@ ROOT = Path(__file__).resolve().parents[2]
 SPEC = ROOT / "packaging" / "anonstudio.spec"
 EXECUTABLES = ("anonstudio", "anonstudio-cli", "anonstudio-selfcheck")
 DEMO_SIZE = (1600, 1000)  # app.DEMO_SIZE, the window size of --demo --screenshot
+# Issue 20: first start of the installed app on a fresh account, to a window whose first
+# analysis does not wait for compilation, under 15 s. Measured on the shared two-core
+# machine (packaging/README.md): the studio to its first analysis 4-5 s, the warm-up of every
+# kernel from the bundled cache 1-3 s. The limit is the target itself: three times the measured
+# figures or more, room for a machine busy with other jobs, never for a compilation (minutes).
+FIRST_START_S = 15.0
 
 
 def snapshot(folder: Path) -> dict[str, tuple[int, int]]:
@@ -48,21 +55,27 @@ class Bundle:
         self.build_seconds = build_seconds
         self.files = snapshot(folder)
 
-    def env(self, **extra: str) -> dict[str, str]:
+    def env(self, home: Path | None = None, **extra: str) -> dict[str, str]:
+        home = home or self.home
         env = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "ANONSTUDIO_", "XDG_"))}
-        env.update(HOME=str(self.home), XDG_CACHE_HOME=str(self.home / "cache"),
-                   XDG_CONFIG_HOME=str(self.home / "config"), XDG_DATA_HOME=str(self.home / "data"),
+        env.update(HOME=str(home), XDG_CACHE_HOME=str(home / "cache"),
+                   XDG_CONFIG_HOME=str(home / "config"), XDG_DATA_HOME=str(home / "data"),
                    QT_QPA_PLATFORM="offscreen")
         env.update(extra)
         return env
 
-    def run(self, executable: str, *args: str, cwd: Path | None = None, timeout: float = 600,
+    def run(self, executable: str, *args: str, home: Path | None = None, timeout: float = 600,
             **env: str) -> subprocess.CompletedProcess:
-        """Run one of the bundle's executables; the bundle itself must stay untouched (it may be read-only)."""
+        """Run one of the bundle's executables; the bundle itself must stay untouched (it may be read-only).
+
+        The seconds the run took are in the result's ``seconds``.
+        """
+        home = home or self.home
         t0 = time.perf_counter()
-        proc = subprocess.run([str(self.folder / executable), *args], env=self.env(**env), cwd=cwd or self.home,
+        proc = subprocess.run([str(self.folder / executable), *args], env=self.env(home, **env), cwd=home,
                               capture_output=True, text=True, timeout=timeout)
-        print(f"{executable} {' '.join(args)}: exit {proc.returncode} after {time.perf_counter() - t0:.1f} s")
+        proc.seconds = time.perf_counter() - t0
+        print(f"{executable} {' '.join(args)}: exit {proc.returncode} after {proc.seconds:.1f} s")
         assert snapshot(self.folder) == self.files, f"{executable} wrote into its bundle folder"
         return proc
 
@@ -123,27 +136,71 @@ def test_frozen_discovery_finds_what_a_checkout_finds(bundle):
     assert frozen["numba_cache_dir"] == str(bundle.home / "cache" / "anonstudio" / "numba" / "anonstudio-selfcheck")
 
 
-def test_every_kernel_compiles_in_the_bundle_and_loads_from_the_user_cache(bundle):
-    proc = bundle.run("anonstudio-selfcheck", "--warm-up")
-    assert proc.returncode == 0, proc.stderr
-    warmed = json.loads(proc.stdout)["warmed_up"]
-    assert warmed == [k for k in json.loads(proc.stdout)["kernels"] if k != "warmup"]
-    cache = bundle.home / "cache" / "anonstudio" / "numba" / "anonstudio-selfcheck"
-    assert len(list(cache.rglob("*.nbi"))) >= len(warmed)
-    # The second start loads every kernel from the cache instead of compiling it.
-    proc = bundle.run("anonstudio-selfcheck", "--warm-up", NUMBA_DEBUG_CACHE="1")
-    assert proc.returncode == 0, proc.stderr
-    debug = proc.stdout + proc.stderr
-    assert "data loaded from" in debug and "data saved to" not in debug
+def cache_log(proc: subprocess.CompletedProcess) -> tuple[int, int]:
+    """(entries loaded, entries saved) in numba's cache log (``NUMBA_DEBUG_CACHE=1``) of a run.
+
+    numba saves an entry after every compilation of a ``cache=True`` kernel, so no
+    entry saved means the run compiled none of them.
+    """
+    log = proc.stdout + proc.stderr
+    return log.count("[cache] data loaded from"), log.count("[cache] data saved to")
 
 
-def test_the_studio_demo_writes_a_screenshot_offscreen(bundle):
+def test_the_first_start_on_a_fresh_account_loads_every_kernel_from_the_bundled_cache(bundle, tmp_path):
+    """Issue 20: the bundle carries its compiled kernels; the first start's warm-up compiles nothing."""
+    bundled = bundle.folder / "_internal" / "numba_cache"
+    indexes = sorted(p.name for p in (bundled / "anonstudio-selfcheck").glob("*.nbi"))
+    assert indexes and sorted(p.name for p in (bundled / "anonstudio").glob("*.nbi")) == indexes
+    home = tmp_path / "fresh"
+    home.mkdir()
+    proc = bundle.run("anonstudio-selfcheck", "--warm-up", home=home, NUMBA_DEBUG_CACHE="1")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout[proc.stdout.index("{\n"):])
+    assert doc["warmed_up"] == [k for k in doc["kernels"] if k != "warmup"]
+    loaded, saved = cache_log(proc)
+    print(f"first start of anonstudio-selfcheck --warm-up: {proc.seconds:.1f} s, of which the warm-up "
+          f"{doc['warm_up_seconds']:.1f} s; {loaded} kernels loaded, {saved} compiled")
+    assert saved == 0, "the warm-up compiled kernels the bundle should carry"
+    # A kernel another one calls is linked into its caller's entry: not every index is loaded directly.
+    assert loaded >= len(doc["warmed_up"])
+    # numba found the copy in its folder for this installation, one index per bundled one.
+    cache = home / "cache" / "anonstudio" / "numba" / "anonstudio-selfcheck"
+    assert sorted(p.name for p in cache.rglob("*.nbi")) == indexes
+    # The studio runs this warm-up in the background once its window is up.
+    assert doc["warm_up_seconds"] < FIRST_START_S
+
+    # A later start does not copy again; one whose copy is stale (an update of the app) does.
+    (marker,) = cache.rglob("anonstudio-bundle-id")
+    copied = {p: p.stat().st_mtime_ns for p in cache.rglob("*.nbi")}
+    proc = bundle.run("anonstudio-selfcheck", home=home)
+    assert proc.returncode == 0, proc.stderr
+    assert {p: p.stat().st_mtime_ns for p in cache.rglob("*.nbi")} == copied
+    marker.write_text("an earlier build")
+    proc = bundle.run("anonstudio-selfcheck", "--warm-up", home=home, NUMBA_DEBUG_CACHE="1")
+    assert proc.returncode == 0, proc.stderr
+    assert cache_log(proc)[1] == 0 and marker.read_text() == (bundled / "build-id").read_text()
+
+
+def test_the_studio_first_start_writes_a_screenshot_without_compiling(bundle, tmp_path):
+    """The studio's demo on a fresh account: window, first analysis, screenshot, all from the bundled kernels.
+
+    ``--max-m 1`` keeps the analysis itself short, so the time is the start's (the
+    default m = 4 takes ten seconds more of counting, with or without compilation).
+    """
     from PySide6.QtGui import QImage
 
-    shot = bundle.home / "shot.png"
-    proc = bundle.run("anonstudio", "--demo", "--screenshot", str(shot))
+    home = tmp_path / "fresh"
+    home.mkdir()
+    shot = home / "shot.png"
+    proc = bundle.run("anonstudio", "--demo", "--max-m", "1", "--screenshot", str(shot), home=home,
+                      NUMBA_DEBUG_CACHE="1")
     assert proc.returncode == 0, proc.stderr
     assert "failed to import" not in proc.stderr
+    loaded, saved = cache_log(proc)
+    print(f"first start of anonstudio --demo --screenshot (window, first analysis, screenshot): "
+          f"{proc.seconds:.1f} s, {loaded} kernels loaded, {saved} compiled")
+    assert loaded and saved == 0, "the studio's first analysis compiled kernels"
+    assert proc.seconds < FIRST_START_S
     assert 30_000 < shot.stat().st_size < 5_000_000
     image = QImage(str(shot))
     assert (image.width(), image.height()) == DEMO_SIZE
@@ -153,10 +210,12 @@ def test_the_studio_demo_writes_a_screenshot_offscreen(bundle):
 
 def test_the_cli_lists_samples_and_measures_uniqueness(bundle, tmp_path):
     from anonstudio.cli import main as cli_main
+    from anonstudio.data.samples import list_samples
 
     proc = bundle.run("anonstudio-cli", "samples")
     assert proc.returncode == 0, proc.stderr
-    assert [line.split()[0] for line in proc.stdout.splitlines()] == ["adult", "bms-webview-1", "chess", "small-city"]
+    names = [line.split()[0] for line in proc.stdout.splitlines()]
+    assert names == [sample.name for sample in list_samples()] and {"adult", "chess"} <= set(names)
 
     out = bundle.home / "uniqueness.json"
     proc = bundle.run("anonstudio-cli", "uniqueness", "chess", "--m", "1", "--quiet", "--json", str(out))
