@@ -58,9 +58,10 @@ GROUPS = {
     # Session fixtures that run every family and draw every plot: computed once, not once per worker.
     "report": "report",
 }
-#: Groups whose tests bound the wall-clock time of real work (a cancel reaches the cluster within 15 s): while one of
-#: them runs, the other workers wait, so the bound holds on a 2-core machine too.
-EXCLUSIVE_GROUPS = frozenset({"dask-cluster"})
+#: A test marked ``alone`` bounds the wall-clock time of real work (a cancel reaches the cluster within 15 s): while it
+#: runs, the other workers wait, so the bound holds on a 2-core machine too. Only such tests wait: a whole group
+#: waiting left a worker idle for a fifth of a minute per test at the start of a run.
+ALONE = "alone"
 
 
 # --- the gui marker -------------------------------------------------------------------------------------------------
@@ -202,11 +203,11 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
-    """Each test holds the worker lock, exclusively in an ``EXCLUSIVE_GROUPS`` group (waiting is not timed out)."""
+    """Each test holds the worker lock, exclusively when marked :data:`ALONE` (waiting is not timed out)."""
     lock = item.config.stash.get(_WORKER_LOCK, None)
     if lock is None:
         return (yield)
-    with lock.held(group_of(str(item.path)) in EXCLUSIVE_GROUPS):
+    with lock.held(item.get_closest_marker(ALONE) is not None):
         return (yield)
 
 

@@ -167,6 +167,7 @@ def _task_prefixes(client) -> list[str]:
     return client.run_on_scheduler(lambda dask_scheduler: sorted(str(k) for k in dask_scheduler.task_prefixes))
 
 
+@pytest.mark.alone
 def test_cancel_of_the_compare_tab_on_the_cluster_keeps_the_finished_cells(qtbot, runner, wait_job, cluster):
     import time
 

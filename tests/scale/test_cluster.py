@@ -55,6 +55,7 @@ def test_a_sweep_through_the_clusters_address_gives_identical_numbers(client):
     assert there.to_csv_text() == here.to_csv_text()
 
 
+@pytest.mark.alone
 def test_cancel_of_a_sweep_on_the_cluster_keeps_finished_cells_and_frees_the_workers(client):
     # Two quick cells, then two that take over a minute each unless the cancel reaches them on the workers.
     axes = [parse_axis(KMANON.params, "m", "2,4")]
@@ -105,6 +106,7 @@ def test_a_full_run_with_trials_on_the_cluster_is_the_same_run(cluster):
         {k: v for k, v in here.summary().items() if k != "seconds"}
 
 
+@pytest.mark.alone
 def test_cancel_reaches_the_trials_on_the_cluster_and_keeps_what_came_back(cluster):
     params = quick(trials=8, m=3, sigma=0.99, seed=9)
     here = kmanonymize(city(), FreeMerge(), params)
