@@ -197,6 +197,10 @@ def _serve_one(request: dict) -> dict:
 
 def serve() -> None:
     # Everything a command needs, imported once: children start in milliseconds.
+    import importlib
+    import pkgutil
+
+    import anonstudio
     import anonstudio.cli
     from anonstudio.methods.contract import discover_methods
 
@@ -204,6 +208,14 @@ def serve() -> None:
     anonstudio.cli.build_parser()
     import anonstudio.cli.commands.attack
     import anonstudio.data.io
+
+    # The commands import numpy, pandas, numba and their family's algorithm, kernels and verifier only where they
+    # use them (a quick --help); imported here once, a forked child does not import them again for every case.
+    for info in pkgutil.walk_packages(anonstudio.__path__, "anonstudio."):
+        name = info.name
+        if name.startswith(("anonstudio.gui", "anonstudio.app")) or name.endswith("__main__"):
+            continue  # Qt, and modules that run something when imported
+        importlib.import_module(name)
 
     print("ready", flush=True)
     for line in sys.stdin:
