@@ -27,8 +27,9 @@ __all__ = ["Presentation", "SCALE"]
 
 #: Text is this much larger while presenting.
 SCALE = 1.5
-#: Rows of a method tab hidden while presenting (attribute names of MethodWorkbench).
-SECONDARY_ROWS = ("intro_label", "guide", "history_bar", "export_row")
+#: Rows of a method tab hidden while presenting (attribute names of MethodWorkbench; the Audit tab's
+#: choice of a release is a setup row too).
+SECONDARY_ROWS = ("intro_label", "guide", "history_bar", "export_row", "release_source_row")
 #: Added to the window's style sheet while presenting (sizes in points); the attack demo's count is largest.
 PRESENTATION_STYLE = ("* {{ font-size: {size:.1f}pt; }}\n"
                       'QLabel[role="empty"], QLabel[role="empty-plot"] {{ font-size: {size:.1f}pt; }}\n'
@@ -50,13 +51,19 @@ def _scaled(font: QFont, factor: float) -> QFont:
 
 
 class _PlotText:
-    """Scales one plot's title, axis and legend text, and puts them back."""
+    """Scales one plot's title, axis and legend text, and puts them back.
 
-    def __init__(self, plot: QWidget, factor: float):
+    ``base_points`` is the unscaled text size for a plot built while presenting, whose font already
+    carries the presentation style sheet's larger size.
+    """
+
+    def __init__(self, plot: QWidget, factor: float, base_points: float | None = None):
         self.plot = plot
         item = plot.plot_item
         self.axes = {}
-        base = plot.font()
+        base = QFont(plot.font())
+        if base_points is not None:
+            base.setPointSizeF(base_points)
         points = base.pointSizeF() if base.pointSizeF() > 0 else 9.0
         for name in ("left", "bottom"):
             axis = item.getAxis(name)
@@ -124,6 +131,7 @@ class Presentation(QObject):
         self.previous_action = self._key_action(Qt.Key_Left, lambda: self.step(-1))
         # Esc is the window's one Esc action (shortcuts.py): it leaves presentation mode before cancelling a job.
         window.addAction(self.action)
+        window.workbench_built.connect(self._built_while_presenting)
 
     def _key_action(self, key: Qt.Key, slot) -> QAction:
         action = QAction(self.window)
@@ -192,36 +200,49 @@ class Presentation(QObject):
             if dock.isVisible():
                 dock.hide()
         window.menuBar().hide()
-        for bench in window.built_workbenches():  # a tab not shown yet has nothing on screen to enlarge
-            for name in SECONDARY_ROWS:
-                row = getattr(bench, name, None)
-                if isinstance(row, QWidget) and not row.isHidden():
-                    row.hide()
-                    saved["hidden"].append(row)
-            callout, run_text = getattr(bench, "callout", None), getattr(bench, "RUN_TEXT", None)
-            if callout is not None and run_text and callout.text() == READY_TEXT.format(run=run_text):
-                # "Set the parameters on the right" would point at a panel presentation mode hides.
-                callout.show_text(PRESENTING_READY_TEXT.format(run=run_text))
-                saved["ready"].append((callout, callout.text(), READY_TEXT.format(run=run_text)))
-            area = getattr(bench, "callout_area", None)
-            if area is not None and hasattr(area, "maximum"):
-                saved["callouts"].append((area, area.maximum))
-                area.maximum = CALLOUT_HEIGHT
-                area.updateGeometry()
-            for demo in bench.findChildren(QWidget):
-                split = getattr(demo, "split", None)
-                if getattr(demo, "presentation_step", False) and split is not None:
-                    # The plot and its counter take most of the width; the revealed list stays readable.
-                    saved["splits"].append((split, split.sizes()))
-                    total = sum(split.sizes()) or 1000
-                    split.setSizes([int(total * 0.3), total - int(total * 0.3)])
+        for bench in window.built_workbenches():  # a tab not shown yet is handled when it is built
+            self._present(bench)
         # Plots first: their text is scaled from the fonts they have now, before the style sheet grows them.
         saved["plots"] = [_PlotText(plot, SCALE) for plot in _plots(window)]
         # A font set on the window does not reach widgets styled by its style sheet: the size goes into the sheet.
-        points = window.font().pointSizeF() if window.font().pointSizeF() > 0 else 9.0
+        points = saved["points"] = window.font().pointSizeF() if window.font().pointSizeF() > 0 else 9.0
         window.setStyleSheet(saved["style"] + "\n" + PRESENTATION_STYLE.format(
             size=points * SCALE, count=points * SCALE * 1.6))
         window.showFullScreen()
+
+    def _present(self, bench: QWidget) -> None:
+        """Hide one built tab's secondary rows, point its ready text at Ctrl+R, let its callout grow."""
+        saved = self._saved
+        for name in SECONDARY_ROWS:
+            row = getattr(bench, name, None)
+            if isinstance(row, QWidget) and not row.isHidden():
+                row.hide()
+                saved["hidden"].append(row)
+        callout, run_text = getattr(bench, "callout", None), getattr(bench, "RUN_TEXT", None)
+        if callout is not None and run_text and callout.text() == READY_TEXT.format(run=run_text):
+            # "Set the parameters on the right" would point at a panel presentation mode hides.
+            callout.show_text(PRESENTING_READY_TEXT.format(run=run_text))
+            saved["ready"].append((callout, callout.text(), READY_TEXT.format(run=run_text)))
+        area = getattr(bench, "callout_area", None)
+        if area is not None and hasattr(area, "maximum"):
+            saved["callouts"].append((area, area.maximum))
+            area.maximum = CALLOUT_HEIGHT
+            area.updateGeometry()
+        for demo in bench.findChildren(QWidget):
+            split = getattr(demo, "split", None)
+            if getattr(demo, "presentation_step", False) and split is not None:
+                # The plot and its counter take most of the width; the revealed list stays readable.
+                saved["splits"].append((split, split.sizes()))
+                total = sum(split.sizes()) or 1000
+                split.setSizes([int(total * 0.3), total - int(total * 0.3)])
+
+    def _built_while_presenting(self, bench: QWidget) -> None:
+        """A tab first shown while presenting gets what :meth:`_enter` gave the tabs built before it."""
+        if not self.active:
+            return
+        self._present(bench)
+        plots = [_PlotText(plot, SCALE, base_points=self._saved["points"]) for plot in _plots(bench)]
+        self._saved["plots"].extend(plots)
 
     def _leave(self) -> None:
         window = self.window

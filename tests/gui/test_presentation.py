@@ -87,3 +87,28 @@ def test_a_tab_that_has_not_run_points_at_ctrl_r_not_at_the_hidden_parameters(wi
     assert "Ctrl+R" in bench.callout.text() and "on the right" not in bench.callout.text()
     QTest.keyClick(window, Qt.Key_Escape)
     assert bench.callout.text() == ready
+
+
+
+def test_a_tab_first_shown_while_presenting_is_presented_like_the_others(window, demo, qtbot):
+    """No visible text points at the hidden parameters, and plots get the same larger text, built before or after."""
+    from PySide6.QtWidgets import QLabel
+
+    from anonstudio.gui.plots import ExportablePlot
+
+    QTest.keyClick(window, Qt.Key_F11)
+    stale, sizes = [], {}
+    for index in range(window.tabs.count()):
+        window.tabs.setCurrentIndex(index)  # builds the tab now if it was not shown before
+        bench = window.tabs.widget(index)
+        stale += [(window.tabs.tabText(index), label.text()) for label in bench.findChildren(QLabel)
+                  if label.isVisibleTo(bench) and ("(right)" in label.text() or "on the right" in label.text())]
+        for plot in bench.findChildren(ExportablePlot):
+            sizes.setdefault(plot.plot_item.getAxis("bottom").labelStyle.get("font-size"), []).append(
+                window.tabs.tabText(index))
+    QTest.keyClick(window, Qt.Key_Escape)
+    assert stale == []
+    assert len(sizes) == 1, sizes  # the Risk tab was built before F11, the others after
+    after = {plot.plot_item.getAxis("bottom").labelStyle.get("font-size")
+             for index in range(window.tabs.count()) for plot in window.tabs.widget(index).findChildren(ExportablePlot)}
+    assert len(after) == 1 and after != set(sizes), after  # every tab back to one normal size

@@ -116,6 +116,10 @@ class AuditWorkbench(MethodWorkbench):
         layout = QVBoxLayout(curves)
         layout.setContentsMargins(0, 4, 0, 0)
 
+        # One widget, so presentation mode can hide this setup row with the tab's other secondary rows.
+        self.release_source_row = QWidget()
+        source_layout = QVBoxLayout(self.release_source_row)
+        source_layout.setContentsMargins(0, 0, 0, 0)
         source_row = QHBoxLayout()
         source_row.addWidget(QLabel("Release of a finished run:"))
         self.source_box = QComboBox()
@@ -128,13 +132,14 @@ class AuditWorkbench(MethodWorkbench):
         self.use_button.clicked.connect(self.use_selected_source)
         source_row.addWidget(self.source_box, 1)
         source_row.addWidget(self.use_button)
-        layout.addLayout(source_row)
+        source_layout.addLayout(source_row)
         self.source_note = note_label("")
-        layout.addWidget(self.source_note)
+        source_layout.addWidget(self.source_note)
+        layout.addWidget(self.release_source_row)
 
         self.plot = ExportablePlot("Risk against m", x_label="m (items the attacker knows)",
                                    y_label="risk (0–1)", auto_legend=True,
-                                   empty_text="Press “Audit the release” (right) to measure the risk.")
+                                   empty_text="Press “Audit the release” (Ctrl+R) to measure the risk.")
         for _key, name, colour, symbol in MEASURES:
             self.plot.add_series(name, kind="line", color=colour, symbol=symbol, error_bars=True)
         self.plot.add_glossary("prosecutor_risk")

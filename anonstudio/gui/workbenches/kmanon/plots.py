@@ -30,7 +30,7 @@ class KmCurvePlot(ExportablePlot):
     """One quantity of the levels vs m: trials as faint points, the best as a line."""
 
     def __init__(self, title: str, y_label: str, value: Callable[[LevelResult], float | None], *,
-                 y_units: str | None = None, empty_text: str = "Press “Anonymize” (right) to fill this plot."):
+                 y_units: str | None = None, empty_text: str = "Press “Anonymize” (Ctrl+R) to fill this plot."):
         super().__init__(title, x_label=X_LABEL, y_label=y_label, y_units=y_units, empty_text=empty_text,
                          auto_legend=True)
         self.value = value

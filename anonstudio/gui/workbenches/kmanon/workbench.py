@@ -57,7 +57,7 @@ CHECK_TEXT = ("<b>Independent check</b> per number of known items ℓ: separate 
 NO_COORDINATES_TEXT = (
     "No map: this dataset has no coordinates for its items, so their places cannot be drawn and "
     "“touching towers only” cannot be used. You can still anonymize it with a hierarchy of the items or by "
-    "free merging (right). To get the map, choose an item coordinates file in the parameters "
+    "free merging. To get the map, choose an item coordinates file in the parameters "
     "(CSV item,x,y in metres or item,lat,lon)."
 )
 ATTACH_TEXT = "Choose item coordinates…"

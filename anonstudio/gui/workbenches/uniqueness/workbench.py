@@ -62,7 +62,7 @@ class UniquenessWorkbench(MethodWorkbench):
         self._shown: UniquenessResult | None = None
         uniqueness_page = QWidget()
         self.itemset_plot = UniquenessPlot("Uniqueness of m-itemsets", ITEMSET_Y,
-                                           "Press “Measure uniqueness” (right) to compute this curve.",
+                                           "Press “Measure uniqueness” (Ctrl+R) to compute this curve.",
                                            estimated="estimated (MCMC sample)")
         self.person_plot = UniquenessPlot("Person-level unicity", PERSON_Y,
                                           "Computed after the itemset curve.",
