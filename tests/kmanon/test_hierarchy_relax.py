@@ -75,6 +75,8 @@ def _bound(data, tree, start: dict[int, int]):
             cons.merged(move, keep)
         else:
             cons.cut[parts[0]] = node
+    # a one-item partition may start above its leaf: price the start as it is
+    err.total = sum(float(err.occ[p]) * err.node_loss[cons.cut[p]] for p in state.members)
     return state, cons, err
 
 
@@ -86,8 +88,8 @@ def _anonymous_start(data, tree, leaf, k, ell, seed) -> dict[int, int]:
         cut = {}
         for i in range(data.n_items):
             path = [int(leaf[i]), *tree.ancestors(int(leaf[i]))]  # leaf ... root
-            # the highest node on the path whose random depth says "stop here", as an antichain:
-            # decide on the depth-1 ancestor's coin so that siblings agree
+            # the ancestor at a random depth below the root (0-2), drawn once per child of the root
+            # so that the items of one subtree agree and the nodes form a cut
             top = path[-2] if len(path) > 1 else path[-1]
             d = min(depth[top], len(path) - 1)
             cut[i] = path[len(path) - 1 - d]
