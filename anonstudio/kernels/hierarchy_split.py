@@ -7,14 +7,16 @@ every generalized j-itemset (j <= ell) with at least one new partition has
 ``k`` records, and only the records touching the split partition can hold
 one. :func:`new_itemset_keys` writes those itemsets of those records as
 packed keys (the key layout of :mod:`.generalized_support`: sorted ids + 1,
-``bits`` each, no flag bit); :func:`smallest_run` counts the rarest.
+``bits`` each, no flag bit); :func:`smallest_run` finds the rarest, and
+:func:`itemset_support` re-counts one such itemset when the split is tried
+again later.
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-__all__ = ["new_itemset_keys", "smallest_run", "warm_up"]
+__all__ = ["new_itemset_keys", "smallest_run", "itemset_support", "warm_up"]
 
 
 @njit(nogil=True, cache=True)
@@ -130,22 +132,42 @@ def new_itemset_keys(indptr, indices, records, label, is_new, j, bits, max_len, 
 
 @njit(nogil=True, cache=True)
 def smallest_run(sorted_keys):
-    """Length of the shortest run of equal values (0 for no keys)."""
+    """(length, start) of the first shortest run of equal values; (0, -1) for no keys."""
     n = sorted_keys.shape[0]
     if n == 0:
-        return 0
-    best = n
-    run = 1
-    for t in range(1, n):
-        if sorted_keys[t] == sorted_keys[t - 1]:
-            run += 1
-        else:
-            if run < best:
-                best = run
-            run = 1
-    if run < best:
-        best = run
-    return best
+        return 0, -1
+    best = n + 1
+    where = -1
+    start = 0
+    for t in range(1, n + 1):
+        if t == n or sorted_keys[t] != sorted_keys[t - 1]:
+            if t - start < best:
+                best = t - start
+                where = start
+            start = t
+    return best, where
+
+
+@njit(nogil=True, cache=True)
+def itemset_support(indptr, indices, records, label, parts, k):
+    """``min(k, records among ``records`` whose items' labels cover every id in ``parts``)``."""
+    n = 0
+    seen = np.zeros(parts.shape[0], dtype=np.bool_)
+    for r in range(records.shape[0]):
+        u = records[r]
+        seen[:] = False
+        hit = 0
+        for t in range(indptr[u], indptr[u + 1]):
+            p = label[indices[t]]
+            for a in range(parts.shape[0]):
+                if parts[a] == p and not seen[a]:
+                    seen[a] = True
+                    hit += 1
+        if hit == parts.shape[0]:
+            n += 1
+            if n >= k:
+                return k
+    return n
 
 
 def warm_up(read_only: bool = False) -> None:
@@ -161,3 +183,4 @@ def warm_up(read_only: bool = False) -> None:
     new_itemset_keys(indptr, indices, records, label, is_new, 2, 2, 2, out, 10)
     out.sort()
     smallest_run(out)
+    itemset_support(indptr, indices, records, label, np.array([0, 1], dtype=np.int64), 2)

@@ -13,7 +13,7 @@ import pytest
 
 from anonstudio.data.hierarchy import Hierarchy
 from anonstudio.kernels.generalized_support import key_bits, unpack_key
-from anonstudio.kernels.hierarchy_split import new_itemset_keys, smallest_run
+from anonstudio.kernels.hierarchy_split import itemset_support, new_itemset_keys, smallest_run
 from anonstudio.methods.kmanon.algorithm import kmanonymize
 from anonstudio.methods.kmanon.constraints import HierarchyCut, HierarchyNcpError
 from anonstudio.methods.kmanon.constraints.hierarchy_cut import _HierarchyRun
@@ -226,11 +226,32 @@ def test_new_itemset_keys_against_itertools(seed):
         if n:
             keys.sort()
             counts = {c: want.count(c) for c in set(want)}
-            assert smallest_run(keys) == min(counts.values())
+            run, where = smallest_run(keys)
+            assert run == min(counts.values())
+            assert want.count(_unpacked(keys[where], bits, j)) == run
         # over the budget: says so at once
         if n > 1:
             assert new_itemset_keys(data.indptr, data.indices, records, label, is_new, j, bits, max_len,
                                     np.empty(0, np.uint64), n - 1) == n
+
+
+def _unpacked(key, bits, j):
+    buf = np.empty(j, dtype=np.int64)
+    m = unpack_key(key, bits, buf)
+    return tuple(sorted(int(x) for x in buf[:m]))
+
+
+def test_itemset_support_counts_records_covering_the_labels():
+    data = random_data(11, 80, 10, 6)
+    rng = np.random.default_rng(1)
+    label = rng.integers(0, 6, size=10).astype(np.int32)
+    records = np.arange(0, 80, 2, dtype=np.int32)
+    recs = records_of(data)
+    for parts in ([0], [1, 3], [0, 2, 5], [4, 5]):
+        want = sum(1 for u in records if set(parts) <= {int(label[i]) for i in recs[u]})
+        arr = np.array(parts, dtype=np.int64)
+        assert itemset_support(data.indptr, data.indices, records, label, arr, 10**6) == want
+        assert itemset_support(data.indptr, data.indices, records, label, arr, 2) == min(want, 2)
 
 
 def test_split_gives_the_postings_and_bitsets_of_a_state_built_by_merges():

@@ -26,8 +26,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ....data.hierarchy import Hierarchy
-from ....kernels.generalized_support import key_bits
-from ....kernels.hierarchy_split import new_itemset_keys, smallest_run
+from ....kernels.generalized_support import key_bits, unpack_key
+from ....kernels.hierarchy_split import itemset_support, new_itemset_keys, smallest_run
 from ....metrics.ncp import categorical_ncp
 from ..partition_state import PartitionState
 from .base import Constraint, ConstraintRun, ConstraintStateError, ErrorFunction, ErrorRun, Move
@@ -62,6 +62,8 @@ class _HierarchyRun(ConstraintRun):
         self.sorted_pos = pos[self.item_order]
         self.target: dict[Move, int] = {}
         self._groups: dict[int, list[tuple[int, np.ndarray]]] = {}
+        # Per node: items whose generalized itemset kept its last split from k records.
+        self._witness: dict[int, np.ndarray] = {}
         state.extras[_EXTRA] = self
 
     def items_under(self, node: int) -> np.ndarray:
@@ -114,8 +116,14 @@ class _HierarchyRun(ConstraintRun):
         self._groups[node] = out
         return out
 
-    def _split_keeps(self, data, p: int, groups, ell: int, k: int, bits: int, limit: int) -> bool:
-        """Would every generalized j-itemset (j <= ell) holding a new partition keep ``k`` records?"""
+    def _split_keeps(self, data, p: int, node: int, groups, ell: int, k: int, bits: int, limit: int) -> bool:
+        """Would every generalized j-itemset (j <= ell) holding a new partition keep ``k`` records?
+
+        A refused split remembers one itemset that broke it (as items, which
+        outlive partition ids). Lifts made since can only have raised its
+        support, so it is re-counted first: still below ``k``, the split is
+        refused again without enumerating (same answer, less work).
+        """
         label = self.state.label.copy()
         is_new = np.zeros(len(label), dtype=np.bool_)
         for _, items in groups:
@@ -123,6 +131,11 @@ class _HierarchyRun(ConstraintRun):
             label[items] = q
             is_new[q] = True
         records = self.state.posting(p)
+        witness = self._witness.get(node)
+        if witness is not None:
+            parts = np.unique(label[witness]).astype(np.int64)
+            if len(parts) <= ell and itemset_support(data.indptr, data.indices, records, label, parts, k) < k:
+                return False
         max_len = int(data.lengths.max())
         empty = np.empty(0, dtype=np.uint64)
         for j in range(1, ell + 1):
@@ -134,7 +147,11 @@ class _HierarchyRun(ConstraintRun):
             keys = np.empty(n, dtype=np.uint64)
             new_itemset_keys(data.indptr, data.indices, records, label, is_new, j, bits, max_len, keys, limit)
             keys.sort()
-            if smallest_run(keys) < k:
+            run, where = smallest_run(keys)
+            if run < k:
+                ids = np.empty(j, dtype=np.int64)
+                unpack_key(keys[where], bits, ids)
+                self._witness[node] = ids  # partition ids are item ids: one item of each partition
                 return False
         return True
 
@@ -176,7 +193,7 @@ class _HierarchyRun(ConstraintRun):
             _, node, p = heapq.heappop(heap)
             groups = self._child_groups(node)
             if len(groups) > 1:
-                if not self._split_keeps(data, p, groups, ell, k, bits, limit):
+                if not self._split_keeps(data, p, node, groups, ell, k, bits, limit):
                     continue
                 ids = self.state.split(p, [items for _, items in groups], post_indptr, post_records)
             else:  # the same items under a lower node: no itemset changes
