@@ -65,18 +65,20 @@ def _comb(n, r):
 def new_itemset_keys(indptr, indices, records, label, is_new, j, bits, max_len, out, limit):
     """Keys of the j-itemsets with a new partition, over ``records``; returns their number.
 
-    With an empty ``out`` only counts (sum over records of
-    ``C(|P|, j) - C(|old P|, j)``). Returns ``limit + 1`` as soon as the
-    number passes ``limit`` (the caller's budget). A record's j-itemsets with
-    a new partition are enumerated as a new part times an old part, so a long
-    record with one new partition costs ``C(|P| - 1, j - 1)``, not ``C(|P|, j)``.
+    Writes the first ``len(out)`` keys and counts the rest (sum over records
+    of ``C(|P|, j) - C(|old P|, j)``), so a caller with too small a buffer
+    learns the size to call again with; an empty ``out`` only counts.
+    Returns ``limit + 1`` as soon as the number passes ``limit`` (the
+    caller's budget). A record's j-itemsets with a new partition are
+    enumerated as a new part times an old part, so a long record with one new
+    partition costs ``C(|P| - 1, j - 1)``, not ``C(|P|, j)``.
     """
     parts = np.empty(max_len + 1, dtype=np.int64)
     newp = np.empty(max_len + 1, dtype=np.int64)
     oldp = np.empty(max_len + 1, dtype=np.int64)
     ia = np.empty(j, dtype=np.int64)
     ib = np.empty(j, dtype=np.int64)
-    write = out.shape[0] > 0
+    cap = out.shape[0]
     n = 0
     for r in range(records.shape[0]):
         u = records[r]
@@ -92,7 +94,7 @@ def new_itemset_keys(indptr, indices, records, label, is_new, j, bits, max_len, 
             else:
                 oldp[no] = parts[t]
                 no += 1
-        if not write:
+        if n >= cap:
             n += _comb(m, j) - _comb(no, j)
             if n > limit:
                 return limit + 1
@@ -119,10 +121,11 @@ def new_itemset_keys(indptr, indices, records, label, is_new, j, bits, max_len, 
                             v = oldp[ib[y]]
                             y += 1
                         key = (key << np.uint64(bits)) | np.uint64(v + 1)
-                    out[n] = key
+                    if n < cap:
+                        out[n] = key
                     n += 1
                     if n > limit:
-                        return n
+                        return limit + 1
                     if b == 0 or not _next_combination(ib, b, no):
                         break
                 if not _next_combination(ia, a, nn):

@@ -229,6 +229,14 @@ def test_new_itemset_keys_against_itertools(seed):
             run, where = smallest_run(keys)
             assert run == min(counts.values())
             assert want.count(_unpacked(keys[where], bits, j)) == run
+        # a short buffer takes the first keys and the count says how many there are
+        if n > 1:
+            short = np.empty(n // 2, dtype=np.uint64)
+            assert new_itemset_keys(data.indptr, data.indices, records, label, is_new, j, bits, max_len, short,
+                                    10**9) == n
+            full = np.empty(n, dtype=np.uint64)
+            new_itemset_keys(data.indptr, data.indices, records, label, is_new, j, bits, max_len, full, 10**9)
+            assert short.tolist() == full[: n // 2].tolist()
         # over the budget: says so at once
         if n > 1:
             assert new_itemset_keys(data.indptr, data.indices, records, label, is_new, j, bits, max_len,

@@ -64,6 +64,7 @@ class _HierarchyRun(ConstraintRun):
         self._groups: dict[int, list[tuple[int, np.ndarray]]] = {}
         # Per node: items whose generalized itemset kept its last split from k records.
         self._witness: dict[int, np.ndarray] = {}
+        self._keys = np.empty(1 << 16, dtype=np.uint64)  # the split tests' key buffer, grown on demand
         state.extras[_EXTRA] = self
 
     def items_under(self, node: int) -> np.ndarray:
@@ -137,15 +138,22 @@ class _HierarchyRun(ConstraintRun):
             if len(parts) <= ell and itemset_support(data.indptr, data.indices, records, label, parts, k) < k:
                 return False
         max_len = int(data.lengths.max())
-        empty = np.empty(0, dtype=np.uint64)
         for j in range(1, ell + 1):
-            n = new_itemset_keys(data.indptr, data.indices, records, label, is_new, j, bits, max_len, empty, limit)
+            # One pass into the run's buffer; a second, into a bigger one, only when it overflows.
+            n = new_itemset_keys(data.indptr, data.indices, records, label, is_new, j, bits, max_len, self._keys,
+                                 limit)
             if n > limit:
                 return False  # over budget: keep the generalization
             if n == 0:
                 continue
-            keys = np.empty(n, dtype=np.uint64)
-            new_itemset_keys(data.indptr, data.indices, records, label, is_new, j, bits, max_len, keys, limit)
+            keys = self._keys
+            if n > len(keys):
+                # Kept for the next tests up to 32 MiB; a bigger one lives for this test only.
+                keys = np.empty(max(n, 2 * len(keys)), dtype=np.uint64)
+                if len(keys) <= 1 << 22:
+                    self._keys = keys
+                new_itemset_keys(data.indptr, data.indices, records, label, is_new, j, bits, max_len, keys, limit)
+            keys = keys[:n]
             keys.sort()
             run, where = smallest_run(keys)
             if run < k:
