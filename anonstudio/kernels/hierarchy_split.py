@@ -10,6 +10,9 @@ packed keys (the key layout of :mod:`.generalized_support`: sorted ids + 1,
 ``bits`` each, no flag bit); :func:`smallest_run` finds the rarest, and
 :func:`itemset_support` re-counts one such itemset when the split is tried
 again later.
+
+Slow reference: tests/reference/kmanon_reference.py::new_itemsets,
+tests/reference/kmanon_reference.py::relax_reference
 """
 from __future__ import annotations
 

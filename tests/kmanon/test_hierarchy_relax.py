@@ -5,7 +5,6 @@ guarantee and the local optimality of whole runs, its kernel against
 itertools, ``PartitionState.split`` against a state built by merges, and
 that σ < 1 levels never run it.
 """
-import itertools
 import random
 
 import numpy as np
@@ -23,6 +22,7 @@ from tests.reference.kmanon_reference import (
     is_km_anonymous,
     labels_of_cut,
     lowered_children,
+    new_itemsets,
     random_data,
     records_of,
     relax_reference,
@@ -204,12 +204,8 @@ def test_new_itemset_keys_against_itertools(seed):
     is_new[rng.choice(np.unique(label), size=2, replace=False)] = True
     records = np.sort(rng.choice(60, size=30, replace=False)).astype(np.int32)
     bits = key_bits(12)
-    recs = records_of(data)
     for j in range(1, 5):
-        want = []
-        for u in records:
-            parts = sorted({int(label[i]) for i in recs[u]})
-            want += [c for c in itertools.combinations(parts, j) if any(is_new[p] for p in c)]
+        want = new_itemsets(data, records, label, is_new, j)
         max_len = int(data.lengths.max())
         n = new_itemset_keys(data.indptr, data.indices, records, label, is_new, j, bits, max_len,
                              np.empty(0, np.uint64), 10**9)

@@ -117,6 +117,16 @@ def lowered_children(tree, node: int, data_leaves: set[int]) -> list[int]:
     return out
 
 
+def new_itemsets(data, records, label, is_new, j: int) -> list[tuple[int, ...]]:
+    """Every generalized j-itemset holding a new partition, once per record of ``records`` that holds it."""
+    recs = records_of(data)
+    out = []
+    for u in records:
+        parts = sorted({int(label[i]) for i in recs[int(u)]})
+        out += [c for c in itertools.combinations(parts, j) if any(is_new[p] for p in c)]
+    return out
+
+
 def labels_of_cut(item_node: dict[int, int]) -> np.ndarray:
     """Item -> partition id (the smallest item released as the same node)."""
     first: dict[int, int] = {}
