@@ -281,3 +281,25 @@ def test_split_gives_the_postings_and_bitsets_of_a_state_built_by_merges():
                 fresh.support_at_least([p, q] if p != q else [p], 10**6)
     with pytest.raises(ValueError):
         state.split(1, [[1]], post_indptr, post_records)  # item 2 left out
+
+
+def test_the_remembered_itemset_only_saves_work(monkeypatch):
+    """Refusing a split again from its remembered itemset gives the release a full enumeration gives."""
+    import anonstudio.methods.kmanon.constraints.hierarchy_cut as hc
+
+    data = random_data(12, 300, 20, 6)
+    tree = _random_tree(12, 20)
+    params = KmAnonParams(k=4, m=4, sigma=1.0, trials=2, seed=3)
+    counted = []
+    real = hc.itemset_support
+
+    def counting(*args):
+        counted.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(hc, "itemset_support", counting)
+    shortcut = kmanonymize(data, HierarchyCut(tree, data.vocab), params)
+    assert counted, "no split was tried again at a later level"
+    monkeypatch.setattr(hc, "itemset_support", lambda *args: 0)  # never conclusive: always enumerate
+    full = kmanonymize(data, HierarchyCut(tree, data.vocab), params)
+    assert [lv.labels.tolist() for lv in shortcut.levels] == [lv.labels.tolist() for lv in full.levels]

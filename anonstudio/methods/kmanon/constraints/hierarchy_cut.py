@@ -121,9 +121,9 @@ class _HierarchyRun(ConstraintRun):
         """Would every generalized j-itemset (j <= ell) holding a new partition keep ``k`` records?
 
         A refused split remembers one itemset that broke it (as items, which
-        outlive partition ids). Lifts made since can only have raised its
-        support, so it is re-counted first: still below ``k``, the split is
-        refused again without enumerating (same answer, less work).
+        outlive partition ids) and re-counts it first: if it still occurs
+        with fewer than ``k`` records, it still breaks the split, which is
+        refused without enumerating (the answer the enumeration would give).
         """
         label = self.state.label.copy()
         is_new = np.zeros(len(label), dtype=np.bool_)
@@ -135,7 +135,7 @@ class _HierarchyRun(ConstraintRun):
         witness = self._witness.get(node)
         if witness is not None:
             parts = np.unique(label[witness]).astype(np.int64)
-            if len(parts) <= ell and itemset_support(data.indptr, data.indices, records, label, parts, k) < k:
+            if len(parts) <= ell and 0 < itemset_support(data.indptr, data.indices, records, label, parts, k) < k:
                 return False
         max_len = int(data.lengths.max())
         for j in range(1, ell + 1):
