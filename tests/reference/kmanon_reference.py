@@ -96,3 +96,79 @@ def random_data(seed: int, n_records: int, n_items: int, max_len: int):
             rec.add(rng.choices(range(n_items), weights)[0])
         records.append(sorted(rec))
     return TransactionData.from_id_lists(records, n_items=n_items)
+
+
+# ------------------------------------------------------ hierarchy relaxation
+def lowered_children(tree, node: int, data_leaves: set[int]) -> list[int]:
+    """Children of ``node`` holding a data leaf, each moved down while one child alone holds its data leaves."""
+    def holds(v):
+        return any(int(x) in data_leaves for x in tree.leaves_under(v))
+
+    out = []
+    for c in tree.children(node):
+        if not holds(c):
+            continue
+        while True:
+            kids = [g for g in tree.children(c) if holds(g)]
+            if len(kids) != 1:
+                break
+            c = kids[0]
+        out.append(c)
+    return out
+
+
+def new_itemsets(data, records, label, is_new, j: int) -> list[tuple[int, ...]]:
+    """Every generalized j-itemset holding a new partition, once per record of ``records`` that holds it."""
+    recs = records_of(data)
+    out = []
+    for u in records:
+        parts = sorted({int(label[i]) for i in recs[int(u)]})
+        out += [c for c in itertools.combinations(parts, j) if any(is_new[p] for p in c)]
+    return out
+
+
+def labels_of_cut(item_node: dict[int, int]) -> np.ndarray:
+    """Item -> partition id (the smallest item released as the same node)."""
+    first: dict[int, int] = {}
+    for i in sorted(item_node):
+        first.setdefault(item_node[i], i)
+    return np.array([first[item_node[i]] for i in sorted(item_node)], dtype=np.int64)
+
+
+def relax_reference(data, tree, leaf_of_item, item_node: dict[int, int], k: int, ell: int) -> dict[int, int]:
+    """Split cut nodes into their children while the whole release stays k^ell-anonymous (brute force).
+
+    Among the inner cut nodes not refused yet, the one whose split saves the
+    most NCP (occurrences times ``leaves - 1``; ties: the smaller node id) is
+    split; if the release is then not k^ell-anonymous the split is undone and
+    the node refused. Ends when no inner cut node is left to try.
+    """
+    occ = data.item_frequencies
+    data_leaves = {int(v) for v in leaf_of_item}
+    cut = dict(item_node)
+    refused: set[int] = set()
+    while True:
+        best = None
+        for node in sorted(set(cut.values())):
+            if tree.is_leaf(node) or node in refused:
+                continue
+            items = [i for i in cut if cut[i] == node]
+            children = lowered_children(tree, node, data_leaves)
+            after = 0
+            for i in items:
+                child = next(c for c in children if tree.is_ancestor(c, int(leaf_of_item[i])))
+                after += int(occ[i]) * (tree.leaf_count(child) - 1)
+            saving = sum(int(occ[i]) for i in items) * (tree.leaf_count(node) - 1) - after
+            if saving > 0 and (best is None or (-saving, node) < best[0]):
+                best = ((-saving, node), node, children)
+        if best is None:
+            return cut
+        _, node, children = best
+        trial = dict(cut)
+        for i in cut:
+            if cut[i] == node:
+                trial[i] = next(c for c in children if tree.is_ancestor(c, int(leaf_of_item[i])))
+        if is_km_anonymous(data, labels_of_cut(trial), k, ell):
+            cut = trial
+        else:
+            refused.add(node)

@@ -105,6 +105,43 @@ class PartitionState:
         self.merges += 1
         return keep
 
+    def split(self, p: int, groups, post_indptr: np.ndarray, post_records: np.ndarray) -> list[int]:
+        """Undo merges: partition ``p`` becomes one partition per group of its items.
+
+        ``groups`` must cover the members of ``p`` exactly; ``post_indptr`` and
+        ``post_records`` are the data's item posting lists
+        (``TransactionData.inverted``). A group takes the id of its smallest
+        item, the id a merge of its items would keep. Returns the new ids.
+        """
+        groups = [sorted(int(i) for i in g) for g in groups]
+        if sorted(i for g in groups for i in g) != sorted(self.members[p]) or any(not g for g in groups):
+            raise ValueError("a split needs non-empty groups covering the partition's items exactly")
+        del self.members[p]
+        self.length[p] = 0
+        if self.bit_row[p] >= 0:
+            self._free_rows.append(int(self.bit_row[p]))
+            self.bit_row[p] = -1
+        ids = []
+        for items in groups:
+            q = items[0]
+            recs = np.unique(np.concatenate([post_records[post_indptr[i] : post_indptr[i + 1]] for i in items]))
+            n = len(recs)
+            # The live lists hold at most one entry per occurrence, so after a compaction there is room.
+            if self.end + n > len(self.pool):
+                self._compact()
+            self.pool[self.end : self.end + n] = recs
+            self.start[q] = self.end
+            self.length[q] = n
+            self.end += n
+            self.members[q] = items
+            self.label[items] = q
+            if n > self.big:
+                self._build_bits(q)
+            ids.append(q)
+        # Keys of per-partition caches (e.g. the exact level's pair count) must change with the partitions.
+        self.merges += 1
+        return ids
+
     def _merge_postings(self, a: int, b: int) -> None:
         need = int(self.length[a] + self.length[b])
         if self.end + need > len(self.pool):

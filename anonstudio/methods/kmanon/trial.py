@@ -218,11 +218,11 @@ class Trial:
         if not np.any(self.data.lengths >= ell):
             return self._snapshot(ell, k, sigma, 0, "empty", 0, 0, 0, 0, True)
         if sigma >= 1.0:
-            return self._exact_level(ell, k)
+            return self._exact_level(ell, k, refine=True)
         sampler = self._burnt_in_sampler(ell)
         if self._exact_is_cheaper(ell, sigma, sampler):
             close_sampler(sampler)
-            return self._exact_level(ell, k)
+            return self._exact_level(ell, k, refine=False)
         return self._sampling_level(ell, k, sigma, sampler)
 
     def _exact_is_cheaper(self, ell: int, sigma: float, sampler) -> bool:
@@ -426,7 +426,14 @@ class Trial:
         unpack_keys(keys[:n_viol], bits, rows)
         return rows, np.arange(data.n_items, dtype=np.int32), int(n_flagged)
 
-    def _exact_level(self, ell: int, k: int) -> LevelResult:
+    def _exact_level(self, ell: int, k: int, refine: bool) -> LevelResult:
+        """Enumerate every generalized ell-itemset and repair the violators.
+
+        ``refine`` (sigma = 1 asked for): once every violator is repaired, the
+        constraint may undo generalization the level does not need
+        (``exact_relax``). A sigma < 1 level that is enumerated because that is
+        cheaper stays as its repairs leave it, as a sampled level would.
+        """
         state = self.state
         self._progress(ell, 0.0, f"level {ell}: planning exact enumeration")
         plan, _ = self._exact_plan(ell)
@@ -467,6 +474,9 @@ class Trial:
                 if self.hub.cancelled():
                     complete = False
                     break
+        if complete and refine:
+            self._progress(ell, 1.0, f"level {ell}: undoing generalization that k^{ell} does not need")
+            self.cons.exact_relax(self.data, ell, k, self.err, self.params.exact_budget, self.hub.cancelled)
         return self._snapshot(ell, k, 1.0, 0, "exact", int(n_flagged), violations, merges, unfixable, complete)
 
 

@@ -9,7 +9,7 @@ trials; :meth:`bind` returns a per-run object tracking one
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -106,6 +106,15 @@ class ConstraintRun(ABC):
                 if best is None or cand < best:
                     best = cand
         return best
+
+    def exact_relax(self, data, ell: int, k: int, error: ErrorRun, limit: int,
+                    cancelled: Callable[[], bool]) -> int:
+        """After an exact level: undo generalization wherever k^ell-anonymity still holds.
+
+        Optional; returns how many partitions were split (0: nothing to do, the default).
+        ``limit`` caps the itemsets one test may count; ``cancelled`` is polled between tests.
+        """
+        return 0
 
     def partition_name(self, p: int) -> str | None:
         """A name for partition ``p`` in exports (None: numbered automatically)."""
