@@ -423,12 +423,13 @@ def generate_sensitive(data: TransactionData, setting: str, fraction: float, see
     for a in range(0, n, block):
         b = min(n, a + block)
         hit = p_rng.random((b - a, len(held))) < threshold
+        # int32 per block (records and items fit): the lists and their concatenation hold half the bytes
         r, c = np.nonzero(hit & ~in_s)
-        add_r.append(r + a)
-        add_i.append(held[c])
+        add_r.append((r + a).astype(np.int32))
+        add_i.append(held[c].astype(np.int32))
         r, c = np.nonzero(~hit & in_s)
-        del_r.append(r + a)
-        del_i.append(held[c])
+        del_r.append((r + a).astype(np.int32))
+        del_i.append(held[c].astype(np.int32))
     add_r, add_i = np.concatenate(add_r), np.concatenate(add_i)
     del_r, del_i = np.concatenate(del_r), np.concatenate(del_i)
     if setting == "fixed+":
