@@ -532,16 +532,16 @@ def measure(family: str, mode: str, sample: float) -> dict:
 REASONS: dict[str, str] = {
     "uniqueness": "the FIMI reader's chunks while loading (`data/io`); then the MCMC sampler's indexes on the "
                   "dataset (posting lists 3.9 MiB, item bitsets 10.4 MiB) and its burn-in at m = 5 (277,495 steps "
-                  "a chain, +26 MiB kept by the allocator): `anonstudio/samplers` is σ-k^m's, not changed here",
+                  "a chain, +26 MiB, still resident after it): `anonstudio/samplers` is σ-k^m's, not changed here",
     "kmanon": "the run's indexes (at 1M users: the sampler's item bitsets 163 MB, partition bitsets 114 MB, "
               "posting pool 91 MB, the check's lists 92 MB; `bench_kmanon.py --profile`): σ-k^m's memory is the "
               "subject of its own work, not changed here",
     "rt": "the peak is the loader's: `data/io/rt.py` reads both INFORMS files (5.3 MB of CSV) as Python lists "
-          "of strings; the six runs stay within a few MiB of the loaded state",
+          "of strings, and the six runs, reusing what it frees, peak near the loaded state",
     "group_anonymize": "loading Adult (`load_table`, `data/io`'s table reader) takes most of it; the run and "
                        "its check stay near 2× the final structures",
     "threat": "`pandas.read_csv` of Adult in the benchmark takes a third of it; the Gibbs run and its "
-              "estimates stay under 3× the final structures",
+              "estimates stay under 3× the final structures (3.8× in all after the estimates' fix)",
 }
 
 
