@@ -21,8 +21,11 @@ Usage (from the repository root)::
     .venv/bin/python benchmarks/bench_memory.py --family rt     # one family
     .venv/bin/python benchmarks/bench_memory.py --family rho --sample 0.05   # + RSS over time
 
+Each workload marks the end of its loading; the run then also prints loading's peak and the work's
+peak above the data as loaded (``/proc/self/clear_refs`` resets the kernel's high-water mark there).
 ``--sample S`` samples the run's resident memory every S seconds (``/proc/self/statm``) and prints the
-largest samples with the stage running at that moment, to find where the peak is. Memory figures do
+largest sample of each stage, to find where the peak is. σ-k^m runs the 1M-user city (its largest,
+4.4M users, takes over 5 minutes); ``BENCH_MEMORY_KMANON_USERS`` sets another size. Memory figures do
 not depend on the machine's load; the seconds printed beside them do (the machine is shared).
 """
 from __future__ import annotations
