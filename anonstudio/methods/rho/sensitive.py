@@ -52,8 +52,15 @@ __all__ = [
 ]
 
 
-#: Rows of random numbers drawn per block by the generators (any value gives the same draws).
-_BLOCK = 4096
+#: Random numbers drawn per block by the generators (any block gives the same draws): about 1 MiB of
+#: doubles, so drawing E for a large item set does not hold rows x items doubles at once (4,096 rows of
+#: BMS-WebView-1's 497 items were 16 MB, with their comparisons 25 MB, eight times the dataset's CSR).
+_BLOCK_VALUES = 2**17
+
+
+def _block_rows(width: int) -> int:
+    """Rows of ``width`` random numbers per block."""
+    return max(1, _BLOCK_VALUES // max(width, 1))
 
 
 @dataclass(frozen=True, eq=False)
@@ -396,31 +403,33 @@ def generate_sensitive(data: TransactionData, setting: str, fraction: float, see
         return SensitiveConstraint(n, labels, nd, shared.astype(np.int32), empty_ptr, empty, empty_ptr.copy(),
                                    empty, **meta)
     p_rng = np.random.default_rng(derive_seed(seed, "E-person"))
+    block = _block_rows(len(held))
     if setting == "personalized":
         rows = []
-        for a in range(0, n, _BLOCK):
-            b = min(n, a + _BLOCK)
+        for a in range(0, n, block):
+            b = min(n, a + block)
             keys = p_rng.random((b - a, len(held)))
             pick = np.argpartition(keys, k - 1, axis=1)[:, :k] if 0 < k < len(held) else (
                 np.tile(np.arange(len(held)), (b - a, 1))[:, :k])
-            rows.append(np.sort(held[pick], axis=1))
-        chosen = np.concatenate(rows) if rows else np.zeros((0, k), np.int64)
+            rows.append(np.sort(held[pick], axis=1).astype(np.int32))  # int32 per block: no int64 copy of E
+        chosen = np.concatenate(rows) if rows else np.zeros((0, k), np.int32)
         add_ptr = np.arange(0, (n + 1) * k, k, dtype=np.int64)
-        return SensitiveConstraint(n, labels, nd, empty, add_ptr, np.ascontiguousarray(chosen.ravel().astype(np.int32)),
+        return SensitiveConstraint(n, labels, nd, empty, add_ptr, np.ascontiguousarray(chosen.ravel()),
                                    empty_ptr, empty, **meta)
     # personalized+ / fixed+: each item of S kept w.p. 1 - noise, each other held item added w.p. noise
     in_s = np.isin(held, shared)
     threshold = np.where(in_s, 1.0 - noise, noise)
     add_r, add_i, del_r, del_i = [], [], [], []
-    for a in range(0, n, _BLOCK):
-        b = min(n, a + _BLOCK)
+    for a in range(0, n, block):
+        b = min(n, a + block)
         hit = p_rng.random((b - a, len(held))) < threshold
+        # int32 per block (records and items fit): the lists and their concatenation hold half the bytes
         r, c = np.nonzero(hit & ~in_s)
-        add_r.append(r + a)
-        add_i.append(held[c])
+        add_r.append((r + a).astype(np.int32))
+        add_i.append(held[c].astype(np.int32))
         r, c = np.nonzero(~hit & in_s)
-        del_r.append(r + a)
-        del_i.append(held[c])
+        del_r.append((r + a).astype(np.int32))
+        del_i.append(held[c].astype(np.int32))
     add_r, add_i = np.concatenate(add_r), np.concatenate(add_i)
     del_r, del_i = np.concatenate(del_r), np.concatenate(del_i)
     if setting == "fixed+":
