@@ -120,3 +120,29 @@ def test_the_threat_chain_pool_is_capped_by_the_budget(threads, monkeypatch):
     chains = [s for s in sizes if s[0] == "threat-chain"]
     assert chains and all(workers == 1 for _, _, workers in chains)
     assert any(wanted > 1 for _, wanted, _ in chains)
+
+
+def test_exact_uniqueness_uses_the_budget_and_reads_the_same_under_any_budget(threads, monkeypatch):
+    """Exact counting plans for the budget's threads (no fixed 2), cuts more chunks to spread them, same points."""
+    from anonstudio.methods.uniqueness import algorithm
+
+    monkeypatch.setattr(algorithm, "_MIN_SPREAD_KEYS", 1)  # the bundled sample is small: spread it anyway
+    plans = []
+    real = algorithm.exact_memory_plan
+
+    def spy(*args, **kwargs):
+        plans.append(real(*args, **kwargs))
+        return plans[-1]
+
+    monkeypatch.setattr(algorithm, "exact_memory_plan", spy)
+    spec = get_method("uniqueness")
+    data, params = spec.example()
+    params = replace(params, method="exact", measure="itemset")
+    docs = {}
+    for budget in (1, 3):
+        threads(budget)
+        plans.clear()
+        curve = algorithm.uniqueness_curve(data, params)
+        docs[budget] = json.dumps(_without_timing(curve.to_json()), sort_keys=True)
+        assert {p.threads for p in plans if len(p.chunks) >= budget} == {budget}
+    assert docs[1] == docs[3]
