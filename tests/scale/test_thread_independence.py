@@ -146,3 +146,28 @@ def test_exact_uniqueness_uses_the_budget_and_reads_the_same_under_any_budget(th
         docs[budget] = json.dumps(_without_timing(curve.to_json()), sort_keys=True)
         assert {p.threads for p in plans if len(p.chunks) >= budget} == {budget}
     assert docs[1] == docs[3]
+
+
+def test_exact_uniqueness_on_threads_stops_at_a_cancel(threads):
+    """Chunks handed to free threads still stop at a cancel: the chunks not started are dropped, None comes back."""
+    from anonstudio.jobs import NullProgress
+    from anonstudio.methods.uniqueness.algorithm import exact_memory_plan, exact_uniqueness
+
+    class CancelAfterFirst(NullProgress):
+        def __init__(self):
+            self.sets = 0
+
+        def set(self, fraction, status=""):
+            self.sets += 1
+
+        def cancelled(self):
+            return self.sets >= 1
+
+    threads(3)
+    data, _ = get_method("uniqueness").example()
+    plan = exact_memory_plan(data, 3, max_chunk_keys=64)
+    assert len(plan.chunks) > 6 and plan.threads == 3
+    progress = CancelAfterFirst()
+    assert exact_uniqueness(data, 3, progress, max_chunk_keys=64) is None
+    assert progress.sets < len(plan.chunks)
+    assert exact_uniqueness(data, 3, max_chunk_keys=64) is not None
