@@ -384,6 +384,13 @@ def verify_release(data: TransactionData, rel: Release, progress: Progress | Non
     out = NonreciprocalVerification(m=m, mode=rel.mode, reported_error_rate=rel.reported_error_rate)
     if rel.n_slots != n:
         out.problems.append(f"{rel.n_slots:,} published records for {n:,} people")
+    if any(len(a) and (int(a.min()) < 0 or int(a.max()) >= data.n_items) for a in (rel.base_items, rel.dist_items)):
+        # The counting kernels index their bit tables by item id: an id beyond the data's would write outside them.
+        out.problems.append(f"the release names item ids outside the data's {data.n_items:,} items (a release of "
+                            "other data?): possible worlds not counted")
+        out.complete = False
+        out.seconds = time.perf_counter() - t0
+        return out
     counts = _count_worlds(data, rel, progress, threads)
     if counts is None:
         out.complete = False

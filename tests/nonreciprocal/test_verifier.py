@@ -173,3 +173,13 @@ def test_release_read_back_from_files(l_run, tmp_path):
         (tmp_path / "BAD.csv").write_text("\n".join(text) + "\n")
         bad = read_release(data, tmp_path / "BAD.csv", tmp_path / "GRAPH.csv", tmp_path / "OUT.json")
         assert not verify_release(data, bad).passed
+
+
+def test_a_release_of_other_data_is_refused_before_the_kernels_run():
+    """A result checked against data with fewer items once crashed the process (the kernels wrote out of bounds)."""
+    big = random_data(3, 120, 12)
+    res = run_nonreciprocal(big, NonreciprocalParams(k=2, seed=1, seg_min=20, seg_max=30))
+    small = random_data(4, 120, 5)
+    v = verify_result(small, res)
+    assert not v.passed and not v.complete
+    assert any("item ids outside the data" in p for p in v.problems)
