@@ -19,7 +19,9 @@ threads than cores. :data:`budget` is the one number they all ask:
   asks how many it may start, capped by its own ``threads`` parameter;
 * jobs that run at once (two studio runs) each hold a :meth:`ThreadBudget.lease`
   of the total: the first takes what it needs, the next what is left (at
-  least 1), and each gives its threads back when it ends.
+  least 1), and each gives its threads back when it ends. A lease is read
+  live: when an earlier job ends, the pools a later one creates from then on
+  get the threads it gave back (a pool already running keeps its size).
 
 The share travels in a :mod:`contextvars` variable, which worker threads of
 a :class:`BudgetPool` inherit from the code that submitted the task. A
@@ -124,7 +126,9 @@ class ThreadBudget:
         self._share: contextvars.ContextVar[int | None] = contextvars.ContextVar("anonstudio_thread_share",
                                                                                  default=None)
         self._lock = threading.Lock()
-        self._leased = 0  # threads held by the jobs running now (see lease)
+        self._leases: list[_Lease] = []  # the jobs running now, oldest first (see lease)
+        self._lease: contextvars.ContextVar[_Lease | None] = contextvars.ContextVar("anonstudio_thread_lease",
+                                                                                    default=None)
 
     def set_total(self, threads: int | None) -> None:
         """The studio's setting (None or 0: the environment variable, else the machine's cores)."""
@@ -143,9 +147,13 @@ class ThreadBudget:
         return env_threads() or machine_threads()
 
     def available(self) -> int:
-        """The budget of the code running now: its share when a pool gave it one, else the total."""
+        """The budget of the code running now: its share when a pool gave it one, else its job's lease, else the
+        total."""
         share = self._share.get()
-        return share if share is not None else self.total()
+        if share is not None:
+            return share
+        lease = self._lease.get()
+        return self._granted(lease) if lease is not None else self.total()
 
     def workers(self, wanted: int) -> int:
         """How many threads a pool that wants ``wanted`` may start here (at least 1)."""
@@ -167,36 +175,71 @@ class ThreadBudget:
         finally:
             self._share.reset(token)
 
+    def _grants(self) -> list[int]:
+        """Threads of each running job, oldest first: what it wants of what the older ones left, at least 1."""
+        left = self.total()
+        grants = []
+        for lease in self._leases:
+            got = max(1, min(lease.wanted or left, left))
+            grants.append(got)
+            left -= got
+        return grants
+
+    def _granted(self, lease: _Lease) -> int:
+        with self._lock:
+            for other, got in zip(self._leases, self._grants()):
+                if other is lease:
+                    return got
+        return max(1, min(lease.wanted or self.total(), self.total()))  # read after its job ended
+
     @property
     def leased(self) -> int:
         """Threads the jobs running now hold (see :meth:`lease`)."""
         with self._lock:
-            return self._leased
+            return sum(self._grants())
 
     @contextlib.contextmanager
     def lease(self, wanted: int | None = None) -> Iterator[int]:
         """Hold threads of the process-wide budget for one job; within the block its budget is what it holds.
 
         Jobs running at once (two studio runs) share the total instead of
-        each taking all of it: a job gets ``min(wanted, what is left)``, at
-        least 1 so that it always runs, and gives its threads back when the
-        block ends. A lease taken where a share is already set (inside a pool's
-        task) is bounded by that share too.
+        each taking all of it: a job gets ``min(wanted, what the older jobs
+        left)``, at least 1 so that it always runs (``wanted`` None: all they
+        left), and gives its threads back when the block ends. What a job
+        holds is read live by :meth:`available`: when an older job ends, the
+        younger ones hold what it gave back. A lease taken where a share is
+        already set (inside a pool's task) is bounded by that share too.
+        Yields the threads held when the block starts.
         """
+        share = self._share.get()
+        cap = int(wanted) if wanted else None
+        if share is not None:
+            cap = min(cap, share) if cap else share
+        lease = _Lease(cap)
         with self._lock:
-            free = self.total() - self._leased
-            held = max(1, min(int(wanted) if wanted else self.available(), self.available(), free))
-            self._leased += held
+            self._leases.append(lease)
+        lease_token = self._lease.set(lease)
+        share_token = self._share.set(None)  # the lease, not the share it was taken in, is the budget now
         try:
-            with self.limit(held):
-                yield held
+            yield self._granted(lease)
         finally:
+            self._share.reset(share_token)
+            self._lease.reset(lease_token)
             with self._lock:
-                self._leased -= held
+                self._leases.remove(lease)
 
     def pool(self, wanted: int, name: str = "anonstudio") -> BudgetPool:
         """A thread pool of at most ``wanted`` workers, within the budget available here."""
         return BudgetPool(self, wanted, name)
+
+
+class _Lease:
+    """One job's claim on the budget: at most ``wanted`` threads (None: whatever the older jobs left)."""
+
+    __slots__ = ("wanted",)
+
+    def __init__(self, wanted: int | None):
+        self.wanted = wanted
 
 
 class BudgetPool(ThreadPoolExecutor):

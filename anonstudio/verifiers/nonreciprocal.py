@@ -24,6 +24,7 @@ the error rate through scipy sparse products.
 """
 from __future__ import annotations
 
+import concurrent.futures
 import csv
 import itertools
 import json
@@ -301,14 +302,19 @@ def read_release(data: TransactionData, published: str | Path, graph: str | Path
 
 
 # ------------------------------------------------------------------ checks
-def _count_worlds(data: TransactionData, rel: Release, progress: Progress, threads: int) -> np.ndarray | None:
-    """Exact number of slots whose possible worlds contain each original (None if cancelled)."""
+def _count_worlds(data: TransactionData, rel: Release, progress: Progress, threads: int | None) -> np.ndarray | None:
+    """Exact number of slots whose possible worlds contain each original (None if cancelled).
+
+    Slot ranges run on up to ``threads`` threads of the budget (None: all of it), handed to whichever thread is
+    free; the per-range counts are integers, so they add up the same in any order.
+    """
     n_slots = rel.n_slots
     n_items = max(data.n_items, 1)
-    threads = max(1, threads)
-    # slot ranges: several per thread (progress, cancel), each within a bit table of at most 32 MB
+    threads = budget.workers(threads or budget.available())
+    # slot ranges: about 8 per thread (progress, cancel, and no thread idle long at the end: a range costs a scan
+    # of every record per 64 slots), each within a bit table of at most 32 MB
     cap_words = max(1, (4 << 20) // n_items)
-    words = max(1, min(cap_words, -(-n_slots // (64 * 4 * threads))))
+    words = max(1, min(cap_words, -(-n_slots // (64 * 8 * threads))))
     chunk = 64 * words
     ranges = [(s, min(s + chunk, n_slots)) for s in range(0, n_slots, chunk)]
     totals = np.zeros(data.n_records, dtype=np.int64)
@@ -322,19 +328,31 @@ def _count_worlds(data: TransactionData, rel: Release, progress: Progress, threa
     done = 0
     with budget.pool(threads, "nonreciprocal-verify") as pool:
         todo = iter(ranges)
-        pending = [pool.submit(work, span) for span in itertools.islice(todo, threads)]
+        pending = {pool.submit(work, span) for span in itertools.islice(todo, 2 * threads)}
         while pending:
-            totals += pending.pop(0).result()
-            done += 1
+            finished, pending = concurrent.futures.wait(pending, return_when=concurrent.futures.FIRST_COMPLETED)
+            for future in finished:
+                totals += future.result()
+                done += 1
             progress.set(0.8 * done / max(len(ranges), 1), "counting possible worlds")
             if progress.cancelled() and done < len(ranges):
                 for f in pending:
                     f.cancel()
                 return None
-            nxt = next(todo, None)
-            if nxt is not None:
-                pending.append(pool.submit(work, nxt))
+            for span in itertools.islice(todo, len(finished)):
+                pending.add(pool.submit(work, span))
     return totals
+
+
+def _distinct(keys: np.ndarray) -> np.ndarray:
+    """``np.unique(keys)`` by one sort (numpy 2.4's ``unique`` of integers hashes first: several times slower)."""
+    keys = np.sort(keys)
+    if len(keys) < 2:
+        return keys
+    keep = np.empty(len(keys), dtype=bool)
+    keep[0] = True
+    np.not_equal(keys[1:], keys[:-1], out=keep[1:])
+    return keys[keep]
 
 
 def _error_rate(data: TransactionData, rel: Release, alpha: np.ndarray) -> float:
@@ -354,8 +372,11 @@ def _error_rate(data: TransactionData, rel: Release, alpha: np.ndarray) -> float
 
 
 def verify_release(data: TransactionData, rel: Release, progress: Progress | None = None,
-                   threads: int = 2) -> NonreciprocalVerification:
-    """Run every check the release's inputs allow (see the module docstring)."""
+                   threads: int | None = None) -> NonreciprocalVerification:
+    """Run every check the release's inputs allow (see the module docstring).
+
+    ``threads``: at most this many threads of the thread budget count possible worlds (None: the whole budget).
+    """
     progress = progress or NullProgress()
     t0 = time.perf_counter()
     n = data.n_records
@@ -363,6 +384,13 @@ def verify_release(data: TransactionData, rel: Release, progress: Progress | Non
     out = NonreciprocalVerification(m=m, mode=rel.mode, reported_error_rate=rel.reported_error_rate)
     if rel.n_slots != n:
         out.problems.append(f"{rel.n_slots:,} published records for {n:,} people")
+    if any(len(a) and (int(a.min()) < 0 or int(a.max()) >= data.n_items) for a in (rel.base_items, rel.dist_items)):
+        # The counting kernels index their bit tables by item id: an id beyond the data's would write outside them.
+        out.problems.append(f"the release names item ids outside the data's {data.n_items:,} items (a release of "
+                            "other data?): possible worlds not counted")
+        out.complete = False
+        out.seconds = time.perf_counter() - t0
+        return out
     counts = _count_worlds(data, rel, progress, threads)
     if counts is None:
         out.complete = False
@@ -377,13 +405,13 @@ def verify_release(data: TransactionData, rel: Release, progress: Progress | Non
         eo, es, ea = rel.edge_original, rel.edge_slot, rel.edge_assignment
         out_deg = np.bincount(eo, minlength=n)
         in_deg = np.bincount(es, minlength=n)
-        pairs = np.unique(eo * n + es)
+        pairs = _distinct(eo * n + es)
         out.regular = bool((out_deg == m).all() and (in_deg == m).all() and len(pairs) == len(eo))
         ok = out.regular and bool(((ea >= 0) & (ea < m)).all())
         if ok:
             for a in range(m):
                 sel = ea == a
-                if np.count_nonzero(sel) != n or len(np.unique(eo[sel])) != n or len(np.unique(es[sel])) != n:
+                if np.count_nonzero(sel) != n or len(_distinct(eo[sel])) != n or len(_distinct(es[sel])) != n:
                     ok = False
                     break
         out.matchings = ok
@@ -416,7 +444,7 @@ def verify_release(data: TransactionData, rel: Release, progress: Progress | Non
         if rel.mode == "l" and rel.slot_labels is not None:
             # distinct published labels among each original's graph matches
             lab = rel.slot_labels[es]
-            keys = np.unique(eo * (len(rel.label_names) + 1) + lab)
+            keys = _distinct(eo * (len(rel.label_names) + 1) + lab)
             distinct = np.bincount(keys // (len(rel.label_names) + 1), minlength=n)
             out.label_failures = int(np.count_nonzero(distinct < m))
     elif rel.mode == "l":
@@ -427,6 +455,6 @@ def verify_release(data: TransactionData, rel: Release, progress: Progress | Non
 
 
 def verify_result(data: TransactionData, result: Any, progress: Progress | None = None,
-                  threads: int = 2) -> NonreciprocalVerification:
+                  threads: int | None = None) -> NonreciprocalVerification:
     """Check a method result in memory (graph, assignments, chosen one and labels included)."""
     return verify_release(data, release_from_result(result), progress, threads)

@@ -51,6 +51,26 @@ def test_world_counts_equal_brute_force(seed):
     assert v.passed, v.lines()
 
 
+@pytest.mark.parametrize("threads", [1, 3])
+def test_world_counts_are_the_same_under_any_thread_budget(threads, monkeypatch):
+    """Slot ranges handed to whichever of the budget's threads is free add up to the brute-force count per record."""
+    from anonstudio import parallel
+    from anonstudio.verifiers import nonreciprocal as verifier
+
+    monkeypatch.setattr(parallel.budget, "_setting", threads)
+    data = random_data(11, 700, 10, density=0.3)
+    res = run_nonreciprocal(data, NonreciprocalParams(k=3, seed=2, seg_min=20, seg_max=30))
+    pub = res.published
+    published = [(frozenset(pub.base(j).tolist()), frozenset(pub.distance(j).tolist()), int(pub.threshold[j]))
+                 for j in range(data.n_records)]
+    expect = [len(m) for m in ref.world_matches(ref.records_of(data), published)]
+    sizes = []
+    real_pool = parallel.budget.pool
+    monkeypatch.setattr(verifier.budget, "pool", lambda wanted, name="": sizes.append(wanted) or real_pool(wanted))
+    counts = verifier._count_worlds(data, release_from_result(res), verifier.NullProgress(), None)
+    assert counts.tolist() == expect and sizes == [threads]
+
+
 def test_empty_records_are_counted():
     data = TransactionData.from_id_lists([[], [0], [], [0, 1], [1], []], n_items=2)
     res = run_nonreciprocal(data, NonreciprocalParams(k=2))
@@ -153,3 +173,13 @@ def test_release_read_back_from_files(l_run, tmp_path):
         (tmp_path / "BAD.csv").write_text("\n".join(text) + "\n")
         bad = read_release(data, tmp_path / "BAD.csv", tmp_path / "GRAPH.csv", tmp_path / "OUT.json")
         assert not verify_release(data, bad).passed
+
+
+def test_a_release_of_other_data_is_refused_before_the_kernels_run():
+    """A result checked against data with fewer items once crashed the process (the kernels wrote out of bounds)."""
+    big = random_data(3, 120, 12)
+    res = run_nonreciprocal(big, NonreciprocalParams(k=2, seed=1, seg_min=20, seg_max=30))
+    small = random_data(4, 120, 5)
+    v = verify_result(small, res)
+    assert not v.passed and not v.complete
+    assert any("item ids outside the data" in p for p in v.problems)

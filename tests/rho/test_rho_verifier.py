@@ -154,3 +154,36 @@ def test_sensitive_pairs_read_back_from_e_used(rho_data, tmp_path):
     check = verify_rho(data, res.published, (recs, items), Fraction(1, 2))
     assert check.passed
     assert as_lists(res.published) != as_lists(data)
+
+
+@pytest.mark.parametrize("exhaustive_limit", [5_000_000, 0])
+def test_check_is_the_same_on_one_thread_or_several(monkeypatch, exhaustive_limit):
+    """Groups of adversaries spread over the thread budget in small pieces give every number one thread gives."""
+    from anonstudio import parallel
+    from anonstudio.verifiers import rho as verifier
+
+    rng = np.random.default_rng(8)
+    records = [8 * int(rng.integers(4)) + rng.choice(8, size=rng.integers(1, 7), replace=False) for _ in range(700)]
+    data = TransactionData.from_id_lists(records, n_items=32)
+    res = run_rho(data, RhoParams(rho="0.5", epsilon=0.1, delta=0.1, m=3, setting="personalized",
+                                  sensitive_fraction=0.3))
+    monkeypatch.setattr(verifier, "_ROWS_PER_PIECE", 16)
+    pieces = []
+    real = verifier._check_on_threads
+    monkeypatch.setattr(verifier, "_check_on_threads", lambda starts, n, workers, *rest: pieces.append(workers)
+                        or real(starts, n, workers, *rest))
+    docs = []
+    before = parallel.budget.setting
+    try:
+        for threads in (1, 3):
+            parallel.configure(threads=threads)
+            for published in (data, res.published):  # unsafe adversaries and a clean release
+                check = verify_rho(data, published, res.constraint.pairs(), Fraction(1, 2), 3, epsilon=0.1,
+                                   exhaustive_limit=exhaustive_limit, samples=3000)
+                docs.append((threads, [(lv.method, lv.adversaries, lv.unsafe, lv.share) for lv in check.levels],
+                             check.worst))
+    finally:
+        parallel.configure(threads=before)
+    assert pieces and set(pieces) == {3}  # only the budget of 3 ran the pieces on threads
+    assert [d[1:] for d in docs[:2]] == [d[1:] for d in docs[2:]]
+    assert any(lv[2] for _, levels, _ in docs for lv in levels)

@@ -257,6 +257,45 @@ def test_jobs_running_at_once_share_the_budget_instead_of_each_taking_it_all(fre
     assert fresh.leased == 0
 
 
+def test_a_job_gets_the_threads_an_older_job_gives_back_while_it_runs(fresh):
+    """A run that started beside another one is not stuck on 1 thread once the other one ends."""
+    fresh.set_total(4)
+    first_in, first_out, second_in, second_out = (threading.Event() for _ in range(4))
+    seen = {}
+
+    def first():
+        with fresh.lease() as held:
+            seen["first"] = held
+            first_in.set()
+            first_out.wait(5)
+
+    def second():
+        with fresh.lease(3) as held:
+            seen["second at start"] = (held, fresh.available())
+            with fresh.pool(8) as pool:
+                seen["pool beside the first"] = pool.workers
+            second_in.set()
+            second_out.wait(5)
+            seen["second later"] = fresh.available()
+            with fresh.pool(8) as pool:
+                seen["pool alone"] = pool.workers
+
+    a = threading.Thread(target=first)
+    a.start()
+    assert first_in.wait(5)
+    b = threading.Thread(target=second)
+    b.start()
+    assert second_in.wait(5)
+    assert fresh.leased == 5  # 4 and the 1 every job gets
+    first_out.set()
+    a.join()
+    second_out.set()
+    b.join()
+    assert seen == {"first": 4, "second at start": (1, 1), "pool beside the first": 1, "second later": 3,
+                    "pool alone": 3}
+    assert fresh.leased == 0 and fresh.available() == 4
+
+
 def test_a_lease_inside_a_pool_task_stays_within_the_task_share(fresh):
     fresh.set_total(8)
     with fresh.pool(4) as pool:

@@ -120,3 +120,54 @@ def test_the_threat_chain_pool_is_capped_by_the_budget(threads, monkeypatch):
     chains = [s for s in sizes if s[0] == "threat-chain"]
     assert chains and all(workers == 1 for _, _, workers in chains)
     assert any(wanted > 1 for _, wanted, _ in chains)
+
+
+def test_exact_uniqueness_uses_the_budget_and_reads_the_same_under_any_budget(threads, monkeypatch):
+    """Exact counting plans for the budget's threads (no fixed 2), cuts more chunks to spread them, same points."""
+    from anonstudio.methods.uniqueness import algorithm
+
+    monkeypatch.setattr(algorithm, "_MIN_SPREAD_KEYS", 1)  # the bundled sample is small: spread it anyway
+    plans = []
+    real = algorithm.exact_memory_plan
+
+    def spy(*args, **kwargs):
+        plans.append(real(*args, **kwargs))
+        return plans[-1]
+
+    monkeypatch.setattr(algorithm, "exact_memory_plan", spy)
+    spec = get_method("uniqueness")
+    data, params = spec.example()
+    params = replace(params, method="exact", measure="itemset")
+    docs = {}
+    for budget in (1, 3):
+        threads(budget)
+        plans.clear()
+        curve = algorithm.uniqueness_curve(data, params)
+        docs[budget] = json.dumps(_without_timing(curve.to_json()), sort_keys=True)
+        assert {p.threads for p in plans if len(p.chunks) >= budget} == {budget}
+    assert docs[1] == docs[3]
+
+
+def test_exact_uniqueness_on_threads_stops_at_a_cancel(threads):
+    """Chunks handed to free threads still stop at a cancel: the chunks not started are dropped, None comes back."""
+    from anonstudio.jobs import NullProgress
+    from anonstudio.methods.uniqueness.algorithm import exact_memory_plan, exact_uniqueness
+
+    class CancelAfterFirst(NullProgress):
+        def __init__(self):
+            self.sets = 0
+
+        def set(self, fraction, status=""):
+            self.sets += 1
+
+        def cancelled(self):
+            return self.sets >= 1
+
+    threads(3)
+    data, _ = get_method("uniqueness").example()
+    plan = exact_memory_plan(data, 3, max_chunk_keys=64)
+    assert len(plan.chunks) > 6 and plan.threads == 3
+    progress = CancelAfterFirst()
+    assert exact_uniqueness(data, 3, progress, max_chunk_keys=64) is None
+    assert progress.sets < len(plan.chunks)
+    assert exact_uniqueness(data, 3, max_chunk_keys=64) is not None

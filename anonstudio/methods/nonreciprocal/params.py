@@ -84,9 +84,12 @@ class NonreciprocalParams:
                                      tooltip="Writes which of the assignments is the true one into the run's JSON. "
                                              "Together with the graph file this links every published record to "
                                              "its person: for auditors only, never next to a release.")
-    threads: int = param(2, label="Threads", minimum=1, maximum=64, advanced=True, section="Order",
-                         tooltip="TSP segments are reordered in parallel on this many threads; the result does not "
-                                 "depend on it.")
+    threads: int | None = param(None, label="Threads", minimum=1, maximum=64, optional=True, advanced=True,
+                                section="Order", none_means="the whole thread budget",
+                                tooltip="TSP segments are reordered, and the check counts possible worlds, in "
+                                        "parallel on at most this many threads, within the studio's thread budget "
+                                        "(ANONSTUDIO_THREADS, or Tools › Settings). Unset: the whole budget. The "
+                                        "result does not depend on it.")
 
     @property
     def m(self) -> int:

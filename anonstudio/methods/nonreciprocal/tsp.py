@@ -38,14 +38,16 @@ class TspOutcome:
 
 
 def improve_order(data: TransactionData, order: np.ndarray, bounds: np.ndarray, seed: int, kicks: int,
-                  threads: int = 1, progress: Progress | None = None) -> TspOutcome:
+                  threads: int | None = None, progress: Progress | None = None) -> TspOutcome:
     """Reorder each segment of ``order`` (boundaries ``bounds``) between its fixed ends.
 
-    Segments are processed in batches on ``threads`` threads; every segment
-    has its own seed, so the result does not depend on batching or threads.
-    Cancel is checked between batches.
+    Segments are processed in batches on up to ``threads`` threads of the
+    thread budget (None: the whole budget); every segment has its own seed, so
+    the result does not depend on batching or threads. Cancel is checked
+    between batches.
     """
     progress = progress or NullProgress()
+    threads = budget.workers(threads or budget.available())
     t0 = time.perf_counter()
     order = np.ascontiguousarray(order, dtype=np.int64)
     bounds = np.ascontiguousarray(bounds, dtype=np.int64)

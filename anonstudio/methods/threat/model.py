@@ -26,6 +26,24 @@ __all__ = ["Priors", "EncodedRelease", "encode_release", "text_of"]
 
 def _codes(series: pd.Series, domain: list, column: str) -> np.ndarray:
     index = {text_of(v): i for i, v in enumerate(domain)}
+    # Each distinct value is looked up once (a cell-by-cell lookup held the GIL for about a second on Adult,
+    # while the chains' threads waited). Values that compare equal have one text unless a column mixes types
+    # (True == 1, Decimal("1.0") == 1): such a column is looked up cell by cell.
+    labels, uniques = pd.factorize(series, use_na_sentinel=True)
+    values = uniques.tolist()
+    if series.dtype == object and not all(type(v) is str for v in values):
+        return _codes_by_cell(series, index, column)
+    lookup = np.array([index.get(text_of(v), -1) for v in values] + [-1], dtype=np.int64)
+    out = lookup[labels]  # label -1 (a missing cell) reads the last entry, -1
+    bad = np.flatnonzero(out < 0)
+    if len(bad):
+        i = int(bad[0])
+        v = series.iloc[[i]].tolist()[0]
+        raise ValueError(f"row {i + 1}: {column} = {v!r} is missing or not in the release's domain")
+    return out
+
+
+def _codes_by_cell(series: pd.Series, index: dict[str, int], column: str) -> np.ndarray:
     out = np.empty(len(series), dtype=np.int64)
     for i, v in enumerate(series.tolist()):
         code = None if v is None or (isinstance(v, float) and np.isnan(v)) else index.get(text_of(v))

@@ -37,8 +37,10 @@ Two ways to get it, recorded per point in ``method``:
 """
 from __future__ import annotations
 
+import concurrent.futures
 import math
 import os
+import queue
 import time
 from dataclasses import dataclass
 
@@ -77,6 +79,8 @@ __all__ = [
 
 #: Keys per enumeration chunk (8 bytes each, twice for the radix sort's scratch).
 _MAX_CHUNK_KEYS = 1 << 21
+#: Smallest chunk cut for the sake of spreading work over threads (each chunk scans every record once).
+_MIN_SPREAD_KEYS = 1 << 18
 
 #: Bytes per enumerated key: the key itself and the radix sort's scratch copy.
 BYTES_PER_KEY = 16
@@ -132,13 +136,14 @@ def exact_memory_plan(
     m: int,
     max_memory_bytes: int | None = None,
     max_chunk_keys: int = _MAX_CHUNK_KEYS,
-    threads: int = 2,
+    threads: int | None = None,
 ) -> ExactPlan:
     """Chunks and thread count whose sort buffers fit in ``max_memory_bytes``.
 
     Each thread holds two buffers (keys and sort scratch) as long as the largest
     chunk. Chunks are shrunk, then threads dropped, until that fits. The subsets
     sharing one smallest item cannot be split, so they set the least memory needed.
+    ``threads`` None: the thread budget available here (:data:`anonstudio.parallel.budget`).
 
     Raises
     ------
@@ -147,22 +152,26 @@ def exact_memory_plan(
     ValueError
         When m-itemsets cannot be packed into 64-bit keys.
     """
-    budget = default_memory_limit() if max_memory_bytes is None else int(max_memory_bytes)
+    threads = budget.available() if threads is None else threads
+    limit = default_memory_limit() if max_memory_bytes is None else int(max_memory_bytes)
     per_item = _per_item_subsets(data, m)
     bits = item_bits(data.n_items)
+    # On several threads the chunks are cut smaller, about 8 per thread, so that threads finishing early take the
+    # next chunk instead of waiting for one long last chunk (the counts do not depend on the chunks).
+    spread = max(_MIN_SPREAD_KEYS, -(-int(per_item.sum()) // (8 * threads))) if threads > 1 else max_chunk_keys
     for t in range(max(threads, 1), 0, -1):
-        cap = min(max_chunk_keys, budget // (BYTES_PER_KEY * t))
+        cap = min(max_chunk_keys, spread, limit // (BYTES_PER_KEY * t))
         if cap < 1:
             continue
         chunks = plan_chunks(per_item, m, bits, cap)
         size = max((c[2] for c in chunks), default=0)
         used = max(1, min(t, len(chunks)))
         peak = BYTES_PER_KEY * used * size
-        if peak <= budget:
+        if peak <= limit:
             return ExactPlan(m, tuple(chunks), used, peak)
     need = BYTES_PER_KEY * float(per_item.max(initial=0.0))
     raise ParameterError(
-        f"exact counting of m={m} needs ~{_format_bytes(need)} of memory (limit {_format_bytes(budget)}); "
+        f"exact counting of m={m} needs ~{_format_bytes(need)} of memory (limit {_format_bytes(limit)}); "
         "use sampling (method mcmc) or a higher memory limit",
         name="method",
     )
@@ -180,14 +189,14 @@ def exact_uniqueness(
     m: int,
     progress: Progress | None = None,
     max_chunk_keys: int = _MAX_CHUNK_KEYS,
-    threads: int = 2,
+    threads: int | None = None,
     max_memory_bytes: int | None = None,
 ) -> tuple[int, int] | None:
     """``(|Omega^m|, unique m-itemsets)`` by enumeration; None if cancelled.
 
     Chunks (ranges of smallest items, see :func:`~anonstudio.kernels.enumerate.plan_chunks`)
-    are enumerated, radix-sorted and counted on ``threads`` threads at a time,
-    each with its own buffers. :func:`exact_memory_plan` sizes the chunks so the
+    are enumerated, radix-sorted and counted on ``threads`` threads at a time
+    (None: the thread budget), each with its own buffers. :func:`exact_memory_plan` sizes the chunks so the
     buffers stay within ``max_memory_bytes`` (default: a quarter of the memory).
 
     Raises
@@ -208,24 +217,39 @@ def _run_exact(data: TransactionData, plan: ExactPlan, progress: Progress) -> tu
     size = max((c[2] for c in chunks), default=0)
     buffers = [(np.empty(size, dtype=np.uint64), np.empty(size, dtype=np.uint64)) for _ in range(threads)]
 
-    def count(job: int, chunk: tuple[int, int, int]) -> tuple[int, int, int]:
+    def count(pair: tuple[np.ndarray, np.ndarray], chunk: tuple[int, int, int]) -> tuple[int, int, int]:
         lo, hi, _ = chunk
-        keys, tmp = buffers[job]
+        keys, tmp = pair
         n = enumerate_keys(data.indptr, data.indices, m, lo, hi, bits, keys)
         key_bits = (m - 1) * bits + max(int(hi - lo - 1).bit_length(), 1)
         d, s = count_runs(radix_sort(keys[:n], tmp[:n], key_bits))
         return n, int(d), int(s)
 
+    # Each chunk takes a free pair of buffers; the pool has at most as many workers as pairs. Chunks are handed out
+    # as threads free up (no join per batch), and the integer counts add up the same in any order.
+    free: queue.SimpleQueue = queue.SimpleQueue()
+    for pair in buffers:
+        free.put(pair)
+
+    def counted(chunk: tuple[int, int, int]) -> tuple[int, int, int]:
+        pair = free.get()
+        try:
+            return count(pair, chunk)
+        finally:
+            free.put(pair)
+
     distinct = unique = done = 0
     with budget.pool(threads, "enumerate") as pool:
-        for start in range(0, len(chunks), threads):
-            batch = chunks[start : start + threads]
-            for n, d, s in pool.map(count, range(len(batch)), batch):
-                distinct += d
-                unique += s
-                done += n
+        futures = [pool.submit(counted, chunk) for chunk in chunks]
+        for future in concurrent.futures.as_completed(futures):
+            n, d, s = future.result()
+            distinct += d
+            unique += s
+            done += n
             progress.set(done / max(total, 1), f"m={m}: counted {done:,} of {total:,} combinations")
             if progress.cancelled():
+                for f in futures:  # the chunks not started yet; the running ones end within a chunk
+                    f.cancel()
                 return None
     return distinct, unique
 
@@ -314,8 +338,9 @@ def _itemset_point(data: TransactionData, m: int, params: UniquenessParams,
     distinct, unique = counts
     u = unique / distinct
     return UniquenessPoint(m, u, u, u, "exact", 0, time.perf_counter() - t0, ci_kind="exact", itemsets=distinct,
-                           diagnostics={"omega": distinct, "unique": unique, "combinations": int(cost),
-                                        "peak_bytes": plan.peak_bytes, "threads": plan.threads})
+                           # The memory plan's threads and peak bytes follow the thread budget: left out, so that
+                           # a point reads the same at any thread count.
+                           diagnostics={"omega": distinct, "unique": unique, "combinations": int(cost)})
 
 
 def _exact_plan(data: TransactionData, m: int, params: UniquenessParams, cost: float) -> ExactPlan | None:
