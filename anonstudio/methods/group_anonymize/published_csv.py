@@ -66,21 +66,24 @@ def horizontal_cell_texts(release: GroupRelease, column: str) -> list[str]:
     numeric = is_numeric_domain(domain)
     texts = [value_text(v) for v in domain]
     labels = release.labels.get(column)
-    parsed: dict[str, np.ndarray | None] = {}  # labels repeat across groups; parse each once
-    out = []
-    for g in range(release.n_groups):
-        mask = release.cells[column][g]
-        text = labels[g] if labels is not None else None
-        if text is not None:
-            if text not in parsed:
-                try:
-                    parsed[text] = parse_cell(text, domain, numeric, texts)
-                except CellError:
-                    parsed[text] = None
-            if parsed[text] is None or not np.array_equal(parsed[text], mask):
-                text = None
-        out.append(text if text is not None else cell_text(domain, mask, numeric))
-    return out
+    cells = release.cells[column]
+    out: list[str | None] = [None] * release.n_groups
+    if labels is not None:
+        # Labels repeat across groups: parse each distinct one once and compare it with the cells of all its
+        # groups at once (a comparison per group was half of writing Adult's release).
+        groups_of: dict[str, list[int]] = {}
+        for g in range(release.n_groups):
+            if labels[g] is not None:
+                groups_of.setdefault(labels[g], []).append(g)
+        for text, groups in groups_of.items():
+            try:
+                mask = parse_cell(text, domain, numeric, texts)
+            except CellError:
+                continue
+            rows = np.asarray(groups, dtype=np.int64)
+            for g in rows[(cells[rows] == mask[None, :]).all(axis=1)].tolist():
+                out[g] = text
+    return [text if text is not None else cell_text(domain, cells[g], numeric) for g, text in enumerate(out)]
 
 
 def _row_ids(table: Table, id_column: str) -> list[str]:
@@ -126,25 +129,22 @@ def release_rows(release: GroupRelease, table: Table, *, gid_column: str = DEFAU
     frame = table.frame
     header = ([id_column] if id_column else []) + [gid_column, *release.qi, release.sensitive]
     ids = _row_ids(table, id_column) if id_column else None
-    sensitive_text = [value_text(v) for v in frame[release.sensitive]]
+    groups = release.row_group.tolist()
+    # Column by column, then zipped: a cell is a list lookup (30,162 Adult rows x 10 cells went through a
+    # lambda each before, about a third of the export).
+    columns = [ids] if ids is not None else []
+    gid_text = [str(g + 1) for g in range(release.n_groups)]
+    columns.append([gid_text[g] for g in groups])
     if release.scheme == "horizontal":
-        group_texts = {c: horizontal_cell_texts(release, c) for c in release.qi}
-        qi_cell = lambda c, i, g: group_texts[c][g]  # noqa: E731
-        qi_columns = {}
+        for c in release.qi:
+            texts = horizontal_cell_texts(release, c)
+            columns.append([texts[g] for g in groups])
+        columns.append([value_text(v) for v in frame[release.sensitive]])
     else:
         multisets = group_multisets(release, table)
-        qi_columns = {c: [value_text(v) for v in frame[c]] for c in release.qi}
-        qi_cell = lambda c, i, g: qi_columns[c][i]  # noqa: E731
-
-    def rows() -> Iterator[list[str]]:
-        for i, g in enumerate(release.row_group.tolist()):
-            line = [ids[i]] if ids is not None else []
-            line.append(str(g + 1))
-            line.extend(qi_cell(c, i, g) for c in release.qi)
-            line.append(sensitive_text[i] if release.scheme == "horizontal" else multisets[g])
-            yield line
-
-    return header, rows()
+        columns.extend([value_text(v) for v in frame[c]] for c in release.qi)
+        columns.append([multisets[g] for g in groups])
+    return header, map(list, zip(*columns))
 
 
 # ----------------------------------------------------------------------------- import
