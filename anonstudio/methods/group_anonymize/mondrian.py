@@ -81,6 +81,10 @@ class _Counted:
         self.total = int(self.sizes.sum())
         self.slot = np.full(keys.shape[1], -1, dtype=np.int64)
         self.slot[self.columns] = np.arange(len(self.columns))
+        self.starts = [int(self.offsets[i]) if i >= 0 else -1 for i in self.slot.tolist()]
+        self.ends = [int(self.offsets[i] + self.sizes[i]) if i >= 0 else -1 for i in self.slot.tolist()]
+        # Each row's keys of the counted columns moved into one range of bins, once for the whole table.
+        self.shifted = np.ascontiguousarray(keys[:, self.columns] + self.offsets)
 
 
 def _cut(rows: np.ndarray, enc: EncodedTable, keys: np.ndarray, spans, k: int, l: int | None,
@@ -89,20 +93,17 @@ def _cut(rows: np.ndarray, enc: EncodedTable, keys: np.ndarray, spans, k: int, l
     n = len(rows)
     if n < 2 * k:
         return None
-    sub = keys[rows]
     # The distinct keys and their counts of every narrow column from one bincount over the partition (a sort
     # per column and partition was most of Mondrian's time on Adult); wide columns still sort.
-    tally = np.bincount((sub[:, counted.columns] + counted.offsets).ravel(), minlength=counted.total) \
-        if counted.columns.size else None
+    tally = np.bincount(counted.shifted[rows].ravel(), minlength=counted.total) if counted.columns.size else None
     per_attr = []
     for j, (values, norm) in enumerate(spans):
-        if counted.slot[j] >= 0:
-            start = counted.offsets[counted.slot[j]]
-            column = tally[start:start + counted.sizes[counted.slot[j]]]
-            uniq = np.flatnonzero(column)
+        if counted.starts[j] >= 0:
+            column = tally[counted.starts[j]:counted.ends[j]]
+            uniq = column.nonzero()[0]
             counts = column[uniq]
         else:
-            uniq, counts = np.unique(sub[:, j], return_counts=True)
+            uniq, counts = np.unique(keys[rows, j], return_counts=True)
         if len(uniq) < 2:
             continue
         width = (values[uniq[-1]] - values[uniq[0]]) if values is not None else (len(uniq) - 1)
@@ -114,7 +115,7 @@ def _cut(rows: np.ndarray, enc: EncodedTable, keys: np.ndarray, spans, k: int, l
         n_left = int(below[i])
         if n_left < k or n - n_left < k:
             continue
-        left = sub[:, j] <= uniq[i]
+        left = keys[rows, j] <= uniq[i]
         if l is not None:
             s = enc.s_codes[rows]
             if len(np.unique(s[left])) < l or len(np.unique(s[~left])) < l:

@@ -86,6 +86,25 @@ def horizontal_cell_texts(release: GroupRelease, column: str) -> list[str]:
     return [text if text is not None else cell_text(domain, cells[g], numeric) for g, text in enumerate(out)]
 
 
+def column_texts(series) -> list[str]:
+    """``value_text`` of every cell of ``series``, worded once per distinct value.
+
+    pandas' factorize merges values that compare equal, whose texts are then equal too, except in an object
+    column (``True == 1`` but their texts differ): such a column is worded cell by cell. Missing cells are
+    worded one by one as well (NaN, None and pd.NA have their own texts).
+    """
+    import pandas as pd
+
+    if series.dtype == object:
+        return [value_text(v) for v in series]
+    codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    texts = [value_text(u) for u in uniques.tolist()]
+    out = [texts[c] if c >= 0 else None for c in codes.tolist()]
+    if not (codes < 0).any():
+        return out
+    return [t if t is not None else value_text(v) for t, v in zip(out, series)]
+
+
 def _row_ids(table: Table, id_column: str) -> list[str]:
     if id_column in table.frame.columns:
         return [value_text(v) for v in table.frame[id_column]]
@@ -139,10 +158,10 @@ def release_rows(release: GroupRelease, table: Table, *, gid_column: str = DEFAU
         for c in release.qi:
             texts = horizontal_cell_texts(release, c)
             columns.append([texts[g] for g in groups])
-        columns.append([value_text(v) for v in frame[release.sensitive]])
+        columns.append(column_texts(frame[release.sensitive]))
     else:
         multisets = group_multisets(release, table)
-        columns.extend([value_text(v) for v in frame[c]] for c in release.qi)
+        columns.extend(column_texts(frame[c]) for c in release.qi)
         columns.append([multisets[g] for g in groups])
     return header, map(list, zip(*columns))
 
