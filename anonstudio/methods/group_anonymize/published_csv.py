@@ -125,11 +125,36 @@ def group_multisets(release: GroupRelease, table: Table) -> list[str]:
 def export_release(release: GroupRelease, table: Table, path: str | Path, *,
                    gid_column: str = DEFAULT_GID_COLUMN, id_column: str | None = None) -> None:
     """Write ``release`` (aligned with ``table``) as CSV, atomically. See the module docstring."""
-    header, rows = release_rows(release, table, gid_column=gid_column, id_column=id_column)
+    header, columns = _release_columns(release, table, gid_column=gid_column, id_column=id_column)
+    # Each distinct cell text is encoded once, by the csv module itself (quoted when it holds a comma, a quote or
+    # a line break), and the lines are joined a block at a time: the same bytes as csv.writer's writerows, whose
+    # per-cell checks were most of writing Adult's release.
+    encoded = [_csv_fields(column) for column in columns]
+    n = len(encoded[0]) if encoded else 0
     with atomic_write(path) as fh:
-        writer = csv.writer(fh, lineterminator="\n")
-        writer.writerow(header)
-        writer.writerows(rows)
+        csv.writer(fh, lineterminator="\n").writerow(header)
+        for start in range(0, n, _BLOCK):
+            block = zip(*(column[start:start + _BLOCK] for column in encoded))
+            fh.write("".join([",".join(cells) + "\n" for cells in block]))
+
+
+_BLOCK = 65536
+
+
+def _csv_fields(texts: list[str]) -> list[str]:
+    """Each text as csv.writer writes it inside a line of several fields."""
+    import io
+
+    fields: dict[str, str] = {}
+    out = []
+    for text in texts:
+        field = fields.get(text)
+        if field is None:
+            buffer = io.StringIO()
+            csv.writer(buffer, lineterminator="\n").writerow([text, ""])
+            field = fields[text] = buffer.getvalue()[:-2]  # without the ',' of the empty field and the line end
+        out.append(field)
+    return out
 
 
 def release_frame(release: GroupRelease, table: Table, *, gid_column: str = DEFAULT_GID_COLUMN,
@@ -143,6 +168,13 @@ def release_frame(release: GroupRelease, table: Table, *, gid_column: str = DEFA
 def release_rows(release: GroupRelease, table: Table, *, gid_column: str = DEFAULT_GID_COLUMN,
                  id_column: str | None = None) -> tuple[list[str], Iterator[list[str]]]:
     """The header and the rows (cells as text) :func:`export_release` writes: the library API's release too."""
+    header, columns = _release_columns(release, table, gid_column=gid_column, id_column=id_column)
+    return header, map(list, zip(*columns))
+
+
+def _release_columns(release: GroupRelease, table: Table, *, gid_column: str,
+                     id_column: str | None) -> tuple[list[str], list[list[str]]]:
+    """The header and the columns of cell texts of :func:`release_rows`."""
     if release.n_rows != table.n_rows:
         raise ValueError(f"the release has {release.n_rows} rows but the table has {table.n_rows}")
     frame = table.frame
@@ -163,7 +195,7 @@ def release_rows(release: GroupRelease, table: Table, *, gid_column: str = DEFAU
         multisets = group_multisets(release, table)
         columns.extend(column_texts(frame[c]) for c in release.qi)
         columns.append([multisets[g] for g in groups])
-    return header, map(list, zip(*columns))
+    return header, columns
 
 
 # ----------------------------------------------------------------------------- import
