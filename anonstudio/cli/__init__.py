@@ -209,7 +209,37 @@ def run() -> None:
         signal.signal(signal.SIGINT, lambda *_: os._exit(130))
     except KeyboardInterrupt:  # between main's own handler and this one
         code = 130
-    sys.exit(code)
+    _end_process(code)
+
+
+def _end_process(code: int) -> None:
+    """End the process with ``code`` without the interpreter's teardown, once nothing is left to do.
+
+    With the outputs written and the streams flushed, freeing every module (pandas, pyarrow, numpy, numba) one by
+    one only costs time: about 0.2 s of a 1.4 s ``group-anonymize`` on UCI Adult. The exit functions still run
+    (Dask clients closed, logging flushed). A stream that cannot be flushed (a closed pipe) or another
+    non-daemon thread still running takes the normal exit, which reports or waits for them as before.
+    """
+    import atexit
+    import os
+    import threading
+
+    def flushed() -> bool:
+        try:
+            for stream in (sys.stdout, sys.stderr):
+                if stream is not None:
+                    stream.flush()
+        except (OSError, ValueError):
+            return False
+        return True
+
+    others = [t for t in threading.enumerate() if t is not threading.current_thread() and not t.daemon]
+    if others or not flushed():
+        sys.exit(code)
+    atexit._run_exitfuncs()
+    if not flushed():
+        sys.exit(code)
+    os._exit(code)
 
 
 def _main(argv: list[str] | None) -> int:

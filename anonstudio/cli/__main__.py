@@ -1,5 +1,4 @@
-import sys
+from . import run
 
-from . import main
-
-sys.exit(main())
+# ``python -m anonstudio.cli`` ends as the anonstudio-cli console script does.
+run()

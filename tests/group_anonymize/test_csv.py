@@ -201,3 +201,34 @@ def test_round_trip_with_suppressed_group(tmp_path):
     path = tmp_path / "s.csv"
     export_release(result.release, table, path)
     assert import_release(path, table).same_as(result.release)
+
+
+@pytest.mark.parametrize("scheme", ["mondrian", "anatomy"])
+def test_export_quotes_cells_as_the_csv_module_does(tmp_path, scheme):
+    """The file is csv.writer's writing of release_rows, byte for byte, for cells needing quotes too."""
+    import csv
+    import io
+
+    import numpy as np
+
+    from anonstudio.methods.group_anonymize.published_csv import release_rows
+
+    rng = np.random.default_rng(11)
+    n = 60
+    frame = pd.DataFrame({
+        "age": rng.integers(20, 60, n),
+        "city": rng.choice(["Rome, Italy", 'Oslo "N"', " Lima", "Quito"], n),
+        "disease": rng.choice(["flu", "a,b", 'say "x"', "line\nbreak", "cold"], n),
+    })
+    table = Table(frame, {"disease": Role.SENSITIVE})
+    release = anonymize(table, GroupAnonymizeParams(scheme=scheme, k=3, l=2, qi=("age", "city"),
+                                                    sensitive="disease")).release
+    path = tmp_path / "quoted.csv"
+    export_release(release, table, path, id_column="row")
+    expected = io.StringIO(newline="")
+    writer = csv.writer(expected, lineterminator="\n")
+    header, rows = release_rows(release, table, id_column="row")
+    writer.writerow(header)
+    writer.writerows(rows)
+    assert path.read_bytes() == expected.getvalue().encode("utf-8")
+    assert '"' in expected.getvalue()  # some cells were quoted

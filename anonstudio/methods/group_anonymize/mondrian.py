@@ -67,15 +67,43 @@ def _split_keys(enc: EncodedTable, hierarchies) -> np.ndarray:
     return keys
 
 
-def _cut(rows: np.ndarray, enc: EncodedTable, keys: np.ndarray, spans, k: int, l: int | None):
+class _Counted:
+    """Which columns' keys are counted with one bincount per partition: those of at most ``limit`` distinct
+    keys (a wider column, such as a weight with thousands of values, would make every small partition walk
+    its whole domain). ``slot[j]`` is column j's place among them (-1: sorted instead)."""
+
+    def __init__(self, keys: np.ndarray, limit: int = 4096):
+        sizes = keys.max(axis=0) + 1 if keys.size else np.zeros(keys.shape[1], np.int64)
+        narrow = (sizes <= limit) & ((keys.min(axis=0) >= 0) if keys.size else True)
+        self.columns = np.flatnonzero(narrow)
+        self.sizes = sizes[self.columns].astype(np.int64)
+        self.offsets = np.concatenate([[0], np.cumsum(self.sizes)[:-1]]).astype(np.int64)
+        self.total = int(self.sizes.sum())
+        self.slot = np.full(keys.shape[1], -1, dtype=np.int64)
+        self.slot[self.columns] = np.arange(len(self.columns))
+        self.starts = [int(self.offsets[i]) if i >= 0 else -1 for i in self.slot.tolist()]
+        self.ends = [int(self.offsets[i] + self.sizes[i]) if i >= 0 else -1 for i in self.slot.tolist()]
+        # Each row's keys of the counted columns moved into one range of bins, once for the whole table.
+        self.shifted = np.ascontiguousarray(keys[:, self.columns] + self.offsets)
+
+
+def _cut(rows: np.ndarray, enc: EncodedTable, keys: np.ndarray, spans, k: int, l: int | None,
+         counted: _Counted):
     """The two halves of the best allowable median cut of ``rows``, or None."""
     n = len(rows)
     if n < 2 * k:
         return None
-    sub = keys[rows]
+    # The distinct keys and their counts of every narrow column from one bincount over the partition (a sort
+    # per column and partition was most of Mondrian's time on Adult); wide columns still sort.
+    tally = np.bincount(counted.shifted[rows].ravel(), minlength=counted.total) if counted.columns.size else None
     per_attr = []
     for j, (values, norm) in enumerate(spans):
-        uniq, counts = np.unique(sub[:, j], return_counts=True)
+        if counted.starts[j] >= 0:
+            column = tally[counted.starts[j]:counted.ends[j]]
+            uniq = column.nonzero()[0]
+            counts = column[uniq]
+        else:
+            uniq, counts = np.unique(keys[rows, j], return_counts=True)
         if len(uniq) < 2:
             continue
         width = (values[uniq[-1]] - values[uniq[0]]) if values is not None else (len(uniq) - 1)
@@ -87,7 +115,7 @@ def _cut(rows: np.ndarray, enc: EncodedTable, keys: np.ndarray, spans, k: int, l
         n_left = int(below[i])
         if n_left < k or n - n_left < k:
             continue
-        left = sub[:, j] <= uniq[i]
+        left = keys[rows, j] <= uniq[i]
         if l is not None:
             s = enc.s_codes[rows]
             if len(np.unique(s[left])) < l or len(np.unique(s[~left])) < l:
@@ -108,7 +136,14 @@ def horizontal_release_from_groups(enc: EncodedTable, row_group: np.ndarray) -> 
     for j, c in enumerate(enc.qi):
         domain = enc.domains[c]
         cells[c] = member_cells(row_group, enc.codes[:, j], n_groups, len(domain), fill_range=enc.numeric[j])
-        labels[c] = [cell_text(domain, cells[c][g], enc.numeric[j]) for g in range(n_groups)]
+        # Groups share cells (one sex, one race...): each distinct cell is worded once.
+        worded: dict[bytes, str] = {}
+        labels[c] = []
+        for g in range(n_groups):
+            key = cells[c][g].tobytes()
+            if key not in worded:
+                worded[key] = cell_text(domain, cells[c][g], enc.numeric[j])
+            labels[c].append(worded[key])
     return GroupRelease("horizontal", list(enc.qi), enc.sensitive, enc.domains, row_group, cells, labels)
 
 
@@ -128,6 +163,7 @@ def mondrian(table: Table, params, progress: Progress, *, hierarchies: dict[str,
     enc.check_feasible(k, l)
     spans = _spans(enc)
     keys = _split_keys(enc, hierarchies or {})
+    counted = _Counted(keys)
     n = enc.n_rows
     pending = [np.arange(n, dtype=np.int64)]
     final: list[np.ndarray] = []
@@ -141,7 +177,7 @@ def mondrian(table: Table, params, progress: Progress, *, hierarchies: dict[str,
             complete = False
             break
         rows = pending.pop()
-        halves = _cut(rows, enc, keys, spans, k, l)
+        halves = _cut(rows, enc, keys, spans, k, l, counted)
         if halves is None:
             final.append(rows)
             rows_done += len(rows)

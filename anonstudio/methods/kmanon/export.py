@@ -40,11 +40,17 @@ def anonymized_dataset(data: TransactionData, level: LevelResult) -> Transaction
     """The generalized records: each record's distinct partitions, labelled by :func:`partition_names`."""
     names = partition_names(level)
     ids = sorted(names)
-    index = {p: j for j, p in enumerate(ids)}
-    pos = np.array([index[int(p)] for p in level.labels], dtype=np.int64)
-    records = [np.unique(pos[data.record(u)]) for u in range(data.n_records)]
-    return TransactionData.from_id_lists(records, n_items=len(ids), vocab=tuple(names[p] for p in ids),
-                                         name=f"{data.name} (k^m-anonymized)")
+    # Position of each item's partition among the sorted ids (np.unique sorts as ``sorted`` does).
+    _, pos = np.unique(np.asarray(level.labels, dtype=np.int64), return_inverse=True)
+    # Every record's distinct partitions at once: one sorted unique over (record, partition) keys instead of
+    # a unique per record (59,602 records of BMS-WebView-1 took 0.8 s that way, longer than the run).
+    n, width = data.n_records, max(len(ids), 1)
+    record_of = np.repeat(np.arange(n, dtype=np.int64), np.diff(data.indptr))
+    keys = np.unique(record_of * width + pos.astype(np.int64)[data.indices])
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(keys // width, minlength=n), out=indptr[1:])
+    return TransactionData(indptr, (keys % width).astype(np.int32), tuple(names[p] for p in ids),
+                           name=f"{data.name} (k^m-anonymized)")
 
 
 def write_partition_map(path: str | Path, data: TransactionData, level: LevelResult) -> None:

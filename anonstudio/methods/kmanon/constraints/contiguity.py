@@ -11,12 +11,15 @@ area-weighted cell centroids without building polygon unions.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ....data.geo import ContiguityGeometry, VoronoiCells
 from ..partition_state import PartitionState
 from .base import Constraint, ConstraintRun, ConstraintStateError, ErrorFunction, ErrorRun, Move
+
+if TYPE_CHECKING:  # the geometry (scipy.spatial, shapely) is imported by a contiguity run only, not by every k^m run
+    from ....data.geo import VoronoiCells
 
 __all__ = ["Contiguity", "CentroidDistanceError"]
 
@@ -31,6 +34,8 @@ class _ContiguityRun(ConstraintRun):
     """
 
     def __init__(self, state: PartitionState, cells: VoronoiCells):
+        from ....data.geo import ContiguityGeometry
+
         super().__init__(state)
         weights = np.array([state.users(i) for i in range(state.n_items)], dtype=np.float64)
         self.geom = ContiguityGeometry(cells, weights)
