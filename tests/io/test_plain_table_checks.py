@@ -3,7 +3,7 @@ import random
 import re
 
 from anonstudio.data.io.delimited import _empty_lines, _has_comment_line
-from anonstudio.data.io.relational import _has_leading_zero_field
+from anonstudio.data.io.fastcsv import SPACES, has_leading_zero_field, without_comment_lines
 
 
 def _texts(seed: int, pieces: list[str], n: int = 6000):
@@ -14,11 +14,21 @@ def _texts(seed: int, pieces: list[str], n: int = 6000):
 
 
 def test_leading_zero_check_agrees_with_the_expression():
-    pieces = ["0", "1", "9", " ", "  ", ",", "\n", "-", "+", ";", "a", "é", "\t", "00"]
+    pieces = ["0", "1", "9", " ", "  ", ",", "\n", "-", "+", ";", "a", "é", "\t", "00", "\x0c", ".", "|"]
     for text in _texts(1, pieces):
-        for sep in (",", ";", "\t", "|", "é"):
-            expected = re.search(rf"(?:^|{re.escape(sep)})[ ]*[+-]?0\d", text, re.M) is not None
-            assert _has_leading_zero_field(text, sep) == expected, (text, sep)
+        raw = text.encode("utf-8")
+        for sep in (",", ";", "\t", "|"):
+            spaces = re.escape(bytes(b for b in SPACES if chr(b) != sep))
+            pattern = rb"(?:^|" + re.escape(sep.encode()) + rb")[" + spaces + rb"]*[+-]?0\d"
+            expected = re.search(pattern, raw, re.M) is not None
+            assert has_leading_zero_field(raw, sep) == expected, (text, sep)
+
+
+def test_comment_lines_are_cut_as_the_exact_reader_skips_them():
+    for text in _texts(3, ["\n", "a", "#", "%", "@", "|", " ", "\n\n", "b,c", "x#"]):
+        kept = without_comment_lines(text.encode())
+        expected = "".join(line for line in text.splitlines(keepends=True) if not line.startswith(("#", "%", "@", "|")))
+        assert kept.decode() == expected, text
 
 
 def test_comment_line_and_empty_line_checks_agree_with_the_expressions():
