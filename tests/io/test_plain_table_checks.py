@@ -45,3 +45,13 @@ def test_comment_line_and_empty_line_checks_agree_with_the_expressions():
                 pos = match.start() + 1
                 expected.append(line)
         assert _empty_lines(text).tolist() == expected, text
+
+
+def test_a_column_of_numbers_is_tested_as_each_value_is():
+    from anonstudio.data.io.delimited import all_numbers, is_number
+
+    rng = random.Random(4)
+    pieces = ["0", "1", "9", ".", "e", "E", "+", "-", " ", "\t", "\x0c", "\u3000", "٣", "a", "\n", "\x85", "\u2028"]
+    for _ in range(20000):
+        values = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 5))) for _ in range(rng.randint(0, 4))]
+        assert all_numbers(values) == all(is_number(v) for v in values), values

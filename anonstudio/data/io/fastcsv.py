@@ -132,11 +132,12 @@ def without_comment_lines(piece: bytes) -> bytes | None:
     return b"".join(kept)
 
 
-def odd_spaces(piece: bytes, sep: str) -> bool:
+def odd_spaces(piece: bytes, sep: str, *, is_ascii: bool | None = None) -> bool:
     """Whether a field of ``piece`` may hold white space other than spaces: a tab that is not the
     separator, a vertical tab, form feed or file/group/record/unit separator, or any non-ASCII character
-    (Unicode has more white space). The exact reader strips such white space from a value; pandas keeps it."""
-    if not piece.isascii():
+    (Unicode has more white space). The exact reader strips such white space from a value; pandas keeps it.
+    ``is_ascii``: ``piece.isascii()`` if known."""
+    if not (piece.isascii() if is_ascii is None else is_ascii):
         return True
     return any(bytes((b,)) in piece for b in SPACES[1:] if chr(b) != sep)
 
@@ -152,9 +153,9 @@ def has_leading_zero_field(raw: bytes, sep: str) -> bool:
     a = np.frombuffer(raw, dtype=np.uint8)
     if len(a) < 2:
         return False
-    zeros = np.flatnonzero(a[:-1] == ord("0"))
-    after = a[zeros + 1]
-    at = zeros[(after >= ord("0")) & (after <= ord("9"))]
+    # Whole-array comparisons, then the positions: far fewer "0<digit>" pairs than zeros (and in-place
+    # operators on these arrays cost several times as much).
+    at = np.flatnonzero((a[:-1] == ord("0")) & (a[1:] >= ord("0")) & (a[1:] <= ord("9")))
     if not len(at):
         return False
     before = a[np.maximum(at - 1, 0)]

@@ -36,7 +36,7 @@ from .delimited import (
 from .registry import COMMENT_PREFIXES, Format, Head, register
 from .report import LoadReport
 from .shape import RAGGED_SCORE, delimited_shape
-from .text import read_text
+from .text import decode_text, read_bytes
 
 # imported where used: data.io registers every format when imported, and a FIMI file or --help needs neither
 if TYPE_CHECKING:
@@ -175,7 +175,8 @@ def _head_of(piece: bytes, sep: str | None) -> tuple[str, list[list[str]], int] 
     them (the csv module, like pandas, drops the spaces that start a line), or None when the chunk holds no
     row."""
     if sep is None:  # the exact reader sniffs in the first 65,536 characters of its first chunk
-        head = codecs.getincrementaldecoder("utf-8")().decode(piece[:4 * 65536], False)[:65536]
+        head = piece[:65536].decode("ascii") if piece[:65536].isascii() else \
+            codecs.getincrementaldecoder("utf-8")().decode(piece[:4 * 65536], False)[:65536]
         lines, _ = content_lines(head[: head.rfind("\n") + 1] or head)
         sep = sniff_delimiter(lines, _CANDIDATES) or _CANDIDATES[0]
     sample: list[str] = []
@@ -195,21 +196,44 @@ def _head_of(piece: bytes, sep: str | None) -> tuple[str, list[list[str]], int] 
     return sep, list(csv.reader(sample, delimiter=sep, skipinitialspace=True)), first_end
 
 
-def _any_trailing_space(col: pd.Series) -> bool:
-    """Whether a value of a text column ends with a space (pandas dropped only the leading ones)."""
-    if getattr(col.dtype, "storage", None) == "pyarrow":  # pandas' own str accessor costs twice this
+def _arrow(col: pd.Series):
+    """The pyarrow array behind a text column, or None when pandas stores it otherwise."""
+    if getattr(col.dtype, "storage", None) != "pyarrow":
+        return None
+    return col.array.__arrow_array__()  # the column's own chunked array (pyarrow.array() would join chunks)
+
+
+def _with_trailing_space(columns: dict[str, pd.Series]) -> set[str]:
+    """The text columns with a value ending in a space (pandas dropped only the leading ones)."""
+    arrays = {name: _arrow(col) for name, col in columns.items()}
+    if columns and all(a is not None for a in arrays.values()):
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        return bool(pc.any(pc.ends_with(pa.array(col.array), " ")).as_py())
-    return bool(col.str.endswith(" ").any())
+        chunks = [c for a in arrays.values() for c in a.chunks]
+        if len({c.type for c in chunks}) == 1:  # one look at every text column at once: a trailing space is rare
+            if not pc.any(pc.ends_with(pa.chunked_array(chunks), " ")).as_py():
+                return set()
+        return {name for name, a in arrays.items() if pc.any(pc.ends_with(a, " ")).as_py()}
+    return {name for name, col in columns.items() if col.str.endswith(" ").any()}
+
+
+def _n_missing(col: pd.Series) -> int:
+    if col.dtype == np.int64:
+        return 0
+    if col.dtype == np.float64:
+        return int(np.isnan(col.to_numpy()).sum())
+    arrow = _arrow(col)
+    return int(arrow.null_count) if arrow is not None else int(col.isna().sum())
 
 
 def _starts_as_numbers(col: pd.Series) -> bool:
     """Whether the first 20 distinct values of a text column (unstripped, missing ones left out) all read as
     numbers, the test :func:`_column_of_codes` starts with: when they do, it must type the column."""
+    arrow = _arrow(col)
+    head = arrow.slice(0, 256).to_pylist() if arrow is not None else col.iloc[:256].tolist()
     seen: set[str] = set()
-    for value in col.iloc[:256].tolist():  # a text column usually shows a word at once
+    for value in head:  # a text column usually shows a word at once
         if isinstance(value, str) and value not in seen:
             if not is_number(value):
                 return False
@@ -260,6 +284,7 @@ def _typed_columns(path: Path, report: LoadReport, *, header, missing: Sequence[
         piece = plain_bytes(piece, first=n == 0, encoding=encoding)
         if piece is None:
             return None
+        piece_ascii = piece.isascii()  # cutting lines out keeps it so
         if n == 0:
             head = _head_of(piece, sep)
             if head is None:
@@ -283,7 +308,7 @@ def _typed_columns(path: Path, report: LoadReport, *, header, missing: Sequence[
         frame = _parse_plain(body, sep, n_fields, na_values)
         if frame is None:
             return None
-        odd = odd or odd_spaces(body, sep)
+        odd = odd or odd_spaces(body, sep, is_ascii=piece_ascii)
         if (sep == "\t" or n_fields == 1) and (odd or frame.isna().all(axis=1).any()):
             return None  # a line of white space only, which the exact reader skips
         frames.append(frame)
@@ -291,31 +316,39 @@ def _typed_columns(path: Path, report: LoadReport, *, header, missing: Sequence[
         return None
     frame = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
     frame.columns = col_names
+    dtypes = dict(zip(col_names, frame.dtypes.tolist()))
+    # A column's Series only where one is looked at: an int64 column is as the exact reader types it.
+    columns = {name: frame[name] for name, dtype in dtypes.items() if dtype != np.int64}
+    texts = {name: col for name, col in columns.items() if isinstance(col.dtype, pd.StringDtype)}
+    # Values with white space pandas kept, or that may all read as numbers once stripped, are typed by
+    # _column_of_codes as the exact reader types them; the others are as pandas parsed them.
+    careful = set(texts) if odd else _with_trailing_space(texts)
     counts = {}
     missing_set = set(missing)
     for name in col_names:
-        col = frame[name]
-        n_missing = int(col.isna().sum())
+        col = columns.get(name)
+        if col is None:
+            counts[name] = 0
+            continue
+        n_missing = _n_missing(col)
         if n_missing == len(col):  # every value missing: a text column, as :func:`_column` makes it
             frame[name] = pd.Series(np.full(len(col), None, dtype=object), dtype="str")
         elif col.dtype in (np.int64, np.float64) or str(col.dtype) == "Int64":
             pass
         elif str(col.dtype) == "Float64":  # a chunk's nullable floats: anonstudio's floats are NaN-missing
             frame[name] = pd.Series(col.to_numpy(dtype=np.float64, na_value=np.nan))
-        elif isinstance(col.dtype, pd.StringDtype):
-            # pandas found a value that is no number. Values with white space pandas kept, or that may all read
-            # as numbers once stripped, are typed by _column_of_codes as the exact reader types them.
-            if odd or _any_trailing_space(col) or _starts_as_numbers(col):
+        elif name in texts:
+            if name in careful or _starts_as_numbers(col):
                 codes, uniques = pd.factorize(col, sort=False)  # a missing value has code -1
                 codes = np.where(codes < 0, len(uniques), codes)
                 frame[name], n_missing = _column_of_codes(codes, [*uniques.tolist(), ""], missing_set, col)
         elif col.dtype == object:
-            texts = col.where(col.notna(), "").to_numpy(dtype=object)
-            if not all(isinstance(t, str) for t in texts):
+            values = col.where(col.notna(), "").to_numpy(dtype=object)
+            if not all(isinstance(t, str) for t in values):
                 # Chunks typed differently (text in one, numbers in another) were concatenated: the
                 # numbers' spelling is lost, so the exact text reader decides.
                 return None
-            frame[name], n_missing = _column(texts, missing_set)
+            frame[name], n_missing = _column(values, missing_set)
         else:
             return None
         counts[name] = n_missing
@@ -336,30 +369,27 @@ def _parse_plain(body: bytes, sep: str, n_fields: int, na_values: list[str]) -> 
         return None  # a row with more fields than the first
     if frame.shape[1] != n_fields:
         return None
-    last = frame.iloc[:, -1]
-    if last.isna().any():  # a short row, padded by pandas, or just missing values: the separators tell
+    if _n_missing(frame.iloc[:, -1]):  # a short row, padded by pandas, or just missing values: the separators tell
         seps = np.count_nonzero(np.frombuffer(body, dtype=np.uint8) == ord(sep))
         if seps != len(frame) * (n_fields - 1):
             return None
     as_text, nullable = [], []
     codes = None
-    for j in range(n_fields):
-        col = frame.iloc[:, j]
-        kind = col.dtype.kind
-        if isinstance(col.dtype, pd.StringDtype):
+    for j, dtype in enumerate(frame.dtypes.tolist()):  # a column's Series only where one is needed
+        if isinstance(dtype, pd.StringDtype):
             continue
         if codes is None:
             codes = has_leading_zero_field(body, sep)
-        if codes or kind not in "if":  # booleans, unsigned or huge integers, mixed values
+        if codes or dtype.kind not in "if":  # booleans, unsigned or huge integers, mixed values
             as_text.append(j)
-        elif kind == "f":
-            values = col.to_numpy()
+        elif dtype.kind == "f":
+            values = frame.iloc[:, j].to_numpy()
             finite = np.isfinite(values)
             if not finite.all():
                 if np.isinf(values).any():
                     as_text.append(j)  # "inf" is text to anonstudio
                 elif not finite.any():
-                    frame.isetitem(j, pd.Series(pd.array([None] * len(col), dtype="Int64")))
+                    frame.isetitem(j, pd.Series(pd.array([None] * len(values), dtype="Int64")))
                 else:
                     nullable.append(j)  # whole numbers with a missing value: pandas made them floats
     if as_text:
@@ -470,18 +500,24 @@ def _finish_table(path: Path, report: LoadReport, typed: tuple[list[str], dict |
         progress.set(1.0, f"typing the columns of {path.name}")
     df = columns if isinstance(columns, pd.DataFrame) else pd.DataFrame(columns)
     last = col_names[-1]
-    if strip_label_dots and df[last].dtype == "str":
-        present = df[last].dropna()
-        # The first value settles most files without a look at every value.
-        if strip_label_dots is True or (len(present) and present.iloc[0].endswith(".")
-                                        and present.str.endswith(".").all()):
-            df[last] = df[last].str.removesuffix(".")
-            report.warn(f"removed the trailing '.' from the values of column {last!r}")
+    if strip_label_dots and df[last].dtype == "str" and (strip_label_dots is True or _all_end_with_dot(df[last])):
+        df[last] = df[last].str.removesuffix(".")
+        report.warn(f"removed the trailing '.' from the values of column {last!r}")
     total_missing = sum(missing_counts.values())
     if total_missing:
         report.warn(f"{total_missing:,} missing values in {sum(1 for v in missing_counts.values() if v)} columns")
     report.details["missing"] = missing_counts
     return Table(df, {}, name=path.name, source=path)
+
+
+def _all_end_with_dot(col: pd.Series) -> bool:
+    """Whether every present value of a text column ends with a ``.`` (and one is present)."""
+    # The first value settles most files without a look at every value.
+    first = next((v for v in col.iloc[:64].tolist() if isinstance(v, str)), None)
+    if first is not None and not first.endswith("."):
+        return False
+    present = col.dropna()
+    return bool(len(present)) and bool(present.str.endswith(".").all())
 
 
 def save_csv_table(table: Table, path: str | Path, *, sep: str = ",") -> None:
@@ -502,18 +538,16 @@ def save_csv_table(table: Table, path: str | Path, *, sep: str = ",") -> None:
         writer.writerows(zip(*columns))
 
 
+_UCI_ATTRIBUTE = re.compile(r"^([A-Za-z][\w-]*):\s")
+
+
 def uci_attribute_names(names_file: str | Path) -> list[str]:
     """Attribute names from a UCI ``.names`` file (lines ``name: values.``)."""
-    out = []
-    try:
-        text = read_text(names_file, latin1_fallback=True, allow_empty=True)
+    try:  # a small file: read at once (Latin-1 if it is no UTF-8)
+        text = decode_text(read_bytes(names_file), names_file, latin1_fallback=True)
     except DataFormatError:
         return []
-    for line in text.splitlines():
-        m = re.match(r"^([A-Za-z][\w-]*):\s", line)
-        if m:
-            out.append(m.group(1))
-    return out
+    return [m.group(1) for line in text.splitlines() if (m := _UCI_ATTRIBUTE.match(line))]
 
 
 def _names_from_sibling(path: Path, n_fields: int, report: LoadReport) -> list[str] | None:
