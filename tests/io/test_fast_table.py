@@ -223,3 +223,15 @@ def test_adult_as_pandas_reads_it(io_data):
         assert frame[name].dtype == raw[j].dtype
         assert counts[name] == int(raw[j].isna().sum())
     assert np.array_equal(frame[names[0]].to_numpy(), raw[0].to_numpy())
+
+
+def test_a_line_of_white_space_is_blank_whether_or_not_its_chunk_is_plain(tmp_path):
+    """A form feed or U+3000 alone on a line is skipped like a blank line, also by pandas' split of a plain
+    chunk (it made such a line a row of one missing value, the csv module skipped it)."""
+    plain, quoted = tmp_path / "plain.csv", tmp_path / "quoted.csv"
+    plain.write_text("n\n1\n\x0c\n2\n\u3000\n3\n")
+    quoted.write_text('n\n"1"\n\x0c\n2\n\u3000\n3\n')
+    for path in (plain, quoted):
+        with _exact_only():
+            assert load_table(path).frame["n"].tolist() == [1, 2, 3]
+        _agree(path)

@@ -39,6 +39,8 @@ _ONE_NUMBER = r"[^\S\n]*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?[^\S\n]*"
 _NUMBER_LINES = re.compile(rf"{_ONE_NUMBER}(?:\n{_ONE_NUMBER})*")
 # A line holding nothing but white space (the line end itself excluded).
 _BLANK_LINE = re.compile(r"^[^\S\n]*$", re.MULTILINE)
+# White space other than a line end starting a line after the first (a form feed or U+3000 as well as a space).
+_WHITE_START = re.compile(r"\n[^\S\n]")
 
 
 def _has_comment_line(text: str) -> bool:
@@ -199,8 +201,9 @@ def plain_chunk(text: str, sep: str, expected: int | None, min_fields: int = 1) 
     if '"' in text or text.startswith(COMMENT_PREFIXES) or _has_comment_line(text):
         return None
     body = text[:-1] if text.endswith("\n") else text
-    if (body.startswith((" ", "\t")) or "\n " in body or "\n\t" in body) and _BLANK_LINE.search(body):
-        return None  # a line of spaces only: the exact reader decides what it is
+    starts_white = (body[:1].isspace() and body[:1] != "\n") or _WHITE_START.search(body) is not None
+    if starts_white and _BLANK_LINE.search(body):
+        return None  # a line of white space only (a form feed too): the exact reader decides what it is
     n_lines = body.count("\n") + 1
     empty = _empty_lines(body)
     first_content = 0

@@ -33,6 +33,7 @@ from .delimited import (
     looks_like_header,
     sniff_delimiter,
 )
+from .fastcsv import byte_chunks, has_leading_zero_field, odd_spaces, plain_bytes, safe_separator, without_comment_lines
 from .registry import COMMENT_PREFIXES, Format, Head, register
 from .report import LoadReport
 from .shape import RAGGED_SCORE, delimited_shape
@@ -263,8 +264,6 @@ def _typed_columns(path: Path, report: LoadReport, *, header, missing: Sequence[
     """
     import pandas as pd
 
-    from .fastcsv import byte_chunks, odd_spaces, plain_bytes, safe_separator, without_comment_lines
-
     if encoding is not None:
         try:
             encoding = codecs.lookup(encoding).name
@@ -360,8 +359,6 @@ def _parse_plain(body: bytes, sep: str, n_fields: int, na_values: list[str]) -> 
     this chunk's values or kept as their text (see :func:`_typed_columns`); None for a chunk the exact
     reader must read (rows of another length)."""
     import pandas as pd
-
-    from .fastcsv import has_leading_zero_field
 
     try:
         frame = pd.read_csv(io.BytesIO(body), sep=sep, na_values=na_values, **_PARSE)
