@@ -2,6 +2,9 @@
 import random
 import re
 
+import pytest
+
+from anonstudio.data.io import fastcsv
 from anonstudio.data.io.delimited import _empty_lines, _has_comment_line
 from anonstudio.data.io.fastcsv import SPACES, has_leading_zero_field, without_comment_lines
 
@@ -13,7 +16,10 @@ def _texts(seed: int, pieces: list[str], n: int = 6000):
         yield ("," + " " * 70 + "01") if i % 997 == 0 else text  # a long run of spaces: the expression decides
 
 
-def test_leading_zero_check_agrees_with_the_expression():
+@pytest.mark.parametrize("block", [None, 3])  # 3: every pair and its neighbours cross blocks
+def test_leading_zero_check_agrees_with_the_expression(monkeypatch, block):
+    if block is not None:
+        monkeypatch.setattr(fastcsv, "_SCAN_BLOCK", block)
     pieces = ["0", "1", "9", " ", "  ", ",", "\n", "-", "+", ";", "a", "é", "\t", "00", "\x0c", ".", "|"]
     for text in _texts(1, pieces):
         raw = text.encode("utf-8")
@@ -55,3 +61,14 @@ def test_a_column_of_numbers_is_tested_as_each_value_is():
     for _ in range(20000):
         values = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 5))) for _ in range(rng.randint(0, 4))]
         assert all_numbers(values) == all(is_number(v) for v in values), values
+
+
+@pytest.mark.parametrize("block", [None, 3])
+def test_trailing_space_check_agrees_with_the_expression(monkeypatch, block):
+    if block is not None:
+        monkeypatch.setattr(fastcsv, "_SCAN_BLOCK", block)
+    for text in _texts(5, [" ", "a", ",", ";", "\n", "\t", "  ", "b c", "é"]):
+        raw = text.encode("utf-8")
+        for sep in (",", ";", "\t"):
+            expected = re.search(rb" (?:" + re.escape(sep.encode()) + rb"|\n|$)", raw) is not None
+            assert fastcsv.has_trailing_space(raw, sep) == expected, (text, sep)

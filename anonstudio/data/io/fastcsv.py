@@ -13,7 +13,8 @@ be read differently by the two. This module cuts the bytes and looks at them:
 * :func:`odd_spaces` tells whether a field may hold white space that the exact reader strips and pandas
   keeps (a tab, a form feed, any non-ASCII text);
 * :func:`has_leading_zero_field` finds a field written as a number with a leading zero (``007``), a code
-  whose column the exact reader keeps as text.
+  whose column the exact reader keeps as text; :func:`has_trailing_space` a field ending with a space,
+  which the exact reader strips.
 
 Each check is a byte search or one numpy pass over the bytes; none decodes the text of an ASCII file.
 """
@@ -31,7 +32,7 @@ from .registry import COMMENT_PREFIXES
 from .text import InputFile, check_cancel
 
 __all__ = ["SPACES", "byte_chunks", "plain_bytes", "without_comment_lines", "odd_spaces", "has_leading_zero_field",
-           "safe_separator"]
+           "has_trailing_space", "safe_separator"]
 
 #: ASCII white space other than a line end (``str.strip`` removes these; ``\\r`` is a line end here).
 SPACES = b" \t\x0b\x0c\x1c\x1d\x1e\x1f"
@@ -142,27 +143,37 @@ def odd_spaces(piece: bytes, sep: str, *, is_ascii: bool | None = None) -> bool:
     return any(bytes((b,)) in piece for b in SPACES[1:] if chr(b) != sep)
 
 
+#: Bytes of the leading-zero scan looked at per numpy pass: its temporary arrays stay in the processor's cache
+#: and in memory already mapped (whole-file temporaries cost several times as much in page faults).
+_SCAN_BLOCK = 1 << 18
+
+
 def has_leading_zero_field(raw: bytes, sep: str) -> bool:
     """Whether a field of ``raw`` starts (after white space and a sign) with a zero and a digit, as ``007``.
 
     The exact reader keeps a column holding such a code as text (reading it as 7 would merge ``007`` and
-    ``07``); pandas reads it as a number. One pass finds every ``0`` followed by a digit; those that follow
-    a digit or a point are inside a number and dropped at once; the few left are walked back over a sign
-    and white space to a separator, a line end or the start.
+    ``07``); pandas reads it as a number. Block by block, comparisons find every ``0`` followed by a digit
+    that does not follow a digit or a point (those are inside a number); the few left are walked back over a
+    sign and white space to a separator, a line end or the start.
     """
     a = np.frombuffer(raw, dtype=np.uint8)
     if len(a) < 2:
         return False
-    # Whole-array comparisons, then the positions: far fewer "0<digit>" pairs than zeros (and in-place
-    # operators on these arrays cost several times as much).
-    at = np.flatnonzero((a[:-1] == ord("0")) & (a[1:] >= ord("0")) & (a[1:] <= ord("9")))
-    if not len(at):
+    found = [np.zeros(1, dtype=np.int64)] if a[0] == ord("0") and ord("0") <= a[1] <= ord("9") else []
+    end = len(a) - 1  # a zero needs a byte after it
+    for start in range(1, end, _SCAN_BLOCK):
+        stop = min(start + _SCAN_BLOCK, end)
+        here, after, before = a[start:stop], a[start + 1:stop + 1], a[start - 1:stop - 1]
+        pairs = (here == ord("0")) & (after >= ord("0")) & (after <= ord("9"))
+        if not pairs.any():
+            continue
+        inside = ((before >= ord("0")) & (before <= ord("9"))) | (before == ord("."))
+        at = np.flatnonzero(pairs & ~inside)
+        if len(at):
+            found.append(at + start)
+    if not found:
         return False
-    before = a[np.maximum(at - 1, 0)]
-    inside = (at > 0) & (((before >= ord("0")) & (before <= ord("9"))) | (before == ord(".")))
-    at = at[~inside]
-    if not len(at):
-        return False
+    at = np.concatenate(found)
     skip = np.frombuffer(bytes(b for b in SPACES if chr(b) != sep), dtype=np.uint8)
     pos = at - 1
     signed = (pos >= 0) & np.isin(a[np.maximum(pos, 0)], (ord("+"), ord("-")))
@@ -180,3 +191,21 @@ def has_leading_zero_field(raw: bytes, sep: str) -> bool:
             pos[i] = p
     boundary = np.array([ord("\n"), ord(sep)], dtype=np.uint8)
     return bool(((pos < 0) | np.isin(a[np.maximum(pos, 0)], boundary)).any())
+
+
+def has_trailing_space(raw: bytes, sep: str) -> bool:
+    """Whether a field of ``raw`` ends with a space (a space before a separator, a line end or the end).
+
+    pandas drops the spaces that start a field, not those that end it; the exact reader strips both. Block
+    by block as :func:`has_leading_zero_field`.
+    """
+    if raw.endswith(b" "):
+        return True
+    a = np.frombuffer(raw, dtype=np.uint8)
+    end = len(a) - 1
+    for start in range(0, end, _SCAN_BLOCK):
+        stop = min(start + _SCAN_BLOCK, end)
+        after = a[start + 1:stop + 1]
+        if ((a[start:stop] == ord(" ")) & ((after == ord(sep)) | (after == ord("\n")))).any():
+            return True
+    return False

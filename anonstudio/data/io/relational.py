@@ -33,7 +33,15 @@ from .delimited import (
     looks_like_header,
     sniff_delimiter,
 )
-from .fastcsv import byte_chunks, has_leading_zero_field, odd_spaces, plain_bytes, safe_separator, without_comment_lines
+from .fastcsv import (
+    byte_chunks,
+    has_leading_zero_field,
+    has_trailing_space,
+    odd_spaces,
+    plain_bytes,
+    safe_separator,
+    without_comment_lines,
+)
 from .registry import COMMENT_PREFIXES, Format, Head, register
 from .report import LoadReport
 from .shape import RAGGED_SCORE, delimited_shape
@@ -278,7 +286,7 @@ def _typed_columns(path: Path, report: LoadReport, *, header, missing: Sequence[
     frames: list[pd.DataFrame] = []
     col_names: list[str] = []
     n_fields = 0
-    odd = False
+    odd = spaced = False  # a field that may hold white space pandas keeps; one ending with a space
     for n, piece in enumerate(byte_chunks(path, progress=progress)):
         piece = plain_bytes(piece, first=n == 0, encoding=encoding)
         if piece is None:
@@ -302,12 +310,13 @@ def _typed_columns(path: Path, report: LoadReport, *, header, missing: Sequence[
         body = without_comment_lines(piece)
         if body is None:
             return None
-        if not body.strip():
+        if not body or body.isspace():  # (strip() would copy the chunk)
             continue
         frame = _parse_plain(body, sep, n_fields, na_values)
         if frame is None:
             return None
         odd = odd or odd_spaces(body, sep, is_ascii=piece_ascii)
+        spaced = spaced or has_trailing_space(body, sep)
         if (sep == "\t" or n_fields == 1) and (odd or frame.isna().all(axis=1).any()):
             return None  # a line of white space only, which the exact reader skips
         frames.append(frame)
@@ -321,7 +330,7 @@ def _typed_columns(path: Path, report: LoadReport, *, header, missing: Sequence[
     texts = {name: col for name, col in columns.items() if isinstance(col.dtype, pd.StringDtype)}
     # Values with white space pandas kept, or that may all read as numbers once stripped, are typed by
     # _column_of_codes as the exact reader types them; the others are as pandas parsed them.
-    careful = set(texts) if odd else _with_trailing_space(texts)
+    careful = set(texts) if odd else _with_trailing_space(texts) if spaced else set()
     counts = {}
     missing_set = set(missing)
     for name in col_names:
