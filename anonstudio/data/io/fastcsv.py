@@ -152,28 +152,29 @@ def has_leading_zero_field(raw: bytes, sep: str) -> bool:
     """Whether a field of ``raw`` starts (after white space and a sign) with a zero and a digit, as ``007``.
 
     The exact reader keeps a column holding such a code as text (reading it as 7 would merge ``007`` and
-    ``07``); pandas reads it as a number. Block by block, comparisons find every ``0`` followed by a digit
-    that does not follow a digit or a point (those are inside a number); the few left are walked back over a
-    sign and white space to a separator, a line end or the start.
+    ``07``); pandas reads it as a number. Block by block, comparisons find every ``0`` followed by a digit;
+    those that follow a digit or a point are inside a number and dropped; the few left are walked back over
+    a sign and white space to a separator, a line end or the start.
     """
     a = np.frombuffer(raw, dtype=np.uint8)
     if len(a) < 2:
         return False
-    found = [np.zeros(1, dtype=np.int64)] if a[0] == ord("0") and ord("0") <= a[1] <= ord("9") else []
+    found = []
     end = len(a) - 1  # a zero needs a byte after it
-    for start in range(1, end, _SCAN_BLOCK):
-        stop = min(start + _SCAN_BLOCK, end)
-        here, after, before = a[start:stop], a[start + 1:stop + 1], a[start - 1:stop - 1]
-        pairs = (here == ord("0")) & (after >= ord("0")) & (after <= ord("9"))
-        if not pairs.any():
-            continue
-        inside = ((before >= ord("0")) & (before <= ord("9"))) | (before == ord("."))
-        at = np.flatnonzero(pairs & ~inside)
+    zero = np.uint8(ord("0"))
+    for start in range(0, end, _SCAN_BLOCK):
+        digit = a[start:min(start + _SCAN_BLOCK, end) + 1] - zero  # a digit is below 10 (bytes wrap around)
+        at = np.flatnonzero((digit[:-1] == 0) & (digit[1:] < 10))
         if len(at):
             found.append(at + start)
     if not found:
         return False
     at = np.concatenate(found)
+    before = a[np.maximum(at - 1, 0)]
+    inside = (at > 0) & ((before - zero < 10) | (before == ord(".")))
+    at = at[~inside]
+    if not len(at):
+        return False
     skip = np.frombuffer(bytes(b for b in SPACES if chr(b) != sep), dtype=np.uint8)
     pos = at - 1
     signed = (pos >= 0) & np.isin(a[np.maximum(pos, 0)], (ord("+"), ord("-")))
