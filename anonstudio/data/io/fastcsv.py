@@ -12,9 +12,8 @@ be read differently by the two. This module cuts the bytes and looks at them:
   skips;
 * :func:`odd_spaces` tells whether a field may hold white space that the exact reader strips and pandas
   keeps (a tab, a form feed, any non-ASCII text);
-* :func:`has_leading_zero_field` finds a field written as a number with a leading zero (``007``), a code
-  whose column the exact reader keeps as text; :func:`has_trailing_space` a field ending with a space,
-  which the exact reader strips.
+* :func:`scan_fields` finds a field written as a number with a leading zero (``007``), a code whose
+  column the exact reader keeps as text, and a field ending with a space, which the exact reader strips.
 
 Each check is a byte search or one numpy pass over the bytes; none decodes the text of an ASCII file.
 """
@@ -31,8 +30,8 @@ from . import text as _text
 from .registry import COMMENT_PREFIXES
 from .text import InputFile, check_cancel
 
-__all__ = ["SPACES", "byte_chunks", "plain_bytes", "without_comment_lines", "odd_spaces", "has_leading_zero_field",
-           "has_trailing_space", "safe_separator"]
+__all__ = ["SPACES", "byte_chunks", "plain_bytes", "without_comment_lines", "odd_spaces", "scan_fields",
+           "has_leading_zero_field", "has_trailing_space", "safe_separator"]
 
 #: ASCII white space other than a line end (``str.strip`` removes these; ``\\r`` is a line end here).
 SPACES = b" \t\x0b\x0c\x1c\x1d\x1e\x1f"
@@ -143,35 +142,47 @@ def odd_spaces(piece: bytes, sep: str, *, is_ascii: bool | None = None) -> bool:
     return any(bytes((b,)) in piece for b in SPACES[1:] if chr(b) != sep)
 
 
-#: Bytes of the leading-zero scan looked at per numpy pass: its temporary arrays stay in the processor's cache
+#: Bytes of :func:`scan_fields` looked at per numpy pass: its temporary arrays stay in the processor's cache
 #: and in memory already mapped (whole-file temporaries cost several times as much in page faults).
 _SCAN_BLOCK = 1 << 18
 
 
-def has_leading_zero_field(raw: bytes, sep: str) -> bool:
-    """Whether a field of ``raw`` starts (after white space and a sign) with a zero and a digit, as ``007``.
+def scan_fields(raw: bytes, sep: str, *, zeros: bool = True, spaces: bool = True) -> tuple[bool, bool]:
+    """(a field written as a number with a leading zero, a field ending with a space) in ``raw``, each looked
+    for only when asked; one pass over the bytes, block by block.
 
-    The exact reader keeps a column holding such a code as text (reading it as 7 would merge ``007`` and
-    ``07``); pandas reads it as a number. Block by block, comparisons find every ``0`` followed by a digit;
-    those that follow a digit or a point are inside a number and dropped; the few left are walked back over
-    a sign and white space to a separator, a line end or the start.
+    A leading zero (``007``, after white space and a sign): the exact reader keeps a column holding such a
+    code as text (reading it as 7 would merge ``007`` and ``07``); pandas reads it as a number. Each ``0``
+    followed by a digit is found by comparisons; those that follow a digit or a point are inside a number and
+    dropped; the few left are walked back over a sign and white space to a separator, a line end or the start.
+
+    A trailing space (before a separator, a line end or the end): pandas drops the spaces that start a field,
+    not those that end it; the exact reader strips both.
     """
     a = np.frombuffer(raw, dtype=np.uint8)
-    if len(a) < 2:
-        return False
+    spaced = spaces and raw.endswith(b" ")
+    if len(a) < 2 or not (zeros or spaces):
+        return False, spaced
     found = []
-    end = len(a) - 1  # a zero needs a byte after it
+    end = len(a) - 1  # a zero needs a byte after it, a space a byte after it too
     zero = np.uint8(ord("0"))
     for start in range(0, end, _SCAN_BLOCK):
-        digit = a[start:min(start + _SCAN_BLOCK, end) + 1] - zero  # a digit is below 10 (bytes wrap around)
-        at = np.flatnonzero((digit[:-1] == 0) & (digit[1:] < 10))
-        if len(at):
-            found.append(at + start)
-    if not found:
-        return False
-    at = np.concatenate(found)
+        stop = min(start + _SCAN_BLOCK, end)
+        after = a[start + 1:stop + 1]
+        if zeros:
+            digit = a[start:stop + 1] - zero  # a digit is below 10 (bytes wrap around)
+            at = np.flatnonzero((digit[:-1] == 0) & (digit[1:] < 10))
+            if len(at):
+                found.append(at + start)
+        if spaces and not spaced:
+            spaced = bool(((a[start:stop] == ord(" ")) & ((after == ord(sep)) | (after == ord("\n")))).any())
+    return bool(found) and _starts_a_field(a, np.concatenate(found), sep), spaced
+
+
+def _starts_a_field(a: np.ndarray, at: np.ndarray, sep: str) -> bool:
+    """Whether one of the zeros at positions ``at`` (each followed by a digit) starts a field."""
     before = a[np.maximum(at - 1, 0)]
-    inside = (at > 0) & ((before - zero < 10) | (before == ord(".")))
+    inside = (at > 0) & ((before - np.uint8(ord("0")) < 10) | (before == ord(".")))
     at = at[~inside]
     if not len(at):
         return False
@@ -194,19 +205,12 @@ def has_leading_zero_field(raw: bytes, sep: str) -> bool:
     return bool(((pos < 0) | np.isin(a[np.maximum(pos, 0)], boundary)).any())
 
 
-def has_trailing_space(raw: bytes, sep: str) -> bool:
-    """Whether a field of ``raw`` ends with a space (a space before a separator, a line end or the end).
+def has_leading_zero_field(raw: bytes, sep: str) -> bool:
+    """Whether a field of ``raw`` starts (after white space and a sign) with a zero and a digit, as ``007``
+    (see :func:`scan_fields`)."""
+    return scan_fields(raw, sep, spaces=False)[0]
 
-    pandas drops the spaces that start a field, not those that end it; the exact reader strips both. Block
-    by block as :func:`has_leading_zero_field`.
-    """
-    if raw.endswith(b" "):
-        return True
-    a = np.frombuffer(raw, dtype=np.uint8)
-    end = len(a) - 1
-    for start in range(0, end, _SCAN_BLOCK):
-        stop = min(start + _SCAN_BLOCK, end)
-        after = a[start + 1:stop + 1]
-        if ((a[start:stop] == ord(" ")) & ((after == ord(sep)) | (after == ord("\n")))).any():
-            return True
-    return False
+
+def has_trailing_space(raw: bytes, sep: str) -> bool:
+    """Whether a field of ``raw`` ends with a space (see :func:`scan_fields`)."""
+    return scan_fields(raw, sep, zeros=False)[1]

@@ -35,11 +35,10 @@ from .delimited import (
 )
 from .fastcsv import (
     byte_chunks,
-    has_leading_zero_field,
-    has_trailing_space,
     odd_spaces,
     plain_bytes,
     safe_separator,
+    scan_fields,
     without_comment_lines,
 )
 from .registry import COMMENT_PREFIXES, Format, Head, register
@@ -312,11 +311,12 @@ def _typed_columns(path: Path, report: LoadReport, *, header, missing: Sequence[
             return None
         if not body or body.isspace():  # (strip() would copy the chunk)
             continue
-        frame = _parse_plain(body, sep, n_fields, na_values)
-        if frame is None:
+        parsed = _parse_plain(body, sep, n_fields, na_values)
+        if parsed is None:
             return None
+        frame, trailing = parsed
         odd = odd or odd_spaces(body, sep, is_ascii=piece_ascii)
-        spaced = spaced or has_trailing_space(body, sep)
+        spaced = spaced or trailing
         if (sep == "\t" or n_fields == 1) and (odd or frame.isna().all(axis=1).any()):
             return None  # a line of white space only, which the exact reader skips
         frames.append(frame)
@@ -363,10 +363,10 @@ def _typed_columns(path: Path, report: LoadReport, *, header, missing: Sequence[
     return col_names, frame, counts
 
 
-def _parse_plain(body: bytes, sep: str, n_fields: int, na_values: list[str]) -> pd.DataFrame | None:
+def _parse_plain(body: bytes, sep: str, n_fields: int, na_values: list[str]) -> tuple[pd.DataFrame, bool] | None:
     """One chunk of a plain table through pandas' C parser, each column typed as the exact reader would type
-    this chunk's values or kept as their text (see :func:`_typed_columns`); None for a chunk the exact
-    reader must read (rows of another length)."""
+    this chunk's values or kept as their text (see :func:`_typed_columns`), and whether a field ends with a
+    space; None for a chunk the exact reader must read (rows of another length)."""
     import pandas as pd
 
     try:
@@ -379,13 +379,14 @@ def _parse_plain(body: bytes, sep: str, n_fields: int, na_values: list[str]) -> 
         seps = np.count_nonzero(np.frombuffer(body, dtype=np.uint8) == ord(sep))
         if seps != len(frame) * (n_fields - 1):
             return None
+    dtypes = frame.dtypes.tolist()
+    texts = [isinstance(dtype, pd.StringDtype) for dtype in dtypes]
+    # Leading zeros matter in the columns pandas read as numbers, trailing spaces in those it kept as text.
+    codes, spaced = scan_fields(body, sep, zeros=not all(texts), spaces=any(texts))
     as_text, nullable = [], []
-    codes = None
-    for j, dtype in enumerate(frame.dtypes.tolist()):  # a column's Series only where one is needed
-        if isinstance(dtype, pd.StringDtype):
+    for j, dtype in enumerate(dtypes):  # a column's Series only where one is needed
+        if texts[j]:
             continue
-        if codes is None:
-            codes = has_leading_zero_field(body, sep)
         if codes or dtype.kind not in "if":  # booleans, unsigned or huge integers, mixed values
             as_text.append(j)
         elif dtype.kind == "f":
@@ -407,7 +408,7 @@ def _parse_plain(body: bytes, sep: str, n_fields: int, na_values: list[str]) -> 
                             dtype_backend="numpy_nullable", **_PARSE)
         for j in nullable:
             frame.isetitem(j, typed[j])
-    return frame
+    return frame, spaced
 
 
 def _text_columns(path: Path, report: LoadReport, *, header, missing: Sequence[str], sep: str | None,
