@@ -80,9 +80,9 @@ def byte_chunks(path: Path, *, progress: Any = None, chunk_bytes: int | None = N
                 progress.set(src.fraction, f"reading {path.name}")
 
 
-def plain_bytes(piece: bytes, *, first: bool, encoding: str | None) -> bytes | None:
-    """``piece`` as pandas may parse it (a UTF-8 byte-order mark dropped), or None when it would read its text
-    differently from the exact reader.
+def plain_bytes(piece: bytes, *, first: bool, encoding: str | None) -> tuple[bytes, bool] | None:
+    """(``piece`` as pandas may parse it, a UTF-8 byte-order mark dropped; whether it is ASCII), or None when
+    pandas would read its text differently from the exact reader.
 
     None for a quote (a quoted field needs the csv module's rules), a NUL byte (a binary file), bytes that
     are not UTF-8 (or not ASCII when ``encoding`` is ASCII), or a UTF-8 mark under a given encoding (the
@@ -95,14 +95,15 @@ def plain_bytes(piece: bytes, *, first: bool, encoding: str | None) -> bytes | N
         if encoding is not None:
             return None
         piece = piece[len(codecs.BOM_UTF8):]
-    if not piece.isascii():
+    is_ascii = piece.isascii()
+    if not is_ascii:
         if encoding == "ascii":
             return None
         try:
             piece.decode("utf-8")  # validation only; pandas decodes the fields itself
         except UnicodeDecodeError:
             return None
-    return piece
+    return piece, is_ascii
 
 
 def without_comment_lines(piece: bytes) -> bytes | None:

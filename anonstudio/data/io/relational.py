@@ -287,10 +287,10 @@ def _typed_columns(path: Path, report: LoadReport, *, header, missing: Sequence[
     n_fields = 0
     odd = spaced = False  # a field that may hold white space pandas keeps; one ending with a space
     for n, piece in enumerate(byte_chunks(path, progress=progress)):
-        piece = plain_bytes(piece, first=n == 0, encoding=encoding)
-        if piece is None:
+        plain = plain_bytes(piece, first=n == 0, encoding=encoding)
+        if plain is None:
             return None
-        piece_ascii = piece.isascii()  # cutting lines out keeps it so
+        piece, piece_ascii = plain  # (cutting lines out keeps an ASCII chunk ASCII)
         if n == 0:
             head = _head_of(piece, sep)
             if head is None:
