@@ -72,3 +72,13 @@ def test_trailing_space_check_agrees_with_the_expression(monkeypatch, block):
         for sep in (",", ";", "\t"):
             expected = re.search(rb" (?:" + re.escape(sep.encode()) + rb"|\n|$)", raw) is not None
             assert fastcsv.has_trailing_space(raw, sep) == expected, (text, sep)
+
+
+@pytest.mark.parametrize("block", [None, 3])
+def test_separators_are_counted_as_bytes_count_them(monkeypatch, block):
+    if block is not None:
+        monkeypatch.setattr(fastcsv, "_SCAN_BLOCK", block)
+    for text in _texts(6, [",", "a", ";", "\n", ",,", "é", "\t"], n=2000):
+        raw = text.encode("utf-8")
+        for sep in (",", ";", "\t"):
+            assert fastcsv.count_byte(raw, sep) == raw.count(sep.encode()), (text, sep)

@@ -35,6 +35,7 @@ from .delimited import (
 )
 from .fastcsv import (
     byte_chunks,
+    count_byte,
     odd_spaces,
     plain_bytes,
     safe_separator,
@@ -376,8 +377,7 @@ def _parse_plain(body: bytes, sep: str, n_fields: int, na_values: list[str]) -> 
     if frame.shape[1] != n_fields:
         return None
     if _n_missing(frame.iloc[:, -1]):  # a short row, padded by pandas, or just missing values: the separators tell
-        seps = np.count_nonzero(np.frombuffer(body, dtype=np.uint8) == ord(sep))
-        if seps != len(frame) * (n_fields - 1):
+        if count_byte(body, sep) != len(frame) * (n_fields - 1):
             return None
     dtypes = frame.dtypes.tolist()
     texts = [isinstance(dtype, pd.StringDtype) for dtype in dtypes]
