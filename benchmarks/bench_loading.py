@@ -23,13 +23,26 @@ user running the command. Cases:
 
 ``--baseline DIR`` runs the same cases with the anonstudio package of another
 source tree (e.g. ``git archive`` of an older commit) and prints the ratios.
+
+``--adult-ratios N`` measures the "start at once" target instead (``load_table``
+of Adult at most 1.5 times ``pandas.read_csv`` of the same file), as medians of
+N alternating runs, with the load average before and after:
+
+* in one process, after a first call of each: ``load_table(adult)`` against
+  ``pandas.read_csv(adult, header=None, skipinitialspace=True, na_values=["?"])``;
+* the first call in a fresh process (imports excluded), the two alternating;
+* whole processes, as a user starts them: ``anonstudio-cli info adult.data``
+  against ``python -c "import pandas; pandas.read_csv(...)"``, each child's
+  peak resident memory read from its own resource usage.
 """
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from _probe import probe
@@ -100,13 +113,107 @@ def measure(tree: Path, case: str, city: Path) -> dict:
     return probe(SETUP[setup], body, tree)
 
 
+#: The pandas call the target is measured against (``{pd}``: the name pandas is imported as).
+_READ_CSV = "{pd}.read_csv({path!r}, header=None, skipinitialspace=True, na_values=['?'])"
+
+#: One process alternating the two loads after a first call of each; prints the seconds of every call.
+_WARM = """
+import json, sys, time
+import pandas
+from anonstudio.data.io import load_table
+ADULT = {path!r}
+calls = {{"read_csv": lambda: {read_csv}, "load_table": lambda: load_table(ADULT)}}
+first = {{name: 0.0 for name in calls}}
+for name, call in calls.items():
+    t0 = time.perf_counter(); call(); first[name] = time.perf_counter() - t0
+runs = {{name: [] for name in calls}}
+for _ in range({repeat}):
+    for name, call in calls.items():
+        t0 = time.perf_counter(); call(); runs[name].append(time.perf_counter() - t0)
+print(json.dumps({{"first": first, "runs": runs}}))
+"""
+
+
+def _load_average() -> str:
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def _child(argv: list[str], tree: Path) -> tuple[float, float]:
+    """Wall seconds and peak resident MiB of one child process."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, env=_env(tree), cwd=tree, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode:
+        raise SystemExit(f"{' '.join(argv[:4])}... failed: {proc.stderr.read().decode()[-300:]}")
+    return seconds, usage.ru_maxrss / 1024
+
+
+def _median_line(name: str, values: list[float]) -> str:
+    return f"  {name:<34}median {statistics.median(values):7.3f} s   (min {min(values):.3f}, max {max(values):.3f})"
+
+
+def adult_ratios(tree: Path, repeat: int) -> None:
+    """Print the in-process and whole-process ratios of loading Adult against pandas.read_csv."""
+    import json
+
+    print(f"adult: {ADULT}; load average before: {_load_average()}")
+    code = _WARM.format(path=str(ADULT), read_csv=_READ_CSV.format(pd="pandas", path=str(ADULT)), repeat=repeat)
+    out = subprocess.run([sys.executable, "-c", code], env=_env(tree), cwd=tree, capture_output=True, text=True,
+                         check=True)
+    warm = json.loads(out.stdout.strip().splitlines()[-1])
+    rc, lt = warm["runs"]["read_csv"], warm["runs"]["load_table"]
+    print(f"in one process, {repeat} alternating calls after a first call of each:")
+    print(_median_line("pandas.read_csv", rc))
+    print(_median_line("load_table", lt))
+    print(f"  ratio of medians: {statistics.median(lt) / statistics.median(rc):.2f}x")
+    firsts: dict[str, list[float]] = {"read_csv": [], "load_table": []}
+    for _ in range(repeat):
+        for name in firsts:
+            if name == "read_csv":
+                result = probe(SETUP["pandas"], _READ_CSV.format(pd="pd", path=str(ADULT)), tree)
+            else:  # imports as the "load adult" case's, without warming the kernels (a table load needs none)
+                result = probe("import anonstudio.data.io\nimport pandas",
+                               f"from anonstudio.data.io import load_table\nload_table({str(ADULT)!r})", tree)
+            if "error" in result:
+                raise SystemExit(f"{name}: {result['error']}")
+            firsts[name].append(result["seconds"])
+    print(f"the first call in a fresh process (imports excluded), {repeat} alternating processes:")
+    print(_median_line("pandas.read_csv", firsts["read_csv"]))
+    print(_median_line("load_table", firsts["load_table"]))
+    print(f"  ratio of medians: {statistics.median(firsts['load_table']) / statistics.median(firsts['read_csv']):.2f}x")
+    cli = Path(sys.executable).with_name("anonstudio-cli")
+    info = [str(cli)] if cli.exists() else [sys.executable, "-m", "anonstudio.cli"]
+    argvs = {"python -c read_csv": [sys.executable, "-c",
+                                    "import pandas; " + _READ_CSV.format(pd="pandas", path=str(ADULT))],
+             "anonstudio-cli info": [*info, "info", str(ADULT)]}
+    whole: dict[str, list[tuple[float, float]]] = {name: [] for name in argvs}
+    for _ in range(repeat):
+        for name, argv in argvs.items():
+            whole[name].append(_child(argv, tree))
+    print(f"whole processes, {repeat} alternating runs:")
+    for name, runs in whole.items():
+        print(_median_line(name, [r[0] for r in runs]) + f"   peak {max(r[1] for r in runs):.0f} MiB")
+    ratio = statistics.median(r[0] for r in whole["anonstudio-cli info"]) / \
+        statistics.median(r[0] for r in whole["python -c read_csv"])
+    print(f"  ratio of medians: {ratio:.2f}x")
+    print(f"load average after: {_load_average()}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--baseline", type=Path, help="another source tree to compare with")
     parser.add_argument("--users", type=int, default=1_000_000, help="users of the synthetic city (default 1M)")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/anonstudio-bench"), help="where the city file goes")
     parser.add_argument("--cases", default=",".join(CASES), help="comma-separated case names")
+    parser.add_argument("--adult-ratios", type=int, metavar="N", help="only the Adult ratios against pandas.read_csv, "
+                        "medians of N alternating runs")
     args = parser.parse_args()
+    if args.adult_ratios:
+        adult_ratios(HERE, args.adult_ratios)
+        return
     city = city_file(args.cache, args.users)
     print(f"city file: {city} ({city.stat().st_size / 2**20:.1f} MiB); adult: {ADULT}")
     trees = [("this", HERE)] + ([("baseline", args.baseline.resolve())] if args.baseline else [])

@@ -1,8 +1,10 @@
 """Public loading/saving entry points; formats are looked up in the registry."""
 from __future__ import annotations
 
+import functools
 import inspect
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +17,15 @@ from .report import LoadReport, attach_report
 __all__ = ["load_transactions", "save_transactions", "load_table", "save_table", "load_any", "load_file"]
 
 
+@functools.cache
+def _parameters(load: Any) -> Mapping[str, inspect.Parameter]:
+    """A loader's parameters (looked up once: inspecting a signature costs about a millisecond)."""
+    return inspect.signature(load).parameters
+
+
 def _check_options(fmt: Format, options: dict[str, Any]) -> None:
     """A clear error for an option the chosen format does not take (instead of a TypeError deep inside)."""
-    params = inspect.signature(fmt.load).parameters
+    params = _parameters(fmt.load)
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
         return
     unknown = [k for k in options if k not in params or k in ("path", "report")]
@@ -37,7 +45,7 @@ def _load(path: str | Path, format: str | None, kind: str | None, report: LoadRe
     report = report if report is not None else LoadReport()
     report.path, report.format = path, fmt.name
     start = time.perf_counter()
-    if progress is not None and "progress" in inspect.signature(fmt.load).parameters:
+    if progress is not None and "progress" in _parameters(fmt.load):
         options = {**options, "progress": progress}
     obj = fmt.load(path, report, **options)
     report.seconds = time.perf_counter() - start
@@ -141,7 +149,7 @@ def load_file(path: str | Path, format: str | None = None, *, encoding: str | No
     path = Path(path)
     fmt = get_format(format) if format else sniff_format(path, encoding=encoding)
     options = {}
-    if encoding is not None and "encoding" in inspect.signature(fmt.load).parameters:
+    if encoding is not None and "encoding" in _parameters(fmt.load):
         options["encoding"] = encoding
     if fmt.kind == "table":
         return load_table(path, format=fmt.name, report=report, progress=progress, **options)

@@ -27,15 +27,20 @@ from .text import iter_text_chunks, split_lines
 
 __all__ = ["Rows", "RowChunk", "RowReader", "PlainChunk", "plain_chunk", "iter_rows", "read_rows", "sniff_delimiter",
            "looks_like_header", "header_only", "header_only_reason",
-           "numeric_header_evidence", "is_number", "column_index", "content_lines"]
+           "numeric_header_evidence", "is_number", "all_numbers", "column_index", "content_lines"]
 
 # A record may be longer than the csv module's default field limit (128 KiB): a basket of many items.
 csv.field_size_limit(max(csv.field_size_limit(), min(sys.maxsize, 2**31 - 1)))
 
 _INTEGER = re.compile(r"^\s*-?[0-9]+\s*$")
 _NUMBER = re.compile(r"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$")
+# Values without line ends, one a line, each what _NUMBER matches: a column tested in one run, not one a call.
+_ONE_NUMBER = r"[^\S\n]*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?[^\S\n]*"
+_NUMBER_LINES = re.compile(rf"{_ONE_NUMBER}(?:\n{_ONE_NUMBER})*")
 # A line holding nothing but white space (the line end itself excluded).
 _BLANK_LINE = re.compile(r"^[^\S\n]*$", re.MULTILINE)
+# White space other than a line end starting a line after the first (a form feed or U+3000 as well as a space).
+_WHITE_START = re.compile(r"\n[^\S\n]")
 
 
 def _has_comment_line(text: str) -> bool:
@@ -78,6 +83,16 @@ def _runs_of_line_ends(body: str) -> Iterator[int]:
 
 def is_number(s: str) -> bool:
     return bool(_NUMBER.match(s))
+
+
+def all_numbers(values: Sequence[str]) -> bool:
+    """Whether :func:`is_number` holds for every value (True for none)."""
+    if not values:
+        return True
+    joined = "\n".join(values)
+    if joined.count("\n") != len(values) - 1:  # a value holding a line end: one at a time
+        return all(is_number(v) for v in values)
+    return _NUMBER_LINES.fullmatch(joined) is not None
 
 
 def content_lines(text: str, first_line: int = 1) -> tuple[list[str], list[int]]:
@@ -186,8 +201,9 @@ def plain_chunk(text: str, sep: str, expected: int | None, min_fields: int = 1) 
     if '"' in text or text.startswith(COMMENT_PREFIXES) or _has_comment_line(text):
         return None
     body = text[:-1] if text.endswith("\n") else text
-    if (body.startswith((" ", "\t")) or "\n " in body or "\n\t" in body) and _BLANK_LINE.search(body):
-        return None  # a line of spaces only: the exact reader decides what it is
+    starts_white = (body[:1].isspace() and body[:1] != "\n") or _WHITE_START.search(body) is not None
+    if starts_white and _BLANK_LINE.search(body):
+        return None  # a line of white space only (a form feed too): the exact reader decides what it is
     n_lines = body.count("\n") + 1
     empty = _empty_lines(body)
     first_content = 0
@@ -406,12 +422,18 @@ def numeric_header_evidence(rows: Sequence[Sequence[str]], skip: Sequence[int] =
     ``skip`` are not looked at.
     """
     first, body = rows[0], rows[1:201]
+    # The body's columns at once when every row is as long as the first (a table's rows are).
+    columns = list(zip(*body)) if body and all(len(r) == len(first) for r in body) else None
     seen_numeric = False
     for j, value in enumerate(first):
         if j in skip:
             continue
-        column = [r[j] for r in body if j < len(r) and r[j].strip()]
-        if column and all(is_number(v) for v in column):
+        values = columns[j] if columns is not None else [r[j] for r in body if j < len(r)]
+        start = next((v for v in values if v.strip()), None)
+        if start is None or not is_number(start):  # a column of text shows it at its first value
+            continue
+        column = [v for v in values if v.strip()]
+        if all_numbers(column):
             if not is_number(value):
                 return True
             seen_numeric = True

@@ -191,8 +191,7 @@ def sniff_fimi(head: Head) -> float:
         return 0.0
     if any(tok in ("-1", "-2") for tok in tokens) and any(ln.rstrip().endswith("-2") for ln in head.lines):
         return 0.1  # SPMF sequences look like integer lines too
-    ints = sum(1 for tok in tokens if _INT.match(tok))
-    if ints == len(tokens):
+    if all(_INT.match(tok) for tok in tokens):  # a word settles it at once
         if head.extension in (".csv", ".tsv"):
             return 0.2  # the name says CSV: FIMI only if no CSV format fits
         if any("\t" in ln for ln in head.lines[:200]):

@@ -147,6 +147,8 @@ def _records_repeat(rows: list[list[str]]) -> bool:
 
 def sniff_csv_long(head: Head) -> float:
     for sep in (",", ";", "\t"):
+        if not head.lines or head.lines[0].count(sep) != 1:
+            continue  # not two columns: settled before the header guess over every line
         shape = _two_column_shape(head, sep)
         if shape is None:
             continue

@@ -11,6 +11,7 @@ the others hold strings.
 """
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import re
@@ -30,13 +31,21 @@ from .delimited import (
     is_number,
     iter_rows,
     looks_like_header,
-    plain_chunk,
     sniff_delimiter,
 )
-from .registry import Format, Head, register
+from .fastcsv import (
+    byte_chunks,
+    count_byte,
+    odd_spaces,
+    plain_bytes,
+    safe_separator,
+    scan_fields,
+    without_comment_lines,
+)
+from .registry import COMMENT_PREFIXES, Format, Head, register
 from .report import LoadReport
 from .shape import RAGGED_SCORE, delimited_shape
-from .text import iter_text_chunks, read_text
+from .text import decode_text, read_bytes
 
 # imported where used: data.io registers every format when imported, and a FIMI file or --help needs neither
 if TYPE_CHECKING:
@@ -51,36 +60,6 @@ _LEADING_ZERO = re.compile(r"[+-]?0\d")
 
 def _has_code(texts: Sequence[str]) -> bool:
     return any(_LEADING_ZERO.match(t) for t in texts)
-
-
-def _leading_zero_pattern(sep: str) -> re.Pattern:
-    return re.compile(rf"(?:^|{re.escape(sep)})[ ]*[+-]?0\d", re.M)
-
-
-def _has_leading_zero_field(text: str, sep: str) -> bool:
-    """Whether a field of ``text`` starts (after spaces and a sign) with a zero and a digit, such as ``001``.
-
-    What :func:`_leading_zero_pattern` finds, on the bytes with numpy: the multi-line regular expression tried
-    every position of the text and cost a plain table's load as much as parsing it.
-    """
-    if not sep.isascii():
-        return _leading_zero_pattern(sep).search(text) is not None
-    raw = np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)  # ASCII bytes keep their meaning
-    after = raw[1:]
-    at = np.flatnonzero((raw[:-1] == ord("0")) & (after >= ord("0")) & (after <= ord("9")))  # each "0<digit>"
-    if not len(at):
-        return False
-    before = at - 1
-    signed = (before >= 0) & np.isin(raw[np.maximum(before, 0)], (ord("+"), ord("-")))
-    before[signed] -= 1
-    for _ in range(64):  # back over the spaces skipinitialspace allows
-        spaces = (before >= 0) & (raw[np.maximum(before, 0)] == ord(" "))
-        if not spaces.any():
-            break
-        before[spaces] -= 1
-    else:  # a run of more than 64 spaces before a zero: let the expression decide
-        return _leading_zero_pattern(sep).search(text) is not None
-    return bool(((before < 0) | np.isin(raw[np.maximum(before, 0)], (ord("\n"), ord(sep)))).any())
 
 
 def _column(values: np.ndarray, missing: set[str]) -> tuple[pd.Series, int]:
@@ -185,92 +164,251 @@ def _column_names(path: Path, report: LoadReport, first_rows: list[list[str]], n
     return list(names), use_header
 
 
+#: The separators a file's own is sniffed among (the exact reader's too).
+_CANDIDATES = (",", "\t", ";", "|")
+#: How the fast reader asks pandas' C parser to split a plain chunk (the exact reader's split of it).
+_PARSE = dict(header=None, skipinitialspace=True, keep_default_na=False, quoting=csv.QUOTE_NONE, engine="c",
+              skip_blank_lines=True, index_col=False, encoding="utf-8", low_memory=False)
+
+
+def _reads_as_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _head_of(piece: bytes, sep: str | None) -> tuple[str, list[list[str]], int] | None:
+    """(separator, the first 201 rows, the end of the first row's line in ``piece``) as the exact reader sees
+    them (the csv module, like pandas, drops the spaces that start a line), or None when the chunk holds no
+    row."""
+    if sep is None:  # the exact reader sniffs in the first 65,536 characters of its first chunk
+        head = piece[:65536].decode("ascii") if piece[:65536].isascii() else \
+            codecs.getincrementaldecoder("utf-8")().decode(piece[:4 * 65536], False)[:65536]
+        lines, _ = content_lines(head[: head.rfind("\n") + 1] or head)
+        sep = sniff_delimiter(lines, _CANDIDATES) or _CANDIDATES[0]
+    sample: list[str] = []
+    first_end = -1
+    pos = 0
+    while len(sample) < 201 and pos < len(piece):
+        end = piece.find(b"\n", pos)
+        end = len(piece) if end < 0 else end
+        line = piece[pos:end].decode("utf-8")
+        if line.strip() and not line.startswith(COMMENT_PREFIXES):
+            sample.append(line)
+            if first_end < 0:
+                first_end = end
+        pos = end + 1
+    if not sample:
+        return None
+    return sep, list(csv.reader(sample, delimiter=sep, skipinitialspace=True)), first_end
+
+
+def _arrow(col: pd.Series):
+    """The pyarrow array behind a text column, or None when pandas stores it otherwise."""
+    if getattr(col.dtype, "storage", None) != "pyarrow":
+        return None
+    return col.array.__arrow_array__()  # the column's own chunked array (pyarrow.array() would join chunks)
+
+
+def _with_trailing_space(columns: dict[str, pd.Series]) -> set[str]:
+    """The text columns with a value ending in a space (pandas dropped only the leading ones)."""
+    arrays = {name: _arrow(col) for name, col in columns.items()}
+    if columns and all(a is not None for a in arrays.values()):
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        chunks = [c for a in arrays.values() for c in a.chunks]
+        if len({c.type for c in chunks}) == 1:  # one look at every text column at once: a trailing space is rare
+            if not pc.any(pc.ends_with(pa.chunked_array(chunks), " ")).as_py():
+                return set()
+        return {name for name, a in arrays.items() if pc.any(pc.ends_with(a, " ")).as_py()}
+    return {name for name, col in columns.items() if col.str.endswith(" ").any()}
+
+
+def _n_missing(col: pd.Series) -> int:
+    if col.dtype == np.int64:
+        return 0
+    if col.dtype == np.float64:
+        return int(np.isnan(col.to_numpy()).sum())
+    arrow = _arrow(col)
+    return int(arrow.null_count) if arrow is not None else int(col.isna().sum())
+
+
+def _starts_as_numbers(col: pd.Series) -> bool:
+    """Whether the first 20 distinct values of a text column (unstripped, missing ones left out) all read as
+    numbers, the test :func:`_column_of_codes` starts with: when they do, it must type the column."""
+    arrow = _arrow(col)
+    head = arrow.slice(0, 256).to_pylist() if arrow is not None else col.iloc[:256].tolist()
+    seen: set[str] = set()
+    for value in head:  # a text column usually shows a word at once
+        if isinstance(value, str) and value not in seen:
+            if not is_number(value):
+                return False
+            seen.add(value)
+            if len(seen) == 20:
+                return True
+    if len(col) > 256:
+        return all(is_number(v) for v in col.dropna().unique()[:20].tolist())
+    return True
+
+
 def _typed_columns(path: Path, report: LoadReport, *, header, missing: Sequence[str], sep: str | None,
                    names: Sequence[str] | None, encoding: str | None, latin1_fallback: bool,
-                   progress: Any) -> tuple[list[str], dict, dict] | None:
-    """Columns typed by pandas' C parser, for files whose every chunk is plain (see :func:`plain_chunk`).
+                   progress: Any) -> tuple[list[str], pd.DataFrame, dict] | None:
+    """Columns typed by pandas' C parser over the file's bytes, chunk by chunk; None to leave the file to the
+    exact reader (:func:`_text_columns`), which reads it the same way and names the line and reason of any
+    problem.
 
-    None when a chunk is not plain or pandas' typing differs from the rules of
-    :func:`_column` (booleans, unsigned or infinite numbers): the exact reader
-    then reads the file. Text columns still go through :func:`_column`.
+    The common file is parsed once: before the parse, byte checks (:mod:`.fastcsv`) turn away what pandas
+    would split or decode differently (quotes, NUL bytes, text that is not UTF-8, a separator it may misread)
+    and cut out comment lines; after it, cheap checks on the parsed columns find what the exact reader types
+    differently. A short row (pandas pads it) leaves a missing value in the last column: only then are the
+    separators counted. A column pandas typed as the exact reader would not (a code with a leading zero,
+    booleans, unsigned or huge integers, infinities) is parsed again as text and typed by :func:`_column`;
+    a number column with missing values is parsed again with nullable types (pandas turns it to floats).
+    An error of any kind (header only, duplicate column names) is left to the exact reader.
     """
     import pandas as pd
 
-    frames = []
+    if encoding is not None:
+        try:
+            encoding = codecs.lookup(encoding).name
+        except LookupError:
+            return None
+        if encoding not in ("utf-8", "ascii"):
+            return None
+    markers = [m for m in missing if m == m.strip()]  # the exact reader compares stripped values
+    if any(_reads_as_number(m) for m in markers):
+        return None  # pandas would also take "-1.0" for a marker "-1"
+    na_values = [*dict.fromkeys([*markers, ""])]
+    frames: list[pd.DataFrame] = []
     col_names: list[str] = []
-    n_fields = None
-    for n, chunk in enumerate(iter_text_chunks(path, encoding=encoding, latin1_fallback=latin1_fallback,
-                                               progress=progress, quotes=True)):
-        text = chunk.text
-        if n == 0:
-            first_lines = text.split("\n", 300)[:300]  # whatever their length: a header guess needs rows
-            lines, numbers = content_lines("\n".join(first_lines) + "\n", chunk.first_line)
-            sep = sep or sniff_delimiter(lines, (",", "\t", ";", "|")) or ","
-        plain = plain_chunk(text, sep, n_fields)
+    n_fields = 0
+    odd = spaced = False  # a field that may hold white space pandas keeps; one ending with a space
+    for n, piece in enumerate(byte_chunks(path, progress=progress)):
+        plain = plain_bytes(piece, first=n == 0, encoding=encoding)
         if plain is None:
             return None
-        if _has_leading_zero_field(text, sep):
-            return None  # a code with a leading zero somewhere: the exact reader decides which columns stay text
+        piece, piece_ascii = plain  # (cutting lines out keeps an ASCII chunk ASCII)
         if n == 0:
-            n_fields = plain.fields
-            sample = [r for r in csv.reader((ln for ln in lines[:201] if ln.strip()), delimiter=sep,
-                                            skipinitialspace=True)]
-            col_names, use_header = _column_names(path, report, sample, n_fields, header, names,
-                                                  chunk.first_line + plain.first_content)
+            head = _head_of(piece, sep)
+            if head is None:
+                return None
+            sep, sample, first_end = head
+            if not safe_separator(sep):
+                return None
+            n_fields = len(sample[0])
+            try:
+                col_names, use_header = _column_names(path, report, sample, n_fields, header, names, None)
+            except DataFormatError:
+                return None  # the exact reader says where
             report.details.update(separator=sep, header=bool(use_header))
-            if use_header:  # the header is the first line that is not empty
-                cut = 0
-                for _ in range(plain.first_content + 1):
-                    cut = text.index("\n", cut) + 1 if "\n" in text[cut:] else len(text)
-                text = text[cut:]
-        if not text.strip():
+            if use_header:
+                piece = piece[first_end + 1:]
+        body = without_comment_lines(piece)
+        if body is None:
+            return None
+        if not body or body.isspace():  # (strip() would copy the chunk)
             continue
-        options = dict(sep=sep, header=None, skipinitialspace=True, na_values=[*missing, ""], keep_default_na=False,
-                       quoting=csv.QUOTE_NONE, engine="c", skip_blank_lines=True, index_col=False)
-        try:
-            frame = pd.read_csv(io.StringIO(text), **options)
-            if any(col.dtype.kind == "f" and col.isna().any() for _, col in frame.items()):
-                # Whole numbers with a missing value come back as floats: the nullable types keep them integers
-                # (about twice the parse, so only for the chunks that need it).
-                frame = pd.read_csv(io.StringIO(text), dtype_backend="numpy_nullable", **options)
-        except (pd.errors.ParserError, ValueError):
+        parsed = _parse_plain(body, sep, n_fields, na_values)
+        if parsed is None:
             return None
-        if frame.shape[1] != n_fields:
-            return None
+        frame, trailing = parsed
+        odd = odd or odd_spaces(body, sep, is_ascii=piece_ascii)
+        spaced = spaced or trailing
+        if (sep == "\t" or n_fields == 1) and (odd or frame.isna().all(axis=1).any()):
+            return None  # a line of white space only, which the exact reader skips
         frames.append(frame)
     if not frames:
-        raise DataFormatError(path, "the file has a header but no data rows")
+        return None
     frame = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
-    columns, counts = {}, {}
+    frame.columns = col_names
+    dtypes = dict(zip(col_names, frame.dtypes.tolist()))
+    # A column's Series only where one is looked at: an int64 column is as the exact reader types it.
+    columns = {name: frame[name] for name, dtype in dtypes.items() if dtype != np.int64}
+    texts = {name: col for name, col in columns.items() if isinstance(col.dtype, pd.StringDtype)}
+    # Values with white space pandas kept, or that may all read as numbers once stripped, are typed by
+    # _column_of_codes as the exact reader types them; the others are as pandas parsed them.
+    careful = set(texts) if odd else _with_trailing_space(texts) if spaced else set()
+    counts = {}
     missing_set = set(missing)
-    for j, name in enumerate(col_names):
-        col = frame.iloc[:, j]
-        kind = col.dtype.kind
-        if kind == "b" or kind == "u" or str(col.dtype) == "boolean":
-            return None
-        n_missing = int(col.isna().sum())
-        if kind == "i" or str(col.dtype).startswith("Int"):
-            columns[name] = (col.astype(np.int64) if not n_missing else col.astype("Int64")).reset_index(drop=True)
-        elif kind == "f" or str(col.dtype).startswith("Float"):
-            values = col.to_numpy(dtype=np.float64, na_value=np.nan)
-            if not np.isfinite(values[~np.isnan(values)]).all():
-                return None  # "inf" is text to anonstudio
-            columns[name] = pd.Series(values)
-        elif isinstance(col.dtype, pd.StringDtype):
-            # pandas found a value that is no number: text, typed by _column as the exact reader types it (a
-            # value such as " 5 " is a number once stripped). Every value is a text or missing.
-            codes, uniques = pd.factorize(col, sort=False)  # in C on the column; a missing value has code -1
-            codes = np.where(codes < 0, len(uniques), codes)
-            columns[name], n_missing = _column_of_codes(codes, [*uniques.tolist(), ""], missing_set, col)
-        else:
-            texts = col.astype(object).where(col.notna(), "").to_numpy(dtype=object)
-            if not all(isinstance(t, str) for t in texts):
+    for name in col_names:
+        col = columns.get(name)
+        if col is None:
+            counts[name] = 0
+            continue
+        n_missing = _n_missing(col)
+        if n_missing == len(col):  # every value missing: a text column, as :func:`_column` makes it
+            frame[name] = pd.Series(np.full(len(col), None, dtype=object), dtype="str")
+        elif col.dtype in (np.int64, np.float64) or str(col.dtype) == "Int64":
+            pass
+        elif str(col.dtype) == "Float64":  # a chunk's nullable floats: anonstudio's floats are NaN-missing
+            frame[name] = pd.Series(col.to_numpy(dtype=np.float64, na_value=np.nan))
+        elif name in texts:
+            if name in careful or _starts_as_numbers(col):
+                codes, uniques = pd.factorize(col, sort=False)  # a missing value has code -1
+                codes = np.where(codes < 0, len(uniques), codes)
+                frame[name], n_missing = _column_of_codes(codes, [*uniques.tolist(), ""], missing_set, col)
+        elif col.dtype == object:
+            values = col.where(col.notna(), "").to_numpy(dtype=object)
+            if not all(isinstance(t, str) for t in values):
                 # Chunks typed differently (text in one, numbers in another) were concatenated: the
                 # numbers' spelling is lost, so the exact text reader decides.
                 return None
-            columns[name], n_missing = _column(texts, missing_set)
+            frame[name], n_missing = _column(values, missing_set)
+        else:
+            return None
         counts[name] = n_missing
-    return col_names, columns, counts
+    return col_names, frame, counts
+
+
+def _parse_plain(body: bytes, sep: str, n_fields: int, na_values: list[str]) -> tuple[pd.DataFrame, bool] | None:
+    """One chunk of a plain table through pandas' C parser, each column typed as the exact reader would type
+    this chunk's values or kept as their text (see :func:`_typed_columns`), and whether a field ends with a
+    space; None for a chunk the exact reader must read (rows of another length)."""
+    import pandas as pd
+
+    try:
+        frame = pd.read_csv(io.BytesIO(body), sep=sep, na_values=na_values, **_PARSE)
+    except (pd.errors.ParserError, ValueError):
+        return None  # a row with more fields than the first
+    if frame.shape[1] != n_fields:
+        return None
+    if _n_missing(frame.iloc[:, -1]):  # a short row, padded by pandas, or just missing values: the separators tell
+        if count_byte(body, sep) != len(frame) * (n_fields - 1):
+            return None
+    dtypes = frame.dtypes.tolist()
+    texts = [isinstance(dtype, pd.StringDtype) for dtype in dtypes]
+    # Leading zeros matter in the columns pandas read as numbers, trailing spaces in those it kept as text.
+    codes, spaced = scan_fields(body, sep, zeros=not all(texts), spaces=any(texts))
+    as_text, nullable = [], []
+    for j, dtype in enumerate(dtypes):  # a column's Series only where one is needed
+        if texts[j]:
+            continue
+        if codes or dtype.kind not in "if":  # booleans, unsigned or huge integers, mixed values
+            as_text.append(j)
+        elif dtype.kind == "f":
+            values = frame.iloc[:, j].to_numpy()
+            finite = np.isfinite(values)
+            if not finite.all():
+                if np.isinf(values).any():
+                    as_text.append(j)  # "inf" is text to anonstudio
+                elif not finite.any():
+                    frame.isetitem(j, pd.Series(pd.array([None] * len(values), dtype="Int64")))
+                else:
+                    nullable.append(j)  # whole numbers with a missing value: pandas made them floats
+    if as_text:
+        texts = pd.read_csv(io.BytesIO(body), sep=sep, usecols=as_text, dtype=object, na_filter=False, **_PARSE)
+        for j in as_text:
+            frame.isetitem(j, texts[j])
+    if nullable:
+        typed = pd.read_csv(io.BytesIO(body), sep=sep, usecols=nullable, na_values=na_values,
+                            dtype_backend="numpy_nullable", **_PARSE)
+        for j in nullable:
+            frame.isetitem(j, typed[j])
+    return frame, spaced
 
 
 def _text_columns(path: Path, report: LoadReport, *, header, missing: Sequence[str], sep: str | None,
@@ -359,7 +497,7 @@ def load_csv_table(path: str | Path, report: LoadReport, *, header: bool | str =
     return _finish_table(path, report, typed, strip_label_dots, progress)
 
 
-def _finish_table(path: Path, report: LoadReport, typed: tuple[list[str], dict, dict], strip_label_dots,
+def _finish_table(path: Path, report: LoadReport, typed: tuple[list[str], dict | pd.DataFrame, dict], strip_label_dots,
                   progress: Any) -> Table:
     """The table of typed columns: label dots stripped as asked, missing values counted in the report."""
     import pandas as pd
@@ -367,18 +505,26 @@ def _finish_table(path: Path, report: LoadReport, typed: tuple[list[str], dict, 
     col_names, columns, missing_counts = typed
     if progress is not None:
         progress.set(1.0, f"typing the columns of {path.name}")
-    df = pd.DataFrame(columns)
+    df = columns if isinstance(columns, pd.DataFrame) else pd.DataFrame(columns)
     last = col_names[-1]
-    if strip_label_dots and df[last].dtype == "str":
-        present = df[last].dropna()
-        if strip_label_dots is True or (len(present) and present.str.endswith(".").all()):
-            df[last] = df[last].str.removesuffix(".")
-            report.warn(f"removed the trailing '.' from the values of column {last!r}")
+    if strip_label_dots and df[last].dtype == "str" and (strip_label_dots is True or _all_end_with_dot(df[last])):
+        df[last] = df[last].str.removesuffix(".")
+        report.warn(f"removed the trailing '.' from the values of column {last!r}")
     total_missing = sum(missing_counts.values())
     if total_missing:
         report.warn(f"{total_missing:,} missing values in {sum(1 for v in missing_counts.values() if v)} columns")
     report.details["missing"] = missing_counts
     return Table(df, {}, name=path.name, source=path)
+
+
+def _all_end_with_dot(col: pd.Series) -> bool:
+    """Whether every present value of a text column ends with a ``.`` (and one is present)."""
+    # The first value settles most files without a look at every value.
+    first = next((v for v in col.iloc[:64].tolist() if isinstance(v, str)), None)
+    if first is not None and not first.endswith("."):
+        return False
+    present = col.dropna()
+    return bool(len(present)) and bool(present.str.endswith(".").all())
 
 
 def save_csv_table(table: Table, path: str | Path, *, sep: str = ",") -> None:
@@ -399,18 +545,16 @@ def save_csv_table(table: Table, path: str | Path, *, sep: str = ",") -> None:
         writer.writerows(zip(*columns))
 
 
+_UCI_ATTRIBUTE = re.compile(r"^([A-Za-z][\w-]*):\s")
+
+
 def uci_attribute_names(names_file: str | Path) -> list[str]:
     """Attribute names from a UCI ``.names`` file (lines ``name: values.``)."""
-    out = []
-    try:
-        text = read_text(names_file, latin1_fallback=True, allow_empty=True)
+    try:  # a small file: read at once (Latin-1 if it is no UTF-8)
+        text = decode_text(read_bytes(names_file), names_file, latin1_fallback=True)
     except DataFormatError:
         return []
-    for line in text.splitlines():
-        m = re.match(r"^([A-Za-z][\w-]*):\s", line)
-        if m:
-            out.append(m.group(1))
-    return out
+    return [m.group(1) for line in text.splitlines() if (m := _UCI_ATTRIBUTE.match(line))]
 
 
 def _names_from_sibling(path: Path, n_fields: int, report: LoadReport) -> list[str] | None:
@@ -437,8 +581,8 @@ def sniff_csv_table(head: Head) -> float:
     for sep in (",", "\t", ";", "|"):
         counts = {ln.count(sep) for ln in lines}
         if len(counts) == 1 and (n := counts.pop()) >= 1:
-            fields = [f.strip() for ln in lines[1:] for f in ln.split(sep)]
-            text_fields = sum(not is_number(f) for f in fields)
+            # Whether any field is text: the first word settles it (a count took as long as the rest of a load).
+            text_fields = any(not is_number(f.strip()) for ln in lines[1:] for f in ln.split(sep))
             bonus = 0.1 if named else 0.0
             if text_fields and n >= 2:
                 return 0.5 + bonus

@@ -189,6 +189,10 @@ class InputFile:
         if self.cap is not None:
             room = self.cap + 1 - self.read_bytes
             want = room if want is None else min(want, room)
+        elif want is not None and self._stream is self._raw:
+            # A read allocates what it is asked for: 8 MiB asked of a 4 MB file cost ten times the read. A file
+            # that grew since it was opened is still read to its end, 64 KiB past its size at a time.
+            want = min(want, max(self.size - self.read_bytes, 0) + 65536)
         try:
             data = self._stream.read(-1 if want is None else want)
         except (OSError, EOFError, zlib.error) as exc:
