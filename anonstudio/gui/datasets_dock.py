@@ -249,8 +249,9 @@ class DatasetsPanel(QWidget):
             progress.set(1.0, "loaded")
             return dataset
 
+        # Reading a file is one thread's work: the job leaves the rest of the budget to a run started meanwhile.
         self.last_job = self.runner.submit(title, job, key=LOAD_KEY, on_done=done, on_error=failed,
-                                           show_error_dialog=False)
+                                           show_error_dialog=False, threads=1)
         return self.last_job
 
     def _sample_activated(self, item: QListWidgetItem) -> None:

@@ -424,7 +424,7 @@ class ProjectController(QObject):
                 self._restoring = False
 
         self.window.runner.submit("Show the project's stored results", read, key="project:cache", on_done=show,
-                                  show_error_dialog=False)
+                                  show_error_dialog=False, threads=1)  # reading files: one thread's work
 
 
 def _check_values(project: Project) -> None:

@@ -251,7 +251,9 @@ class ReportDialog(QDialog):
             return write_report(runs, figures, notes, html=html, pdf=pdf, internal=internal, progress=progress)
 
         self._say("Writing the report…")
-        self.job = self.runner.submit("Export report", work, key=JOB_KEY, on_done=self._done, on_error=self._failed)
+        # Rendering and writing the files is one thread's work; the rest of the budget stays with the runs.
+        self.job = self.runner.submit("Export report", work, key=JOB_KEY, on_done=self._done, on_error=self._failed,
+                                      threads=1)
         self.job.changed.connect(self._job_changed)
         self._pending = []
         self._update()

@@ -147,3 +147,27 @@ def test_a_family_run_sizes_its_pools_by_its_jobs_lease(runner, wait_job, holder
     holder.hold(3)
     beside = run_family()
     assert set(beside) == pool_names and all(workers == 1 for _, workers in beside.values()), beside
+
+
+def test_a_dataset_load_holds_one_thread_and_leaves_the_rest_to_a_run(window, budget_of, qtbot):
+    """Loading is one thread's work: a run started while a file loads gets the rest of the budget at once."""
+    budget_of(4)
+    running, gate, seen = threading.Event(), threading.Event(), {}
+
+    def slow_load(progress):
+        running.set()
+        gate.wait(20)
+        from anonstudio.data.samples import load_sample
+
+        return load_sample("sports-example")
+
+    job = window.datasets.load_job("Load a slow file", slow_load)
+    try:
+        assert running.wait(10)
+        seen["leased"] = parallel.budget.leased
+        with parallel.budget.lease() as granted:
+            seen["granted"] = granted
+    finally:
+        gate.set()
+    qtbot.waitUntil(lambda: job.state.finished, timeout=20000)
+    assert seen == {"leased": 1, "granted": 3}
