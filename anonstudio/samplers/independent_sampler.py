@@ -22,10 +22,16 @@ import numpy as np
 
 from ..data.transactions import TransactionData
 from ..jobs import NullProgress, Progress, kernel_seeds
-from ..kernels.independent_sampler import build_alias, draw_independent
+from ..kernels.independent_sampler import (
+    build_alias,
+    build_layout_bitsets,
+    draw_independent,
+    record_layout,
+    summary_spans,
+)
 from ..kernels.mcmc_sampler import subset_counts
 from ..kernels.rng import make_state
-from ..kernels.support import MODE_AUTO, build_bitsets, build_summaries
+from ..kernels.support import MODE_AUTO, build_summaries
 from .threads import ThreadedItemsetSampler
 
 __all__ = ["IndependentItemsetSampler", "IndependentDrawReport", "BITSET_BYTES"]
@@ -93,12 +99,16 @@ class IndependentItemsetSampler(ThreadedItemsetSampler):
         if len(self.eligible):
             self.prob, self.alias = build_alias(subset_counts(data.lengths[self.eligible], self.ell))
         self.post_indptr, self.post_records = data.inverted()
-        self.bit_row, self.bits = data.derived(("record-bitsets", int(bitset_bytes)),
-                                               lambda: build_bitsets(data.indptr, data.indices, data.n_items,
-                                                                     max_bytes=int(bitset_bytes)))
-        self.summary = data.derived(("record-bitset-summaries", int(bitset_bytes)),
+        # Bitsets over the records in a clustered order (see record_layout): the
+        # same supports as in data order, read from far fewer words.
+        self.pos = data.derived("sampler-record-layout",
+                                lambda: record_layout(data.indptr, data.indices, data.n_items, data.coords))
+        self.bit_row, self.bits = data.derived(("sampler-layout-bitsets", int(bitset_bytes)),
+                                               lambda: build_layout_bitsets(data.indptr, data.indices, data.n_items,
+                                                                            self.pos, int(bitset_bytes)))
+        self.summary = data.derived(("sampler-layout-summaries", int(bitset_bytes)),
                                     lambda: build_summaries(self.bits))
-        self.ones = data.derived("ones-per-record", lambda: np.ones(data.n_records))
+        self.spans = data.derived(("sampler-layout-spans", int(bitset_bytes)), lambda: summary_spans(self.summary))
         self._rngs = [make_state(s) for s in kernel_seeds(seed, self.streams, "independent-sampler", self.ell)]
         self._counters = [np.zeros(2, dtype=np.int64) for _ in range(self.streams)]
         self._seconds = 0.0
@@ -144,8 +154,8 @@ class IndependentItemsetSampler(ThreadedItemsetSampler):
     def _draw_into(self, rng, counters, wanted, max_proposals, items, supps, start) -> int:
         return int(draw_independent(
             rng, counters, wanted, max_proposals, self.prob, self.alias, self.eligible, self.data.indptr,
-            self.data.indices, self.post_indptr, self.post_records, self.ones, self.bit_row, self.bits,
-            self.summary, self.support_mode, items, supps, start,
+            self.data.indices, self.post_indptr, self.post_records, self.pos, self.bit_row, self.bits,
+            self.summary, self.spans, self.support_mode, items, supps, start,
         ))
 
     def draw(self, n: int, progress: Progress | None = None) -> tuple[np.ndarray, np.ndarray]:

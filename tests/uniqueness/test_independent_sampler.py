@@ -10,7 +10,13 @@ import pytest
 from scipy import stats
 
 from anonstudio.jobs import NullProgress
-from anonstudio.kernels.independent_sampler import build_alias, draw_independent
+from anonstudio.kernels.independent_sampler import (
+    build_alias,
+    build_layout_bitsets,
+    draw_independent,
+    record_layout,
+    summary_spans,
+)
 from anonstudio.kernels.mcmc_sampler import subset_counts
 from anonstudio.kernels.rng import make_state
 from anonstudio.kernels.support import (
@@ -74,7 +80,9 @@ def test_draws_continue_the_streams():
 def test_kernel_chunk_boundaries_do_not_change_the_samples():
     data = _skewed_dataset()
     post_indptr, post_records = data.inverted()
-    bit_row, bits = build_bitsets(data.indptr, data.indices, data.n_items)
+    pos = record_layout(data.indptr, data.indices, data.n_items)
+    bit_row, bits = build_layout_bitsets(data.indptr, data.indices, data.n_items, pos, 1 << 20)
+    summary = build_summaries(bits)
     eligible = np.flatnonzero(data.lengths >= 3).astype(np.int32)
     prob, alias = build_alias(subset_counts(data.lengths[eligible], 3))
 
@@ -84,8 +92,8 @@ def test_kernel_chunk_boundaries_do_not_change_the_samples():
         got = 0
         while got < 400:
             got += draw_independent(rng, counters, 400 - got, max_proposals, prob, alias, eligible, data.indptr,
-                                    data.indices, post_indptr, post_records, np.ones(data.n_records), bit_row, bits,
-                                    build_summaries(bits), MODE_AUTO, items, supps, got)
+                                    data.indices, post_indptr, post_records, pos, bit_row, bits, summary,
+                                    summary_spans(summary), MODE_AUTO, items, supps, got)
         return items, counters
 
     one_call, c1 = run(10**9)
