@@ -252,7 +252,13 @@ def summary_spans(summary):
 
 @njit(nogil=True, cache=True, inline="always")
 def _count_two_level(rows, lo, hi, bits, summary, limit):
-    """Support over summary words ``[lo, hi)`` of the rows ``rows``; may stop once it reaches ``limit``."""
+    """Support over summary words ``[lo, hi)`` of the rows ``rows`` (rarest first); may stop at ``limit``.
+
+    Most flagged words hold no record with every item (the longest records,
+    gathered at the front, flag nearly every word of every item), so a word's
+    AND stops at the first zero: rarest rows first, about two reads per flagged
+    word instead of ``ell`` (1.5-1.7x faster counts on the 1M-user city).
+    """
     ell = rows.shape[0]
     count = np.int64(0)
     for s in range(lo, hi):
@@ -261,18 +267,20 @@ def _count_two_level(rows, lo, hi, bits, summary, limit):
             flags &= summary[rows[j], s]
         while flags != 0:
             w = (s << 6) + trailing_zeros(flags)
-            x = bits[rows[0], w]
-            for j in range(1, ell):
-                x &= bits[rows[j], w]
-            count += _popcount(x)
             flags &= flags - np.uint64(1)
+            x = bits[rows[0], w] & bits[rows[1], w]
+            j = 2
+            while x != 0 and j < ell:
+                x &= bits[rows[j], w]
+                j += 1
+            count += _popcount(x)
         if count >= limit:
             break
     return count
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _bounded_support(cand, rows, limit, indptr, indices, post_indptr, post_records, pos, bit_row, bits, summary,
+def _bounded_support(cand, rows, freq, limit, indptr, indices, post_indptr, post_records, pos, bit_row, bits, summary,
                      spans, mode):
     """Support of ``cand``, exact below ``limit`` (else at least ``limit``).
 
@@ -288,9 +296,19 @@ def _bounded_support(cand, rows, limit, indptr, indices, post_indptr, post_recor
         lo = np.int64(0)
         hi = np.int64(summary.shape[1])
         for j in range(ell):
-            rows[j] = bit_row[cand[j]]
-            lo = max(lo, np.int64(spans[rows[j], 0]))
-            hi = min(hi, np.int64(spans[rows[j], 1]))
+            it = cand[j]
+            row = np.int64(bit_row[it])
+            lo = max(lo, np.int64(spans[row, 0]))
+            hi = min(hi, np.int64(spans[row, 1]))
+            # Rows by ascending frequency (insertion), so a word's AND empties early.
+            f = post_indptr[it + 1] - post_indptr[it]
+            i = j
+            while i > 0 and freq[i - 1] > f:
+                rows[i] = rows[i - 1]
+                freq[i] = freq[i - 1]
+                i -= 1
+            rows[i] = row
+            freq[i] = f
         if hi <= lo:
             return np.int64(0)
         if rare_len * (ell - 1) > _WALK_VS_SUMMARY * (hi - lo) * ell:
@@ -348,6 +366,7 @@ def draw_independent(rng, counters, wanted, max_proposals, prob, alias, eligible
     ell = out_items.shape[1]
     cand = np.empty(ell, dtype=np.int32)
     rows = np.empty(ell, dtype=np.int64)
+    freq = np.empty(ell, dtype=np.int64)
     got = 0
     if ell == 1:
         # Omega^1 is just the items that occur: draw them directly.
@@ -374,7 +393,7 @@ def draw_independent(rng, counters, wanted, max_proposals, prob, alias, eligible
         counters[0] += 1
         # Accept iff supp <= 1 / x, i.e. supp < floor(1 / x) + 1: count up to that bound.
         limit = np.floor(1.0 / x) + 1.0 if x > 0.0 else np.inf
-        supp = _bounded_support(cand, rows, limit, indptr, indices, post_indptr, post_records, pos, bit_row, bits,
+        supp = _bounded_support(cand, rows, freq, limit, indptr, indices, post_indptr, post_records, pos, bit_row, bits,
                                 summary, spans, mode)
         if supp < limit:
             out_items[out_start + got, :] = cand

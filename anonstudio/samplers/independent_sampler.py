@@ -34,7 +34,7 @@ from ..kernels.rng import make_state
 from ..kernels.support import MODE_AUTO, build_summaries
 from .threads import ThreadedItemsetSampler
 
-__all__ = ["IndependentItemsetSampler", "IndependentDrawReport", "BITSET_BYTES"]
+__all__ = ["IndependentItemsetSampler", "IndependentDrawReport", "BITSET_BYTES", "record_layout_of"]
 
 #: Default memory for record bitsets of the items (all 1,303 towers of a
 #: 4.4-million-user city take 0.72 GB). Testing one bit per candidate record
@@ -55,6 +55,15 @@ _SECONDS_PER_BITSET_WORD = 1e-9
 # proposal is rejected); it runs only when a cost prediction is asked for.
 _PILOT_SAMPLES = 256
 _PILOT_PROPOSALS = 200_000
+
+
+def record_layout_of(data: TransactionData) -> np.ndarray:
+    """The sampler's clustered numbering of ``data``'s records (``pos[u]``; built once per dataset).
+
+    See :func:`anonstudio.kernels.independent_sampler.record_layout`.
+    """
+    return data.derived("sampler-record-layout",
+                        lambda: record_layout(data.indptr, data.indices, data.n_items, data.coords))
 
 
 @dataclass(frozen=True)
@@ -101,8 +110,7 @@ class IndependentItemsetSampler(ThreadedItemsetSampler):
         self.post_indptr, self.post_records = data.inverted()
         # Bitsets over the records in a clustered order (see record_layout): the
         # same supports as in data order, read from far fewer words.
-        self.pos = data.derived("sampler-record-layout",
-                                lambda: record_layout(data.indptr, data.indices, data.n_items, data.coords))
+        self.pos = record_layout_of(data)
         self.bit_row, self.bits = data.derived(("sampler-layout-bitsets", int(bitset_bytes)),
                                                lambda: build_layout_bitsets(data.indptr, data.indices, data.n_items,
                                                                             self.pos, int(bitset_bytes)))

@@ -194,3 +194,35 @@ def test_a_count_cut_short_never_reads_as_exact_after_rounding():
                                                   post_indptr, post_records, bit_row, bits, mode, weight, q_limit)
                 if q < q_limit:
                     assert count == 75
+
+
+@pytest.mark.parametrize("mode", [MODE_AUTO, MODE_LISTS])
+@pytest.mark.parametrize("rows_for", ["all", "some"])
+def test_bounded_counts_in_the_clustered_layout_are_exact_below_the_limit(mode, rows_for):
+    from anonstudio.kernels.independent_sampler import _bounded_support
+
+    r = random.Random(11)
+    records = [set(r.sample(range(40), r.randint(1, 6 if u % 50 else 30))) for u in range(17_000)]
+    data = as_data(records)
+    sets = id_sets(data)
+    post_indptr, post_records = data.inverted()
+    coords = np.array([[r.random(), r.random()] for _ in range(data.n_items)])
+    pos = record_layout(data.indptr, data.indices, data.n_items, coords)
+    assert sorted(pos.tolist()) == list(range(data.n_records))
+    # "some": only the 25 most frequent items get a row, so counts mix bit tests and record searches.
+    max_bytes = (1 << 30) if rows_for == "all" else 25 * 8 * ((data.n_records + 63) // 64)
+    bit_row, bits = build_layout_bitsets(data.indptr, data.indices, data.n_items, pos, max_bytes)
+    summary = build_summaries(bits)
+    spans = summary_spans(summary)
+    for _ in range(120):
+        ell = r.randint(2, 4)
+        items = np.array(sorted(r.sample(range(40), ell)), dtype=np.int32)
+        true = ref.support(sets, items.tolist())
+        limit = float(r.choice([1, 2, 3, 10, 30, 60, 100, np.inf]))
+        count = _bounded_support(items, np.empty(ell, dtype=np.int64), np.empty(ell, dtype=np.int64), limit,
+                                 data.indptr, data.indices, post_indptr, post_records, pos, bit_row, bits, summary,
+                                 spans, mode)
+        if count < limit:
+            assert count == true
+        else:
+            assert true >= count >= limit

@@ -4,13 +4,21 @@ Partition ids are item ids: partition ``p`` starts as ``{p}``; merging keeps
 the smallest id of the merged partitions. ``label[i]`` is the partition of item
 ``i``. The posting lists live in one pool (see
 :mod:`anonstudio.kernels.generalized_support`), compacted when it fills.
+
+Records are numbered in the independent sampler's clustered layout
+(:func:`~anonstudio.samplers.independent_sampler.record_layout_of`: longest
+records first, then neighbours in space), not in data order. A support does
+not depend on the numbering, but "support >= k" is answered by the first k
+common records found, and in this order they come first: the longest records
+hold most generalized itemsets.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ...data.transactions import TransactionData
-from ...kernels.generalized_support import fill_bits, support_at_least, union_into
+from ...kernels.generalized_support import fill_bits, layout_postings, support_at_least, union_into
+from ...samplers.independent_sampler import record_layout_of
 
 __all__ = ["PartitionState"]
 
@@ -25,16 +33,19 @@ class PartitionState:
     """
 
     def __init__(self, data: TransactionData):
-        post_indptr, post_records = data.inverted()
+        post_indptr, _ = data.inverted()
         n = data.n_items
         self.n_items = n
         self.label = np.arange(n, dtype=np.int32)
         self.members: dict[int, list[int]] = {i: [i] for i in range(n)}
-        live = len(post_records)
+        live = int(post_indptr[-1])
+        #: ``order[p]``: the data record that is record ``p`` of the posting lists and bitsets.
+        self.order = np.empty(data.n_records, dtype=np.int32)
+        self.order[record_layout_of(data)] = np.arange(data.n_records, dtype=np.int32)
         # The live lists never hold more than one entry per (record, item)
         # occurrence, so twice that always leaves room for the next union.
         self.pool = np.empty(2 * live + 16, dtype=np.int32)
-        self.pool[:live] = post_records
+        layout_postings(data.indptr, data.indices, self.order, post_indptr, self.pool)
         self.start = np.ascontiguousarray(post_indptr[:-1], dtype=np.int64).copy()
         self.length = np.diff(post_indptr).astype(np.int64)
         self.end = live
@@ -83,9 +94,9 @@ class PartitionState:
         return int(support_at_least(self.pool, self.start, self.length, self.bits, self.bit_row, arr, len(arr), k))
 
     def posting(self, p: int) -> np.ndarray:
-        """Sorted records touching partition ``p`` (a view; do not keep across merges)."""
+        """Sorted records (data numbering) touching partition ``p``."""
         s = self.start[p]
-        return self.pool[s : s + self.length[p]]
+        return np.sort(self.order[self.pool[s : s + self.length[p]]])
 
     def labels_copy(self) -> np.ndarray:
         return self.label.copy()
