@@ -41,7 +41,6 @@ __all__ = [
     "dense_count",
     "dense_violators",
     "remap_and_shuffle",
-    "layout_postings",
 ]
 
 
@@ -574,22 +573,6 @@ def records_per_partition(indptr, indices, part_of_item, n_parts):
     return counts
 
 
-@njit(nogil=True, cache=True)
-def layout_postings(indptr, indices, order, post_indptr, out):
-    """Posting lists in a renumbering of the records: record ``order[p]`` becomes ``p``.
-
-    ``out[post_indptr[i]:post_indptr[i + 1]]`` receives the new numbers of the
-    records holding item ``i``, ascending (records are visited in new order).
-    """
-    cursor = post_indptr[:-1].copy()
-    for p in range(order.shape[0]):
-        u = order[p]
-        for k in range(indptr[u], indptr[u + 1]):
-            it = indices[k]
-            out[cursor[it]] = p
-            cursor[it] += 1
-
-
 def warm_up(read_only: bool = False) -> None:
     """Compile the kernels above on tiny inputs (see ``kernels.warmup``).
 
@@ -625,6 +608,4 @@ def warm_up(read_only: bool = False) -> None:
     dense_violators(counts, flags, 2, off, binom, 2, 2, np.empty((off[-1], 2), dtype=np.int32))
     remap_and_shuffle(np.zeros((2, 2), dtype=np.int32), np.arange(2, dtype=np.int32), make_state(1))
     records_per_partition(indptr, indices, np.zeros(2, dtype=np.int64), 1)
-    layout_postings(indptr, indices, np.array([1, 0], dtype=np.int32), np.array([0, 1, 3], dtype=np.int64),
-                    np.empty(3, dtype=np.int32))
 

@@ -41,8 +41,8 @@ from .support import (
 # A walk entry (a random bit test) costs about this many summary words (streamed).
 _WALK_VS_SUMMARY = 4
 
-__all__ = ["build_alias", "draw_independent", "record_layout", "build_layout_bitsets", "summary_spans",
-           "warm_up"]
+__all__ = ["build_alias", "draw_independent", "record_layout", "build_layout_bitsets", "layout_postings",
+           "summary_spans", "warm_up"]
 
 
 @njit(nogil=True, cache=True)
@@ -195,6 +195,22 @@ def record_layout(indptr: np.ndarray, indices: np.ndarray, n_items: int,
 
 
 @njit(nogil=True, cache=True)
+def layout_postings(indptr, indices, order, post_indptr, out):
+    """Posting lists in a renumbering of the records: record ``order[p]`` becomes ``p``.
+
+    ``out[post_indptr[i]:post_indptr[i + 1]]`` receives the new numbers of the
+    records holding item ``i``, ascending (records are visited in new order).
+    """
+    cursor = post_indptr[:-1].copy()
+    for p in range(order.shape[0]):
+        u = order[p]
+        for k in range(indptr[u], indptr[u + 1]):
+            it = indices[k]
+            out[cursor[it]] = p
+            cursor[it] += 1
+
+
+@njit(nogil=True, cache=True)
 def _fill_layout_bitsets(rows_of, pos, indptr, indices, bits):
     for u in range(indptr.shape[0] - 1):
         p = pos[u]
@@ -280,7 +296,7 @@ def _count_two_level(rows, lo, hi, bits, summary, limit):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _bounded_support(cand, rows, freq, limit, indptr, indices, post_indptr, post_records, pos, bit_row, bits, summary,
+def _bounded_support(cand, rows, freq, limit, indptr, indices, post_indptr, post_records, order, bit_row, bits, summary,
                      spans, mode):
     """Support of ``cand``, exact below ``limit`` (else at least ``limit``).
 
@@ -316,7 +332,7 @@ def _bounded_support(cand, rows, freq, limit, indptr, indices, post_indptr, post
     rare = cand[r]
     count = np.int64(0)
     for k in range(post_indptr[rare], post_indptr[rare + 1]):
-        u = post_records[k]
+        p = post_records[k]  # a record's number in the layout; order[p] is its number in the data
         ok = True
         for j in range(ell):
             if j == r:
@@ -324,13 +340,14 @@ def _bounded_support(cand, rows, freq, limit, indptr, indices, post_indptr, post
             it = cand[j]
             row = bit_row[it] if use_bits else -1
             if row >= 0:
-                p = pos[u]
                 if (bits[row, p >> 6] >> np.uint64(p & 63)) & np.uint64(1) == 0:
                     ok = False
                     break
-            elif not in_record(indices, indptr[u], indptr[u + 1], it):
-                ok = False
-                break
+            else:
+                u = order[p]
+                if not in_record(indices, indptr[u], indptr[u + 1], it):
+                    ok = False
+                    break
         if ok:
             count += 1
             if count >= limit:
@@ -340,7 +357,7 @@ def _bounded_support(cand, rows, freq, limit, indptr, indices, post_indptr, post
 
 @njit(nogil=True, cache=True)
 def draw_independent(rng, counters, wanted, max_proposals, prob, alias, eligible, indptr, indices, post_indptr,
-                     post_records, pos, bit_row, bits, summary, spans, mode, out_items, out_supp, out_start):
+                     post_records, order, bit_row, bits, summary, spans, mode, out_items, out_supp, out_start):
     """Accept up to ``wanted`` itemsets into ``out_items[out_start:]``; returns how many.
 
     Stops early after ``max_proposals`` proposals, so callers can draw in
@@ -355,8 +372,11 @@ def draw_independent(rng, counters, wanted, max_proposals, prob, alias, eligible
         int64 (2,): proposals made, itemsets accepted (running totals).
     prob, alias
         :func:`build_alias` over ``C(|D_u|, ell)`` of the ``eligible`` records.
-    pos, bit_row, bits
-        :func:`record_layout` and :func:`build_layout_bitsets`.
+    post_indptr, post_records
+        :func:`layout_postings`: the records of each item, numbered in the layout.
+    order, bit_row, bits
+        ``order[p]``: the data record numbered ``p`` in the layout (the inverse
+        of :func:`record_layout`); :func:`build_layout_bitsets`.
     summary, spans
         :func:`~anonstudio.kernels.support.build_summaries` of ``bits`` and
         :func:`summary_spans` of that (shape (0, 0) both: count without them).
@@ -393,8 +413,8 @@ def draw_independent(rng, counters, wanted, max_proposals, prob, alias, eligible
         counters[0] += 1
         # Accept iff supp <= 1 / x, i.e. supp < floor(1 / x) + 1: count up to that bound.
         limit = np.floor(1.0 / x) + 1.0 if x > 0.0 else np.inf
-        supp = _bounded_support(cand, rows, freq, limit, indptr, indices, post_indptr, post_records, pos, bit_row, bits,
-                                summary, spans, mode)
+        supp = _bounded_support(cand, rows, freq, limit, indptr, indices, post_indptr, post_records, order, bit_row,
+                                bits, summary, spans, mode)
         if supp < limit:
             out_items[out_start + got, :] = cand
             out_supp[out_start + got] = supp
@@ -407,8 +427,12 @@ def warm_up() -> None:
     """Compile the kernels on a three-record dataset."""
     from .support import tiny_dataset
 
-    indptr, indices, post_indptr, post_records = tiny_dataset()
+    indptr, indices, post_indptr, _ = tiny_dataset()
     pos = record_layout(indptr, indices, 3)
+    order = np.empty(3, dtype=np.int32)
+    order[pos] = np.arange(3, dtype=np.int32)
+    post_records = np.empty(int(post_indptr[-1]), dtype=np.int32)
+    layout_postings(indptr, indices, order, post_indptr, post_records)
     bit_row, bits = build_layout_bitsets(indptr, indices, 3, pos, 1 << 20)
     eligible = np.array([0, 1], dtype=np.int32)
     prob, alias = build_alias(np.array([1.0, 3.0]))
@@ -418,5 +442,5 @@ def warm_up() -> None:
     no_summary = np.zeros((0, 0), dtype=np.uint64)
     for summ, spans in ((summary, summary_spans(summary)), (no_summary, np.zeros((0, 2), dtype=np.int32))):
         draw_independent(make_state(1), np.zeros(2, dtype=np.int64), 2, 100, prob, alias, eligible, indptr, indices,
-                         post_indptr, post_records, pos, bit_row, bits, summ, spans, MODE_AUTO, out_items,
+                         post_indptr, post_records, order, bit_row, bits, summ, spans, MODE_AUTO, out_items,
                          out_supp, 0)

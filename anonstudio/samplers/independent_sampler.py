@@ -26,6 +26,7 @@ from ..kernels.independent_sampler import (
     build_alias,
     build_layout_bitsets,
     draw_independent,
+    layout_postings,
     record_layout,
     summary_spans,
 )
@@ -34,7 +35,8 @@ from ..kernels.rng import make_state
 from ..kernels.support import MODE_AUTO, build_summaries
 from .threads import ThreadedItemsetSampler
 
-__all__ = ["IndependentItemsetSampler", "IndependentDrawReport", "BITSET_BYTES", "record_layout_of"]
+__all__ = ["IndependentItemsetSampler", "IndependentDrawReport", "BITSET_BYTES", "record_layout_of", "layout_order_of",
+           "layout_postings_of"]
 
 #: Default memory for record bitsets of the items (all 1,303 towers of a
 #: 4.4-million-user city take 0.72 GB). Testing one bit per candidate record
@@ -64,6 +66,36 @@ def record_layout_of(data: TransactionData) -> np.ndarray:
     """
     return data.derived("sampler-record-layout",
                         lambda: record_layout(data.indptr, data.indices, data.n_items, data.coords))
+
+
+def layout_order_of(data: TransactionData) -> np.ndarray:
+    """``order[p]``: the record of ``data`` numbered ``p`` in :func:`record_layout_of` (int32; built once)."""
+
+    def build() -> np.ndarray:
+        order = np.empty(data.n_records, dtype=np.int32)
+        order[record_layout_of(data)] = np.arange(data.n_records, dtype=np.int32)
+        return order
+
+    return data.derived("sampler-layout-order", build)
+
+
+def layout_postings_of(data: TransactionData) -> tuple[np.ndarray, np.ndarray]:
+    """Posting lists in the clustered numbering: ``(post_indptr int64, post_records int32)``, built once.
+
+    One counting pass over the records (no sort), read-only like the data's own
+    :meth:`~anonstudio.data.transactions.TransactionData.inverted`.
+    """
+
+    def build() -> tuple[np.ndarray, np.ndarray]:
+        post_indptr = np.zeros(data.n_items + 1, dtype=np.int64)
+        np.cumsum(np.bincount(data.indices, minlength=data.n_items), out=post_indptr[1:])
+        post_records = np.empty(int(post_indptr[-1]), dtype=np.int32)
+        layout_postings(data.indptr, data.indices, layout_order_of(data), post_indptr, post_records)
+        post_indptr.setflags(write=False)
+        post_records.setflags(write=False)
+        return post_indptr, post_records
+
+    return data.derived("sampler-layout-postings", build)
 
 
 @dataclass(frozen=True)
@@ -107,7 +139,8 @@ class IndependentItemsetSampler(ThreadedItemsetSampler):
         self.support_mode = int(support_mode)
         if len(self.eligible):
             self.prob, self.alias = build_alias(subset_counts(data.lengths[self.eligible], self.ell))
-        self.post_indptr, self.post_records = data.inverted()
+        self.post_indptr, self.post_records = layout_postings_of(data)
+        self.order = layout_order_of(data)
         # Bitsets over the records in a clustered order (see record_layout): the
         # same supports as in data order, read from far fewer words.
         self.pos = record_layout_of(data)
@@ -162,7 +195,7 @@ class IndependentItemsetSampler(ThreadedItemsetSampler):
     def _draw_into(self, rng, counters, wanted, max_proposals, items, supps, start) -> int:
         return int(draw_independent(
             rng, counters, wanted, max_proposals, self.prob, self.alias, self.eligible, self.data.indptr,
-            self.data.indices, self.post_indptr, self.post_records, self.pos, self.bit_row, self.bits,
+            self.data.indices, self.post_indptr, self.post_records, self.order, self.bit_row, self.bits,
             self.summary, self.spans, self.support_mode, items, supps, start,
         ))
 

@@ -14,6 +14,7 @@ from anonstudio.kernels.independent_sampler import (
     build_alias,
     build_layout_bitsets,
     draw_independent,
+    layout_postings,
     record_layout,
     summary_spans,
 )
@@ -81,6 +82,7 @@ def test_kernel_chunk_boundaries_do_not_change_the_samples():
     data = _skewed_dataset()
     post_indptr, post_records = data.inverted()
     pos = record_layout(data.indptr, data.indices, data.n_items)
+    order, post_records = _in_layout(data, pos, post_indptr)
     bit_row, bits = build_layout_bitsets(data.indptr, data.indices, data.n_items, pos, 1 << 20)
     summary = build_summaries(bits)
     eligible = np.flatnonzero(data.lengths >= 3).astype(np.int32)
@@ -92,7 +94,7 @@ def test_kernel_chunk_boundaries_do_not_change_the_samples():
         got = 0
         while got < 400:
             got += draw_independent(rng, counters, 400 - got, max_proposals, prob, alias, eligible, data.indptr,
-                                    data.indices, post_indptr, post_records, pos, bit_row, bits, summary,
+                                    data.indices, post_indptr, post_records, order, bit_row, bits, summary,
                                     summary_spans(summary), MODE_AUTO, items, supps, got)
         return items, counters
 
@@ -196,6 +198,15 @@ def test_a_count_cut_short_never_reads_as_exact_after_rounding():
                     assert count == 75
 
 
+def _in_layout(data, pos, post_indptr):
+    """``order`` (inverse of ``pos``) and the posting lists in the layout's numbering."""
+    order = np.empty(data.n_records, dtype=np.int32)
+    order[pos] = np.arange(data.n_records, dtype=np.int32)
+    post_records = np.empty(int(post_indptr[-1]), dtype=np.int32)
+    layout_postings(data.indptr, data.indices, order, post_indptr, post_records)
+    return order, post_records
+
+
 @pytest.mark.parametrize("mode", [MODE_AUTO, MODE_LISTS])
 @pytest.mark.parametrize("rows_for", ["all", "some"])
 def test_bounded_counts_in_the_clustered_layout_are_exact_below_the_limit(mode, rows_for):
@@ -209,6 +220,11 @@ def test_bounded_counts_in_the_clustered_layout_are_exact_below_the_limit(mode, 
     coords = np.array([[r.random(), r.random()] for _ in range(data.n_items)])
     pos = record_layout(data.indptr, data.indices, data.n_items, coords)
     assert sorted(pos.tolist()) == list(range(data.n_records))
+    order, post_records = _in_layout(data, pos, post_indptr)
+    for i in range(data.n_items):  # the same records, renumbered and ascending
+        layout_list = post_records[post_indptr[i]:post_indptr[i + 1]]
+        assert np.all(np.diff(layout_list) > 0)
+        assert sorted(order[layout_list].tolist()) == [u for u, rec in enumerate(sets) if i in rec]
     # "some": only the 25 most frequent items get a row, so counts mix bit tests and record searches.
     max_bytes = (1 << 30) if rows_for == "all" else 25 * 8 * ((data.n_records + 63) // 64)
     bit_row, bits = build_layout_bitsets(data.indptr, data.indices, data.n_items, pos, max_bytes)
@@ -220,7 +236,7 @@ def test_bounded_counts_in_the_clustered_layout_are_exact_below_the_limit(mode, 
         true = ref.support(sets, items.tolist())
         limit = float(r.choice([1, 2, 3, 10, 30, 60, 100, np.inf]))
         count = _bounded_support(items, np.empty(ell, dtype=np.int64), np.empty(ell, dtype=np.int64), limit,
-                                 data.indptr, data.indices, post_indptr, post_records, pos, bit_row, bits, summary,
+                                 data.indptr, data.indices, post_indptr, post_records, order, bit_row, bits, summary,
                                  spans, mode)
         if count < limit:
             assert count == true

@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...data.transactions import TransactionData
-from ...kernels.generalized_support import fill_bits, layout_postings, support_at_least, union_into
-from ...samplers.independent_sampler import record_layout_of
+from ...kernels.generalized_support import fill_bits, support_at_least, union_into
+from ...samplers.independent_sampler import layout_order_of, layout_postings_of
 
 __all__ = ["PartitionState"]
 
@@ -33,19 +33,18 @@ class PartitionState:
     """
 
     def __init__(self, data: TransactionData):
-        post_indptr, _ = data.inverted()
+        post_indptr, post_records = layout_postings_of(data)
         n = data.n_items
         self.n_items = n
         self.label = np.arange(n, dtype=np.int32)
         self.members: dict[int, list[int]] = {i: [i] for i in range(n)}
-        live = int(post_indptr[-1])
+        live = len(post_records)
         #: ``order[p]``: the data record that is record ``p`` of the posting lists and bitsets.
-        self.order = np.empty(data.n_records, dtype=np.int32)
-        self.order[record_layout_of(data)] = np.arange(data.n_records, dtype=np.int32)
+        self.order = layout_order_of(data)
         # The live lists never hold more than one entry per (record, item)
         # occurrence, so twice that always leaves room for the next union.
         self.pool = np.empty(2 * live + 16, dtype=np.int32)
-        layout_postings(data.indptr, data.indices, self.order, post_indptr, self.pool)
+        self.pool[:live] = post_records
         self.start = np.ascontiguousarray(post_indptr[:-1], dtype=np.int64).copy()
         self.length = np.diff(post_indptr).astype(np.int64)
         self.end = live
