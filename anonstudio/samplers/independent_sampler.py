@@ -36,7 +36,7 @@ from ..kernels.support import MODE_AUTO, build_summaries
 from .threads import ThreadedItemsetSampler
 
 __all__ = ["IndependentItemsetSampler", "IndependentDrawReport", "BITSET_BYTES", "record_layout_of", "layout_order_of",
-           "layout_postings_of"]
+           "layout_postings_of", "layout_bitsets_of"]
 
 #: Default memory for record bitsets of the items (all 1,303 towers of a
 #: 4.4-million-user city take 0.72 GB). Testing one bit per candidate record
@@ -98,6 +98,18 @@ def layout_postings_of(data: TransactionData) -> tuple[np.ndarray, np.ndarray]:
     return data.derived("sampler-layout-postings", build)
 
 
+def layout_bitsets_of(data: TransactionData, bitset_bytes: int = BITSET_BYTES) -> tuple[np.ndarray, np.ndarray]:
+    """``(bit_row, bits)``: record bitsets of the items in the clustered numbering, built once per budget.
+
+    Row ``bit_row[i]`` (-1: none) of ``bits`` has bit ``p`` set when record
+    ``p`` of the layout holds item ``i``. The k^m check reads the rows of
+    unmerged partitions from here instead of keeping copies.
+    """
+    return data.derived(("sampler-layout-bitsets", int(bitset_bytes)),
+                        lambda: build_layout_bitsets(data.indptr, data.indices, data.n_items, record_layout_of(data),
+                                                     int(bitset_bytes)))
+
+
 @dataclass(frozen=True)
 class IndependentDrawReport:
     """Totals since the sampler was made.
@@ -143,10 +155,7 @@ class IndependentItemsetSampler(ThreadedItemsetSampler):
         self.order = layout_order_of(data)
         # Bitsets over the records in a clustered order (see record_layout): the
         # same supports as in data order, read from far fewer words.
-        self.pos = record_layout_of(data)
-        self.bit_row, self.bits = data.derived(("sampler-layout-bitsets", int(bitset_bytes)),
-                                               lambda: build_layout_bitsets(data.indptr, data.indices, data.n_items,
-                                                                            self.pos, int(bitset_bytes)))
+        self.bit_row, self.bits = layout_bitsets_of(data, int(bitset_bytes))
         self.summary = data.derived(("sampler-layout-summaries", int(bitset_bytes)),
                                     lambda: build_summaries(self.bits))
         self.spans = data.derived(("sampler-layout-spans", int(bitset_bytes)), lambda: summary_spans(self.summary))

@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...data.transactions import TransactionData
-from ...kernels.generalized_support import fill_bits, support_at_least, union_into
-from ...samplers.independent_sampler import layout_order_of, layout_postings_of
+from ...kernels.generalized_support import NO_ROW, fill_bits, support_at_least, union_into
+from ...samplers.independent_sampler import layout_bitsets_of, layout_order_of, layout_postings_of
 
 __all__ = ["PartitionState"]
 
@@ -53,15 +53,22 @@ class PartitionState:
         # where a search in a long posting list is not. A bitset costs
         # n_records / 8 bytes (at most one per item: 0.7 GB for 4.4 million
         # records and 1,303 items); lists longer than n_records / 256 gain.
+        # An unmerged partition is one item, and the sampler keeps a bitset of
+        # each item in this numbering: its row is read there (bit_row <= -2,
+        # see generalized_support.NO_ROW), only merged partitions get rows of
+        # their own (at a million people: ~100 MB less than a copy per item).
         self.n_records = data.n_records
         self.big = max(64, data.n_records // 256)
         words = (data.n_records + 63) // 64
-        n_big = int((self.length > self.big).sum())
-        self.bits = np.zeros((n_big + 8, words), dtype=np.uint64)
-        self.bit_row = np.full(n, -1, dtype=np.int64)
+        item_row, self.item_bits = layout_bitsets_of(data)
+        self.bits = np.zeros((8, words), dtype=np.uint64)
+        self.bit_row = np.full(n, NO_ROW, dtype=np.int64)
         self._free_rows = list(range(len(self.bits) - 1, -1, -1))
         for p in np.flatnonzero(self.length > self.big):
-            self._build_bits(int(p))
+            if item_row[p] >= 0:
+                self.bit_row[p] = -2 - int(item_row[p])
+            else:
+                self._build_bits(int(p))
         #: Per-run objects that a constraint and its error function share.
         self.extras: dict[str, object] = {}
 
@@ -90,7 +97,8 @@ class PartitionState:
     def support_at_least(self, parts, k: int) -> int:
         """``min(support, k)`` of a set of distinct partitions."""
         arr = np.asarray(parts, dtype=np.int64)
-        return int(support_at_least(self.pool, self.start, self.length, self.bits, self.bit_row, arr, len(arr), k))
+        return int(support_at_least(self.pool, self.start, self.length, self.bits, self.item_bits, self.bit_row, arr,
+                                    len(arr), k))
 
     def posting(self, p: int) -> np.ndarray:
         """Sorted records (data numbering) touching partition ``p``."""
@@ -126,12 +134,15 @@ class PartitionState:
         self.end += int(n)
         if self.bit_row[b] >= 0:
             self._free_rows.append(int(self.bit_row[b]))
-            self.bit_row[b] = -1
+        self.bit_row[b] = NO_ROW
+        if self.bit_row[a] < NO_ROW:
+            # a read its item's shared row, which no longer matches its list (and is never written)
+            self.bit_row[a] = NO_ROW
         if n > self.big:
             self._build_bits(a)
 
     def _build_bits(self, p: int) -> None:
-        if self.bit_row[p] < 0:
+        if self.bit_row[p] == NO_ROW:
             if not self._free_rows:
                 # A merge of two big partitions frees a row for the one it fills, so rows run
                 # out only when small partitions merge into a big one: grow by an eighth, not
