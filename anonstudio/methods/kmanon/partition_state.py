@@ -156,14 +156,19 @@ class PartitionState:
         fill_bits(self.bits, int(self.bit_row[p]), self.pool, int(self.start[p]), int(self.length[p]))
 
     def _compact(self) -> None:
-        """Copy the live lists to the front of a fresh pool."""
-        new = np.empty_like(self.pool)
+        """Move the live lists to the front of the pool, in place.
+
+        Lists move in the order they lie in the pool, each to a place at or
+        before its own, so no list is overwritten before it has moved (numpy
+        copies overlapping slices correctly). A fresh pool would hold two
+        pools at once: 0.4 GB more at 4.4 million people.
+        """
         pos = 0
-        for p in self.members:
+        for p in sorted(self.members, key=lambda q: int(self.start[q])):
             n = int(self.length[p])
             s = int(self.start[p])
-            new[pos : pos + n] = self.pool[s : s + n]
+            if s != pos:
+                self.pool[pos : pos + n] = self.pool[s : s + n]
             self.start[p] = pos
             pos += n
-        self.pool = new
         self.end = pos
