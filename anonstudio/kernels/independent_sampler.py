@@ -30,7 +30,6 @@ from .rng import make_state, uniform
 from .support import (
     MODE_AUTO,
     MODE_LISTS,
-    _popcount,
     all_have_rows,
     build_summaries,
     in_record,
@@ -101,6 +100,15 @@ def _alias_pick(rng, prob, alias):
     # coin at 4 million records, and tiny prob[i] would round to zero).
     i = _below(rng, prob.shape[0])
     return i if uniform(rng) < prob[i] else alias[i]
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _popcount(x):
+    """Set bits of a uint64 (LLVM turns this idiom into one POPCNT where the CPU has it)."""
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
 # ----------------------------------------------------------------- record layout
