@@ -82,8 +82,8 @@ def install_profile(data) -> None:
 
     check = trial_module.check_batch
 
-    def recording_check(samples, begin, label, pool, start, length, bits, bit_row, k, need):
-        fail, passed, checks = check(samples, begin, label, pool, start, length, bits, bit_row, k, need)
+    def recording_check(samples, begin, label, pool, start, length, bits, item_bits, bit_row, k, need):
+        fail, passed, checks = check(samples, begin, label, pool, start, length, bits, item_bits, bit_row, k, need)
         rows = np.sort(label[samples[begin : begin + int(checks)]].astype(np.uint64), axis=1)
         key = np.zeros(len(rows), dtype=np.uint64)
         shift = np.uint64(max(1, len(label).bit_length()))  # 11 bits x 5 partitions for 1,303 towers
@@ -140,10 +140,14 @@ def run_city(users: int, k: int, m: int, sigma: float, trials: int, seed: int, v
     if verify:
         t = time.perf_counter()
         cpu = time.process_time()
-        check = verify_km(data, res.final.labels, k, m, samples=verify, seed=seed)
+        check = verify_km(data, res.final.labels, k, m, samples=verify, seed=seed, sigma=sigma)
         out["verify"] = check.to_json()
         out["seconds_verify"] = time.perf_counter() - t
         out["cpu_seconds_verify"] = time.process_time() - cpu
+        print(f"  independent check (sigma = {sigma:g}): {out['seconds_verify']:.1f} s, CPU "
+              f"{out['cpu_seconds_verify']:.1f} s, RSS peak {peak_rss_gb():.2f} GB", flush=True)
+        for line in check.lines():
+            print(f"    {line}", flush=True)
     out["peak_rss_gb"] = peak_rss_gb()
     return out
 
@@ -200,7 +204,7 @@ def run_nyc(k: int, m: int, sigma: float, trials: int, seed: int, verify: int) -
         secs = time.perf_counter() - t
         labels = res.final.labels
         contiguous = all(shapely.union_all(cells.cells[labels == p]).geom_type == "Polygon" for p in np.unique(labels))
-        check = verify_km(data, labels, k, m, samples=verify, seed=seed + 1)
+        check = verify_km(data, labels, k, m, samples=verify, seed=seed + 1, sigma=sigma)
         out[mode] = {"seconds": secs, "levels": [lv.summary() for lv in res.levels],
                      "all_contiguous": contiguous, "verify": check.to_json()}
         print(f"NYC {mode}: {secs:.1f} s; " + "; ".join(

@@ -109,16 +109,33 @@ def _popcount(x):
     return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
+# A partition's bitset row: ``bit_row[p] >= 0`` is a row of the partitions' own
+# ``bits``; ``bit_row[p] <= -2`` is row ``-2 - bit_row[p]`` of ``item_bits``
+# (an unmerged partition reads its item's row, shared with the sampler);
+# ``-1``: no bitset, search the list.
+NO_ROW = -1
+
+
 @njit(nogil=True, cache=True, inline="always")
-def _has_bit(bits, row, x):
-    return (bits[row, x >> 6] >> np.uint64(x & 63)) & np.uint64(1)
+def _row(bits, item_bits, row):
+    """The bitset of a partition whose ``bit_row`` is ``row`` (not ``NO_ROW``)."""
+    if row >= 0:
+        return bits[row]
+    return item_bits[-2 - row]
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _has_bit(bits, item_bits, row, x):
+    if row >= 0:
+        return (bits[row, x >> 6] >> np.uint64(x & 63)) & np.uint64(1)
+    return (item_bits[-2 - row, x >> 6] >> np.uint64(x & 63)) & np.uint64(1)
 
 
 _AND_BLOCK = 16  # bitset words ANDed at a time
 
 
 @njit(nogil=True, cache=True)
-def _and_bitsets(bits, bit_row, order, n_parts, k):
+def _and_bitsets(bits, item_bits, bit_row, order, n_parts, k):
     """``min(support, k)`` by AND-ing the bitsets of ``order[:n_parts]`` (shortest list first), block by block.
 
     A block of words is ANDed over the first two rows, then row by row only
@@ -129,22 +146,22 @@ def _and_bitsets(bits, bit_row, order, n_parts, k):
     """
     words = bits.shape[1]
     buf = np.empty(_AND_BLOCK, dtype=np.uint64)
-    r0 = bit_row[order[0]]
-    r1 = bit_row[order[1]]
+    b0 = _row(bits, item_bits, bit_row[order[0]])
+    b1 = _row(bits, item_bits, bit_row[order[1]])
     count = 0
     for w0 in range(0, words, _AND_BLOCK):
         nb = min(_AND_BLOCK, words - w0)
         alive = np.uint64(0)
         for t in range(nb):
-            x = bits[r0, w0 + t] & bits[r1, w0 + t]
+            x = b0[w0 + t] & b1[w0 + t]
             buf[t] = x
             alive |= x
         a = 2
         while alive != 0 and a < n_parts:
-            ra = bit_row[order[a]]
+            ba = _row(bits, item_bits, bit_row[order[a]])
             alive = np.uint64(0)
             for t in range(nb):
-                x = buf[t] & bits[ra, w0 + t]
+                x = buf[t] & ba[w0 + t]
                 buf[t] = x
                 alive |= x
             a += 1
@@ -157,12 +174,12 @@ def _and_bitsets(bits, bit_row, order, n_parts, k):
 
 
 @njit(nogil=True, cache=True)
-def support_at_least(pool, start, length, bits, bit_row, parts, n_parts, k):
+def support_at_least(pool, start, length, bits, item_bits, bit_row, parts, n_parts, k):
     """``min(support, k)`` of the partitions ``parts[:n_parts]`` (distinct ids).
 
     Walks the shortest posting list and looks each record up in the other
     partitions: by a bit test where the partition has a record bitset
-    (``bit_row[p] >= 0``, kept for big partitions), else by galloping search
+    (``bit_row[p] != NO_ROW``, kept for big partitions), else by galloping search
     in its list. When all partitions have bitsets and even the shortest list
     is longer than two words per record-word, ANDs the bitsets instead. Stops
     once ``k`` common records are found.
@@ -185,11 +202,11 @@ def support_at_least(pool, start, length, bits, bit_row, parts, n_parts, k):
     words = bits.shape[1]
     all_bits = True
     for a in range(n_parts):
-        if bit_row[order[a]] < 0:
+        if bit_row[order[a]] == NO_ROW:
             all_bits = False
             break
     if all_bits and 2 * length[order[0]] > words:
-        return _and_bitsets(bits, bit_row, order, n_parts, k)
+        return _and_bitsets(bits, item_bits, bit_row, order, n_parts, k)
     cur = np.empty(n_parts, dtype=np.int64)
     end = np.empty(n_parts, dtype=np.int64)
     for a in range(n_parts):
@@ -204,8 +221,8 @@ def support_at_least(pool, start, length, bits, bit_row, parts, n_parts, k):
         ok = True
         for a in range(1, n_parts):
             row = bit_row[order[a]]
-            if row >= 0:
-                if not _has_bit(bits, row, x):
+            if row != NO_ROW:
+                if not _has_bit(bits, item_bits, row, x):
                     ok = False
                     break
                 continue
@@ -237,7 +254,7 @@ def fill_bits(bits, row, pool, s, n):
 
 
 @njit(nogil=True, cache=True)
-def check_batch(samples, begin, label, pool, start, length, bits, bit_row, k, need):
+def check_batch(samples, begin, label, pool, start, length, bits, item_bits, bit_row, k, need):
     """Check samples from row ``begin`` until one fails or ``need`` have passed.
 
     Parameters
@@ -246,6 +263,8 @@ def check_batch(samples, begin, label, pool, start, length, bits, bit_row, k, ne
         int32 (n, ell) item ids.
     label
         int32 item -> partition id.
+    bits, item_bits, bit_row
+        Partition bitsets (see ``NO_ROW`` for how ``bit_row`` picks a row).
     need
         Stop after this many passing samples.
 
@@ -275,7 +294,7 @@ def check_batch(samples, begin, label, pool, start, length, bits, bit_row, k, ne
                 parts[m] = p
                 m += 1
         checks += 1
-        if support_at_least(pool, start, length, bits, bit_row, parts, m, k) >= k:
+        if support_at_least(pool, start, length, bits, item_bits, bit_row, parts, m, k) >= k:
             passed += 1
         else:
             return row, passed, checks
@@ -586,9 +605,9 @@ def warm_up(read_only: bool = False) -> None:
     bits = np.zeros((1, 1), dtype=np.uint64)
     bit_row = np.array([0, -1], dtype=np.int64)
     fill_bits(bits, 0, pool, 0, 3)
-    support_at_least(pool, start, length, bits, bit_row, parts, 2, 2)
+    support_at_least(pool, start, length, bits, bits, bit_row, parts, 2, 2)
     label = np.array([0, 1], dtype=np.int32)
-    check_batch(np.array([[0, 1]], dtype=np.int32), 0, label, pool, start, length, bits, bit_row, 2, 5)
+    check_batch(np.array([[0, 1]], dtype=np.int32), 0, label, pool, start, length, bits, bits, bit_row, 2, 5)
     indptr = np.array([0, 2, 3], dtype=np.int64)
     indices = np.array([0, 1, 1], dtype=np.int32)
     indptr.flags.writeable = indices.flags.writeable = not read_only

@@ -31,17 +31,17 @@ from .support import (
     MODE_AUTO,
     MODE_LISTS,
     all_have_rows,
-    build_bitsets,
     build_summaries,
-    count_two_level,
+    in_record,
     rarest_item,
-    support_weight_bounded,
+    trailing_zeros,
 )
 
 # A walk entry (a random bit test) costs about this many summary words (streamed).
 _WALK_VS_SUMMARY = 4
 
-__all__ = ["build_alias", "draw_independent", "warm_up"]
+__all__ = ["build_alias", "draw_independent", "record_layout", "build_layout_bitsets", "layout_postings",
+           "summary_spans", "warm_up"]
 
 
 @njit(nogil=True, cache=True)
@@ -103,27 +103,269 @@ def _alias_pick(rng, prob, alias):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _bounded_support(cand, limit, ones, indptr, indices, post_indptr, post_records, bit_row, bits, summary, mode):
+def _popcount(x):
+    """Set bits of a uint64 (LLVM turns this idiom into one POPCNT where the CPU has it)."""
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+# ----------------------------------------------------------------- record layout
+# The sampler's bitsets number the records in an order of their own (``pos[u]``
+# is record u's bit), chosen so that each item's records gather in few words:
+# longest records first (they hold most itemsets, so a frequent proposal reaches
+# its bound within the first words), then by the record's items in a spatial
+# order of the items (Hilbert curve over the items' coordinates, else by
+# frequency), so records of people living and working in the same place are
+# neighbours. A support does not depend on how records are numbered: the counts,
+# hence the accept decisions and the samples, are the same as in data order.
+# On the 1M-user city this cut the bounded count from 4.0 to 0.9 us per
+# proposal at ell = 3 and from 19.4 to 5.5 us at ell = 5.
+
+_HILBERT_BITS = 16
+
+
+def _hilbert_index(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Position along a Hilbert curve of integer points in [0, 2**16)^2."""
+    x = x.astype(np.int64)
+    y = y.astype(np.int64)
+    d = np.zeros_like(x)
+    s = 1 << (_HILBERT_BITS - 1)
+    while s > 0:
+        rx = (x & s) > 0
+        ry = (y & s) > 0
+        d += s * s * ((3 * rx) ^ ry)
+        flip = ~ry & rx
+        x = np.where(flip, s - 1 - x, x)
+        y = np.where(flip, s - 1 - y, y)
+        x, y = np.where(~ry, y, x), np.where(~ry, x, y)
+        s >>= 1
+    return d
+
+
+def item_ranks(n_items: int, indices: np.ndarray, coords: np.ndarray | None) -> np.ndarray:
+    """Rank of each item in the layout order: along a Hilbert curve if items have coordinates, else by frequency."""
+    if coords is not None and len(coords) == n_items and n_items > 0:
+        span = np.ptp(coords, axis=0)
+        span[span == 0] = 1.0
+        grid = (coords - coords.min(axis=0)) / span * ((1 << _HILBERT_BITS) - 1)
+        order = np.argsort(_hilbert_index(grid[:, 0], grid[:, 1]), kind="stable")
+    else:
+        order = np.argsort(-np.bincount(indices, minlength=n_items), kind="stable")
+    rank = np.empty(n_items, dtype=np.int64)
+    rank[order] = np.arange(n_items)
+    return rank
+
+
+@njit(nogil=True, cache=True)
+def _layout_keys(indptr, indices, rank, len_bits, item_bits, n_key_items, out):
+    """One uint64 per record: (longest first, then its ``n_key_items`` lowest item ranks, ascending)."""
+    len_cap = (1 << len_bits) - 1
+    low = np.empty(n_key_items, dtype=np.int64)
+    for u in range(indptr.shape[0] - 1):
+        n = 0
+        for k in range(indptr[u], indptr[u + 1]):
+            r = rank[indices[k]]
+            # Keep the n_key_items smallest ranks, sorted (insertion into a tiny buffer).
+            if n < n_key_items:
+                j = n
+                n += 1
+            elif r < low[n - 1]:
+                j = n - 1
+            else:
+                continue
+            while j > 0 and low[j - 1] > r:
+                low[j] = low[j - 1]
+                j -= 1
+            low[j] = r
+        key = np.uint64(len_cap - min(indptr[u + 1] - indptr[u], len_cap))
+        for j in range(n_key_items):
+            key = (key << np.uint64(item_bits)) | np.uint64(low[j] if j < n else 0)
+        out[u] = key
+
+
+def record_layout(indptr: np.ndarray, indices: np.ndarray, n_items: int,
+                  coords: np.ndarray | None = None) -> np.ndarray:
+    """``pos`` int32: the bit of record ``u`` in the sampler's bitsets (a permutation of the records)."""
+    n = len(indptr) - 1
+    lengths = np.diff(indptr)
+    len_bits = max(1, min(16, int(lengths.max()).bit_length() if n else 1))
+    item_bits = max(1, int(max(n_items - 1, 1)).bit_length())
+    n_key_items = max(0, min(4, (64 - len_bits) // item_bits))
+    keys = np.empty(n, dtype=np.uint64)
+    _layout_keys(indptr, indices, item_ranks(n_items, indices, coords), len_bits, item_bits, n_key_items, keys)
+    order = np.argsort(keys, kind="stable")
+    del keys
+    pos = np.empty(n, dtype=np.int32)
+    pos[order] = np.arange(n, dtype=np.int32)
+    return pos
+
+
+@njit(nogil=True, cache=True)
+def layout_postings(indptr, indices, order, post_indptr, out):
+    """Posting lists in a renumbering of the records: record ``order[p]`` becomes ``p``.
+
+    ``out[post_indptr[i]:post_indptr[i + 1]]`` receives the new numbers of the
+    records holding item ``i``, ascending (records are visited in new order).
+    """
+    cursor = post_indptr[:-1].copy()
+    for p in range(order.shape[0]):
+        u = order[p]
+        for k in range(indptr[u], indptr[u + 1]):
+            it = indices[k]
+            out[cursor[it]] = p
+            cursor[it] += 1
+
+
+@njit(nogil=True, cache=True)
+def _fill_layout_bitsets(rows_of, pos, indptr, indices, bits):
+    for u in range(indptr.shape[0] - 1):
+        p = pos[u]
+        word = p >> 6
+        bit = np.uint64(1) << np.uint64(p & 63)
+        for k in range(indptr[u], indptr[u + 1]):
+            row = rows_of[indices[k]]
+            if row >= 0:
+                bits[row, word] |= bit
+
+
+def build_layout_bitsets(indptr: np.ndarray, indices: np.ndarray, n_items: int, pos: np.ndarray,
+                         max_bytes: int) -> tuple[np.ndarray, np.ndarray]:
+    """Record bitsets of the items in the ``pos`` numbering, most frequent items first until ``max_bytes``.
+
+    Returns
+    -------
+    bit_row : int32 (n_items,), row of each item (-1: none)
+    bits : uint64 (rows, ceil(n_records / 64)); bit ``pos[u]`` of row ``bit_row[i]`` says record u holds i
+    """
+    n_words = (len(indptr) - 1 + 63) // 64
+    bit_row = np.full(n_items, -1, dtype=np.int32)
+    if n_words == 0:
+        return bit_row, np.zeros((0, 0), dtype=np.uint64)
+    freq = np.bincount(indices, minlength=n_items)
+    dense = np.flatnonzero(freq >= 1)
+    dense = dense[np.argsort(-freq[dense], kind="stable")][: max(int(max_bytes // (8 * n_words)), 0)]
+    bit_row[np.sort(dense)] = np.arange(len(dense), dtype=np.int32)
+    bits = np.zeros((len(dense), n_words if len(dense) else 0), dtype=np.uint64)
+    if len(dense):
+        _fill_layout_bitsets(bit_row, pos, indptr, indices, bits)
+    return bit_row, bits
+
+
+@njit(nogil=True, cache=True)
+def summary_spans(summary):
+    """``[lo, hi)`` of the non-zero summary words of each row (int32 (rows, 2); ``lo == hi``: empty row).
+
+    In the clustered layout an item's records occupy a stretch of the numbering,
+    so an itemset's count scans only where the stretches of all its items overlap.
+    """
+    n_rows, n_words = summary.shape
+    spans = np.zeros((n_rows, 2), dtype=np.int32)
+    for r in range(n_rows):
+        lo = 0
+        while lo < n_words and summary[r, lo] == 0:
+            lo += 1
+        hi = n_words
+        while hi > lo and summary[r, hi - 1] == 0:
+            hi -= 1
+        spans[r, 0] = lo
+        spans[r, 1] = hi
+    return spans
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _count_two_level(rows, lo, hi, bits, summary, limit):
+    """Support over summary words ``[lo, hi)`` of the rows ``rows`` (rarest first); may stop at ``limit``.
+
+    Most flagged words hold no record with every item (the longest records,
+    gathered at the front, flag nearly every word of every item), so a word's
+    AND stops at the first zero: rarest rows first, about two reads per flagged
+    word instead of ``ell`` (1.5-1.7x faster counts on the 1M-user city).
+    """
+    ell = rows.shape[0]
+    count = np.int64(0)
+    for s in range(lo, hi):
+        flags = summary[rows[0], s]
+        for j in range(1, ell):
+            flags &= summary[rows[j], s]
+        while flags != 0:
+            w = (s << 6) + trailing_zeros(flags)
+            flags &= flags - np.uint64(1)
+            x = bits[rows[0], w] & bits[rows[1], w]
+            j = 2
+            while x != 0 and j < ell:
+                x &= bits[rows[j], w]
+                j += 1
+            count += _popcount(x)
+        if count >= limit:
+            break
+    return count
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _bounded_support(cand, rows, freq, limit, indptr, indices, post_indptr, post_records, order, bit_row, bits, summary,
+                     spans, mode):
     """Support of ``cand``, exact below ``limit`` (else at least ``limit``).
 
-    Where every item has a bitset row, the two-level AND is used unless the
-    rarest posting list is short enough to walk: a walk tests ``ell - 1``
-    bits per entry at random, the two-level AND streams ``ell`` summary words
-    per 64 row words (a few ns each) and then visits the flagged words.
+    Where every item has a bitset row, the two-level AND over the overlap of
+    the items' spans is used unless the rarest posting list is short enough to
+    walk: a walk tests ``ell - 1`` bits per entry at random, the two-level AND
+    streams ``ell`` summary words per 64 row words and then visits the flagged words.
     """
     ell = cand.shape[0]
-    if ell >= 2 and summary.shape[1] > 0 and mode != MODE_LISTS and all_have_rows(cand, bit_row):
-        _, rare_len = rarest_item(cand, post_indptr)
-        if rare_len * (ell - 1) > _WALK_VS_SUMMARY * summary.shape[1] * ell:
-            return count_two_level(cand, bit_row, bits, summary, limit)
-    supp, _ = support_weight_bounded(cand, ones, indptr, indices, post_indptr, post_records, bit_row, bits, mode,
-                                     1.0, limit)
-    return supp
+    use_bits = mode != MODE_LISTS and bits.shape[1] > 0
+    r, rare_len = rarest_item(cand, post_indptr)
+    if use_bits and summary.shape[1] > 0 and all_have_rows(cand, bit_row):
+        lo = np.int64(0)
+        hi = np.int64(summary.shape[1])
+        for j in range(ell):
+            it = cand[j]
+            row = np.int64(bit_row[it])
+            lo = max(lo, np.int64(spans[row, 0]))
+            hi = min(hi, np.int64(spans[row, 1]))
+            # Rows by ascending frequency (insertion), so a word's AND empties early.
+            f = post_indptr[it + 1] - post_indptr[it]
+            i = j
+            while i > 0 and freq[i - 1] > f:
+                rows[i] = rows[i - 1]
+                freq[i] = freq[i - 1]
+                i -= 1
+            rows[i] = row
+            freq[i] = f
+        if hi <= lo:
+            return np.int64(0)
+        if rare_len * (ell - 1) > _WALK_VS_SUMMARY * (hi - lo) * ell:
+            return _count_two_level(rows, lo, hi, bits, summary, limit)
+    rare = cand[r]
+    count = np.int64(0)
+    for k in range(post_indptr[rare], post_indptr[rare + 1]):
+        p = post_records[k]  # a record's number in the layout; order[p] is its number in the data
+        ok = True
+        for j in range(ell):
+            if j == r:
+                continue
+            it = cand[j]
+            row = bit_row[it] if use_bits else -1
+            if row >= 0:
+                if (bits[row, p >> 6] >> np.uint64(p & 63)) & np.uint64(1) == 0:
+                    ok = False
+                    break
+            else:
+                u = order[p]
+                if not in_record(indices, indptr[u], indptr[u + 1], it):
+                    ok = False
+                    break
+        if ok:
+            count += 1
+            if count >= limit:
+                break
+    return count
 
 
 @njit(nogil=True, cache=True)
 def draw_independent(rng, counters, wanted, max_proposals, prob, alias, eligible, indptr, indices, post_indptr,
-                     post_records, ones, bit_row, bits, summary, mode, out_items, out_supp, out_start):
+                     post_records, order, bit_row, bits, summary, spans, mode, out_items, out_supp, out_start):
     """Accept up to ``wanted`` itemsets into ``out_items[out_start:]``; returns how many.
 
     Stops early after ``max_proposals`` proposals, so callers can draw in
@@ -138,16 +380,21 @@ def draw_independent(rng, counters, wanted, max_proposals, prob, alias, eligible
         int64 (2,): proposals made, itemsets accepted (running totals).
     prob, alias
         :func:`build_alias` over ``C(|D_u|, ell)`` of the ``eligible`` records.
-    ones
-        float64 ones, one per record (the support kernel's weights).
-    summary
-        :func:`~anonstudio.kernels.support.build_summaries` of ``bits``
-        (shape (0, 0): count without it).
+    post_indptr, post_records
+        :func:`layout_postings`: the records of each item, numbered in the layout.
+    order, bit_row, bits
+        ``order[p]``: the data record numbered ``p`` in the layout (the inverse
+        of :func:`record_layout`); :func:`build_layout_bitsets`.
+    summary, spans
+        :func:`~anonstudio.kernels.support.build_summaries` of ``bits`` and
+        :func:`summary_spans` of that (shape (0, 0) both: count without them).
     out_supp
         Receives the exact support of each accepted itemset.
     """
     ell = out_items.shape[1]
     cand = np.empty(ell, dtype=np.int32)
+    rows = np.empty(ell, dtype=np.int64)
+    freq = np.empty(ell, dtype=np.int64)
     got = 0
     if ell == 1:
         # Omega^1 is just the items that occur: draw them directly.
@@ -174,8 +421,8 @@ def draw_independent(rng, counters, wanted, max_proposals, prob, alias, eligible
         counters[0] += 1
         # Accept iff supp <= 1 / x, i.e. supp < floor(1 / x) + 1: count up to that bound.
         limit = np.floor(1.0 / x) + 1.0 if x > 0.0 else np.inf
-        supp = _bounded_support(cand, limit, ones, indptr, indices, post_indptr, post_records, bit_row, bits,
-                                summary, mode)
+        supp = _bounded_support(cand, rows, freq, limit, indptr, indices, post_indptr, post_records, order, bit_row,
+                                bits, summary, spans, mode)
         if supp < limit:
             out_items[out_start + got, :] = cand
             out_supp[out_start + got] = supp
@@ -188,13 +435,20 @@ def warm_up() -> None:
     """Compile the kernels on a three-record dataset."""
     from .support import tiny_dataset
 
-    indptr, indices, post_indptr, post_records = tiny_dataset()
-    bit_row, bits = build_bitsets(indptr, indices, 3)
+    indptr, indices, post_indptr, _ = tiny_dataset()
+    pos = record_layout(indptr, indices, 3)
+    order = np.empty(3, dtype=np.int32)
+    order[pos] = np.arange(3, dtype=np.int32)
+    post_records = np.empty(int(post_indptr[-1]), dtype=np.int32)
+    layout_postings(indptr, indices, order, post_indptr, post_records)
+    bit_row, bits = build_layout_bitsets(indptr, indices, 3, pos, 1 << 20)
     eligible = np.array([0, 1], dtype=np.int32)
     prob, alias = build_alias(np.array([1.0, 3.0]))
     out_items = np.empty((2, 2), dtype=np.int32)
     out_supp = np.empty(2, dtype=np.int64)
-    for summary in (build_summaries(bits), np.zeros((0, 0), dtype=np.uint64)):
+    summary = build_summaries(bits)
+    no_summary = np.zeros((0, 0), dtype=np.uint64)
+    for summ, spans in ((summary, summary_spans(summary)), (no_summary, np.zeros((0, 2), dtype=np.int32))):
         draw_independent(make_state(1), np.zeros(2, dtype=np.int64), 2, 100, prob, alias, eligible, indptr, indices,
-                         post_indptr, post_records, np.ones(3), bit_row, bits, summary, MODE_AUTO, out_items,
+                         post_indptr, post_records, order, bit_row, bits, summ, spans, MODE_AUTO, out_items,
                          out_supp, 0)

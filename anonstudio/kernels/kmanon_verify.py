@@ -13,7 +13,7 @@ from numba import njit
 
 __all__ = [
     "pair_supports", "list_bitsets", "count_up_to_bits", "count_up_to", "draw_uniform_itemsets",
-    "generalized_supports", "records_of_lists",
+    "generalized_supports", "records_of_lists", "records_of_lists_in_order", "longest_first", "guide_table",
 ]
 
 
@@ -106,7 +106,40 @@ def pair_supports(indptr, indices, table, u_start, u_stop):
 
 
 @njit(nogil=True, cache=True)
-def draw_uniform_itemsets(uniforms, cum_weights, indptr, indices, post_indptr, post_records, ell, out, want,
+def guide_table(cum_weights):
+    """``guide[j]``: first record whose cumulative weight exceeds ``j / n`` of the total (n = records).
+
+    A draw's record is then found from ``guide[int(x * n)]`` in a step or two
+    (Chen and Asau's indexed search) instead of a bisection over millions of
+    cumulative weights: the same record, one or two memory reads.
+    """
+    n = cum_weights.shape[0]
+    total = cum_weights[n - 1]
+    guide = np.empty(n + 1, dtype=np.int64)
+    i = 0
+    for j in range(n + 1):
+        bound = total * (j / n)
+        while i < n - 1 and cum_weights[i] <= bound:
+            i += 1
+        guide[j] = i
+    return guide
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _record_at(cum_weights, guide, x, target):
+    """``searchsorted(cum_weights, target, side="right")`` (clamped to the last record), started from the guide."""
+    n = cum_weights.shape[0]
+    i = guide[min(np.int64(x * n), n)]
+    # The guide is only a start (rounding of j / n against x * total): settle exactly.
+    while i > 0 and cum_weights[i - 1] > target:
+        i -= 1
+    while i < n - 1 and cum_weights[i] <= target:
+        i += 1
+    return i
+
+
+@njit(nogil=True, cache=True)
+def draw_uniform_itemsets(uniforms, cum_weights, guide, indptr, indices, post_indptr, post_records, ell, out, want,
                           accepted_rows, pairs):
     """Exact uniform ell-itemsets of Omega^ell by rejection, from pre-drawn uniforms.
 
@@ -116,7 +149,8 @@ def draw_uniform_itemsets(uniforms, cum_weights, indptr, indices, post_indptr, p
     Omega^ell is then equally likely. Each proposal uses one row of
     ``uniforms`` (``ell + 2`` columns). ``accepted_rows[j]`` receives the row
     of the j-th accepted itemset (so that slices of one batch drawn on several
-    threads can be joined exactly as one pass would have stopped). ``pairs``:
+    threads can be joined exactly as one pass would have stopped). ``guide``:
+    :func:`guide_table` of ``cum_weights``. ``pairs``:
     :func:`pair_supports` when ``ell == 2`` (empty: intersect the lists); an
     exact support decides exactly as the capped count does.
     Returns (accepted, proposals used).
@@ -125,29 +159,47 @@ def draw_uniform_itemsets(uniforms, cum_weights, indptr, indices, post_indptr, p
     got = 0
     pick = np.empty(ell, dtype=np.int64)
     ids = np.empty(ell, dtype=np.int64)
-    longest = 0
-    for u in range(indptr.shape[0] - 1):
-        longest = max(longest, indptr[u + 1] - indptr[u])
-    pos = np.empty(max(longest, 1), dtype=np.int64)  # one buffer for every proposal's Fisher-Yates
+    # Partial Fisher-Yates over positions 0..size-1 that stores only the moved
+    # positions (at most 2 ell): picked records are long (picks go by C(size, ell)),
+    # and resetting every position cost O(size) per proposal.
+    moved_at = np.empty(2 * ell, dtype=np.int64)
+    moved_to = np.empty(2 * ell, dtype=np.int64)
     row = 0
     while row < uniforms.shape[0] and got < want:
         target = uniforms[row, 0] * total
-        u = np.searchsorted(cum_weights, target, side="right")
-        if u >= cum_weights.shape[0]:
-            u = cum_weights.shape[0] - 1
+        u = _record_at(cum_weights, guide, uniforms[row, 0], target)
         lo = indptr[u]
         size = indptr[u + 1] - lo
-        # partial Fisher-Yates on positions 0..size-1
-        for a in range(size):
-            pos[a] = a
+        n_moved = 0
         for a in range(ell):
             b = a + int(uniforms[row, 1 + a] * (size - a))
             if b >= size:
                 b = size - 1
-            t = pos[a]
-            pos[a] = pos[b]
-            pos[b] = t
-            pick[a] = indices[lo + pos[a]]
+            # value at a and at b (a position never moved holds itself)
+            va = a
+            vb = b
+            ia = -1
+            ib = -1
+            for q in range(n_moved):
+                if moved_at[q] == a:
+                    va = moved_to[q]
+                    ia = q
+                if moved_at[q] == b:
+                    vb = moved_to[q]
+                    ib = q
+            # swap: position a now holds vb, position b holds va
+            if ia < 0:
+                ia = n_moved
+                moved_at[ia] = a
+                n_moved += 1
+            moved_to[ia] = vb
+            if b != a:
+                if ib < 0:
+                    ib = n_moved
+                    moved_at[ib] = b
+                    n_moved += 1
+                moved_to[ib] = va
+            pick[a] = indices[lo + vb]
         for a in range(ell):
             ids[a] = pick[a]
         # accept iff supp < 1/u: counting can stop at ceil(1/u)
@@ -239,15 +291,16 @@ def generalized_supports(itemsets, part_of_item, part_indptr, part_records, part
 
 
 @njit(nogil=True, cache=True)
-def records_of_lists(n_lists, indptr, indices, list_of_item):
-    """CSR of the records of each list (item or partition), ascending and without repeats.
+def records_of_lists_in_order(n_lists, indptr, indices, list_of_item, visit):
+    """CSR of the records of each list (item or partition), ascending and without repeats, renumbered.
 
     ``list_of_item[i]`` is the list of item ``i``; the CSR records are
-    ``indptr``/``indices``. A counting sort in record order: each list fills in
-    ascending record order, so a repeat (two items of one partition in a
-    record) is the list's last entry. Record ids are int32 (half the memory
-    of int64: 46 MB per set of lists at a million people), as the data's own
-    item ids are.
+    ``indptr``/``indices``; record ``visit[r]`` is numbered ``r`` in the
+    lists (``visit`` a permutation of the records). A counting sort in the new
+    order: each list fills in ascending number, so a repeat (two items of one
+    partition in a record) is the list's last entry. Numbers are int32 (half
+    the memory of int64: 46 MB per set of lists at a million people), as the
+    data's own item ids are.
     """
     n_records = indptr.shape[0] - 1
     counts = np.zeros(n_lists + 1, dtype=np.int64)
@@ -262,14 +315,30 @@ def records_of_lists(n_lists, indptr, indices, list_of_item):
     fill = lists_indptr[:-1].copy()
     records = np.empty(lists_indptr[n_lists], dtype=np.int32)
     last[:] = -1
-    for u in range(n_records):
+    for r in range(n_records):
+        u = visit[r]
         for t in range(indptr[u], indptr[u + 1]):
             g = list_of_item[indices[t]]
-            if last[g] != u:
-                last[g] = u
-                records[fill[g]] = u
+            if last[g] != r:
+                last[g] = r
+                records[fill[g]] = r
                 fill[g] += 1
     return lists_indptr, records
+
+
+def records_of_lists(n_lists, indptr, indices, list_of_item):
+    """:func:`records_of_lists_in_order` in the data's own record order."""
+    return records_of_lists_in_order(n_lists, indptr, indices, list_of_item,
+                                     np.arange(len(indptr) - 1, dtype=np.int64))
+
+
+def longest_first(indptr) -> np.ndarray:
+    """The records, longest first (ties in data order): the check's numbering of records in its lists.
+
+    Supports do not depend on how records are numbered, but a count that stops
+    at a cap stops sooner when the records holding most itemsets come first.
+    """
+    return np.argsort(-np.diff(indptr), kind="stable")
 
 
 def warm_up(read_only: bool = False) -> None:
@@ -286,7 +355,8 @@ def warm_up(read_only: bool = False) -> None:
     table = np.zeros(1, dtype=np.int32)
     pair_supports(indptr, indices, table, 0, 2)
     for pairs in (np.zeros(0, dtype=np.int32), table):
-        draw_uniform_itemsets(np.full((4, 4), 0.3), cum, indptr, indices, post_indptr, post_records, 2, out, 2,
+        draw_uniform_itemsets(np.full((4, 4), 0.3), cum, guide_table(cum), indptr, indices, post_indptr,
+                              post_records, 2, out, 2,
                               np.empty(2, dtype=np.int64), pairs)
     sup = np.empty(2, dtype=np.int64)
     for part_bits in (np.zeros((0, 0), dtype=np.uint64), list_bitsets(post_indptr, post_records, 2)):

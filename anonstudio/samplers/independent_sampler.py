@@ -22,13 +22,21 @@ import numpy as np
 
 from ..data.transactions import TransactionData
 from ..jobs import NullProgress, Progress, kernel_seeds
-from ..kernels.independent_sampler import build_alias, draw_independent
+from ..kernels.independent_sampler import (
+    build_alias,
+    build_layout_bitsets,
+    draw_independent,
+    layout_postings,
+    record_layout,
+    summary_spans,
+)
 from ..kernels.mcmc_sampler import subset_counts
 from ..kernels.rng import make_state
-from ..kernels.support import MODE_AUTO, build_bitsets, build_summaries
+from ..kernels.support import MODE_AUTO, build_summaries
 from .threads import ThreadedItemsetSampler
 
-__all__ = ["IndependentItemsetSampler", "IndependentDrawReport", "BITSET_BYTES"]
+__all__ = ["IndependentItemsetSampler", "IndependentDrawReport", "BITSET_BYTES", "record_layout_of", "layout_order_of",
+           "layout_postings_of", "layout_bitsets_of"]
 
 #: Default memory for record bitsets of the items (all 1,303 towers of a
 #: 4.4-million-user city take 0.72 GB). Testing one bit per candidate record
@@ -49,6 +57,57 @@ _SECONDS_PER_BITSET_WORD = 1e-9
 # proposal is rejected); it runs only when a cost prediction is asked for.
 _PILOT_SAMPLES = 256
 _PILOT_PROPOSALS = 200_000
+
+
+def record_layout_of(data: TransactionData) -> np.ndarray:
+    """The sampler's clustered numbering of ``data``'s records (``pos[u]``; built once per dataset).
+
+    See :func:`anonstudio.kernels.independent_sampler.record_layout`.
+    """
+    return data.derived("sampler-record-layout",
+                        lambda: record_layout(data.indptr, data.indices, data.n_items, data.coords))
+
+
+def layout_order_of(data: TransactionData) -> np.ndarray:
+    """``order[p]``: the record of ``data`` numbered ``p`` in :func:`record_layout_of` (int32; built once)."""
+
+    def build() -> np.ndarray:
+        order = np.empty(data.n_records, dtype=np.int32)
+        order[record_layout_of(data)] = np.arange(data.n_records, dtype=np.int32)
+        return order
+
+    return data.derived("sampler-layout-order", build)
+
+
+def layout_postings_of(data: TransactionData) -> tuple[np.ndarray, np.ndarray]:
+    """Posting lists in the clustered numbering: ``(post_indptr int64, post_records int32)``, built once.
+
+    One counting pass over the records (no sort), read-only like the data's own
+    :meth:`~anonstudio.data.transactions.TransactionData.inverted`.
+    """
+
+    def build() -> tuple[np.ndarray, np.ndarray]:
+        post_indptr = np.zeros(data.n_items + 1, dtype=np.int64)
+        np.cumsum(np.bincount(data.indices, minlength=data.n_items), out=post_indptr[1:])
+        post_records = np.empty(int(post_indptr[-1]), dtype=np.int32)
+        layout_postings(data.indptr, data.indices, layout_order_of(data), post_indptr, post_records)
+        post_indptr.setflags(write=False)
+        post_records.setflags(write=False)
+        return post_indptr, post_records
+
+    return data.derived("sampler-layout-postings", build)
+
+
+def layout_bitsets_of(data: TransactionData, bitset_bytes: int = BITSET_BYTES) -> tuple[np.ndarray, np.ndarray]:
+    """``(bit_row, bits)``: record bitsets of the items in the clustered numbering, built once per budget.
+
+    Row ``bit_row[i]`` (-1: none) of ``bits`` has bit ``p`` set when record
+    ``p`` of the layout holds item ``i``. The k^m check reads the rows of
+    unmerged partitions from here instead of keeping copies.
+    """
+    return data.derived(("sampler-layout-bitsets", int(bitset_bytes)),
+                        lambda: build_layout_bitsets(data.indptr, data.indices, data.n_items, record_layout_of(data),
+                                                     int(bitset_bytes)))
 
 
 @dataclass(frozen=True)
@@ -92,13 +151,14 @@ class IndependentItemsetSampler(ThreadedItemsetSampler):
         self.support_mode = int(support_mode)
         if len(self.eligible):
             self.prob, self.alias = build_alias(subset_counts(data.lengths[self.eligible], self.ell))
-        self.post_indptr, self.post_records = data.inverted()
-        self.bit_row, self.bits = data.derived(("record-bitsets", int(bitset_bytes)),
-                                               lambda: build_bitsets(data.indptr, data.indices, data.n_items,
-                                                                     max_bytes=int(bitset_bytes)))
-        self.summary = data.derived(("record-bitset-summaries", int(bitset_bytes)),
+        self.post_indptr, self.post_records = layout_postings_of(data)
+        self.order = layout_order_of(data)
+        # Bitsets over the records in a clustered order (see record_layout): the
+        # same supports as in data order, read from far fewer words.
+        self.bit_row, self.bits = layout_bitsets_of(data, int(bitset_bytes))
+        self.summary = data.derived(("sampler-layout-summaries", int(bitset_bytes)),
                                     lambda: build_summaries(self.bits))
-        self.ones = data.derived("ones-per-record", lambda: np.ones(data.n_records))
+        self.spans = data.derived(("sampler-layout-spans", int(bitset_bytes)), lambda: summary_spans(self.summary))
         self._rngs = [make_state(s) for s in kernel_seeds(seed, self.streams, "independent-sampler", self.ell)]
         self._counters = [np.zeros(2, dtype=np.int64) for _ in range(self.streams)]
         self._seconds = 0.0
@@ -144,8 +204,8 @@ class IndependentItemsetSampler(ThreadedItemsetSampler):
     def _draw_into(self, rng, counters, wanted, max_proposals, items, supps, start) -> int:
         return int(draw_independent(
             rng, counters, wanted, max_proposals, self.prob, self.alias, self.eligible, self.data.indptr,
-            self.data.indices, self.post_indptr, self.post_records, self.ones, self.bit_row, self.bits,
-            self.summary, self.support_mode, items, supps, start,
+            self.data.indices, self.post_indptr, self.post_records, self.order, self.bit_row, self.bits,
+            self.summary, self.spans, self.support_mode, items, supps, start,
         ))
 
     def draw(self, n: int, progress: Progress | None = None) -> tuple[np.ndarray, np.ndarray]:

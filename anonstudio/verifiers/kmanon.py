@@ -32,9 +32,11 @@ from ..jobs import NullProgress, Progress, derive_seed
 from ..kernels.kmanon_verify import (
     draw_uniform_itemsets,
     generalized_supports,
+    guide_table,
     list_bitsets,
+    longest_first,
     pair_supports,
-    records_of_lists,
+    records_of_lists_in_order,
 )
 from ..parallel import budget
 
@@ -255,9 +257,13 @@ def verify_km(
     # Own posting lists: records of each item, records of each partition. Built
     # in kernels that release the GIL, since the GUI runs this check on a worker
     # thread (a sort-based build held the GIL for seconds at a million people).
-    post_indptr, post_records = records_of_lists(data.n_items, data.indptr, data.indices,
-                                                 np.arange(data.n_items, dtype=np.int64))
-    part_indptr, part_records = records_of_lists(n_parts, data.indptr, data.indices, part)
+    # Records are numbered longest first in these lists (the counts stop at a cap, and the
+    # longest records hold most itemsets); the draws pick records in data order.
+    visit = longest_first(data.indptr)
+    post_indptr, post_records = records_of_lists_in_order(data.n_items, data.indptr, data.indices,
+                                                          np.arange(data.n_items, dtype=np.int64), visit)
+    part_indptr, part_records = records_of_lists_in_order(n_parts, data.indptr, data.indices, part, visit)
+    del visit
     points: list[KmVerifyPoint] = []
     # Draws and counts run on the thread budget: each batch of uniforms is cut into one slice per
     # thread and the slices are joined where one pass would have stopped, so the itemsets drawn
@@ -304,6 +310,7 @@ def _check_levels(data, part, ks, sigmas, m, samples, seed, confidence, exact_bu
             continue
         rng = np.random.default_rng(derive_seed(seed, "km-verify", ell))
         cum = np.cumsum(weights)
+        guide = guide_table(cum)
         # Pairs: a table of every pair's support (3.4 MB for 1,303 towers) when the items are few enough;
         # its pass over the records' pairs costs far less than the lists' intersections it replaces.
         small = ell == 2 and data.n_items * (data.n_items - 1) // 2 <= _PAIR_TABLE_CELLS and total <= _PAIR_TABLE_WORK
@@ -316,7 +323,7 @@ def _check_levels(data, part, ks, sigmas, m, samples, seed, confidence, exact_bu
         while got < samples and used < cap:
             batch = max(1024, 2 * (samples - got))
             uniforms = rng.random((batch, ell + 2))
-            n, rows = _draw(pool, workers, uniforms, cum, data, post_indptr, post_records, ell, out[got:],
+            n, rows = _draw(pool, workers, uniforms, cum, guide, data, post_indptr, post_records, ell, out[got:],
                             samples - got, pairs)
             got += n
             used += rows
@@ -367,7 +374,8 @@ def _map(pool, fn, items):
     return map(fn, items) if pool is None else pool.map(fn, items)
 
 
-def _draw(pool, workers, uniforms, cum, data, post_indptr, post_records, ell, out, want, pairs) -> tuple[int, int]:
+def _draw(pool, workers, uniforms, cum, guide, data, post_indptr, post_records, ell, out, want,
+          pairs) -> tuple[int, int]:
     """Accept up to ``want`` itemsets from the rows of ``uniforms`` in order; (accepted, rows used).
 
     The rows are cut into one slice per thread; slice ``i`` stops after ``want`` acceptances of its
@@ -380,8 +388,8 @@ def _draw(pool, workers, uniforms, cum, data, post_indptr, post_records, ell, ou
 
     def one(i: int) -> tuple[int, int]:
         lo, hi = spans[i]
-        n, rows = draw_uniform_itemsets(uniforms[lo:hi], cum, data.indptr, data.indices, post_indptr, post_records,
-                                        ell, outs[i], want, at[i], pairs)
+        n, rows = draw_uniform_itemsets(uniforms[lo:hi], cum, guide, data.indptr, data.indices, post_indptr,
+                                        post_records, ell, outs[i], want, at[i], pairs)
         return int(n), int(rows)
 
     results = list(_map(pool, one, range(len(spans))))

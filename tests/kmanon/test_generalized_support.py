@@ -3,6 +3,7 @@
 import numpy as np
 
 from anonstudio.kernels.generalized_support import (
+    NO_ROW,
     binomial_table,
     count_keys,
     dense_count,
@@ -42,7 +43,8 @@ def test_support_at_least_matches_brute_force_under_merges():
             for k in (1, 2, 5, 40, 1000):
                 assert state.support_at_least(parts, k) == min(truth, k)
         # big partitions answer through bitsets, small ones through lists
-        assert (state.bit_row >= 0).any() and (state.bit_row[state.partition_ids()] < 0).any()
+        rows = state.bit_row[state.partition_ids()]
+        assert (rows != NO_ROW).any() and (rows == NO_ROW).any()
         # posting lists are exact unions
         for p in state.partition_ids():
             expected = sorted(u for u, rec in enumerate(records) if any(state.label[i] == p for i in rec))
@@ -104,6 +106,8 @@ def test_support_over_bitsets_block_by_block_matches_brute_force():
     records = records_of(data)
     state = PartitionState(data)
     _random_merges(state, rng, 3)
+    ids = state.partition_ids()
+    assert (state.bit_row[ids] >= 0).any() and (state.bit_row[ids] < NO_ROW).any()
     words = state.bits.shape[1]
     assert words % 16 and words > 32
     for _ in range(300):
@@ -111,7 +115,8 @@ def test_support_over_bitsets_block_by_block_matches_brute_force():
         parts = state.parts_of(items)
         if len(parts) < 2:
             continue
-        assert all(state.bit_row[p] >= 0 and 2 * state.length[p] > words for p in parts)  # the AND path
+        # the AND path, over rows of merged partitions and rows shared with the items
+        assert all(state.bit_row[p] != NO_ROW and 2 * state.length[p] > words for p in parts)
         truth = generalized_support(records, state.label, items)
         for k in (1, 7, truth, truth + 1, 10**6):
             assert state.support_at_least(parts, max(k, 1)) == min(truth, max(k, 1))

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from anonstudio.data.errors import DataFormatError
-from anonstudio.kernels.kmanon_verify import draw_uniform_itemsets
+from anonstudio.kernels.kmanon_verify import draw_uniform_itemsets, guide_table
 from anonstudio.verifiers.kmanon import read_partition_map, verify_km
 from tests.reference.kmanon_reference import fraction_k_anonymous, omega, partition_records, random_data
 
@@ -50,7 +50,7 @@ def test_rejection_sampler_is_uniform_over_omega():
     post_records = record_of[order].astype(np.int64)
     rng = np.random.default_rng(0)
     out = np.empty((30000, 2), np.int64)
-    got, _ = draw_uniform_itemsets(rng.random((200000, 4)), cum, data.indptr, data.indices,
+    got, _ = draw_uniform_itemsets(rng.random((200000, 4)), cum, guide_table(cum), data.indptr, data.indices,
                                    post_indptr, post_records, 2, out, 30000, np.empty(30000, np.int64),
                                    np.zeros(0, np.int32))
     assert got == 30000

@@ -10,7 +10,14 @@ import pytest
 from scipy import stats
 
 from anonstudio.jobs import NullProgress
-from anonstudio.kernels.independent_sampler import build_alias, draw_independent
+from anonstudio.kernels.independent_sampler import (
+    build_alias,
+    build_layout_bitsets,
+    draw_independent,
+    layout_postings,
+    record_layout,
+    summary_spans,
+)
 from anonstudio.kernels.mcmc_sampler import subset_counts
 from anonstudio.kernels.rng import make_state
 from anonstudio.kernels.support import (
@@ -74,7 +81,10 @@ def test_draws_continue_the_streams():
 def test_kernel_chunk_boundaries_do_not_change_the_samples():
     data = _skewed_dataset()
     post_indptr, post_records = data.inverted()
-    bit_row, bits = build_bitsets(data.indptr, data.indices, data.n_items)
+    pos = record_layout(data.indptr, data.indices, data.n_items)
+    order, post_records = _in_layout(data, pos, post_indptr)
+    bit_row, bits = build_layout_bitsets(data.indptr, data.indices, data.n_items, pos, 1 << 20)
+    summary = build_summaries(bits)
     eligible = np.flatnonzero(data.lengths >= 3).astype(np.int32)
     prob, alias = build_alias(subset_counts(data.lengths[eligible], 3))
 
@@ -84,8 +94,8 @@ def test_kernel_chunk_boundaries_do_not_change_the_samples():
         got = 0
         while got < 400:
             got += draw_independent(rng, counters, 400 - got, max_proposals, prob, alias, eligible, data.indptr,
-                                    data.indices, post_indptr, post_records, np.ones(data.n_records), bit_row, bits,
-                                    build_summaries(bits), MODE_AUTO, items, supps, got)
+                                    data.indices, post_indptr, post_records, order, bit_row, bits, summary,
+                                    summary_spans(summary), MODE_AUTO, items, supps, got)
         return items, counters
 
     one_call, c1 = run(10**9)
@@ -186,3 +196,49 @@ def test_a_count_cut_short_never_reads_as_exact_after_rounding():
                                                   post_indptr, post_records, bit_row, bits, mode, weight, q_limit)
                 if q < q_limit:
                     assert count == 75
+
+
+def _in_layout(data, pos, post_indptr):
+    """``order`` (inverse of ``pos``) and the posting lists in the layout's numbering."""
+    order = np.empty(data.n_records, dtype=np.int32)
+    order[pos] = np.arange(data.n_records, dtype=np.int32)
+    post_records = np.empty(int(post_indptr[-1]), dtype=np.int32)
+    layout_postings(data.indptr, data.indices, order, post_indptr, post_records)
+    return order, post_records
+
+
+@pytest.mark.parametrize("mode", [MODE_AUTO, MODE_LISTS])
+@pytest.mark.parametrize("rows_for", ["all", "some"])
+def test_bounded_counts_in_the_clustered_layout_are_exact_below_the_limit(mode, rows_for):
+    from anonstudio.kernels.independent_sampler import _bounded_support
+
+    r = random.Random(11)
+    records = [set(r.sample(range(40), r.randint(1, 6 if u % 50 else 30))) for u in range(17_000)]
+    data = as_data(records)
+    sets = id_sets(data)
+    post_indptr, post_records = data.inverted()
+    coords = np.array([[r.random(), r.random()] for _ in range(data.n_items)])
+    pos = record_layout(data.indptr, data.indices, data.n_items, coords)
+    assert sorted(pos.tolist()) == list(range(data.n_records))
+    order, post_records = _in_layout(data, pos, post_indptr)
+    for i in range(data.n_items):  # the same records, renumbered and ascending
+        layout_list = post_records[post_indptr[i]:post_indptr[i + 1]]
+        assert np.all(np.diff(layout_list) > 0)
+        assert sorted(order[layout_list].tolist()) == [u for u, rec in enumerate(sets) if i in rec]
+    # "some": only the 25 most frequent items get a row, so counts mix bit tests and record searches.
+    max_bytes = (1 << 30) if rows_for == "all" else 25 * 8 * ((data.n_records + 63) // 64)
+    bit_row, bits = build_layout_bitsets(data.indptr, data.indices, data.n_items, pos, max_bytes)
+    summary = build_summaries(bits)
+    spans = summary_spans(summary)
+    for _ in range(120):
+        ell = r.randint(2, 4)
+        items = np.array(sorted(r.sample(range(40), ell)), dtype=np.int32)
+        true = ref.support(sets, items.tolist())
+        limit = float(r.choice([1, 2, 3, 10, 30, 60, 100, np.inf]))
+        count = _bounded_support(items, np.empty(ell, dtype=np.int64), np.empty(ell, dtype=np.int64), limit,
+                                 data.indptr, data.indices, post_indptr, post_records, order, bit_row, bits, summary,
+                                 spans, mode)
+        if count < limit:
+            assert count == true
+        else:
+            assert true >= count >= limit
