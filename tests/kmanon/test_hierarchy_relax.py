@@ -264,8 +264,7 @@ def test_split_gives_the_postings_and_bitsets_of_a_state_built_by_merges():
     state.big = 10  # every list longer than 10 records keeps a bitset
     state.merge([0, 3, 5, 7])
     state.merge([1, 2])
-    post_indptr, post_records = data.inverted()
-    ids = state.split(0, [[5, 0], [3], [7]], post_indptr, post_records)
+    ids = state.split(0, [[5, 0], [3], [7]])
     assert ids == [0, 3, 7]
     fresh = PartitionState(data)
     fresh.merge([0, 5])
@@ -280,7 +279,7 @@ def test_split_gives_the_postings_and_bitsets_of_a_state_built_by_merges():
             assert state.support_at_least([p, q] if p != q else [p], 10**6) == \
                 fresh.support_at_least([p, q] if p != q else [p], 10**6)
     with pytest.raises(ValueError):
-        state.split(1, [[1]], post_indptr, post_records)  # item 2 left out
+        state.split(1, [[1]])  # item 2 left out
 
 
 def test_the_remembered_itemset_only_saves_work(monkeypatch):

@@ -34,6 +34,8 @@ class PartitionState:
 
     def __init__(self, data: TransactionData):
         post_indptr, post_records = layout_postings_of(data)
+        # Kept (the dataset caches them) for split, which rebuilds a partition's list from its items' lists.
+        self._post_indptr, self._post_records = post_indptr, post_records
         n = data.n_items
         self.n_items = n
         self.label = np.arange(n, dtype=np.int32)
@@ -61,14 +63,12 @@ class PartitionState:
         self.big = max(64, data.n_records // 256)
         words = (data.n_records + 63) // 64
         item_row, self.item_bits = layout_bitsets_of(data)
+        self._item_row = item_row
         self.bits = np.zeros((8, words), dtype=np.uint64)
         self.bit_row = np.full(n, NO_ROW, dtype=np.int64)
         self._free_rows = list(range(len(self.bits) - 1, -1, -1))
         for p in np.flatnonzero(self.length > self.big):
-            if item_row[p] >= 0:
-                self.bit_row[p] = -2 - int(item_row[p])
-            else:
-                self._build_bits(int(p))
+            self._give_bits(int(p), [int(p)])
         #: Per-run objects that a constraint and its error function share.
         self.extras: dict[str, object] = {}
 
@@ -123,14 +123,15 @@ class PartitionState:
         self.merges += 1
         return keep
 
-    def split(self, p: int, groups, post_indptr: np.ndarray, post_records: np.ndarray) -> list[int]:
+    def split(self, p: int, groups) -> list[int]:
         """Undo merges: partition ``p`` becomes one partition per group of its items.
 
-        ``groups`` must cover the members of ``p`` exactly; ``post_indptr`` and
-        ``post_records`` are the data's item posting lists
-        (``TransactionData.inverted``). A group takes the id of its smallest
-        item, the id a merge of its items would keep. Returns the new ids.
+        ``groups`` must cover the members of ``p`` exactly. A group takes the id
+        of its smallest item, the id a merge of its items would keep, and the
+        postings and bitset a state built by merging its items would have.
+        Returns the new ids.
         """
+        post_indptr, post_records = self._post_indptr, self._post_records
         groups = [sorted(int(i) for i in g) for g in groups]
         if sorted(i for g in groups for i in g) != sorted(self.members[p]) or any(not g for g in groups):
             raise ValueError("a split needs non-empty groups covering the partition's items exactly")
@@ -138,7 +139,7 @@ class PartitionState:
         self.length[p] = 0
         if self.bit_row[p] >= 0:
             self._free_rows.append(int(self.bit_row[p]))
-            self.bit_row[p] = -1
+        self.bit_row[p] = NO_ROW
         ids = []
         for items in groups:
             q = items[0]
@@ -154,7 +155,7 @@ class PartitionState:
             self.members[q] = items
             self.label[items] = q
             if n > self.big:
-                self._build_bits(q)
+                self._give_bits(q, items)
             ids.append(q)
         # Keys of per-partition caches (e.g. the exact level's pair count) must change with the partitions.
         self.merges += 1
@@ -177,6 +178,13 @@ class PartitionState:
             self.bit_row[a] = NO_ROW
         if n > self.big:
             self._build_bits(a)
+
+    def _give_bits(self, p: int, items: list[int]) -> None:
+        """A bitset for big partition ``p`` of ``items``: the sampler's row of a single item, else one of its own."""
+        if len(items) == 1 and self._item_row[items[0]] >= 0:
+            self.bit_row[p] = -2 - int(self._item_row[items[0]])
+        else:
+            self._build_bits(p)
 
     def _build_bits(self, p: int) -> None:
         if self.bit_row[p] == NO_ROW:

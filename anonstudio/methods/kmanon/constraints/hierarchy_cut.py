@@ -183,7 +183,6 @@ class _HierarchyRun(ConstraintRun):
         bits = key_bits(self.state.n_items)
         if ell * bits > 64:
             return 0
-        post_indptr, post_records = data.inverted()
         heap: list[tuple[int, int, int]] = []
 
         def push(p: int) -> None:
@@ -203,7 +202,7 @@ class _HierarchyRun(ConstraintRun):
             if len(groups) > 1:
                 if not self._split_keeps(data, p, node, groups, ell, k, bits, limit):
                     continue
-                ids = self.state.split(p, [items for _, items in groups], post_indptr, post_records)
+                ids = self.state.split(p, [items for _, items in groups])
             else:  # the same items under a lower node: no itemset changes
                 ids = [p]
             del self.cut[p]
