@@ -218,7 +218,8 @@ def _end_process(code: int) -> None:
     With the outputs written and the streams flushed, freeing every module (pandas, pyarrow, numpy, numba) one by
     one only costs time: about 0.2 s of a 1.4 s ``group-anonymize`` on UCI Adult. The exit functions still run
     (Dask clients closed, logging flushed). A stream that cannot be flushed (a closed pipe) or another
-    non-daemon thread still running takes the normal exit, which reports or waits for them as before.
+    non-daemon thread still running takes the normal exit, which reports or waits for them as before, and so
+    does a process under a profiler or tracer (``python -m cProfile``, coverage), which writes its data at exit.
     """
     import atexit
     import os
@@ -234,7 +235,7 @@ def _end_process(code: int) -> None:
         return True
 
     others = [t for t in threading.enumerate() if t is not threading.current_thread() and not t.daemon]
-    if others or not flushed():
+    if others or sys.getprofile() is not None or sys.gettrace() is not None or not flushed():
         sys.exit(code)
     atexit._run_exitfuncs()
     if not flushed():

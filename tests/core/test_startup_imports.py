@@ -167,3 +167,13 @@ def test_studio_window_imports_only_the_first_tab_and_no_numba_pandas_or_scipy()
     assert _libraries(modules) == ["numpy"]
     tabs = {m.split(".")[3] for m in modules if m.startswith("anonstudio.gui.workbenches.") and m.count(".") >= 3}
     assert tabs == {"uniqueness"}
+
+
+def test_the_cli_under_a_profiler_exits_normally_so_the_profile_is_written(tmp_path):
+    """The CLI skips the interpreter's teardown to end sooner, but not under cProfile: its data is written at exit."""
+    profile = tmp_path / "cli.prof"
+    done = subprocess.run([sys.executable, "-m", "cProfile", "-o", str(profile), "-m", "anonstudio.cli", "samples"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    assert profile.is_file() and profile.stat().st_size > 0
