@@ -1,3 +1,4 @@
+import contextlib
 import os
 
 import pytest
@@ -41,11 +42,25 @@ def test_a_writer_failing_midway_keeps_the_old_file(tmp_path, monkeypatch):
     target = tmp_path / "out.dat"
     target.write_text("old contents\n")
 
-    def half_then_fail(data):
-        yield ["1", "2"]
-        raise OSError("device full")
+    real_atomic_write = fimi.atomic_write
 
-    monkeypatch.setattr(fimi, "records_as_label_lists", half_then_fail)
+    @contextlib.contextmanager
+    def half_then_fail(path):
+        """The real atomic writer, whose file accepts one block of lines and then fails."""
+        with real_atomic_write(path) as fh:
+            class HalfFull:
+                blocks = 0
+
+                def write(self, text):
+                    HalfFull.blocks += 1
+                    if HalfFull.blocks > 1:
+                        raise OSError("device full")
+                    return fh.write(text)
+
+            yield HalfFull()
+
+    monkeypatch.setattr(fimi, "atomic_write", half_then_fail)
+    monkeypatch.setattr(fimi, "_SAVE_BLOCK", 1)  # one record per block: the second block fails
     with pytest.raises(OSError, match="device full"):
         save_transactions(TransactionData.from_records([["1", "2"], ["3"]]), target)
     assert target.read_text() == "old contents\n"
