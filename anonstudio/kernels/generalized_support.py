@@ -36,6 +36,7 @@ __all__ = [
     "unpack_key",
     "unpack_keys",
     "key_bits",
+    "next_combination",
     "binomial_table",
     "dense_offsets",
     "dense_count",
@@ -330,7 +331,7 @@ def _record_parts(indices, lo, hi, label, parts, counts):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _next_combination(idx, j, m):
+def next_combination(idx, j, m):
     """Advance ``idx[:j]`` to the next j-combination of 0..m-1 (lexicographic); False after the last."""
     a = j - 1
     while a >= 0 and idx[a] == m - j + a:
@@ -393,7 +394,7 @@ def enumerate_keys(indptr, indices, label, ell, bits, max_len, out, u_start, u_s
                     key = key | np.uint64(1)
                 out[n] = key
                 n += 1
-                if not _next_combination(idx, j, m):
+                if not next_combination(idx, j, m):
                     break
     return n
 
@@ -517,7 +518,7 @@ def dense_count(indptr, indices, compact, ell, max_len, binom, offsets, counts, 
                 counts[cell] += 1
                 if total >= ell:
                     flags[cell] = 1
-                if not _next_combination(idx, j, m):
+                if not next_combination(idx, j, m):
                     break
 
 

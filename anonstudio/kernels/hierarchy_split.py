@@ -19,6 +19,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .generalized_support import next_combination
+
 __all__ = ["new_itemset_keys", "smallest_run", "itemset_support", "warm_up"]
 
 
@@ -38,20 +40,6 @@ def _distinct_parts(indices, lo, hi, label, parts):
         parts[pos] = p
         m += 1
     return m
-
-
-@njit(nogil=True, cache=True, inline="always")
-def _next_combination(idx, j, m):
-    """Advance ``idx[:j]`` to the next j-combination of 0..m-1 (lexicographic); False after the last."""
-    a = j - 1
-    while a >= 0 and idx[a] == m - j + a:
-        a -= 1
-    if a < 0:
-        return False
-    idx[a] += 1
-    for b in range(a + 1, j):
-        idx[b] = idx[b - 1] + 1
-    return True
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -129,9 +117,9 @@ def new_itemset_keys(indptr, indices, records, label, is_new, j, bits, max_len, 
                     n += 1
                     if n > limit:
                         return limit + 1
-                    if b == 0 or not _next_combination(ib, b, no):
+                    if b == 0 or not next_combination(ib, b, no):
                         break
-                if not _next_combination(ia, a, nn):
+                if not next_combination(ia, a, nn):
                     break
     return n
 

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from ..data.arrays import sorted_distinct
 from ..data.errors import DataFormatError
 from ..data.transactions import TransactionData
 from ..jobs import NullProgress, Progress
@@ -344,16 +345,6 @@ def _count_worlds(data: TransactionData, rel: Release, progress: Progress, threa
     return totals
 
 
-def _distinct(keys: np.ndarray) -> np.ndarray:
-    """``np.unique(keys)`` by one sort (numpy 2.4's ``unique`` of integers hashes first: several times slower)."""
-    keys = np.sort(keys)
-    if len(keys) < 2:
-        return keys
-    keep = np.empty(len(keys), dtype=bool)
-    keep[0] = True
-    np.not_equal(keys[1:], keys[:-1], out=keep[1:])
-    return keys[keep]
-
 
 def _error_rate(data: TransactionData, rel: Release, alpha: np.ndarray) -> float:
     """Mean over non-empty records of |r Δ base_α(r)| / |r|, through sparse products."""
@@ -405,13 +396,14 @@ def verify_release(data: TransactionData, rel: Release, progress: Progress | Non
         eo, es, ea = rel.edge_original, rel.edge_slot, rel.edge_assignment
         out_deg = np.bincount(eo, minlength=n)
         in_deg = np.bincount(es, minlength=n)
-        pairs = _distinct(eo * n + es)
+        pairs = sorted_distinct(eo * n + es)
         out.regular = bool((out_deg == m).all() and (in_deg == m).all() and len(pairs) == len(eo))
         ok = out.regular and bool(((ea >= 0) & (ea < m)).all())
         if ok:
             for a in range(m):
                 sel = ea == a
-                if np.count_nonzero(sel) != n or len(_distinct(eo[sel])) != n or len(_distinct(es[sel])) != n:
+                if (np.count_nonzero(sel) != n or len(sorted_distinct(eo[sel])) != n
+                        or len(sorted_distinct(es[sel])) != n):
                     ok = False
                     break
         out.matchings = ok
@@ -444,7 +436,7 @@ def verify_release(data: TransactionData, rel: Release, progress: Progress | Non
         if rel.mode == "l" and rel.slot_labels is not None:
             # distinct published labels among each original's graph matches
             lab = rel.slot_labels[es]
-            keys = _distinct(eo * (len(rel.label_names) + 1) + lab)
+            keys = sorted_distinct(eo * (len(rel.label_names) + 1) + lab)
             distinct = np.bincount(keys // (len(rel.label_names) + 1), minlength=n)
             out.label_failures = int(np.count_nonzero(distinct < m))
     elif rel.mode == "l":

@@ -1,0 +1,29 @@
+"""Array helpers numpy has, but slower than they should be here."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["sorted_distinct"]
+
+
+def sorted_distinct(keys: np.ndarray) -> np.ndarray:
+    """``np.unique(keys)`` of integers by one sort and a comparison with the neighbour.
+
+    numpy 2.4's ``unique`` of integers builds a hash table before it sorts:
+    on millions of distinct keys that is tens of times slower (3.1 s against
+    0.05 s for the 2.8 million (record, item) pairs of BMS-WebView-1, 7.8 s
+    against 0.2 s for the 11.4 million (record, partition) keys of a
+    million-person city).
+    """
+    import numpy as np
+
+    keys = np.sort(keys)
+    if len(keys) < 2:
+        return keys
+    keep = np.empty(len(keys), dtype=bool)
+    keep[0] = True
+    np.not_equal(keys[1:], keys[:-1], out=keep[1:])
+    return keys[keep]
