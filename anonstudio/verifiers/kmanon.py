@@ -40,8 +40,6 @@ from ..kernels.kmanon_verify import (
 )
 from ..parallel import budget
 
-#: Threads the check asks of the budget (draws and counts split into this many slices at most).
-_THREADS = 2
 #: Largest pair table (int32 cells) and pass over the records' pairs (increments) for ℓ = 2.
 _PAIR_TABLE_CELLS = 1 << 24
 _PAIR_TABLE_WORK = 4e9
@@ -268,7 +266,7 @@ def verify_km(
     # Draws and counts run on the thread budget: each batch of uniforms is cut into one slice per
     # thread and the slices are joined where one pass would have stopped, so the itemsets drawn
     # (and every number of the check) do not depend on the number of threads.
-    workers = budget.workers(_THREADS)
+    workers = budget.available()  # the whole budget: the numbers do not depend on it
     with contextlib.ExitStack() as stack:
         pool = stack.enter_context(budget.pool(workers, "km-verify")) if workers > 1 else None
         complete = _check_levels(data, part, ks, sigmas, m, samples, seed, confidence, exact_budget, progress,

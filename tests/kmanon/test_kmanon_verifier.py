@@ -88,14 +88,13 @@ def test_verifier_lists_hold_each_record_once_in_order():
 
 
 @pytest.mark.parametrize("threads", [2, 3])
-def test_check_is_the_same_on_one_thread_or_several(monkeypatch, threads):
-    """Batches cut into slices per thread are joined where one pass would stop: same itemsets, same counts."""
-    import anonstudio.verifiers.kmanon as verifier
+def test_check_is_the_same_on_one_thread_or_several(threads):
+    """The check takes the whole budget; batches cut into slices per thread are joined where one pass would
+    stop: same itemsets, same counts."""
     from anonstudio.parallel import budget
 
     data = random_data(6, 400, 40, 8)
     labels = _random_labels(40, 10, 6)
-    monkeypatch.setattr(verifier, "_THREADS", threads)
     runs = []
     for workers in (1, threads):
         with budget.limit(workers):

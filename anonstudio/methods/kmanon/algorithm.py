@@ -164,10 +164,11 @@ def kmanonymize(
         trials = [Trial(data, constraint, error, params, t, seeds[t], hub, factory, chains) for t in range(r)]
         # Trials one after another (each then has the whole thread budget for its streams) or side by side,
         # each with its share: the threads parameter caps the trials at once, the budget caps the threads.
-        if budget.workers(min(params.threads, r)) == 1:
+        at_once = min(params.threads or r, r)  # unset: as many trials at once as the budget allows
+        if budget.workers(at_once) == 1:
             results = [t.run() for t in trials]
         else:
-            with budget.pool(min(params.threads, r), "kmanon-trial") as pool:
+            with budget.pool(at_once, "kmanon-trial") as pool:
                 results = list(pool.map(lambda t: t.run(), trials))
         reasons = [t.stopped_reason for t in trials]
     finished = [list(res.levels) for res in results]

@@ -91,10 +91,11 @@ class KmAnonParams:
     trials: int = param(1, label="Trials (r)", minimum=1, maximum=1000,
                         tooltip="Independent randomized runs; the one with the least error is kept.")
     seed: int = seed_param()
-    threads: int = param(2, label="Threads", minimum=1, maximum=64, advanced=True,
-                         tooltip="Trials run in parallel on up to this many threads, within the studio's thread "
-                                 "budget (ANONSTUDIO_THREADS, or Tools › Settings). The result does not depend on "
-                                 "it.")
+    threads: int | None = param(None, label="Threads", minimum=1, maximum=64, optional=True, advanced=True,
+                                none_means="the whole thread budget",
+                                tooltip="Trials run in parallel on up to this many threads, within the studio's "
+                                        "thread budget (ANONSTUDIO_THREADS, or Tools › Settings). Unset: the whole "
+                                        "budget. The result does not depend on it.")
     exact_when_cheaper: bool = param(True, label="Exact when cheaper", advanced=True,
                                      tooltip="Check every itemset (σ = 1, a stronger guarantee) instead of "
                                              "sampling at levels where enumerating them costs less than "
