@@ -39,7 +39,8 @@ from anonstudio.data.io import load_transactions  # noqa: E402
 from anonstudio.evaluate import EvaluateOptions, SideFiles, evaluate  # noqa: E402
 
 
-def _release(data, kind: str, folder: Path) -> tuple[Path, SideFiles]:
+def write_release(data, kind: str, folder: Path) -> tuple[Path, SideFiles]:
+    """A release of ``data`` of ``kind`` (original, generalized, else nonreciprocal-style) in ``folder``."""
     rng = np.random.default_rng(1)
     vocab = data.vocab
     if kind == "original":
@@ -81,7 +82,7 @@ def main() -> None:
     t0 = time.perf_counter()
     data = load_transactions(BENCH_DATA / "transactions" / "BMS-WebView-1.dat")
     load = time.perf_counter() - t0
-    path, side = _release(data, args.release, args.folder)
+    path, side = write_release(data, args.release, args.folder)
     options = EvaluateOptions(m=args.m, k=args.k, queries=args.queries, method=args.method, seed=1)
     t0 = time.perf_counter()
     cpu0 = time.process_time()

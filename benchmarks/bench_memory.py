@@ -417,24 +417,17 @@ def _setup_evaluate():
 def _run_evaluate() -> Outcome:
     import tempfile
 
-    from anonstudio.evaluate import EvaluateOptions, SideFiles, evaluate
+    from anonstudio.evaluate import EvaluateOptions, evaluate
 
     data = _load("BMS-WebView-1")
     inp = transactions_nbytes(data)
     stage("write the release")
     # bench_evaluate.py's nonreciprocal-style release: every record with a random distance bitmap of 5 items
-    rng = np.random.default_rng(1)
-    vocab = data.vocab
-    folder = Path(tempfile.mkdtemp(prefix="bench-memory-"))
-    rows = ["record,base,distance,threshold,label"]
-    for u in range(data.n_records):
-        base = [vocab[i] for i in data.record(u)]
-        dist = [vocab[i] for i in rng.choice(len(vocab), 5, replace=False)]
-        rows.append(f"{u + 1},{';'.join(base)},{';'.join(dist)},2,")
-    (folder / "published.csv").write_text("\n".join(rows) + "\n")
-    del rows
+    from bench_evaluate import write_release
+
+    release, side = write_release(data, "nonreciprocal", Path(tempfile.mkdtemp(prefix="bench-memory-")))
     stage("evaluate")
-    ev = evaluate(data, folder / "published.csv", side=SideFiles(),
+    ev = evaluate(data, release, side=side,
                   options=EvaluateOptions(m=2, k=5, queries=1000, method="exact", seed=1))
     risks = ", ".join(f"{lv.prosecutor_risk.value:.4f}" for lv in ev.levels)
     return Outcome(inp, ev, f"prosecutor risk per m {risks}", data)
