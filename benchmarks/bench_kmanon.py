@@ -76,14 +76,21 @@ class _Log:
         return False
 
 
+def _nbytes(value) -> int:
+    """Bytes of the arrays in ``value`` (an array or nested tuples of them)."""
+    if isinstance(value, tuple):
+        return sum(_nbytes(v) for v in value)
+    return getattr(value, "nbytes", 0)
+
+
 def install_profile(data) -> None:
     """Record every generalized itemset the trial checks, and the size of the indexes it checks with."""
     import anonstudio.methods.kmanon.trial as trial_module
 
     check = trial_module.check_batch
 
-    def recording_check(samples, begin, label, pool, start, length, bits, item_bits, bit_row, k, need):
-        fail, passed, checks = check(samples, begin, label, pool, start, length, bits, item_bits, bit_row, k, need)
+    def recording_check(samples, begin, label, pool, start, length, bits, item_rows, bit_row, k, need):
+        fail, passed, checks = check(samples, begin, label, pool, start, length, bits, item_rows, bit_row, k, need)
         rows = np.sort(label[samples[begin : begin + int(checks)]].astype(np.uint64), axis=1)
         key = np.zeros(len(rows), dtype=np.uint64)
         shift = np.uint64(max(1, len(label).bit_length()))  # 11 bits x 5 partitions for 1,303 towers
@@ -95,9 +102,7 @@ def install_profile(data) -> None:
         for name, arr in (("posting pool", pool), ("partition bitsets", bits)):
             _INDEXES[name] = max(_INDEXES.get(name, 0), arr.nbytes)
         for name, value in data._cache.items():
-            arrays = value if isinstance(value, tuple) else (value,)
-            _INDEXES[f"data {name if isinstance(name, str) else name[0]}"] = sum(
-                getattr(a, "nbytes", 0) for a in arrays)
+            _INDEXES[f"data {name if isinstance(name, str) else name[0]}"] = _nbytes(value)
         return fail, passed, checks
 
     trial_module.check_batch = recording_check

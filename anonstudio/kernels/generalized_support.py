@@ -23,7 +23,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .packed_bits import pack_postings, packed_word
 from .rng import make_state, randbelow
+from .support import popcount64, trailing_zeros
 
 __all__ = [
     "union_into",
@@ -102,42 +104,33 @@ def _gallop(pool, lo, hi, x):
     return lo
 
 
-@njit(nogil=True, cache=True, inline="always")
-def _popcount(x):
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
-
-
 # A partition's bitset row: ``bit_row[p] >= 0`` is a row of the partitions' own
-# ``bits``; ``bit_row[p] <= -2`` is row ``-2 - bit_row[p]`` of ``item_bits``
-# (an unmerged partition reads its item's row, shared with the sampler);
-# ``-1``: no bitset, search the list.
+# dense ``bits``; ``bit_row[p] <= -2`` is row ``-2 - bit_row[p]`` of the packed
+# item rows ``item_rows`` (an unmerged partition reads its item's row, shared
+# with the sampler; see :mod:`anonstudio.kernels.packed_bits`); ``-1``: no
+# bitset, search the list. ``item_rows`` is the tuple (summary, first, words).
 NO_ROW = -1
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _row(bits, item_bits, row):
-    """The bitset of a partition whose ``bit_row`` is ``row`` (not ``NO_ROW``)."""
+def _word(bits, item_rows, row, w):
+    """Word ``w`` of the bitset of a partition whose ``bit_row`` is ``row`` (not ``NO_ROW``)."""
     if row >= 0:
-        return bits[row]
-    return item_bits[-2 - row]
+        return bits[row, w]
+    return packed_word(item_rows[0], item_rows[1], item_rows[2], -2 - row, w)
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _has_bit(bits, item_bits, row, x):
-    if row >= 0:
-        return (bits[row, x >> 6] >> np.uint64(x & 63)) & np.uint64(1)
-    return (item_bits[-2 - row, x >> 6] >> np.uint64(x & 63)) & np.uint64(1)
+def _has_bit(bits, item_rows, row, x):
+    return (_word(bits, item_rows, row, x >> 6) >> np.uint64(x & 63)) & np.uint64(1)
 
 
 _AND_BLOCK = 16  # bitset words ANDed at a time
 
 
 @njit(nogil=True, cache=True)
-def _and_bitsets(bits, item_bits, bit_row, order, n_parts, k):
-    """``min(support, k)`` by AND-ing the bitsets of ``order[:n_parts]`` (shortest list first), block by block.
+def _and_dense(bits, bit_row, order, n_parts, k):
+    """``min(support, k)`` by AND-ing dense bitsets of ``order[:n_parts]`` (shortest list first), block by block.
 
     A block of words is ANDed over the first two rows, then row by row only
     while some word of the block is still non-zero; the fixed-length inner
@@ -147,8 +140,8 @@ def _and_bitsets(bits, item_bits, bit_row, order, n_parts, k):
     """
     words = bits.shape[1]
     buf = np.empty(_AND_BLOCK, dtype=np.uint64)
-    b0 = _row(bits, item_bits, bit_row[order[0]])
-    b1 = _row(bits, item_bits, bit_row[order[1]])
+    b0 = bits[bit_row[order[0]]]
+    b1 = bits[bit_row[order[1]]]
     count = 0
     for w0 in range(0, words, _AND_BLOCK):
         nb = min(_AND_BLOCK, words - w0)
@@ -159,7 +152,7 @@ def _and_bitsets(bits, item_bits, bit_row, order, n_parts, k):
             alive |= x
         a = 2
         while alive != 0 and a < n_parts:
-            ba = _row(bits, item_bits, bit_row[order[a]])
+            ba = bits[bit_row[order[a]]]
             alive = np.uint64(0)
             for t in range(nb):
                 x = buf[t] & ba[w0 + t]
@@ -168,14 +161,44 @@ def _and_bitsets(bits, item_bits, bit_row, order, n_parts, k):
             a += 1
         if alive != 0:
             for t in range(nb):
-                count += _popcount(buf[t])
+                count += popcount64(buf[t])
             if count >= k:
                 return k
     return count
 
 
 @njit(nogil=True, cache=True)
-def support_at_least(pool, start, length, bits, item_bits, bit_row, parts, n_parts, k):
+def _and_mixed(bits, item_rows, bit_row, order, n_parts, k):
+    """``min(support, k)`` when some of the bitsets are packed item rows.
+
+    The packed rows' summaries, ANDed, flag the words where every packed row
+    has a record; only those words are read, rows in ``order`` (shortest list
+    first), each word's AND stopping at the first zero.
+    """
+    summary = item_rows[0]
+    count = 0
+    for s in range(summary.shape[1]):
+        flags = ~np.uint64(0)
+        for a in range(n_parts):
+            row = bit_row[order[a]]
+            if row < 0:
+                flags &= summary[-2 - row, s]
+        while flags != 0:
+            w = (s << 6) + trailing_zeros(flags)
+            flags &= flags - np.uint64(1)
+            x = _word(bits, item_rows, bit_row[order[0]], w)
+            a = 1
+            while x != 0 and a < n_parts:
+                x &= _word(bits, item_rows, bit_row[order[a]], w)
+                a += 1
+            count += popcount64(x)
+        if count >= k:
+            return k
+    return count
+
+
+@njit(nogil=True, cache=True)
+def support_at_least(pool, start, length, bits, item_rows, bit_row, parts, n_parts, k):
     """``min(support, k)`` of the partitions ``parts[:n_parts]`` (distinct ids).
 
     Walks the shortest posting list and looks each record up in the other
@@ -202,12 +225,17 @@ def support_at_least(pool, start, length, bits, item_bits, bit_row, parts, n_par
         return min(length[order[0]], k)
     words = bits.shape[1]
     all_bits = True
+    all_dense = True
     for a in range(n_parts):
         if bit_row[order[a]] == NO_ROW:
             all_bits = False
             break
+        if bit_row[order[a]] < 0:
+            all_dense = False
     if all_bits and 2 * length[order[0]] > words:
-        return _and_bitsets(bits, item_bits, bit_row, order, n_parts, k)
+        if all_dense:
+            return _and_dense(bits, bit_row, order, n_parts, k)
+        return _and_mixed(bits, item_rows, bit_row, order, n_parts, k)
     cur = np.empty(n_parts, dtype=np.int64)
     end = np.empty(n_parts, dtype=np.int64)
     for a in range(n_parts):
@@ -223,7 +251,7 @@ def support_at_least(pool, start, length, bits, item_bits, bit_row, parts, n_par
         for a in range(1, n_parts):
             row = bit_row[order[a]]
             if row != NO_ROW:
-                if not _has_bit(bits, item_bits, row, x):
+                if not _has_bit(bits, item_rows, row, x):
                     ok = False
                     break
                 continue
@@ -255,7 +283,7 @@ def fill_bits(bits, row, pool, s, n):
 
 
 @njit(nogil=True, cache=True)
-def check_batch(samples, begin, label, pool, start, length, bits, item_bits, bit_row, k, need):
+def check_batch(samples, begin, label, pool, start, length, bits, item_rows, bit_row, k, need):
     """Check samples from row ``begin`` until one fails or ``need`` have passed.
 
     Parameters
@@ -264,7 +292,7 @@ def check_batch(samples, begin, label, pool, start, length, bits, item_bits, bit
         int32 (n, ell) item ids.
     label
         int32 item -> partition id.
-    bits, item_bits, bit_row
+    bits, item_rows, bit_row
         Partition bitsets (see ``NO_ROW`` for how ``bit_row`` picks a row).
     need
         Stop after this many passing samples.
@@ -295,7 +323,7 @@ def check_batch(samples, begin, label, pool, start, length, bits, item_bits, bit
                 parts[m] = p
                 m += 1
         checks += 1
-        if support_at_least(pool, start, length, bits, item_bits, bit_row, parts, m, k) >= k:
+        if support_at_least(pool, start, length, bits, item_rows, bit_row, parts, m, k) >= k:
             passed += 1
         else:
             return row, passed, checks
@@ -606,9 +634,13 @@ def warm_up(read_only: bool = False) -> None:
     bits = np.zeros((1, 1), dtype=np.uint64)
     bit_row = np.array([0, -1], dtype=np.int64)
     fill_bits(bits, 0, pool, 0, 3)
-    support_at_least(pool, start, length, bits, bits, bit_row, parts, 2, 2)
+    item_rows = pack_postings(np.array([0, 3], dtype=np.int64), pool[:3].copy(), np.array([0]), 3)
+    # the list walk, then the dense AND, then the AND with a packed row
+    for rows in ((0, NO_ROW), (0, 0), (-2, 0)):
+        bit_row[:] = rows
+        support_at_least(pool, start, length, bits, item_rows, bit_row, parts, 2, 2)
     label = np.array([0, 1], dtype=np.int32)
-    check_batch(np.array([[0, 1]], dtype=np.int32), 0, label, pool, start, length, bits, bits, bit_row, 2, 5)
+    check_batch(np.array([[0, 1]], dtype=np.int32), 0, label, pool, start, length, bits, item_rows, bit_row, 2, 5)
     indptr = np.array([0, 2, 3], dtype=np.int64)
     indices = np.array([0, 1, 1], dtype=np.int32)
     indptr.flags.writeable = indices.flags.writeable = not read_only

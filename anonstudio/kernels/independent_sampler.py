@@ -26,21 +26,21 @@ import numpy as np
 from numba import njit
 
 from .mcmc_sampler import insertion_sort, sample_record_items
+from .packed_bits import empty_packed, pack_postings, packed_bit, row_words
 from .rng import make_state, uniform
 from .support import (
     MODE_AUTO,
     MODE_LISTS,
     all_have_rows,
-    build_summaries,
     in_record,
+    popcount64,
     rarest_item,
-    trailing_zeros,
 )
 
 # A walk entry (a random bit test) costs about this many summary words (streamed).
 _WALK_VS_SUMMARY = 4
 
-__all__ = ["build_alias", "draw_independent", "record_layout", "build_layout_bitsets", "layout_postings",
+__all__ = ["build_alias", "draw_independent", "record_layout", "build_layout_rows", "layout_postings",
            "summary_spans", "warm_up"]
 
 
@@ -100,15 +100,6 @@ def _alias_pick(rng, prob, alias):
     # coin at 4 million records, and tiny prob[i] would round to zero).
     i = _below(rng, prob.shape[0])
     return i if uniform(rng) < prob[i] else alias[i]
-
-
-@njit(nogil=True, cache=True, inline="always")
-def _popcount(x):
-    """Set bits of a uint64 (LLVM turns this idiom into one POPCNT where the CPU has it)."""
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
 # ----------------------------------------------------------------- record layout
@@ -218,39 +209,37 @@ def layout_postings(indptr, indices, order, post_indptr, out):
             cursor[it] += 1
 
 
-@njit(nogil=True, cache=True)
-def _fill_layout_bitsets(rows_of, pos, indptr, indices, bits):
-    for u in range(indptr.shape[0] - 1):
-        p = pos[u]
-        word = p >> 6
-        bit = np.uint64(1) << np.uint64(p & 63)
-        for k in range(indptr[u], indptr[u + 1]):
-            row = rows_of[indices[k]]
-            if row >= 0:
-                bits[row, word] |= bit
+def build_layout_rows(post_indptr: np.ndarray, post_records: np.ndarray, n_records: int,
+                      max_bytes: int) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Packed record bitsets of the items in the layout numbering, most frequent items first until ``max_bytes``.
 
-
-def build_layout_bitsets(indptr: np.ndarray, indices: np.ndarray, n_items: int, pos: np.ndarray,
-                         max_bytes: int) -> tuple[np.ndarray, np.ndarray]:
-    """Record bitsets of the items in the ``pos`` numbering, most frequent items first until ``max_bytes``.
+    Parameters
+    ----------
+    post_indptr, post_records
+        :func:`layout_postings`: each item's records, numbered in the layout, ascending.
 
     Returns
     -------
     bit_row : int32 (n_items,), row of each item (-1: none)
-    bits : uint64 (rows, ceil(n_records / 64)); bit ``pos[u]`` of row ``bit_row[i]`` says record u holds i
+    rows : (summary, first, words), see :mod:`anonstudio.kernels.packed_bits`; bit ``p`` of row
+        ``bit_row[i]`` says record ``p`` of the layout holds ``i``
     """
-    n_words = (len(indptr) - 1 + 63) // 64
+    n_items = len(post_indptr) - 1
     bit_row = np.full(n_items, -1, dtype=np.int32)
-    if n_words == 0:
-        return bit_row, np.zeros((0, 0), dtype=np.uint64)
-    freq = np.bincount(indices, minlength=n_items)
-    dense = np.flatnonzero(freq >= 1)
-    dense = dense[np.argsort(-freq[dense], kind="stable")][: max(int(max_bytes // (8 * n_words)), 0)]
-    bit_row[np.sort(dense)] = np.arange(len(dense), dtype=np.int32)
-    bits = np.zeros((len(dense), n_words if len(dense) else 0), dtype=np.uint64)
-    if len(dense):
-        _fill_layout_bitsets(bit_row, pos, indptr, indices, bits)
-    return bit_row, bits
+    freq = np.diff(post_indptr)
+    present = np.flatnonzero(freq >= 1)
+    if n_records == 0 or len(present) == 0:
+        return bit_row, empty_packed()
+    by_freq = present[np.argsort(-freq[present], kind="stable")]
+    sizes = np.zeros(len(by_freq), dtype=np.int64)
+    row_words(post_indptr, post_records, by_freq, sizes)
+    # A row costs its non-zero words, its summary and its first-word indexes.
+    per_row = 8 * sizes + 16 * ((n_records + 4095) // 4096)
+    chosen = np.sort(by_freq[: int(np.searchsorted(np.cumsum(per_row), max_bytes, side="right"))])
+    bit_row[chosen] = np.arange(len(chosen), dtype=np.int32)
+    if len(chosen) == 0:
+        return bit_row, empty_packed()
+    return bit_row, pack_postings(post_indptr, post_records, chosen, n_records)
 
 
 @njit(nogil=True, cache=True)
@@ -275,8 +264,8 @@ def summary_spans(summary):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _count_two_level(rows, lo, hi, bits, summary, limit):
-    """Support over summary words ``[lo, hi)`` of the rows ``rows`` (rarest first); may stop at ``limit``.
+def _count_two_level(rows, lo, hi, summary, first, words, limit):
+    """Support over summary words ``[lo, hi)`` of the packed rows ``rows`` (rarest first); may stop at ``limit``.
 
     Most flagged words hold no record with every item (the longest records,
     gathered at the front, flag nearly every word of every item), so a word's
@@ -290,22 +279,27 @@ def _count_two_level(rows, lo, hi, bits, summary, limit):
         for j in range(1, ell):
             flags &= summary[rows[j], s]
         while flags != 0:
-            w = (s << 6) + trailing_zeros(flags)
-            flags &= flags - np.uint64(1)
-            x = bits[rows[0], w] & bits[rows[1], w]
+            low = flags & (flags - np.uint64(1))
+            below = (flags ^ low) - np.uint64(1)  # the bits below the flagged word's
+            flags = low
+            r0 = rows[0]
+            r1 = rows[1]
+            x = (words[first[r0, s] + popcount64(summary[r0, s] & below)]
+                 & words[first[r1, s] + popcount64(summary[r1, s] & below)])
             j = 2
             while x != 0 and j < ell:
-                x &= bits[rows[j], w]
+                rj = rows[j]
+                x &= words[first[rj, s] + popcount64(summary[rj, s] & below)]
                 j += 1
-            count += _popcount(x)
+            count += popcount64(x)
         if count >= limit:
             break
     return count
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _bounded_support(cand, rows, freq, limit, indptr, indices, post_indptr, post_records, order, bit_row, bits, summary,
-                     spans, mode):
+def _bounded_support(cand, rows, freq, limit, indptr, indices, post_indptr, post_records, order, bit_row, summary,
+                     first, words, spans, mode):
     """Support of ``cand``, exact below ``limit`` (else at least ``limit``).
 
     Where every item has a bitset row, the two-level AND over the overlap of
@@ -314,9 +308,9 @@ def _bounded_support(cand, rows, freq, limit, indptr, indices, post_indptr, post
     streams ``ell`` summary words per 64 row words and then visits the flagged words.
     """
     ell = cand.shape[0]
-    use_bits = mode != MODE_LISTS and bits.shape[1] > 0
+    use_bits = mode != MODE_LISTS and summary.shape[1] > 0
     r, rare_len = rarest_item(cand, post_indptr)
-    if use_bits and summary.shape[1] > 0 and all_have_rows(cand, bit_row):
+    if use_bits and all_have_rows(cand, bit_row):
         lo = np.int64(0)
         hi = np.int64(summary.shape[1])
         for j in range(ell):
@@ -336,7 +330,7 @@ def _bounded_support(cand, rows, freq, limit, indptr, indices, post_indptr, post
         if hi <= lo:
             return np.int64(0)
         if rare_len * (ell - 1) > _WALK_VS_SUMMARY * (hi - lo) * ell:
-            return _count_two_level(rows, lo, hi, bits, summary, limit)
+            return _count_two_level(rows, lo, hi, summary, first, words, limit)
     rare = cand[r]
     count = np.int64(0)
     for k in range(post_indptr[rare], post_indptr[rare + 1]):
@@ -348,7 +342,7 @@ def _bounded_support(cand, rows, freq, limit, indptr, indices, post_indptr, post
             it = cand[j]
             row = bit_row[it] if use_bits else -1
             if row >= 0:
-                if (bits[row, p >> 6] >> np.uint64(p & 63)) & np.uint64(1) == 0:
+                if not packed_bit(summary, first, words, row, p):
                     ok = False
                     break
             else:
@@ -365,7 +359,7 @@ def _bounded_support(cand, rows, freq, limit, indptr, indices, post_indptr, post
 
 @njit(nogil=True, cache=True)
 def draw_independent(rng, counters, wanted, max_proposals, prob, alias, eligible, indptr, indices, post_indptr,
-                     post_records, order, bit_row, bits, summary, spans, mode, out_items, out_supp, out_start):
+                     post_records, order, bit_row, summary, first, words, spans, mode, out_items, out_supp, out_start):
     """Accept up to ``wanted`` itemsets into ``out_items[out_start:]``; returns how many.
 
     Stops early after ``max_proposals`` proposals, so callers can draw in
@@ -382,12 +376,13 @@ def draw_independent(rng, counters, wanted, max_proposals, prob, alias, eligible
         :func:`build_alias` over ``C(|D_u|, ell)`` of the ``eligible`` records.
     post_indptr, post_records
         :func:`layout_postings`: the records of each item, numbered in the layout.
-    order, bit_row, bits
+    order, bit_row
         ``order[p]``: the data record numbered ``p`` in the layout (the inverse
-        of :func:`record_layout`); :func:`build_layout_bitsets`.
-    summary, spans
-        :func:`~anonstudio.kernels.support.build_summaries` of ``bits`` and
-        :func:`summary_spans` of that (shape (0, 0) both: count without them).
+        of :func:`record_layout`); :func:`build_layout_rows`.
+    summary, first, words
+        The packed rows of :func:`build_layout_rows` (no rows: count on the lists).
+    spans
+        :func:`summary_spans` of ``summary``.
     out_supp
         Receives the exact support of each accepted itemset.
     """
@@ -422,7 +417,7 @@ def draw_independent(rng, counters, wanted, max_proposals, prob, alias, eligible
         # Accept iff supp <= 1 / x, i.e. supp < floor(1 / x) + 1: count up to that bound.
         limit = np.floor(1.0 / x) + 1.0 if x > 0.0 else np.inf
         supp = _bounded_support(cand, rows, freq, limit, indptr, indices, post_indptr, post_records, order, bit_row,
-                                bits, summary, spans, mode)
+                                summary, first, words, spans, mode)
         if supp < limit:
             out_items[out_start + got, :] = cand
             out_supp[out_start + got] = supp
@@ -441,14 +436,12 @@ def warm_up() -> None:
     order[pos] = np.arange(3, dtype=np.int32)
     post_records = np.empty(int(post_indptr[-1]), dtype=np.int32)
     layout_postings(indptr, indices, order, post_indptr, post_records)
-    bit_row, bits = build_layout_bitsets(indptr, indices, 3, pos, 1 << 20)
     eligible = np.array([0, 1], dtype=np.int32)
     prob, alias = build_alias(np.array([1.0, 3.0]))
     out_items = np.empty((2, 2), dtype=np.int32)
     out_supp = np.empty(2, dtype=np.int64)
-    summary = build_summaries(bits)
-    no_summary = np.zeros((0, 0), dtype=np.uint64)
-    for summ, spans in ((summary, summary_spans(summary)), (no_summary, np.zeros((0, 2), dtype=np.int32))):
+    for max_bytes in (1 << 20, 0):  # rows for every item, then none
+        bit_row, (summary, first, words) = build_layout_rows(post_indptr, post_records, 3, max_bytes)
         draw_independent(make_state(1), np.zeros(2, dtype=np.int64), 2, 100, prob, alias, eligible, indptr, indices,
-                         post_indptr, post_records, order, bit_row, bits, summ, spans, MODE_AUTO, out_items,
-                         out_supp, 0)
+                         post_indptr, post_records, order, bit_row, summary, first, words, summary_spans(summary),
+                         MODE_AUTO, out_items, out_supp, 0)

@@ -38,6 +38,7 @@ __all__ = [
     "no_bitsets",
     "in_record",
     "trailing_zeros",
+    "popcount64",
     "MODE_AUTO",
     "MODE_LISTS",
     "MODE_BITSETS",
@@ -76,7 +77,7 @@ def in_record(indices, start, stop, item):
 
 
 @intrinsic
-def _popcount(typingctx, x):
+def popcount64(typingctx, x):
     """Number of set bits of a uint64 (LLVM ``ctpop``: one POPCNT instruction where available)."""
     sig = types.int64(types.uint64)
 
@@ -179,7 +180,7 @@ def _weight_by_and(items, weights, bit_row, bits, uniform_weight):
     count = np.int64(0)
     if uniform_weight > 0.0:
         for w in range(n_words):
-            count += _popcount(acc[w])
+            count += popcount64(acc[w])
         return count, count * uniform_weight
     wsum = 0.0
     for w in range(n_words):
@@ -221,7 +222,7 @@ def _count_by_and_bounded(items, bit_row, bits, limit):
             for w in range(n):
                 acc[w] &= row[lo + w]
         for w in range(n):
-            count += _popcount(acc[w])
+            count += popcount64(acc[w])
         if count >= limit:
             break
     return count
@@ -268,7 +269,7 @@ def count_two_level(items, bit_row, bits, summary, limit):
             x = bits[rows[0], w]
             for j in range(1, ell):
                 x &= bits[rows[j], w]
-            count += _popcount(x)
+            count += popcount64(x)
             flags &= flags - np.uint64(1)
         if count >= limit:
             break

@@ -120,3 +120,21 @@ def test_support_over_bitsets_block_by_block_matches_brute_force():
         truth = generalized_support(records, state.label, items)
         for k in (1, 7, truth, truth + 1, 10**6):
             assert state.support_at_least(parts, max(k, 1)) == min(truth, max(k, 1))
+
+
+def test_the_pool_compacts_and_grows_when_big_partitions_merge():
+    """Merging every item into one partition needs a union as long as all lists together: more than the spare room."""
+    data = random_data(6, 600, 15, 6)
+    records = records_of(data)
+    state = PartitionState(data)
+    capacity = len(state.pool)
+    ids = [int(p) for p in state.partition_ids()]
+    for other in ids[1:]:
+        state.merge((ids[0], other))
+    assert len(state.pool) > capacity
+    holding = sorted(u for u, rec in enumerate(records) if rec)
+    assert state.posting(ids[0]).tolist() == holding
+    state.split(ids[0], [[i] for i in ids])
+    for i in ids:
+        assert state.posting(i).tolist() == [u for u, rec in enumerate(records) if i in rec]
+        assert state.support_at_least([i], 10**6) == sum(i in rec for rec in records)

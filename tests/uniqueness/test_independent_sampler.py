@@ -12,7 +12,7 @@ from scipy import stats
 from anonstudio.jobs import NullProgress
 from anonstudio.kernels.independent_sampler import (
     build_alias,
-    build_layout_bitsets,
+    build_layout_rows,
     draw_independent,
     layout_postings,
     record_layout,
@@ -83,8 +83,7 @@ def test_kernel_chunk_boundaries_do_not_change_the_samples():
     post_indptr, post_records = data.inverted()
     pos = record_layout(data.indptr, data.indices, data.n_items)
     order, post_records = _in_layout(data, pos, post_indptr)
-    bit_row, bits = build_layout_bitsets(data.indptr, data.indices, data.n_items, pos, 1 << 20)
-    summary = build_summaries(bits)
+    bit_row, (summary, first, words) = build_layout_rows(post_indptr, post_records, data.n_records, 1 << 20)
     eligible = np.flatnonzero(data.lengths >= 3).astype(np.int32)
     prob, alias = build_alias(subset_counts(data.lengths[eligible], 3))
 
@@ -94,7 +93,7 @@ def test_kernel_chunk_boundaries_do_not_change_the_samples():
         got = 0
         while got < 400:
             got += draw_independent(rng, counters, 400 - got, max_proposals, prob, alias, eligible, data.indptr,
-                                    data.indices, post_indptr, post_records, order, bit_row, bits, summary,
+                                    data.indices, post_indptr, post_records, order, bit_row, summary, first, words,
                                     summary_spans(summary), MODE_AUTO, items, supps, got)
         return items, counters
 
@@ -225,10 +224,11 @@ def test_bounded_counts_in_the_clustered_layout_are_exact_below_the_limit(mode, 
         layout_list = post_records[post_indptr[i]:post_indptr[i + 1]]
         assert np.all(np.diff(layout_list) > 0)
         assert sorted(order[layout_list].tolist()) == [u for u, rec in enumerate(sets) if i in rec]
-    # "some": only the 25 most frequent items get a row, so counts mix bit tests and record searches.
+    # "some": only the most frequent items get a row, so counts mix bit tests and record searches.
     max_bytes = (1 << 30) if rows_for == "all" else 25 * 8 * ((data.n_records + 63) // 64)
-    bit_row, bits = build_layout_bitsets(data.indptr, data.indices, data.n_items, pos, max_bytes)
-    summary = build_summaries(bits)
+    bit_row, (summary, first, words) = build_layout_rows(post_indptr, post_records, data.n_records, max_bytes)
+    with_rows = int((bit_row >= 0).sum())
+    assert with_rows == data.n_items if rows_for == "all" else 0 < with_rows < data.n_items
     spans = summary_spans(summary)
     for _ in range(120):
         ell = r.randint(2, 4)
@@ -236,8 +236,8 @@ def test_bounded_counts_in_the_clustered_layout_are_exact_below_the_limit(mode, 
         true = ref.support(sets, items.tolist())
         limit = float(r.choice([1, 2, 3, 10, 30, 60, 100, np.inf]))
         count = _bounded_support(items, np.empty(ell, dtype=np.int64), np.empty(ell, dtype=np.int64), limit,
-                                 data.indptr, data.indices, post_indptr, post_records, order, bit_row, bits, summary,
-                                 spans, mode)
+                                 data.indptr, data.indices, post_indptr, post_records, order, bit_row, summary, first,
+                                 words, spans, mode)
         if count < limit:
             assert count == true
         else:
