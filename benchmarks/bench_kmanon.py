@@ -89,8 +89,9 @@ def install_profile(data) -> None:
 
     check = trial_module.check_batch
 
-    def recording_check(samples, begin, label, pool, start, length, bits, item_rows, bit_row, k, need):
-        fail, passed, checks = check(samples, begin, label, pool, start, length, bits, item_rows, bit_row, k, need)
+    def recording_check(samples, begin, label, base, pool, start, length, bits, item_rows, bit_row, k, need):
+        fail, passed, checks = check(samples, begin, label, base, pool, start, length, bits, item_rows, bit_row, k,
+                                     need)
         rows = np.sort(label[samples[begin : begin + int(checks)]].astype(np.uint64), axis=1)
         key = np.zeros(len(rows), dtype=np.uint64)
         shift = np.uint64(max(1, len(label).bit_length()))  # 11 bits x 5 partitions for 1,303 towers

@@ -3,9 +3,11 @@
 A generalization maps every item to a partition; a generalized record holds
 the partitions of its items. The support of a set of partitions is the number
 of records that touch every one of them. Each partition keeps its *posting
-list* (the sorted records touching it) inside one shared int32 ``pool``:
-``pool[start[p] : start[p] + length[p]]``. A merge writes the sorted union of
-two lists at the end of the pool (the caller compacts the pool when it fills).
+list* (the sorted records touching it): ``pool[start[p] : start[p] + length[p]]``
+in one shared int32 ``pool``, or, while ``start[p] < 0``, at ``-1 - start[p]``
+of the read-only ``base`` lists (an unmerged partition reads its item's list
+where the sampler keeps it instead of a copy). A merge writes the sorted union
+of two lists at the end of the pool (the caller compacts the pool when it fills).
 
 Anonymization only needs to know whether a support reaches ``k``, so the
 intersection stops as soon as it has found ``k`` records. It walks the
@@ -47,20 +49,29 @@ __all__ = [
 ]
 
 
-@njit(nogil=True, cache=True)
-def union_into(pool, a_start, a_len, b_start, b_len, out_start):
-    """Write the sorted union of two sorted duplicate-free runs of ``pool`` at ``out_start``.
+@njit(nogil=True, cache=True, inline="always")
+def _entry(base, pool, in_base, i):
+    """Entry ``i`` of the base lists or of the pool."""
+    return base[i] if in_base else pool[i]
 
+
+@njit(nogil=True, cache=True)
+def union_into(base, pool, a_start, a_len, b_start, b_len, out_start):
+    """Write the sorted union of two sorted duplicate-free lists at ``pool[out_start:]``.
+
+    ``a_start`` and ``b_start`` are ``start`` values (negative: in ``base``).
     The output region must not overlap the inputs. Returns the union length.
     """
-    i = a_start
-    j = b_start
-    a_end = a_start + a_len
-    b_end = b_start + b_len
+    a_base = a_start < 0
+    b_base = b_start < 0
+    i = -1 - a_start if a_base else a_start
+    j = -1 - b_start if b_base else b_start
+    a_end = i + a_len
+    b_end = j + b_len
     o = out_start
     while i < a_end and j < b_end:
-        x = pool[i]
-        y = pool[j]
+        x = _entry(base, pool, a_base, i)
+        y = _entry(base, pool, b_base, j)
         if x < y:
             pool[o] = x
             i += 1
@@ -73,11 +84,11 @@ def union_into(pool, a_start, a_len, b_start, b_len, out_start):
             j += 1
         o += 1
     while i < a_end:
-        pool[o] = pool[i]
+        pool[o] = _entry(base, pool, a_base, i)
         i += 1
         o += 1
     while j < b_end:
-        pool[o] = pool[j]
+        pool[o] = _entry(base, pool, b_base, j)
         j += 1
         o += 1
     return o - out_start
@@ -198,9 +209,11 @@ def _and_mixed(bits, item_rows, bit_row, order, n_parts, k):
 
 
 @njit(nogil=True, cache=True)
-def support_at_least(pool, start, length, bits, item_rows, bit_row, parts, n_parts, k):
+def support_at_least(base, pool, start, length, bits, item_rows, bit_row, parts, n_parts, k):
     """``min(support, k)`` of the partitions ``parts[:n_parts]`` (distinct ids).
 
+    Partition ``p``'s list is ``pool[start[p]:start[p] + length[p]]``, or
+    ``base[-1 - start[p]:][:length[p]]`` while ``start[p] < 0``.
     Walks the shortest posting list and looks each record up in the other
     partitions: by a bit test where the partition has a record bitset
     (``bit_row[p] != NO_ROW``, kept for big partitions), else by galloping search
@@ -238,14 +251,18 @@ def support_at_least(pool, start, length, bits, item_rows, bit_row, parts, n_par
         return _and_mixed(bits, item_rows, bit_row, order, n_parts, k)
     cur = np.empty(n_parts, dtype=np.int64)
     end = np.empty(n_parts, dtype=np.int64)
+    in_base = np.empty(n_parts, dtype=np.bool_)
     for a in range(n_parts):
-        cur[a] = start[order[a]]
-        end[a] = start[order[a]] + length[order[a]]
+        st = start[order[a]]
+        in_base[a] = st < 0
+        cur[a] = -1 - st if st < 0 else st
+        end[a] = cur[a] + length[order[a]]
     count = 0
     d = cur[0]
     d_end = end[0]
+    d_base = in_base[0]
     while d < d_end:
-        x = pool[d]
+        x = _entry(base, pool, d_base, d)
         nxt = d + 1
         ok = True
         for a in range(1, n_parts):
@@ -255,15 +272,15 @@ def support_at_least(pool, start, length, bits, item_rows, bit_row, parts, n_par
                     ok = False
                     break
                 continue
-            pos = _gallop(pool, cur[a], end[a], x)
+            pos = _gallop(base, cur[a], end[a], x) if in_base[a] else _gallop(pool, cur[a], end[a], x)
             cur[a] = pos
             if pos == end[a]:
                 return count
-            y = pool[pos]
+            y = _entry(base, pool, in_base[a], pos)
             if y != x:
                 ok = False
                 # no record below y can be common: jump the driver forward to y
-                nxt = _gallop(pool, d + 1, d_end, y)
+                nxt = _gallop(base, d + 1, d_end, y) if d_base else _gallop(pool, d + 1, d_end, y)
                 break
         if ok:
             count += 1
@@ -274,16 +291,18 @@ def support_at_least(pool, start, length, bits, item_rows, bit_row, parts, n_par
 
 
 @njit(nogil=True, cache=True)
-def fill_bits(bits, row, pool, s, n):
-    """Set ``bits[row]`` to the records ``pool[s:s+n]``."""
+def fill_bits(bits, row, base, pool, s, n):
+    """Set ``bits[row]`` to the ``n`` records of the list at ``start`` value ``s`` (negative: in ``base``)."""
     bits[row, :] = 0
-    for t in range(s, s + n):
-        x = pool[t]
+    in_base = s < 0
+    first = -1 - s if in_base else s
+    for t in range(first, first + n):
+        x = _entry(base, pool, in_base, t)
         bits[row, x >> 6] |= np.uint64(1) << np.uint64(x & 63)
 
 
 @njit(nogil=True, cache=True)
-def check_batch(samples, begin, label, pool, start, length, bits, item_rows, bit_row, k, need):
+def check_batch(samples, begin, label, base, pool, start, length, bits, item_rows, bit_row, k, need):
     """Check samples from row ``begin`` until one fails or ``need`` have passed.
 
     Parameters
@@ -292,6 +311,8 @@ def check_batch(samples, begin, label, pool, start, length, bits, item_rows, bit
         int32 (n, ell) item ids.
     label
         int32 item -> partition id.
+    base, pool, start, length
+        The partitions' posting lists (see :func:`support_at_least`).
     bits, item_rows, bit_row
         Partition bitsets (see ``NO_ROW`` for how ``bit_row`` picks a row).
     need
@@ -323,7 +344,7 @@ def check_batch(samples, begin, label, pool, start, length, bits, item_rows, bit
                 parts[m] = p
                 m += 1
         checks += 1
-        if support_at_least(pool, start, length, bits, item_rows, bit_row, parts, m, k) >= k:
+        if support_at_least(base, pool, start, length, bits, item_rows, bit_row, parts, m, k) >= k:
             passed += 1
         else:
             return row, passed, checks
@@ -626,21 +647,25 @@ def warm_up(read_only: bool = False) -> None:
 
     ``read_only`` makes the data arrays read-only, as a loaded dataset's are (numba compiles the two apart).
     """
-    pool = np.array([0, 1, 2, 1, 2, 0, 0, 0, 0, 0], dtype=np.int32)
-    start = np.array([0, 3], dtype=np.int64)
+    # Item 0's list is in the (read-only, as the sampler's are) base lists, item 1's in the pool.
+    base = np.array([0, 1, 2, 1, 2], dtype=np.int32)
+    base.flags.writeable = False
+    pool = np.array([1, 2, 0, 0, 0, 0, 0], dtype=np.int32)
+    start = np.array([-1, 0], dtype=np.int64)
     length = np.array([3, 2], dtype=np.int64)
-    union_into(pool, 0, 3, 3, 2, 5)
+    union_into(base, pool, -1, 3, 0, 2, 2)
     parts = np.array([0, 1], dtype=np.int64)
     bits = np.zeros((1, 1), dtype=np.uint64)
     bit_row = np.array([0, -1], dtype=np.int64)
-    fill_bits(bits, 0, pool, 0, 3)
-    item_rows = pack_postings(np.array([0, 3], dtype=np.int64), pool[:3].copy(), np.array([0]), 3)
+    fill_bits(bits, 0, base, pool, -1, 3)
+    item_rows = pack_postings(np.array([0, 3], dtype=np.int64), base[:3], np.array([0]), 3)
     # the list walk, then the dense AND, then the AND with a packed row
     for rows in ((0, NO_ROW), (0, 0), (-2, 0)):
         bit_row[:] = rows
-        support_at_least(pool, start, length, bits, item_rows, bit_row, parts, 2, 2)
+        support_at_least(base, pool, start, length, bits, item_rows, bit_row, parts, 2, 2)
     label = np.array([0, 1], dtype=np.int32)
-    check_batch(np.array([[0, 1]], dtype=np.int32), 0, label, pool, start, length, bits, item_rows, bit_row, 2, 5)
+    check_batch(np.array([[0, 1]], dtype=np.int32), 0, label, base, pool, start, length, bits, item_rows, bit_row, 2,
+                5)
     indptr = np.array([0, 2, 3], dtype=np.int64)
     indices = np.array([0, 1, 1], dtype=np.int32)
     indptr.flags.writeable = indices.flags.writeable = not read_only

@@ -122,19 +122,21 @@ def test_support_over_bitsets_block_by_block_matches_brute_force():
             assert state.support_at_least(parts, max(k, 1)) == min(truth, max(k, 1))
 
 
-def test_the_pool_compacts_and_grows_when_big_partitions_merge():
-    """Merging every item into one partition needs a union as long as all lists together: more than the spare room."""
+def test_the_pool_compacts_and_uses_more_room_when_big_partitions_merge():
+    """Merging every item into one partition needs a union as long as all lists together: more than the first room."""
     data = random_data(6, 600, 15, 6)
     records = records_of(data)
     state = PartitionState(data)
-    capacity = len(state.pool)
+    room = state._room
     ids = [int(p) for p in state.partition_ids()]
+    assert all(state.start[i] < 0 for i in ids)
     for other in ids[1:]:
         state.merge((ids[0], other))
-    assert len(state.pool) > capacity
+    assert state._room > room
     holding = sorted(u for u, rec in enumerate(records) if rec)
     assert state.posting(ids[0]).tolist() == holding
     state.split(ids[0], [[i] for i in ids])
     for i in ids:
+        assert state.start[i] < 0  # back to the item's own list
         assert state.posting(i).tolist() == [u for u, rec in enumerate(records) if i in rec]
         assert state.support_at_least([i], 10**6) == sum(i in rec for rec in records)

@@ -2,7 +2,8 @@
 
 Partition ids are item ids: partition ``p`` starts as ``{p}``; merging keeps
 the smallest id of the merged partitions. ``label[i]`` is the partition of item
-``i``. The posting lists live in one pool (see
+``i``. An unmerged partition reads its item's posting list where the sampler
+keeps it (``base``); merged ones live in one pool (see
 :mod:`anonstudio.kernels.generalized_support`), compacted when it fills.
 
 Records are numbered in the independent sampler's clustered layout
@@ -43,17 +44,21 @@ class PartitionState:
         live = len(post_records)
         #: ``order[p]``: the data record that is record ``p`` of the posting lists and bitsets.
         self.order = layout_order_of(data)
-        # The live lists never hold more than one entry per (record, item)
-        # occurrence. A quarter more room takes the merges between compactions
-        # (each moves every live list once); a union that still does not fit
-        # grows the pool. Only the pages written cost memory, and with twice
-        # the room all of them were written before the first compaction
-        # (92 MB at a million people instead of 57 MB).
-        self.pool = np.empty(live + live // 4 + 16, dtype=np.int32)
-        self.pool[:live] = post_records
-        self.start = np.ascontiguousarray(post_indptr[:-1], dtype=np.int64).copy()
+        #: The items' lists (read-only, shared with the sampler): partition p reads
+        #: ``base[-1 - start[p]:]`` while ``start[p] < 0``, i.e. until it merges
+        #: (a copy cost 46 MB at a million people and 200 MB at 4.4 million).
+        self.base = post_records
+        # Merged lists never hold more than one entry per (record, item)
+        # occurrence, and a union needs at most as many again, so twice that
+        # always leaves room after a compaction. Pages of ``np.empty`` cost
+        # memory only once written, so the pool is compacted as soon as its end
+        # passes ``_room`` (a quarter of the occurrences, raised when a union
+        # does not fit after compacting) instead of when it is full.
+        self.pool = np.empty(2 * live + 16, dtype=np.int32)
+        self._room = live // 4 + 16
+        self.start = -1 - np.ascontiguousarray(post_indptr[:-1], dtype=np.int64)
         self.length = np.diff(post_indptr).astype(np.int64)
-        self.end = live
+        self.end = 0
         self.merges = 0
         # Big partitions also keep a bitset over records: probing it is O(1)
         # where a search in a long posting list is not. A bitset costs
@@ -68,7 +73,12 @@ class PartitionState:
         words = (data.n_records + 63) // 64
         item_row, self.item_rows = layout_bitsets_of(data)
         self._item_row = item_row
-        self.bits = np.zeros((8, words), dtype=np.uint64)
+        # Every partition holds at most one row, and the big ones together hold at most
+        # every occurrence, so this many rows always suffice. Zeroed pages cost memory
+        # only once written: only rows in use count, and the array never grows by
+        # copying (which held two copies of 36 MB for a moment at a million people).
+        max_rows = min(n, live // self.big + 1)
+        self.bits = np.zeros((max_rows, words), dtype=np.uint64)
         self.bit_row = np.full(n, NO_ROW, dtype=np.int64)
         self._free_rows = list(range(len(self.bits) - 1, -1, -1))
         for p in np.flatnonzero(self.length > self.big):
@@ -101,13 +111,17 @@ class PartitionState:
     def support_at_least(self, parts, k: int) -> int:
         """``min(support, k)`` of a set of distinct partitions."""
         arr = np.asarray(parts, dtype=np.int64)
-        return int(support_at_least(self.pool, self.start, self.length, self.bits, self.item_rows, self.bit_row, arr,
-                                    len(arr), k))
+        return int(support_at_least(self.base, self.pool, self.start, self.length, self.bits, self.item_rows,
+                                    self.bit_row, arr, len(arr), k))
 
     def posting(self, p: int) -> np.ndarray:
         """Sorted records (data numbering) touching partition ``p``."""
-        s = self.start[p]
-        return np.sort(self.order[self.pool[s : s + self.length[p]]])
+        return np.sort(self.order[self._list(p)])
+
+    def _list(self, p: int) -> np.ndarray:
+        """Partition ``p``'s posting list (layout numbering), a view of the base lists or of the pool."""
+        s, n = int(self.start[p]), int(self.length[p])
+        return self.base[-1 - s : -1 - s + n] if s < 0 else self.pool[s : s + n]
 
     def labels_copy(self) -> np.ndarray:
         return self.label.copy()
@@ -147,13 +161,17 @@ class PartitionState:
         ids = []
         for items in groups:
             q = items[0]
-            recs = np.unique(np.concatenate([post_records[post_indptr[i] : post_indptr[i + 1]] for i in items]))
-            n = len(recs)
-            self._make_room(n)
-            self.pool[self.end : self.end + n] = recs
-            self.start[q] = self.end
-            self.length[q] = n
-            self.end += n
+            if len(items) == 1:  # back to its item's list, as before any merge
+                self.start[q] = -1 - post_indptr[q]
+                self.length[q] = n = post_indptr[q + 1] - post_indptr[q]
+            else:
+                recs = np.unique(np.concatenate([post_records[post_indptr[i] : post_indptr[i + 1]] for i in items]))
+                n = len(recs)
+                self._make_room(n)
+                self.pool[self.end : self.end + n] = recs
+                self.start[q] = self.end
+                self.length[q] = n
+                self.end += n
             self.members[q] = items
             self.label[items] = q
             if n > self.big:
@@ -165,7 +183,7 @@ class PartitionState:
 
     def _merge_postings(self, a: int, b: int) -> None:
         self._make_room(int(self.length[a] + self.length[b]))
-        n = union_into(self.pool, self.start[a], self.length[a], self.start[b], self.length[b], self.end)
+        n = union_into(self.base, self.pool, self.start[a], self.length[a], self.start[b], self.length[b], self.end)
         self.start[a] = self.end
         self.length[a] = n
         self.length[b] = 0
@@ -188,30 +206,19 @@ class PartitionState:
 
     def _build_bits(self, p: int) -> None:
         if self.bit_row[p] == NO_ROW:
-            if not self._free_rows:
-                # A merge of two big partitions frees a row for the one it fills, so rows run
-                # out only when small partitions merge into a big one: grow by an eighth, not
-                # by doubling (doubling held 300 MB for a moment and kept 200 MB at a million people).
-                old = len(self.bits)
-                grown = np.zeros((old + max(8, old // 8), self.bits.shape[1]), dtype=np.uint64)
-                grown[:old] = self.bits
-                self.bits = grown
-                self._free_rows.extend(range(len(self.bits) - 1, old - 1, -1))
             self.bit_row[p] = self._free_rows.pop()
-        fill_bits(self.bits, int(self.bit_row[p]), self.pool, int(self.start[p]), int(self.length[p]))
+        fill_bits(self.bits, int(self.bit_row[p]), self.base, self.pool, int(self.start[p]), int(self.length[p]))
 
     def _make_room(self, need: int) -> None:
-        """Make room for ``need`` more entries at the end of the pool: compact, then grow if that is not enough."""
-        if self.end + need <= len(self.pool):
+        """Make room for ``need`` more entries at the end of the pool: compact, and use more of it if needed."""
+        if self.end + need <= self._room:
             return
         self._compact()
-        if self.end + need > len(self.pool):
-            grown = np.empty(max(len(self.pool) + len(self.pool) // 4, self.end + need), dtype=np.int32)
-            grown[: self.end] = self.pool[: self.end]
-            self.pool = grown
+        if self.end + need > self._room:
+            self._room = min(len(self.pool), max(self._room + self._room // 4, self.end + need))
 
     def _compact(self) -> None:
-        """Move the live lists to the front of the pool, in place.
+        """Move the live lists of the pool to its front, in place.
 
         Lists move in the order they lie in the pool, each to a place at or
         before its own, so no list is overwritten before it has moved (numpy
@@ -219,7 +226,8 @@ class PartitionState:
         pools at once: 0.4 GB more at 4.4 million people.
         """
         pos = 0
-        for p in sorted(self.members, key=lambda q: int(self.start[q])):
+        in_pool = [q for q in self.members if self.start[q] >= 0]
+        for p in sorted(in_pool, key=lambda q: int(self.start[q])):
             n = int(self.length[p])
             s = int(self.start[p])
             if s != pos:

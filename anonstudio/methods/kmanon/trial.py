@@ -293,7 +293,7 @@ class Trial:
                 row = 0
                 while row < len(items) and run < gamma and state.n_partitions > 1:
                     t = time.perf_counter()
-                    fail, passed, checks = check_batch(items, row, state.label, state.pool, state.start,
+                    fail, passed, checks = check_batch(items, row, state.label, state.base, state.pool, state.start,
                                                        state.length, state.bits, state.item_rows, state.bit_row, k,
                                                        gamma - run)
                     self.check_seconds += time.perf_counter() - t
@@ -457,8 +457,8 @@ class Trial:
         row = 0
         while row < n_viol:
             t = time.perf_counter()
-            fail, passed, checks = check_batch(rows, row, state.label, state.pool, state.start, state.length,
-                                               state.bits, state.item_rows, state.bit_row, k, n_viol + 1)
+            fail, passed, checks = check_batch(rows, row, state.label, state.base, state.pool, state.start,
+                                               state.length, state.bits, state.item_rows, state.bit_row, k, n_viol + 1)
             self.check_seconds += time.perf_counter() - t
             self.checks += int(checks)
             if fail < 0:
