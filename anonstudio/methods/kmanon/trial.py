@@ -61,6 +61,8 @@ _SECONDS_PER_CACHED_INCREMENT = 1.5e-8
 _SECONDS_PER_INCREMENT = 1e-7
 _CACHED_COUNTER_BYTES = 32 << 20
 _AUTO_EXACT_SECONDS = 100.0
+# Below this many records a dense count is over before threads would pay off.
+_THREADED_DENSE_RECORDS = 50_000
 
 
 class TrialStop(Exception):
@@ -393,12 +395,34 @@ class Trial:
         compact = np.searchsorted(ids, state.label).astype(np.int32)
         binom = binomial_table(len(ids), ell)
         offsets = dense_offsets(len(ids), ell, binom)
-        counts = np.zeros(int(offsets[-1]), dtype=np.int32)
-        flags = np.zeros(int(offsets[-1]), dtype=np.uint8)
         max_len = int(data.lengths.max())
-        if not self._over_records(ell, lambda lo, hi: dense_count(data.indptr, data.indices, compact, ell, max_len,
-                                                                 binom, offsets, counts, flags, lo, hi)):
-            return None
+        # Each thread counts a slice of every chunk into counters of its own;
+        # the sums and ORs are the one-thread counts, whatever the thread count.
+        # Extra counters cost 5 bytes a cell each: only while they stay small.
+        small = 5 * int(offsets[-1]) <= _CACHED_COUNTER_BYTES
+        threads = budget.available() if data.n_records >= _THREADED_DENSE_RECORDS and small else 1
+        counts = [np.zeros(int(offsets[-1]), dtype=np.int32) for _ in range(threads)]
+        flags = [np.zeros(int(offsets[-1]), dtype=np.uint8) for _ in range(threads)]
+
+        def count(t: int, lo: int, hi: int) -> None:
+            dense_count(data.indptr, data.indices, compact, ell, max_len, binom, offsets, counts[t], flags[t], lo, hi)
+
+        if threads == 1:
+            if not self._over_records(ell, lambda lo, hi: count(0, lo, hi)):
+                return None
+        else:
+            with budget.pool(threads, "kmanon-exact") as pool:
+                def chunk(lo: int, hi: int) -> None:
+                    cuts = np.linspace(lo, hi, threads + 1).astype(np.int64)
+                    for done in [pool.submit(count, t, int(cuts[t]), int(cuts[t + 1])) for t in range(threads)]:
+                        done.result()
+
+                if not self._over_records(ell, chunk):
+                    return None
+        for t in range(1, threads):
+            counts[0] += counts[t]
+            flags[0] |= flags[t]
+        counts, flags = counts[0], flags[0]
         n_bad = int(np.count_nonzero(flags & (counts < k)))
         rows = np.empty((n_bad, ell), dtype=np.int32)
         n_viol, n_flagged = dense_violators(counts, flags, k, offsets, binom, len(ids), ell, rows)

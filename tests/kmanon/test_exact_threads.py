@@ -1,0 +1,37 @@
+"""The exact level's dense count on several threads gives the one-thread release."""
+from __future__ import annotations
+
+from anonstudio.methods.kmanon import trial as trial_module
+from anonstudio.methods.kmanon.algorithm import kmanonymize
+from anonstudio.methods.kmanon.constraints import FreeMerge
+from anonstudio.methods.kmanon.params import KmAnonParams
+from anonstudio.parallel import budget
+from tests.reference.kmanon_reference import is_km_anonymous, random_data
+
+
+def test_dense_counts_split_over_threads_give_the_same_release(monkeypatch):
+    data = random_data(3, 300, 14, 6)
+    params = KmAnonParams(k=4, m=3, sigma=1.0, trials=1, seed=2)
+    one = kmanonymize(data, FreeMerge(), params)
+    # Thread every dense count (the real threshold keeps small datasets on one thread).
+    monkeypatch.setattr(trial_module, "_THREADED_DENSE_RECORDS", 0)
+    count = trial_module.dense_count
+    slices: list[tuple[int, int]] = []
+
+    def recording_count(*args):
+        slices.append(args[-2:])
+        return count(*args)
+
+    monkeypatch.setattr(trial_module, "dense_count", recording_count)
+    exact_levels = [lv.mode for lv in one.levels].count("exact")
+    assert exact_levels >= 2
+    for threads in (1, 3):
+        slices.clear()
+        with budget.limit(threads):
+            res = kmanonymize(data, FreeMerge(), params)
+        # 300 records make one chunk a level, cut into a slice per thread
+        assert len(slices) == threads * exact_levels
+        assert sum(hi - lo for lo, hi in slices) == exact_levels * data.n_records
+        assert [lv.mode for lv in res.levels] == [lv.mode for lv in one.levels]
+        assert [lv.labels.tolist() for lv in res.levels] == [lv.labels.tolist() for lv in one.levels]
+        assert all(is_km_anonymous(data, lv.labels, 4, lv.level) for lv in res.levels)
