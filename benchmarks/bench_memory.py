@@ -529,9 +529,10 @@ REASONS: dict[str, str] = {
     "uniqueness": "the FIMI reader's chunks while loading (`data/io`); then the MCMC sampler's indexes on the "
                   "dataset (posting lists 3.9 MiB, item bitsets 10.4 MiB) and its burn-in at m = 5 (277,495 steps "
                   "a chain, +26 MiB, still resident after it): `anonstudio/samplers` is σ-k^m's, not changed here",
-    "kmanon": "the run's indexes (at 1M users: the sampler's item bitsets 163 MB, partition bitsets 114 MB, "
-              "posting pool 91 MB, the check's lists 92 MB; `bench_kmanon.py --profile`): σ-k^m's memory is the "
-              "subject of its own work, not changed here",
+    "kmanon": "the run's indexes at 1M users (the layout's posting lists 46 MB, the packed item rows 41 MB, the "
+              "pool up to 57 MB, merged partitions' rows 36 MB; `bench_kmanon.py --profile`) stay on the dataset "
+              "for a next run, and the independent check, which shares no code with the method, builds its own "
+              "lists and bitsets on top of them",
     "rt": "the peak is the loader's: `data/io/rt.py` reads both INFORMS files (5.3 MB of CSV) as Python lists "
           "of strings, and the six runs, reusing what it frees, peak near the loaded state",
     "group_anonymize": "loading Adult (`load_table`, `data/io`'s table reader) takes most of it; the run and "
