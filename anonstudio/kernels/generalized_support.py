@@ -394,15 +394,17 @@ def next_combination(idx, j, m):
 
 
 @njit(nogil=True, cache=True)
-def count_keys(indptr, indices, label, ell, max_len):
-    """How many keys :func:`enumerate_keys` would write: sum over records of C(|P_u|, j), j <= ell.
+def count_keys(indptr, indices, label, ell, max_len, lo, hi):
+    """How many keys :func:`enumerate_keys` would write for records ``[lo, hi)``: sum of C(|P_u|, j), j <= ell.
 
-    Returned as float64 so huge counts do not overflow; ``max_len`` bounds the record length.
+    Returned as float64 so huge counts do not overflow (every term is a whole
+    number, so sums below 2**53 are exact and do not depend on how the records
+    are sliced); ``max_len`` bounds the record length.
     """
     parts = np.empty(max_len + 1, dtype=np.int64)
     counts = np.empty(max_len + 1, dtype=np.int64)
     total = 0.0
-    for u in range(indptr.shape[0] - 1):
+    for u in range(lo, hi):
         m = _record_parts(indices, indptr[u], indptr[u + 1], label, parts, counts)
         c = 1.0
         for j in range(1, min(ell, m) + 1):
@@ -669,7 +671,7 @@ def warm_up(read_only: bool = False) -> None:
     indptr = np.array([0, 2, 3], dtype=np.int64)
     indices = np.array([0, 1, 1], dtype=np.int32)
     indptr.flags.writeable = indices.flags.writeable = not read_only
-    count_keys(indptr, indices, label, 2, 2)
+    count_keys(indptr, indices, label, 2, 2, 0, len(indptr) - 1)
     out = np.empty(8, dtype=np.uint64)
     n = enumerate_keys(indptr, indices, label, 2, 2, 2, out, 0, len(indptr) - 1, 0)
     out[:n].sort()

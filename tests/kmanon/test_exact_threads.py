@@ -14,7 +14,7 @@ def test_dense_counts_split_over_threads_give_the_same_release(monkeypatch):
     params = KmAnonParams(k=4, m=3, sigma=1.0, trials=1, seed=2)
     one = kmanonymize(data, FreeMerge(), params)
     # Thread every dense count (the real threshold keeps small datasets on one thread).
-    monkeypatch.setattr(trial_module, "_THREADED_DENSE_RECORDS", 0)
+    monkeypatch.setattr(trial_module, "_THREADED_RECORDS", 0)
     count = trial_module.dense_count
     slices: list[tuple[int, int]] = []
 
@@ -35,3 +35,17 @@ def test_dense_counts_split_over_threads_give_the_same_release(monkeypatch):
         assert [lv.mode for lv in res.levels] == [lv.mode for lv in one.levels]
         assert [lv.labels.tolist() for lv in res.levels] == [lv.labels.tolist() for lv in one.levels]
         assert all(is_km_anonymous(data, lv.labels, 4, lv.level) for lv in res.levels)
+
+
+def test_key_counts_add_up_over_slices_of_the_records():
+    import numpy as np
+
+    from anonstudio.kernels.generalized_support import count_keys
+
+    data = random_data(5, 400, 20, 9)
+    label = (np.arange(data.n_items) // 2).astype(np.int32)  # pairs of items share a partition
+    max_len = int(data.lengths.max())
+    whole = count_keys(data.indptr, data.indices, label, 3, max_len, 0, data.n_records)
+    cuts = [0, 1, 150, 151, 399, 400]
+    parts = [count_keys(data.indptr, data.indices, label, 3, max_len, lo, hi) for lo, hi in zip(cuts, cuts[1:])]
+    assert sum(parts) == whole > 0

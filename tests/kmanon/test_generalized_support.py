@@ -62,7 +62,7 @@ def test_enumeration_counts_match_brute_force():
     ell, k = 3, 4
     bits = key_bits(data.n_items)
     max_len = int(data.lengths.max())
-    est = count_keys(data.indptr, data.indices, label, ell, max_len)
+    est = count_keys(data.indptr, data.indices, label, ell, max_len, 0, data.n_records)
     keys = np.empty(int(est) + 1, np.uint64)
     n = enumerate_keys(data.indptr, data.indices, label, ell, bits, max_len, keys, 0, data.n_records, 0)
     assert n == int(est)

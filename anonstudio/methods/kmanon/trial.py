@@ -61,8 +61,8 @@ _SECONDS_PER_CACHED_INCREMENT = 1.5e-8
 _SECONDS_PER_INCREMENT = 1e-7
 _CACHED_COUNTER_BYTES = 32 << 20
 _AUTO_EXACT_SECONDS = 100.0
-# Below this many records a dense count is over before threads would pay off.
-_THREADED_DENSE_RECORDS = 50_000
+# Below this many records a pass over them is over before threads would pay off.
+_THREADED_RECORDS = 50_000
 
 
 class TrialStop(Exception):
@@ -343,10 +343,22 @@ class Trial:
         """
         key = (ell, self.state.merges)
         if self._pairs_key != key:
-            data = self.data
-            self._pairs = int(count_keys(data.indptr, data.indices, self.state.label, ell, int(data.lengths.max())))
+            data, label = self.data, self.state.label
+            max_len = int(data.lengths.max())
+            self._pairs = int(sum(self._in_slices(
+                lambda lo, hi: count_keys(data.indptr, data.indices, label, ell, max_len, lo, hi))))
             self._pairs_key = key
         return self._pairs
+
+    def _in_slices(self, work: Callable[[int, int], Any]) -> list[Any]:
+        """``work(lo, hi)`` over a slice of the records per thread of the budget (one below 50,000 records)."""
+        n = self.data.n_records
+        threads = budget.available() if n >= _THREADED_RECORDS else 1
+        if threads == 1:
+            return [work(0, n)]
+        cuts = np.linspace(0, n, threads + 1).astype(np.int64)
+        with budget.pool(threads, "kmanon-count") as pool:
+            return [f.result() for f in [pool.submit(work, int(cuts[t]), int(cuts[t + 1])) for t in range(threads)]]
 
     def _exact_plan(self, ell: int) -> tuple[str, float]:
         """How a level would be enumerated: ("dense" | "sorted" | reason it cannot, estimated seconds).
@@ -400,7 +412,7 @@ class Trial:
         # the sums and ORs are the one-thread counts, whatever the thread count.
         # Extra counters cost 5 bytes a cell each: only while they stay small.
         small = 5 * int(offsets[-1]) <= _CACHED_COUNTER_BYTES
-        threads = budget.available() if data.n_records >= _THREADED_DENSE_RECORDS and small else 1
+        threads = budget.available() if data.n_records >= _THREADED_RECORDS and small else 1
         counts = [np.zeros(int(offsets[-1]), dtype=np.int32) for _ in range(threads)]
         flags = [np.zeros(int(offsets[-1]), dtype=np.uint8) for _ in range(threads)]
 
