@@ -218,7 +218,7 @@ def floor(classpath: str, java: str, files: dict[int, Path], hierarchy: Path, wo
 
 
 KERNEL_TIMES = r"""
-import collections, sys, time
+import collections, os, sys, time
 import anonstudio.cli
 from anonstudio.methods import contract
 phases = collections.defaultdict(lambda: collections.defaultdict(float))
@@ -242,6 +242,12 @@ def install():
     from numba.core import base, caching, dispatcher
     timed(caching.IndexDataCacheFile, "_load_index", "index")
     timed(caching.IndexDataCacheFile, "_load_data", "unpickle")
+    read = caching.IndexDataCacheFile._load_data
+    def sized(self, name):
+        if current[0] is not None:
+            phases[current[0]]["bytes"] += os.path.getsize(self._data_path(name))
+        return read(self, name)
+    caching.IndexDataCacheFile._load_data = sized
     timed(caching.CompileResultCacheImpl, "rebuild", "rebuild")
     timed(base.BaseContext, "refresh", "refresh", outermost=True)
     first_call = dispatcher._DispatcherBase._compile_for_args
@@ -264,7 +270,7 @@ anonstudio.cli.main(sys.argv[1:])
 rows = sorted(phases.items(), key=lambda kv: -kv[1]["total"])
 print("KERNELS")
 for name, p in rows:
-    print(name, p["total"], p["refresh"], p["index"], p["unpickle"], p["rebuild"])
+    print(name, p["total"], p["refresh"], p["index"], p["unpickle"], p["rebuild"], p["bytes"] / 1024 / 1000)
 """
 
 
@@ -279,14 +285,15 @@ def kernel_times(data_file: Path, hierarchy: Path, m: int, workdir: Path) -> Non
         return
     rows = [line.split() for line in proc.stdout.split("KERNELS", 1)[1].strip().splitlines()]
     print(f"first calls of numba kernels, m = {m}, {data_file.name} (ms; load average {load_avg()}):")
-    print(f"  {'kernel':<48} {'first call':>10} {'registries':>10} {'index':>6} {'unpickle':>8} {'rebuild':>7}")
-    total = [0.0] * 5
+    print(f"  {'kernel':<48} {'first call':>10} {'registries':>10} {'index':>6} {'unpickle':>8} {'rebuild':>7} "
+          f"{'KiB':>5}")
+    total = [0.0] * 6
     for name, *values in rows:
-        ms = [float(v) * 1000 for v in values]
+        ms = [float(v) * 1000 for v in values]  # the last column: KiB of cached object read
         total = [a + b for a, b in zip(total, ms)]
-        print(f"  {name:<48} {ms[0]:>10.1f} {ms[1]:>10.1f} {ms[2]:>6.1f} {ms[3]:>8.1f} {ms[4]:>7.1f}")
+        print(f"  {name:<48} {ms[0]:>10.1f} {ms[1]:>10.1f} {ms[2]:>6.1f} {ms[3]:>8.1f} {ms[4]:>7.1f} {ms[5]:>5.0f}")
     print(f"  {f'{len(rows)} kernels':<48} {total[0]:>10.1f} {total[1]:>10.1f} {total[2]:>6.1f} {total[3]:>8.1f} "
-          f"{total[4]:>7.1f}")
+          f"{total[4]:>7.1f} {total[5]:>5.0f}")
 
 
 def main() -> int:
