@@ -1,0 +1,63 @@
+"""The cyclic garbage collector while a command starts.
+
+Starting a method command imports numpy, numba and the family's modules, and its first numba kernel builds
+numba's typing and lowering registries (several hundred more modules): some 10^5 long-lived objects and almost
+no cyclic garbage. Triggered by those allocations, the collector scanned them about 280 times, 140-155 ms of a
+1.4 s ``kmanon`` run on 5,000 records (benchmarks/README.md, bench_arx's start-up section). So the collector is
+off from the start of :func:`anonstudio.cli.main` until the work starts; then, in a process that ends with the
+command, the objects alive (modules, types, the loaded data) are frozen (:func:`gc.freeze`: later collections
+skip them, reference counting still frees them) and the collector runs as usual for the work itself.
+"""
+from __future__ import annotations
+
+import gc
+import sys
+
+__all__ = ["pause_collector", "resume_collector", "finish_numba_setup"]
+
+_paused = False
+#: True in the ``anonstudio-cli`` process itself (set by :func:`anonstudio.cli.run`): only there are the
+#: start-up's objects frozen, since a caller of :func:`anonstudio.cli.main` (a test, a notebook) lives on after it.
+whole_process = False
+
+
+def pause_collector() -> None:
+    """Turn the cyclic collector off for the start-up, if it is on."""
+    global _paused
+    if gc.isenabled():
+        gc.disable()
+        _paused = True
+
+
+def resume_collector() -> None:
+    """Turn the collector back on if :func:`pause_collector` turned it off (once; later calls do nothing).
+
+    In the ``anonstudio-cli`` process the objects alive now are frozen first, so the collections of the work
+    do not scan the start-up's modules again.
+    """
+    global _paused
+    if not _paused:
+        return
+    _paused = False
+    if whole_process:
+        gc.freeze()
+    gc.enable()
+
+
+def finish_numba_setup() -> None:
+    """Build numba's CPU target now, if numba is loaded, instead of at the run's first kernel call.
+
+    Loading the first kernel from numba's cache imports numba's typing and lowering registries and
+    scipy.linalg (0.3-0.4 s); done here, before the collector is back, those imports are not scanned by it.
+    The same call numba makes itself at that first load; without numba loaded, or with another numba whose
+    target is not where this looks, nothing is done and the first kernel call does it as before.
+    """
+    if "numba" not in sys.modules:
+        return
+    try:
+        from numba.core.registry import cpu_target
+
+        refresh = cpu_target.target_context.refresh
+    except (ImportError, AttributeError):
+        return
+    refresh()
