@@ -185,7 +185,7 @@ def run_method(spec: MethodSpec, args: argparse.Namespace) -> int:
     from ..methods.contract import check_outputs, discover_methods, prepare, run_and_verify, write_outputs
     from .datasets import dataset_options, load_dataset_argument, release_table_target, write_release_table
     from .progress import TqdmProgress
-    from .startup import finish_numba_setup, resume_collector
+    from .startup import resume_collector
 
     # The parser was built from this family's spec alone; a run sees every family, as in the studio (the
     # glossary's entries of all families, a spec found by name).
@@ -212,9 +212,8 @@ def run_method(spec: MethodSpec, args: argparse.Namespace) -> int:
         spec.check_cli_options(data, params, options)
     except ParameterError as exc:
         raise CliError(_flag_message(spec, exc)) from None
-    # Start-up ends here: the stages' modules are imported and the data loaded. numba's CPU target is built
-    # now rather than at the first kernel call, and the garbage collector comes back for the work (startup.py).
-    finish_numba_setup()
+    # Start-up ends here: the stages' modules are imported and the data loaded; the garbage collector comes back
+    # for the work (startup.py).
     resume_collector()
     for export in spec.exports:
         if export.kind == "audit" and paths.get(export.key) is not None:

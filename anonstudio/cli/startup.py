@@ -5,15 +5,15 @@ numba's typing and lowering registries (several hundred more modules): some 10^5
 no cyclic garbage. Triggered by those allocations, the collector scanned them about 280 times, 140-155 ms of a
 1.4 s ``kmanon`` run on 5,000 records (benchmarks/README.md, bench_arx's start-up section). So the collector is
 off from the start of :func:`anonstudio.cli.main` until the work starts; then, in a process that ends with the
-command, the objects alive (modules, types, the loaded data) are frozen (:func:`gc.freeze`: later collections
-skip them, reference counting still frees them) and the collector runs as usual for the work itself.
+command, the objects alive (modules, types, the loaded data) are frozen (:func:`gc.freeze`: later collections,
+those during numba's first kernel load included, skip them; reference counting still frees them) and the
+collector runs as usual for the work itself.
 """
 from __future__ import annotations
 
 import gc
-import sys
 
-__all__ = ["pause_collector", "resume_collector", "finish_numba_setup"]
+__all__ = ["pause_collector", "resume_collector"]
 
 _paused = False
 #: True in the ``anonstudio-cli`` process itself (set by :func:`anonstudio.cli.run`): only there are the
@@ -43,21 +43,3 @@ def resume_collector() -> None:
         gc.freeze()
     gc.enable()
 
-
-def finish_numba_setup() -> None:
-    """Build numba's CPU target now, if numba is loaded, instead of at the run's first kernel call.
-
-    Loading the first kernel from numba's cache imports numba's typing and lowering registries and
-    scipy.linalg (0.3-0.4 s); done here, before the collector is back, those imports are not scanned by it.
-    The same call numba makes itself at that first load; without numba loaded, or with another numba whose
-    target is not where this looks, nothing is done and the first kernel call does it as before.
-    """
-    if "numba" not in sys.modules:
-        return
-    try:
-        from numba.core.registry import cpu_target
-
-        refresh = cpu_target.target_context.refresh
-    except (ImportError, AttributeError):
-        return
-    refresh()
