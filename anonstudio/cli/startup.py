@@ -42,4 +42,3 @@ def resume_collector() -> None:
     if whole_process:
         gc.freeze()
     gc.enable()
-

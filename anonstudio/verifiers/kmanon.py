@@ -158,7 +158,7 @@ def clopper_pearson(successes: int, n: int, confidence: float) -> tuple[float, f
     if successes == n and 0.0 < a < 1.0:
         # Every draw passed (every passing σ = 1 check): the quantile of Beta(n, 1) is p^(1/n), which is
         # what betaincinv computes for b = 1 (Boost's ibeta_inv: x = pow(p, 1/a) when p < q), so the same
-        # double without importing scipy.special (0.1-0.2 s of a small command).
+        # double without importing scipy.special (0.08-0.23 s after numba's own imports, at a load of 2.8).
         return (a / 2) ** (1.0 / n), 1.0
     from scipy.special import betaincinv
 
