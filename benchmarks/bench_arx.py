@@ -40,10 +40,17 @@ whose first row is the header) and calls the unchanged ``aprioriAnonymization()`
 Point the benchmark at the result with ``--peer-classpath CP`` or ``ARX_KM_CLASSPATH=CP``; without it the
 benchmark says so and exits 0.
 
+Start-up (issue 20, "Whole process"): ``--floor`` also times, alternating with ARX's m = 1 run, the processes
+any numba program pays before its work: ``python -c pass``, ``import numpy``, ``import numba``, and a script that
+imports numba and calls one small kernel loaded from numba's cache (the first such call also imports numba's
+typing and lowering registries, and scipy.linalg through numba's BLAS probe). ``--kernels`` runs our command once
+more in a child process with timers on numba's dispatcher and prints each kernel's first call (a cache load) split
+into the index lookup, the unpickling and the rebuild (LLVM's object load and linking).
+
 Usage::
 
     ARX_KM_CLASSPATH=.../classes:.../hppc-0.6.0.jar python benchmarks/bench_arx.py [--runs 3] [--sizes 5000,20000]
-        [--m 1,2,3,4] [--before TREE]
+        [--m 1,2,3,4] [--before TREE] [--floor] [--kernels]
 """
 from __future__ import annotations
 
@@ -129,6 +136,16 @@ def ncp_of_map(node_of_item: dict[str, str], data_file: Path, hierarchy_file: Pa
     return out
 
 
+def byte_compile(tree: Path) -> None:
+    """Write the tree's ``.pyc`` files, as an installed package has them.
+
+    Otherwise, under ``PYTHONDONTWRITEBYTECODE=1`` (or in a fresh copy), every run would compile the sources of
+    every module it imports, which no user's process does.
+    """
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "anonstudio")], check=False,
+                   capture_output=True)
+
+
 def run_ours(tree: Path, data_file: Path, hierarchy: Path, m: int, workdir: Path, tag: str) -> dict:
     json_out, map_out, rel_out = (workdir / f"{tag}.json", workdir / f"{tag}_map.csv", workdir / f"{tag}.csv")
     cmd = [sys.executable, "-m", "anonstudio.cli", "kmanon", str(data_file), "--k", str(K), "--m", str(m),
@@ -164,6 +181,127 @@ def median(runs: list[dict], key: str) -> float:
     return statistics.median(r[key] for r in runs)
 
 
+FLOOR_KERNEL = """import numba
+import numpy as np
+
+
+@numba.njit(cache=True)
+def total(a):
+    return a.sum()
+
+
+total(np.arange(3))
+"""
+
+
+def floor(classpath: str, java: str, files: dict[int, Path], hierarchy: Path, workdir: Path, runs: int) -> None:
+    """Whole-process seconds of what every numba program pays, alternating with ARX's m = 1 run and ours."""
+    script = workdir / "floor_kernel.py"
+    script.write_text(FLOOR_KERNEL)
+    subprocess.run([sys.executable, str(script)], check=True, cwd=workdir)  # compiled into its cache once
+    n = min(files)
+    cases = {"python -c pass": [sys.executable, "-c", "pass"],
+             "import numpy": [sys.executable, "-c", "import numpy"],
+             "import numba": [sys.executable, "-c", "import numba"],
+             "numba + 1 cached kernel": [sys.executable, str(script)]}
+    times: dict[str, list[float]] = {name: [] for name in [*cases, "ARX m=1", "ours m=1"]}
+    for r in range(runs):
+        for name, cmd in cases.items():
+            times[name].append(timed(cmd, cwd=workdir)[0])
+        times["ARX m=1"].append(run_arx(classpath, java, files[n], hierarchy, 1, workdir, f"floor_arx_{r}")["seconds"])
+        times["ours m=1"].append(run_ours(ROOT, files[n], hierarchy, 1, workdir, f"floor_ours_{r}")["seconds"])
+    arx = statistics.median(times["ARX m=1"])
+    print(f"floor ({n} records for the m = 1 runs; medians of {runs} alternating runs; load average {load_avg()})")
+    for name, values in times.items():
+        seconds = statistics.median(values)
+        print(f"  {name:<24} {seconds:6.3f} s  (ARX m=1 / this: {arx / seconds:.2f}x)")
+
+
+KERNEL_TIMES = r"""
+import collections, os, sys, time
+import anonstudio.cli
+from anonstudio.methods import contract
+phases = collections.defaultdict(lambda: collections.defaultdict(float))
+current = [None]
+def timed(cls, name, phase, outermost=False):
+    original = getattr(cls, name)
+    depth = [0]
+    def wrapper(self, *a, **k):
+        depth[0] += 1
+        t = time.perf_counter()
+        try:
+            return original(self, *a, **k)
+        finally:
+            depth[0] -= 1
+            # numba's set-up (the target's refresh) may come before any kernel call: the CLI builds it there
+            where = current[0] if current[0] is not None else ("(numba_set-up_before_the_run)" if outermost else None)
+            if where is not None and not (outermost and depth[0]):
+                phases[where][phase] += time.perf_counter() - t
+                if current[0] is None:
+                    phases[where]["total"] += time.perf_counter() - t
+    setattr(cls, name, wrapper)
+def install():
+    # After the stages' imports (numba among them) and before any kernel runs, as in a plain run: importing
+    # numba here first would also change how the data file is read.
+    from numba.core import base, caching, dispatcher
+    timed(caching.IndexDataCacheFile, "_load_index", "index")
+    timed(caching.IndexDataCacheFile, "_load_data", "unpickle")
+    read = caching.IndexDataCacheFile._load_data
+    def sized(self, name):
+        if current[0] is not None:
+            phases[current[0]]["bytes"] += os.path.getsize(self._data_path(name))
+        return read(self, name)
+    caching.IndexDataCacheFile._load_data = sized
+    timed(caching.CompileResultCacheImpl, "rebuild", "rebuild")
+    timed(base.BaseContext, "refresh", "refresh", outermost=True)
+    first_call = dispatcher._DispatcherBase._compile_for_args
+    def compile_for_args(self, *a, **k):
+        name = self.py_func.__module__.rpartition(".")[2] + "." + self.__name__
+        outer, current[0] = current[0], name
+        t = time.perf_counter()
+        try:
+            return first_call(self, *a, **k)
+        finally:
+            phases[name]["total"] += time.perf_counter() - t
+            current[0] = outer
+    dispatcher._DispatcherBase._compile_for_args = compile_for_args
+preload = contract.preload
+def preload_then_time(spec):
+    preload(spec)
+    install()
+contract.preload = preload_then_time
+anonstudio.cli.main(sys.argv[1:])
+rows = sorted(phases.items(), key=lambda kv: -kv[1]["total"])
+print("KERNELS")
+for name, p in rows:
+    print(name, p["total"], p["refresh"], p["index"], p["unpickle"], p["rebuild"], p["bytes"] / 1024 / 1000)
+"""
+
+
+def kernel_times(data_file: Path, hierarchy: Path, m: int, workdir: Path) -> None:
+    """Each numba kernel's first call in one run of our command: seconds, and where they go."""
+    cmd = [sys.executable, "-c", KERNEL_TIMES, "kmanon", str(data_file), "--k", str(K), "--m", str(m), "--sigma", "1",
+           "--constraint", "hierarchy", "--item-hierarchy", str(hierarchy), "--seed", "1", "--quiet",
+           "--json", str(workdir / "kernels.json")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT)
+    if proc.returncode != 0 or "KERNELS" not in proc.stdout:
+        print(f"kernel times: failed: {(proc.stderr or proc.stdout).strip().splitlines()[-1:]}")
+        return
+    rows = [line.split() for line in proc.stdout.split("KERNELS", 1)[1].strip().splitlines()]
+    print(f"first calls of numba kernels, m = {m}, {data_file.name} (ms; load average {load_avg()}):")
+    print(f"  {'kernel':<48} {'first call':>10} {'registries':>10} {'index':>6} {'unpickle':>8} {'rebuild':>7} "
+          f"{'KiB':>5}")
+    total = [0.0] * 6
+    for name, *values in rows:
+        ms = [float(v) * 1000 for v in values]  # the last column: KiB of cached object read
+        total = [a + b for a, b in zip(total, ms)]
+        print(f"  {name:<48} {ms[0]:>10.1f} {ms[1]:>10.1f} {ms[2]:>6.1f} {ms[3]:>8.1f} {ms[4]:>7.1f} {ms[5]:>5.0f}")
+    label = f"{sum(not name.startswith('(') for name, *_ in rows)} kernels" + (" and the set-up" if any(
+        name.startswith("(") for name, *_ in rows) else "")
+    print(f"  {label:<48} {total[0]:>10.1f} {total[1]:>10.1f} {total[2]:>6.1f} {total[3]:>8.1f} "
+          f"{total[4]:>7.1f} {total[5]:>5.0f}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--runs", type=int, default=3, help="alternating runs per side and case (median printed)")
@@ -173,6 +311,9 @@ def main() -> int:
                     help="classpath of ARX's transactions package and the driver (or ARX_KM_CLASSPATH)")
     ap.add_argument("--java", default=shutil.which("java") or "java")
     ap.add_argument("--before", type=Path, default=None, help="another source tree whose CLI to run too")
+    ap.add_argument("--floor", action="store_true",
+                    help="also time python, import numpy, import numba and one cached numba kernel beside ARX")
+    ap.add_argument("--kernels", action="store_true", help="also print each numba kernel's first call (largest m)")
     args = ap.parse_args()
     if not args.peer_classpath:
         print("bench_arx: skipped: ARX's Apriori Anonymization is not set up (set ARX_KM_CLASSPATH or "
@@ -183,6 +324,9 @@ def main() -> int:
         return 0
     sizes = [int(x) for x in args.sizes.split(",")]
     ms = [int(x) for x in args.m.split(",")]
+    for tree in (ROOT, args.before):
+        if tree is not None:
+            byte_compile(tree)
     with tempfile.TemporaryDirectory(prefix="bench_arx_") as tmp:
         workdir = Path(tmp)
         hierarchy, files = prepare(workdir, sizes)
@@ -221,6 +365,10 @@ def main() -> int:
                 if args.before:
                     line += f" | {before[0]['xu']:.5f}, {median(before, 'seconds'):.2f}"
                 print(line, flush=True)
+        if args.kernels:
+            kernel_times(files[sizes[0]], hierarchy, max(ms), workdir)
+        if args.floor:
+            floor(args.peer_classpath, args.java, files, hierarchy, workdir, args.runs)
     return 0
 
 

@@ -30,6 +30,7 @@ from .. import __version__
 from . import commands as _commands_pkg
 from .errors import CliError
 from .interrupts import disarm, install_interrupt_handler, interrupted, reset_interrupted
+from .startup import pause_collector, resume_collector
 
 __all__ = ["main", "run", "build_parser", "rewrite_deprecated"]
 
@@ -185,9 +186,11 @@ def main(argv: list[str] | None = None) -> int:
     main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.getsignal(signal.SIGINT) if main_thread else None
     install_interrupt_handler()
+    pause_collector()  # until the command's work starts (startup.py says why)
     try:
         return _main(argv)
     finally:
+        resume_collector()
         disarm()
         if "anonstudio.parallel" in sys.modules:
             sys.modules["anonstudio.parallel"].set_connect_notice(None)
@@ -204,6 +207,9 @@ def run() -> None:
     import os
     import signal
 
+    from . import startup
+
+    startup.whole_process = True  # this process ends with the command: its start-up's objects can be frozen
     try:
         code = main()
         signal.signal(signal.SIGINT, lambda *_: os._exit(130))
@@ -258,6 +264,8 @@ def _main(argv: list[str] | None) -> int:
         return 130
     for notice in notices:
         _say(f"anonstudio-cli {args.command}: {notice}")
+    if not getattr(args, "_method", False):
+        resume_collector()  # a tool command's work starts now (a method command's once its stages are loaded)
     try:
         # Imported here, under the command's Ctrl-C handling: --help and the parser no longer import it.
         from ..parallel import set_connect_notice

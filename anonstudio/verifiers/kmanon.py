@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from scipy.special import betaincinv, comb
 
 from ..data.errors import DataFormatError
 from ..data.transactions import TransactionData
@@ -156,9 +155,43 @@ def clopper_pearson(successes: int, n: int, confidence: float) -> tuple[float, f
     # The beta quantiles by the inverse regularized incomplete beta function, which is what
     # scipy.stats.beta.ppf evaluates (the same values, bit for bit), without importing scipy.stats: that
     # import was the largest part of a small k^m command's whole process.
+    if successes == n and 0.0 < a < 1.0:
+        # Every draw passed (every passing σ = 1 check): the quantile of Beta(n, 1) is p^(1/n), which is
+        # what betaincinv computes for b = 1 (Boost's ibeta_inv: x = pow(p, 1/a) when p < q), so the same
+        # double without importing scipy.special (0.08-0.23 s after numba's own imports, at a load of 2.8).
+        return (a / 2) ** (1.0 / n), 1.0
+    from scipy.special import betaincinv
+
     lo = 0.0 if successes == 0 else float(betaincinv(successes, n - successes + 1, a / 2))
     hi = 1.0 if successes == n else float(betaincinv(successes + 1, n - successes, 1 - a / 2))
     return lo, hi
+
+
+def subsets_per_record(lengths: np.ndarray, ell: int) -> np.ndarray:
+    """``scipy.special.comb(lengths, ell)`` (floating point), the same doubles, for ``0 <= ell < 20``.
+
+    The number of ell-subsets of each record, from its length. scipy's float ``binom`` multiplies
+    ``(i + n - k) / i`` for ``i = 1..k`` with ``k`` reduced to ``n - k`` above ``n / 2``; the same products in
+    the same order here give the same bits (the tests compare them) without importing scipy.special.
+    """
+    n = np.asarray(lengths).astype(np.float64)
+    if not 0 <= ell < 20:
+        from scipy.special import comb
+
+        return comb(n, ell)
+    k = np.where((ell > n / 2) & (n > 0), n - ell, float(ell))
+    num = np.ones_like(n)
+    den = np.ones_like(n)
+    for i in range(1, ell + 1):
+        live = i <= k
+        num = np.where(live, num * ((i + n) - k), num)
+        den = np.where(live, den * i, den)
+        rescale = live & (np.abs(num) > 1e50)  # scipy's guard against overflow, kept for the same bits
+        num = np.where(rescale, num / den, num)
+        den = np.where(rescale, 1.0, den)
+    out = num / den
+    out[~((ell <= n) & (n >= 0))] = 0.0
+    return out
 
 
 def read_partition_map(path: str | Path, vocab: Sequence[str]) -> np.ndarray:
@@ -285,7 +318,7 @@ def _check_levels(data, part, ks, sigmas, m, samples, seed, confidence, exact_bu
     for ell in range(1, m + 1):
         t0 = time.perf_counter()
         progress.set((ell - 1) / m, f"verifying {ell}-itemsets")
-        weights = comb(lengths, ell)  # ell-subsets per record, vectorized (0 where shorter)
+        weights = subsets_per_record(lengths, ell)  # 0 where shorter
         total = float(weights.sum())
         if total == 0:
             points.append(KmVerifyPoint(ell, ks[ell - 1], "exact", 0, 0, 1.0, 1.0, 1.0, 0.0, sigma=sigmas[ell - 1]))

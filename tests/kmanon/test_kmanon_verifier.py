@@ -154,3 +154,44 @@ def test_cancel_while_counting_pairs_gives_an_incomplete_check():
     data = random_data(8, 300, 25, 7)
     res = verify_km(data, _random_labels(25, 9, 8), 5, 3, samples=500, seed=9, exact_budget=0, progress=CancelNow())
     assert not res.complete and [p.ell for p in res.points] == [1]
+
+
+def test_subsets_per_record_are_scipys_comb_bit_for_bit():
+    from scipy.special import comb
+
+    from anonstudio.verifiers.kmanon import subsets_per_record
+
+    lengths = np.concatenate([np.arange(0, 50_001), [10**6, 2**31, 10**9 + 7, 10**12, 2**53 - 1]]).astype(np.int64)
+    for ell in range(0, 21):  # 20 and up are scipy's own
+        ours, theirs = subsets_per_record(lengths, ell), comb(lengths, ell)
+        assert ours.dtype == theirs.dtype == np.float64
+        assert np.array_equal(ours.view(np.int64), theirs.view(np.int64)), ell
+
+
+@pytest.mark.parametrize("confidence", [0.95, 0.99, 0.999, 0.9, 0.5])
+def test_bounds_of_an_all_passing_sample_are_scipys_bit_for_bit(confidence):
+    from scipy.special import betaincinv
+
+    from anonstudio.verifiers.kmanon import clopper_pearson
+
+    a = 1.0 - confidence
+    for n in list(range(1, 3001)) + [20_000, 65_537, 10**6, 2**31 - 1]:
+        lo, hi = clopper_pearson(n, n, confidence)
+        assert hi == 1.0
+        assert lo.hex() == float(betaincinv(n, 1, a / 2)).hex(), n
+    # Any failure takes scipy's path (the same expression as before).
+    assert clopper_pearson(9, 10, confidence) == (float(betaincinv(9, 2, a / 2)), float(betaincinv(10, 1, 1 - a / 2)))
+
+
+def test_a_passing_sampled_check_imports_no_scipy_special():
+    import subprocess
+    import sys
+
+    code = ("import sys, numpy as np; from anonstudio.verifiers.kmanon import verify_km; "
+            "from tests.reference.kmanon_reference import random_data; "
+            "data = random_data(0, 300, 12, 5); "
+            "res = verify_km(data, np.zeros(12, dtype=np.int64), 1, 3, samples=500, exact_budget=0); "
+            "assert res.passed and any(p.method == 'sampling' for p in res.points); "
+            "print('scipy.special' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
