@@ -9,6 +9,7 @@ from __future__ import annotations
 import codecs
 import subprocess
 import sys
+import warnings
 from contextlib import contextmanager
 from unittest import mock
 
@@ -243,6 +244,15 @@ def test_a_line_of_white_space_is_blank_whether_or_not_its_chunk_is_plain(tmp_pa
 def test_column_names_are_the_index_pandas_makes_of_them(names):
     """The fast reader's column index, built from Arrow buffers, is ``pd.Index(names)``."""
     pd.testing.assert_index_equal(relational._text_index(names), pd.Index(names), exact=True)
+
+
+def test_column_names_follow_pandas_when_it_keeps_text_as_objects():
+    with warnings.catch_warnings():  # the option is deprecated in pandas 3, still honoured
+        warnings.simplefilter("ignore")
+        if "infer_string" not in dir(pd.options.future):
+            pytest.skip("pandas no longer has the option")
+        with pd.option_context("future.infer_string", False):
+            pd.testing.assert_index_equal(relational._text_index(["a", "b"]), pd.Index(["a", "b"]), exact=True)
 
 
 def test_a_plain_table_loads_without_pyarrows_pandas_layer(io_data):

@@ -15,6 +15,7 @@ import codecs
 import csv
 import io
 import re
+import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -216,8 +217,14 @@ def _text_index(names: list[str]) -> pd.Index:
     import pandas as pd
     import pyarrow as pa
 
+    with warnings.catch_warnings():  # the option is deprecated (pandas 3 always infers "str"), not yet gone
+        warnings.simplefilter("ignore")
+        try:
+            infers_str = bool(pd.get_option("future.infer_string"))
+        except (KeyError, pd.errors.OptionError):
+            infers_str = True
     dtype = pd.StringDtype(na_value=np.nan)  # the "str" dtype pd.Index infers for text
-    if dtype.storage != "pyarrow":
+    if not infers_str or dtype.storage != "pyarrow":
         return pd.Index(names)
     try:
         encoded = [name.encode("utf-8") for name in names]
