@@ -30,7 +30,8 @@ N alternating runs, with the load average before and after:
 
 * in one process, after a first call of each: ``load_table(adult)`` against
   ``pandas.read_csv(adult, header=None, skipinitialspace=True, na_values=["?"])``;
-* the first call in a fresh process (imports excluded), the two alternating;
+* the first call in a fresh process (imports excluded), the two alternating, with the CPU time and the
+  modules each call imported (neither should: an import in the call is a one-time cost of that side);
 * whole processes, as a user starts them: ``anonstudio-cli info adult.data``
   against ``python -c "import pandas; pandas.read_csv(...)"``, each child's
   peak resident memory read from its own resource usage.
@@ -134,6 +135,37 @@ print(json.dumps({{"first": first, "runs": runs}}))
 """
 
 
+#: One process timing the first call of one side (wall and CPU seconds) after its imports, and naming the
+#: modules the call itself imported: a module one side imports in its call is charged to it alone. The
+#: anonstudio side imports pandas too, as the loaders do where they use it.
+_FIRST = """
+import json, sys, time
+{setup}
+before = set(sys.modules)
+t0, c0 = time.perf_counter(), time.process_time()
+{call}
+seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+print(json.dumps({{"seconds": seconds, "cpu": cpu, "imported": sorted(set(sys.modules) - before)}}))
+"""
+_FIRST_SIDES = {
+    "read_csv": ("import pandas", _READ_CSV.format(pd="pandas", path=str(ADULT))),
+    "load_table": ("import pandas\nimport anonstudio.data.io\nfrom anonstudio.data.io import load_table",
+                   f"load_table({str(ADULT)!r})"),
+}
+
+
+def _first_call(tree: Path, side: str) -> dict:
+    """Seconds, CPU seconds and modules imported of one side's first call in a fresh process."""
+    import json
+
+    setup, call = _FIRST_SIDES[side]
+    out = subprocess.run([sys.executable, "-c", _FIRST.format(setup=setup, call=call)], env=_env(tree), cwd=tree,
+                         capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    if out.returncode:
+        raise SystemExit(f"{side}: {(out.stderr.strip().splitlines() or ['no output'])[-1]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def _load_average() -> str:
     return " ".join(f"{x:.1f}" for x in os.getloadavg())
 
@@ -169,21 +201,22 @@ def adult_ratios(tree: Path, repeat: int) -> None:
     print(_median_line("pandas.read_csv", rc))
     print(_median_line("load_table", lt))
     print(f"  ratio of medians: {statistics.median(lt) / statistics.median(rc):.2f}x")
-    firsts: dict[str, list[float]] = {"read_csv": [], "load_table": []}
+    firsts: dict[str, list[dict]] = {"read_csv": [], "load_table": []}
     for _ in range(repeat):
         for name in firsts:
-            if name == "read_csv":
-                result = probe(SETUP["pandas"], _READ_CSV.format(pd="pd", path=str(ADULT)), tree)
-            else:  # imports as the "load adult" case's, without warming the kernels (a table load needs none)
-                result = probe("import anonstudio.data.io\nimport pandas",
-                               f"from anonstudio.data.io import load_table\nload_table({str(ADULT)!r})", tree)
-            if "error" in result:
-                raise SystemExit(f"{name}: {result['error']}")
-            firsts[name].append(result["seconds"])
+            firsts[name].append(_first_call(tree, name))
     print(f"the first call in a fresh process (imports excluded), {repeat} alternating processes:")
-    print(_median_line("pandas.read_csv", firsts["read_csv"]))
-    print(_median_line("load_table", firsts["load_table"]))
-    print(f"  ratio of medians: {statistics.median(firsts['load_table']) / statistics.median(firsts['read_csv']):.2f}x")
+    for name, label in (("read_csv", "pandas.read_csv"), ("load_table", "load_table")):
+        runs = firsts[name]
+        imported = sorted({m for r in runs for m in r["imported"]})
+        print(_median_line(label, [r["seconds"] for r in runs])
+              + f"   CPU median {statistics.median(r['cpu'] for r in runs) * 1000:.1f} ms"
+              + f"   modules imported by the call: {', '.join(imported) or 'none'}")
+    ratio = statistics.median(r["seconds"] for r in firsts["load_table"]) / \
+        statistics.median(r["seconds"] for r in firsts["read_csv"])
+    cpu_ratio = statistics.median(r["cpu"] for r in firsts["load_table"]) / \
+        statistics.median(r["cpu"] for r in firsts["read_csv"])
+    print(f"  ratio of medians: {ratio:.2f}x (CPU {cpu_ratio:.2f}x)")
     cli = Path(sys.executable).with_name("anonstudio-cli")
     info = [str(cli)] if cli.exists() else [sys.executable, "-m", "anonstudio.cli"]
     argvs = {"python -c read_csv": [sys.executable, "-c",

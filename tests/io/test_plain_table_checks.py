@@ -16,7 +16,7 @@ def _texts(seed: int, pieces: list[str], n: int = 6000):
         yield ("," + " " * 70 + "01") if i % 997 == 0 else text  # a long run of spaces: the expression decides
 
 
-@pytest.mark.parametrize("block", [None, 3])  # 3: every pair and its neighbours cross blocks
+@pytest.mark.parametrize("block", [None, 1, 3])  # 1, 3: every pair and its neighbours cross blocks
 def test_leading_zero_check_agrees_with_the_expression(monkeypatch, block):
     if block is not None:
         monkeypatch.setattr(fastcsv, "_SCAN_BLOCK", block)
@@ -63,7 +63,7 @@ def test_a_column_of_numbers_is_tested_as_each_value_is():
         assert all_numbers(values) == all(is_number(v) for v in values), values
 
 
-@pytest.mark.parametrize("block", [None, 3])
+@pytest.mark.parametrize("block", [None, 1, 3])
 def test_trailing_space_check_agrees_with_the_expression(monkeypatch, block):
     if block is not None:
         monkeypatch.setattr(fastcsv, "_SCAN_BLOCK", block)
@@ -72,6 +72,23 @@ def test_trailing_space_check_agrees_with_the_expression(monkeypatch, block):
         for sep in (",", ";", "\t"):
             expected = re.search(rb" (?:" + re.escape(sep.encode()) + rb"|\n|$)", raw) is not None
             assert fastcsv.has_trailing_space(raw, sep) == expected, (text, sep)
+
+
+@pytest.mark.parametrize("block", [None, 1, 3])
+def test_both_field_checks_in_one_pass_agree_with_the_expressions(monkeypatch, block):
+    """``scan_fields`` looking for both at once (a table with number and text columns) finds what each
+    expression finds."""
+    if block is not None:
+        monkeypatch.setattr(fastcsv, "_SCAN_BLOCK", block)
+    pieces = ["0", "1", "9", " ", ",", "\n", "-", ".", "a", "\t", "00", "é", "  "]
+    for text in _texts(7, pieces, n=3000):
+        raw = text.encode("utf-8")
+        for sep in (",", "\t"):
+            spaces = re.escape(bytes(b for b in SPACES if chr(b) != sep))
+            zero = rb"(?:^|" + re.escape(sep.encode()) + rb")[" + spaces + rb"]*[+-]?0\d"
+            space = rb" (?:" + re.escape(sep.encode()) + rb"|\n|$)"
+            expected = (re.search(zero, raw, re.M) is not None, re.search(space, raw) is not None)
+            assert fastcsv.scan_fields(raw, sep) == expected, (text, sep)
 
 
 @pytest.mark.parametrize("block", [None, 3])

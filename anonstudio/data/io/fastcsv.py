@@ -164,29 +164,39 @@ def scan_fields(raw: bytes, sep: str, *, zeros: bool = True, spaces: bool = True
 
     A leading zero (``007``, after white space and a sign): the exact reader keeps a column holding such a
     code as text (reading it as 7 would merge ``007`` and ``07``); pandas reads it as a number. Each ``0``
-    followed by a digit is found by comparisons; those that follow a digit or a point are inside a number and
-    dropped; the few left are walked back over a sign and white space to a separator, a line end or the start.
+    followed by a digit and not preceded by one is found by comparisons (a zero inside a number, as in
+    ``205019``, is common; one starting a number rare, so a block usually ends with one ``any``); those left
+    after a point are dropped and the others walked back over a sign and white space to a separator, a line
+    end or the start.
 
     A trailing space (before a separator, a line end or the end): pandas drops the spaces that start a field,
     not those that end it; the exact reader strips both.
     """
     a = np.frombuffer(raw, dtype=np.uint8)
     spaced = spaces and raw.endswith(b" ")
-    if len(a) < 2 or not (zeros or spaces):
+    n = len(a)
+    if n < 2 or not (zeros or spaces):
         return False, spaced
-    found = []
-    end = len(a) - 1  # a zero needs a byte after it, a space a byte after it too
     zero = np.uint8(ord("0"))
-    for start in range(0, end, _SCAN_BLOCK):
-        stop = min(start + _SCAN_BLOCK, end)
-        after = a[start + 1:stop + 1]
+    # Every test on the block's bytes minus "0" (wrapping around): a digit is below 10, and the bytes looked for
+    # are compared as they read after the subtraction.
+    space, separator, line_end = (np.uint8((ord(c) - ord("0")) % 256) for c in (" ", sep, "\n"))
+    found = []
+    if zeros and raw[0] == ord("0") and raw[1:2].isdigit():  # the first byte has none before it
+        found.append(np.zeros(1, dtype=np.intp))
+    if spaces and not spaced and raw[0] == ord(" ") and raw[1] in (ord(sep), ord("\n")):
+        spaced = True
+    # Bytes 1 .. n-2 (each with a byte before and after it), a block at a time.
+    for start in range(1, n - 1, _SCAN_BLOCK):
+        stop = min(start + _SCAN_BLOCK, n - 1)
+        digit = a[start - 1:stop + 1] - zero
+        here, after = digit[1:-1], digit[2:]
         if zeros:
-            digit = a[start:stop + 1] - zero  # a digit is below 10 (bytes wrap around)
-            at = np.flatnonzero((digit[:-1] == 0) & (digit[1:] < 10))
-            if len(at):
-                found.append(at + start)
+            starts = (here == 0) & (after < 10) & (digit[:-2] >= 10)
+            if starts.any():
+                found.append(np.flatnonzero(starts) + start)
         if spaces and not spaced:
-            spaced = bool(((a[start:stop] == ord(" ")) & ((after == ord(sep)) | (after == ord("\n")))).any())
+            spaced = bool(((here == space) & ((after == separator) | (after == line_end))).any())
     return bool(found) and _starts_a_field(a, np.concatenate(found), sep), spaced
 
 
