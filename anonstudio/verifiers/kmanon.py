@@ -252,23 +252,28 @@ def verify_km(
     ks = [int(k)] * m if np.isscalar(k) else [int(v) for v in k][:m]
     sigmas = [float(sigma)] * m if np.isscalar(sigma) else [float(v) for v in sigma][:m]
     lengths = np.diff(data.indptr)
-    # Own posting lists: records of each item, records of each partition. Built
-    # in kernels that release the GIL, since the GUI runs this check on a worker
-    # thread (a sort-based build held the GIL for seconds at a million people).
-    # Records are numbered longest first in these lists (the counts stop at a cap, and the
-    # longest records hold most itemsets); the draws pick records in data order.
-    visit = longest_first(data.indptr)
-    post_indptr, post_records = records_of_lists_in_order(data.n_items, data.indptr, data.indices,
-                                                          np.arange(data.n_items, dtype=np.int64), visit)
-    part_indptr, part_records = records_of_lists_in_order(n_parts, data.indptr, data.indices, part, visit)
-    del visit
     points: list[KmVerifyPoint] = []
-    # Draws and counts run on the thread budget: each batch of uniforms is cut into one slice per
-    # thread and the slices are joined where one pass would have stopped, so the itemsets drawn
-    # (and every number of the check) do not depend on the number of threads.
+    # Everything runs on the thread budget: the lists are built in ranges of records, the pair table in
+    # ranges of records with a table each, and each batch of uniforms is drawn in one slice per thread,
+    # the slices joined where one pass would have stopped. So the itemsets drawn (and every number of the
+    # check) do not depend on the number of threads.
     workers = budget.available()  # the whole budget: the numbers do not depend on it
     with contextlib.ExitStack() as stack:
         pool = stack.enter_context(budget.pool(workers, "km-verify")) if workers > 1 else None
+        # Own posting lists: records of each item, records of each partition. Built in kernels that
+        # release the GIL, since the GUI runs this check on a worker thread (a sort-based build held the
+        # GIL for seconds at a million people). Records are numbered longest first in these lists (the
+        # counts stop at a cap, and the longest records hold most itemsets); the draws pick records in
+        # data order.
+        visit = longest_first(data.indptr)
+        # several ranges of records per thread: a thread that finishes early takes the next one
+        pieces, run = (4 * workers, functools.partial(_map, pool)) if pool is not None else (1, map)
+        post_indptr, post_records = records_of_lists_in_order(data.n_items, data.indptr, data.indices,
+                                                              np.arange(data.n_items, dtype=np.int64), visit,
+                                                              pieces, run)
+        part_indptr, part_records = records_of_lists_in_order(n_parts, data.indptr, data.indices, part, visit,
+                                                              pieces, run)
+        del visit
         complete = _check_levels(data, part, ks, sigmas, m, samples, seed, confidence, exact_budget, progress,
                                  lengths, post_indptr, post_records, part_indptr, part_records, pool, workers,
                                  points)
@@ -306,13 +311,13 @@ def _check_levels(data, part, ks, sigmas, m, samples, seed, confidence, exact_bu
             points.append(dataclasses.replace(_exact_point(data, gen_sets, ell, ks[ell - 1], t0),
                                               sigma=sigmas[ell - 1]))
             continue
-        rng = np.random.default_rng(derive_seed(seed, "km-verify", ell))
+        stream = _Uniforms(derive_seed(seed, "km-verify", ell), ell + 2)
         cum = np.cumsum(weights)
         guide = guide_table(cum)
         # Pairs: a table of every pair's support (3.4 MB for 1,303 towers) when the items are few enough;
         # its pass over the records' pairs costs far less than the lists' intersections it replaces.
         small = ell == 2 and data.n_items * (data.n_items - 1) // 2 <= _PAIR_TABLE_CELLS and total <= _PAIR_TABLE_WORK
-        pairs = _pair_table(data, total, progress) if small else np.zeros(0, dtype=np.int32)
+        pairs = _pair_table(data, cum, progress, pool, workers) if small else np.zeros(0, dtype=np.int32)
         if pairs is None:
             return False
         out = np.empty((samples, ell), dtype=np.int64)
@@ -320,9 +325,9 @@ def _check_levels(data, part, ks, sigmas, m, samples, seed, confidence, exact_bu
         cap = samples * 2000
         while got < samples and used < cap:
             batch = max(1024, 2 * (samples - got))
-            uniforms = rng.random((batch, ell + 2))
-            n, rows = _draw(pool, workers, uniforms, cum, guide, data, post_indptr, post_records, ell, out[got:],
-                            samples - got, pairs)
+            n, rows = _draw(pool, workers, stream, batch, cum, guide, data, post_indptr, post_records, ell,
+                            out[got:], samples - got, pairs)
+            stream.skip(batch)
             got += n
             used += rows
             progress.set((ell - 1 + got / samples) / m, f"verifying {ell}-itemsets: {got:,}/{samples:,}")
@@ -345,15 +350,40 @@ def _check_levels(data, part, ks, sigmas, m, samples, seed, confidence, exact_bu
     return complete
 
 
-def _pair_table(data: TransactionData, pairs_in_records: float, progress: Progress) -> np.ndarray | None:
-    """Every pair's support (:func:`pair_supports`), counted in chunks of records; None if cancelled."""
-    table = np.zeros(data.n_items * (data.n_items - 1) // 2, dtype=np.int32)
-    # about 50 million pair increments per chunk: well under a second
-    chunk = max(1, int(data.n_records * 5e7 / max(pairs_in_records, 1.0)))
-    for lo in range(0, data.n_records, chunk):
-        pair_supports(data.indptr, data.indices, table, lo, min(lo + chunk, data.n_records))
-        if progress.cancelled():
-            return None
+#: Most memory for the pair tables of the threads beyond the first (each counts a range of records).
+_PAIR_TABLE_SPARE_BYTES = 128 << 20
+
+
+def _pair_table(data: TransactionData, cum_pairs: np.ndarray, progress: Progress, pool, workers: int
+                ) -> np.ndarray | None:
+    """Every pair's support (:func:`pair_supports`), counted in chunks of records; None if cancelled.
+
+    ``cum_pairs``: the records' cumulative numbers of pairs. On several threads the records are cut into
+    ranges of about equal pairs, each counted into a table of its own (while the spare tables fit in
+    :data:`_PAIR_TABLE_SPARE_BYTES`), and the tables are added: integer sums, the same in any order.
+    """
+    cells = data.n_items * (data.n_items - 1) // 2
+    tables = max(1, min(workers, 1 + _PAIR_TABLE_SPARE_BYTES // max(4 * cells, 1), data.n_records))
+    total = float(cum_pairs[-1]) if len(cum_pairs) else 0.0
+    bounds = [0] + [int(np.searchsorted(cum_pairs, total * i / tables, side="right")) for i in range(1, tables)]
+    bounds.append(data.n_records)
+    parts = [np.zeros(cells, dtype=np.int32) for _ in range(tables)]
+    # about 50 million pair increments per chunk: well under a second between two looks at a cancel
+    chunk = max(1, int(data.n_records * 5e7 / max(total, 1.0)))
+
+    def count(i: int) -> bool:
+        for lo in range(bounds[i], bounds[i + 1], chunk):
+            pair_supports(data.indptr, data.indices, parts[i], lo, min(lo + chunk, bounds[i + 1]))
+            if progress.cancelled():
+                return False
+        return True
+
+    done = list(_map(pool, count, range(tables)))
+    if not all(done) or progress.cancelled():
+        return None
+    table = parts[0]
+    for other in parts[1:]:
+        table += other
     return table
 
 
@@ -372,21 +402,42 @@ def _map(pool, fn, items):
     return map(fn, items) if pool is None else pool.map(fn, items)
 
 
-def _draw(pool, workers, uniforms, cum, guide, data, post_indptr, post_records, ell, out, want,
-          pairs) -> tuple[int, int]:
-    """Accept up to ``want`` itemsets from the rows of ``uniforms`` in order; (accepted, rows used).
+class _Uniforms:
+    """The uniforms of one level: rows of ``width`` doubles of ``np.random.default_rng(seed)``'s stream.
 
-    The rows are cut into one slice per thread; slice ``i`` stops after ``want`` acceptances of its
-    own. Joined in order, the first ``want`` acceptances and the row of the last one are exactly what
-    a single pass over all rows gives.
+    Any rows can be drawn from their place in the stream (PCG64 advanced past the doubles before them:
+    ``random`` takes one 64-bit draw per double), so the slices of a batch are drawn by the threads that
+    use them, and the numbers are those of one ``random((rows, width))`` call after another.
     """
-    spans = _spans(len(uniforms), workers)
+
+    def __init__(self, seed: int, width: int):
+        self.seed, self.width, self.at = seed, width, 0
+
+    def rows(self, lo: int, hi: int) -> np.ndarray:
+        """Rows ``lo..hi-1`` after the ones skipped so far."""
+        bits = np.random.PCG64(self.seed)
+        bits.advance((self.at + lo) * self.width)
+        return np.random.Generator(bits).random((hi - lo, self.width))
+
+    def skip(self, rows: int) -> None:
+        self.at += rows
+
+
+def _draw(pool, workers, stream: _Uniforms, batch: int, cum, guide, data, post_indptr, post_records, ell, out, want,
+          pairs) -> tuple[int, int]:
+    """Accept up to ``want`` itemsets from the next ``batch`` rows of ``stream`` in order; (accepted, rows used).
+
+    The rows are cut into one slice per thread, each drawn and tried by its thread; slice ``i`` stops
+    after ``want`` acceptances of its own. Joined in order, the first ``want`` acceptances and the row of
+    the last one are exactly what a single pass over all rows gives.
+    """
+    spans = _spans(batch, workers)
     outs = [np.empty((want, ell), dtype=np.int64) for _ in spans]
     at = [np.empty(want, dtype=np.int64) for _ in spans]
 
     def one(i: int) -> tuple[int, int]:
         lo, hi = spans[i]
-        n, rows = draw_uniform_itemsets(uniforms[lo:hi], cum, guide, data.indptr, data.indices, post_indptr,
+        n, rows = draw_uniform_itemsets(stream.rows(lo, hi), cum, guide, data.indptr, data.indices, post_indptr,
                                         post_records, ell, outs[i], want, at[i], pairs)
         return int(n), int(rows)
 
@@ -398,4 +449,4 @@ def _draw(pool, workers, uniforms, cum, guide, data, post_indptr, post_records, 
         got += take
         if got == want:
             return got, spans[i][0] + int(at[i][take - 1]) + 1
-    return got, len(uniforms)
+    return got, batch
