@@ -56,7 +56,8 @@ INFORMS = BENCH_DATA / "informs"
 # --------------------------------------------------------------------------- workloads
 # Each workload is ``setup(quick, threads) -> body``: setup loads data, compiles kernels and runs
 # whatever the stage needs first (untimed); ``body()`` is the timed work and returns a dict of facts
-# printed with ``-v`` (they must not depend on the thread count: the table says when they do).
+# printed with ``-v`` (they must not depend on the thread count: the table says when they do). Facts whose
+# name starts with "_" are timings of the stage's parts, printed with ``-v`` and never compared.
 
 
 def _cached(key: str, make: Callable):
@@ -141,7 +142,10 @@ def kmanon_trials(quick: bool, threads: int):
     def body():
         res = kmanonymize(data, FreeMerge(), params)
         labels = hashlib.sha256(res.final.labels.tobytes()).hexdigest()[:12]
-        return {"complete": res.complete, "labels": labels, "error": res.final.error}
+        # each trial's seconds and samples drawn per level: trials of different seeds differ in length
+        return {"complete": res.complete, "labels": labels, "error": res.final.error,
+                "_trial_s": [round(t.seconds, 2) for t in res.trials],
+                "samples": [[lv.samples for lv in t.levels] for t in res.trials]}
     return body
 
 
@@ -176,8 +180,12 @@ def kmanon_verify(quick: bool, threads: int):
               samples=200, seed=2)
 
     def body():
+        t0 = time.perf_counter()
         check = verify_km(data, labels, 20, 3, samples=20_000, seed=2, sigma=0.99)
-        return {"passed": check.passed, "check": _digest(check)}
+        levels = [round(p.seconds, 3) for p in check.points]
+        # the lists (built before the first level) and each level's seconds (ℓ = 2 includes its pair table)
+        return {"passed": check.passed, "check": _digest(check),
+                "_lists_s": round(time.perf_counter() - t0 - sum(levels), 3), "_level_s": levels}
     return body
 
 
@@ -480,7 +488,8 @@ def run_stage(stage: Stage, counts: list[int], repeats: int, quick: bool, verbos
            "process_cpu": sum(r.get("process_cpu", 0.0) for t in counts for r in runs[t])}
     for t in counts:
         row[t] = {key: statistics.median(r[key] for r in runs[t]) for key in ("wall", "cpu", "peak_mib")}
-    facts = {json.dumps(r["facts"], sort_keys=True) for t in counts for r in runs[t]}
+    facts = {json.dumps({k: v for k, v in r["facts"].items() if not k.startswith("_")}, sort_keys=True)
+             for t in counts for r in runs[t]}
     row["same_facts"] = len(facts) == 1
     return row
 
