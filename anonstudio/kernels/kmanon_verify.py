@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 __all__ = [
-    "pair_supports", "list_bitsets", "count_up_to_bits", "count_up_to", "draw_uniform_itemsets",
+    "pair_supports", "list_bitsets", "fill_list_bitsets", "count_up_to_bits", "count_up_to", "draw_uniform_itemsets",
     "generalized_supports", "records_of_lists", "records_of_lists_in_order", "count_list_records",
     "fill_list_records", "longest_first", "guide_table",
 ]
@@ -223,14 +223,32 @@ def draw_uniform_itemsets(uniforms, cum_weights, guide, indptr, indices, post_in
 
 
 @njit(nogil=True, cache=True)
-def list_bitsets(lists_indptr, lists, n_records):
-    """One row of bits over the records per list (bit ``u`` of row ``g``: record ``u`` is in list ``g``)."""
-    n_lists = lists_indptr.shape[0] - 1
-    bits = np.zeros((n_lists, (n_records + 63) // 64), dtype=np.uint64)
-    for g in range(n_lists):
+def fill_list_bitsets(lists_indptr, lists, g_start, g_stop, bits):
+    """Set bit ``u`` of row ``g`` for each record ``u`` of list ``g``, lists ``g_start..g_stop-1``."""
+    for g in range(g_start, g_stop):
         for t in range(lists_indptr[g], lists_indptr[g + 1]):
             u = lists[t]
             bits[g, u >> 6] |= np.uint64(1) << np.uint64(u & 63)
+
+
+def list_bitsets(lists_indptr, lists, n_records, pieces=1, run=map):
+    """One row of bits over the records per list (bit ``u`` of row ``g``: record ``u`` is in list ``g``).
+
+    The rows are filled in ``pieces`` ranges of lists of about equal entries by
+    one call of ``run(function, range(pieces))`` (``map`` or a thread pool's).
+    """
+    n_lists = len(lists_indptr) - 1
+    bits = np.zeros((n_lists, (n_records + 63) // 64), dtype=np.uint64)
+    pieces = max(1, min(int(pieces), n_lists))
+    total = lists_indptr[-1] if n_lists else 0
+    bounds = [0] + [int(np.searchsorted(lists_indptr, total * i / pieces, side="right")) - 1
+                    for i in range(1, pieces)] + [n_lists]
+    bounds = np.maximum.accumulate(np.clip(bounds, 0, n_lists)).tolist()
+
+    def fill(i):
+        fill_list_bitsets(lists_indptr, lists, bounds[i], bounds[i + 1], bits)
+
+    list(run(fill, range(pieces)))
     return bits
 
 

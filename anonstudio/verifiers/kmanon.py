@@ -290,14 +290,15 @@ def _check_levels(data, part, ks, sigmas, m, samples, seed, confidence, exact_bu
     for ell in range(1, m + 1):
         t0 = time.perf_counter()
         progress.set((ell - 1) / m, f"verifying {ell}-itemsets")
-        weights = comb(lengths, ell)  # ell-subsets per record, vectorized (0 where shorter)
+        # ell-subsets per record (0 where shorter): comb of each length once, then looked up (the same values)
+        weights = comb(np.arange(int(lengths.max(initial=0)) + 1), ell)[lengths]
         total = float(weights.sum())
         if total == 0:
             points.append(KmVerifyPoint(ell, ks[ell - 1], "exact", 0, 0, 1.0, 1.0, 1.0, 0.0, sigma=sigmas[ell - 1]))
             continue
         if ell == 1:
             # Omega^1 is the set of occurring items; a partition's support is its record count.
-            occurring = np.flatnonzero(np.bincount(data.indices, minlength=data.n_items) > 0)
+            occurring = np.flatnonzero(np.diff(post_indptr) > 0)  # items with records
             supp = np.diff(part_indptr)[part[occurring]]
             ok = int((supp >= ks[0]).sum())
             frac = ok / len(occurring) if len(occurring) else 1.0
@@ -337,7 +338,8 @@ def _check_levels(data, part, ks, sigmas, m, samples, seed, confidence, exact_bu
         supports = np.empty(got, dtype=np.int64)
         if part_bits is None:
             fits = len(part_indptr) - 1 > 0 and (len(part_indptr) - 1) * (data.n_records + 63) // 8 <= _PART_BITS_BYTES
-            part_bits = (list_bitsets(part_indptr, part_records, data.n_records) if fits
+            part_bits = (list_bitsets(part_indptr, part_records, data.n_records, workers, functools.partial(_map, pool))
+                         if fits
                          else np.zeros((0, 0), dtype=np.uint64))
         list(_map(pool, functools.partial(_count_span, out, part, part_indptr, part_records, part_bits, ks[ell - 1],
                                           supports), _spans(got, workers)))

@@ -88,10 +88,11 @@ def test_verifier_lists_hold_each_record_once_in_order():
 
 
 def test_lists_built_in_ranges_of_records_on_threads_are_the_lists_built_in_one():
-    """Each range of record numbers is counted and written by a task of its own; the lists do not change."""
+    """Each range of record numbers is counted and written by a task of its own, each range of lists' bitsets
+    filled by one: the lists and bitsets do not change."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from anonstudio.kernels.kmanon_verify import longest_first, records_of_lists_in_order
+    from anonstudio.kernels.kmanon_verify import list_bitsets, longest_first, records_of_lists_in_order
 
     rng = np.random.default_rng(11)
     records = [sorted(rng.choice(12, size=rng.integers(0, 8), replace=False).tolist()) for _ in range(300)]
@@ -103,10 +104,15 @@ def test_lists_built_in_ranges_of_records_on_threads_are_the_lists_built_in_one(
     expected = partition_records([records[u] for u in visit], part)  # numbered in visiting order
     for p in range(5):
         assert one[one_indptr[p]:one_indptr[p + 1]].tolist() == expected.get(p, [])
+    bits = list_bitsets(one_indptr, one, 300)
+    for p in range(5):
+        rows = np.flatnonzero(np.unpackbits(bits[p].view(np.uint8), bitorder="little")[:300])
+        assert rows.tolist() == expected.get(p, [])
     with ThreadPoolExecutor(3) as pool:
         for pieces in (2, 3, 7, 300, 1000):
             got_indptr, got = records_of_lists_in_order(5, indptr, indices, part, visit, pieces, pool.map)
             assert np.array_equal(got_indptr, one_indptr) and np.array_equal(got, one)
+            assert np.array_equal(list_bitsets(one_indptr, one, 300, pieces, pool.map), bits)
 
 
 def test_longest_first_is_a_stable_sort_by_length_descending():
