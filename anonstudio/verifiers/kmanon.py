@@ -322,19 +322,14 @@ def _check_levels(data, part, ks, sigmas, m, samples, seed, confidence, exact_bu
         if pairs is None:
             return False
         out = np.empty((samples, ell), dtype=np.int64)
-        got = used = 0
-        cap = samples * 2000
-        while got < samples and used < cap:
-            batch = max(1024, 2 * (samples - got))
-            n, rows = _draw(pool, workers, stream, batch, cum, guide, data, post_indptr, post_records, ell,
-                            out[got:], samples - got, pairs)
-            stream.skip(batch)
-            got += n
-            used += rows
+
+        def report(got: int, ell: int = ell) -> bool:
             progress.set((ell - 1 + got / samples) / m, f"verifying {ell}-itemsets: {got:,}/{samples:,}")
-            if progress.cancelled():
-                complete = False
-                break
+            return progress.cancelled()
+
+        got, used, cancelled = _draw_level(pool, workers, stream, samples, samples * _PROPOSALS_PER_SAMPLE, cum,
+                                           guide, data, post_indptr, post_records, ell, pairs, out, report)
+        complete = complete and not cancelled
         supports = np.empty(got, dtype=np.int64)
         if part_bits is None:
             fits = len(part_indptr) - 1 > 0 and (len(part_indptr) - 1) * (data.n_records + 63) // 8 <= _PART_BITS_BYTES
@@ -426,12 +421,13 @@ class _Uniforms:
 
 
 def _draw(pool, workers, stream: _Uniforms, batch: int, cum, guide, data, post_indptr, post_records, ell, out, want,
-          pairs) -> tuple[int, int]:
+          pairs, rows_of) -> tuple[int, int]:
     """Accept up to ``want`` itemsets from the next ``batch`` rows of ``stream`` in order; (accepted, rows used).
 
     The rows are cut into one slice per thread, each drawn and tried by its thread; slice ``i`` stops
     after ``want`` acceptances of its own. Joined in order, the first ``want`` acceptances and the row of
-    the last one are exactly what a single pass over all rows gives.
+    the last one are exactly what a single pass over all rows gives. ``rows_of`` receives the row (from
+    the first of the batch) of each acceptance.
     """
     spans = _spans(batch, workers)
     outs = [np.empty((want, ell), dtype=np.int64) for _ in spans]
@@ -448,7 +444,63 @@ def _draw(pool, workers, stream: _Uniforms, batch: int, cum, guide, data, post_i
     for i, (n, _rows) in enumerate(results):
         take = min(n, want - got)
         out[got:got + take] = outs[i][:take]
+        rows_of[got:got + take] = spans[i][0] + at[i][:take]
         got += take
         if got == want:
-            return got, spans[i][0] + int(at[i][take - 1]) + 1
+            return got, int(rows_of[got - 1]) + 1
     return got, batch
+
+
+#: Most proposals a sampled level tries, per itemset asked for (acceptance rates below 1 in 2,000 stop there).
+_PROPOSALS_PER_SAMPLE = 2000
+#: Most rows of uniforms drawn in one round on the threads (15 MB of doubles at ℓ = 5).
+_ROUND_ROWS = 1 << 18
+
+
+def _draw_level(pool, workers, stream: _Uniforms, samples: int, cap: int, cum, guide, data, post_indptr, post_records,
+                ell, pairs, out, report) -> tuple[int, int, bool]:
+    """Draw ``samples`` itemsets of one level into ``out``; (accepted, proposals, cancelled).
+
+    The numbers are those of a loop over batches of ``max(1024, 2 (samples - accepted))`` rows, one after
+    the other, that stops at the ``samples``-th acceptance, or before a batch that would start at
+    ``cap`` proposals or later. Rows are drawn here in rounds of the size the acceptance rate so far
+    says is still needed (a few rounds a level instead of a hundred short ones, each a wait for the
+    slowest thread): the acceptances and their rows do not depend on how rows are grouped, and where
+    those batches would have started is recomputed from the rows of the acceptances, so the cap stops
+    the draw at the same proposal. ``report(accepted)`` after each round says whether to stop (cancel).
+    """
+    if samples <= 0:
+        return 0, 0, False
+    rows_of = np.empty(samples, dtype=np.int64)  # the row of each acceptance
+    got = done = 0  # acceptances, and rows tried (every row before ``done``)
+    start = 0  # where the batch holding row ``done`` starts
+    while True:
+        want = samples - got
+        if done == 0:
+            size = max(1024, 2 * want)
+        elif got == 0:
+            size = 2 * done
+        else:
+            size = int(want * done / got * 1.02) + 1024
+        size = min(size, _ROUND_ROWS)
+        n, rows = _draw(pool, workers, stream, size, cum, guide, data, post_indptr, post_records, ell, out[got:],
+                        want, pairs, rows_of[got:])
+        stream.skip(size)
+        rows_of[got:got + n] += done
+        got += n
+        done += rows
+        # Walk over the batches the rows tried have finished (every row tried, and the samples-th
+        # acceptance not in it): the next one starts after each, unless it would start at the cap.
+        last = int(rows_of[samples - 1]) if got == samples else done
+        while True:
+            if start >= cap:
+                accepted = int(np.searchsorted(rows_of[:got], start))
+                return accepted, start, False
+            following = start + max(1024, 2 * (samples - int(np.searchsorted(rows_of[:got], start))))
+            if following > last:
+                break
+            start = following
+        if got == samples:
+            return got, done, False
+        if report(got):
+            return got, done, True

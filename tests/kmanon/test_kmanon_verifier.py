@@ -169,6 +169,54 @@ def test_check_is_the_same_on_one_thread_or_several(threads):
     assert any(k_anon < n for _, n, k_anon, _ in runs[0])  # some itemsets fail: the counts are informative
 
 
+def _batch_by_batch(data, ell, samples, seed, cap):
+    """(accepted, proposals) of the check's draw as one loop over batches of ``max(1024, 2 (samples - accepted))``
+    rows of ``default_rng``, stopping at the last acceptance or before a batch that would start at ``cap``."""
+    from scipy.special import comb
+
+    from anonstudio.jobs import derive_seed
+    from anonstudio.kernels.kmanon_verify import records_of_lists
+
+    post_indptr, post_records = records_of_lists(data.n_items, data.indptr, data.indices, np.arange(data.n_items))
+    cum = np.cumsum(comb(np.diff(data.indptr), ell))
+    rng = np.random.default_rng(derive_seed(seed, "km-verify", ell))
+    got = used = 0
+    out = np.empty((samples, ell), dtype=np.int64)
+    while got < samples and used < cap:
+        batch = max(1024, 2 * (samples - got))
+        n, rows = draw_uniform_itemsets(rng.random((batch, ell + 2)), cum, guide_table(cum), data.indptr,
+                                        data.indices, post_indptr, post_records, ell, out[got:], samples - got,
+                                        np.empty(samples, np.int64), np.zeros(0, np.int32))
+        used += batch if got + n < samples else rows
+        got += n
+    return got, used
+
+
+@pytest.mark.parametrize(("per_sample", "capped"), [(2000, 0), (6, 1), (2, 2)])
+def test_draws_in_rounds_stop_where_the_batches_would(monkeypatch, per_sample, capped):
+    """Rounds of any size on any number of threads accept the itemsets, and stop at the proposal, of one loop over
+    batches, also where the cap on proposals stops it (at 6 proposals per sample, after a few batches of ℓ = 2; at
+    2, after the first batch of ℓ = 2 and of ℓ = 3)."""
+    import anonstudio.verifiers.kmanon as verifier
+    from anonstudio.parallel import budget
+
+    data = random_data(13, 400, 30, 8)
+    labels = _random_labels(30, 8, 13)
+    monkeypatch.setattr(verifier, "_PROPOSALS_PER_SAMPLE", per_sample)
+    expected = [_batch_by_batch(data, ell, 700, 5, 700 * per_sample) for ell in (2, 3, 4)]
+    assert [got < 700 for got, _ in expected] == [True] * capped + [False] * (3 - capped)
+    runs = []
+    for rows, threads in ((verifier._ROUND_ROWS, 1), (1500, 1), (1500, 3), (333, 2)):
+        monkeypatch.setattr(verifier, "_ROUND_ROWS", rows)
+        with budget.limit(threads):
+            res = verify_km(data, labels, 5, 4, samples=700, seed=5, exact_budget=0)
+        assert [(p.itemsets, p.proposals) for p in res.points[1:]] == expected
+        runs.append(res.to_json()["levels"])
+    for levels in runs:
+        assert [{k: v for k, v in p.items() if k != "seconds"} for p in levels] == \
+            [{k: v for k, v in p.items() if k != "seconds"} for p in runs[0]]
+
+
 def test_pair_table_holds_every_pair_support_and_decides_as_the_lists_do(monkeypatch):
     import itertools
 
