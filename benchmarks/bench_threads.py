@@ -14,7 +14,10 @@ alternate 1, 2, 1, 2, 1, 2 threads and the table gives the medians of three:
 * peak RSS: the process's high-water mark (``ru_maxrss``), loading included.
 
 The load average is printed beside the table: on a busy machine the ratio is
-depressed (the second thread competes with other processes).
+depressed (the second thread competes with other processes). The first stage,
+``calibration``, is a pure compute loop split over the threads: its ratio is what
+2 threads can give on the machine at that moment (about 2 when idle), the ceiling
+to read the other rows against.
 
 Usage::
 
@@ -409,6 +412,29 @@ def group_verify(quick: bool, threads: int):
     return body
 
 
+def calibration(quick: bool, threads: int):
+    """A pure compute loop split over the budget's threads: what 2 threads can give on the machine right now."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from numba import njit
+
+    @njit(nogil=True, cache=True)
+    def spin(n):
+        x = 1
+        for i in range(n):
+            x = (x * 48271 + i) % 2147483647  # a dependent chain the compiler cannot shorten
+        return x
+
+    spin(10)
+    work = 30_000_000 if quick else 100_000_000
+
+    def body():
+        with ThreadPoolExecutor(threads) as pool:
+            list(pool.map(spin, [work // threads] * threads))
+        return {}
+    return body
+
+
 @dataclass(frozen=True)
 class Stage:
     name: str
@@ -417,9 +443,10 @@ class Stage:
 
 
 STAGES = [
+    Stage("calibration", calibration, "a compute loop (the machine's ceiling)"),
     Stage("kmanon-trials", kmanon_trials, "σ-k^m trials"),
     Stage("kmanon-streams", kmanon_streams, "sampler streams"),
-    Stage("kmanon-verify", kmanon_verify, "k^m verifier slices"),
+    Stage("kmanon-verify", kmanon_verify, "k^m check: record ranges, sample slices"),
     Stage("uniqueness-mcmc", uniqueness_mcmc, "MCMC chains"),
     Stage("uniqueness-exact", uniqueness_exact, "item-range chunks"),
     Stage("nonreciprocal-tsp", nonreciprocal_tsp, "TSP segments"),
