@@ -363,7 +363,8 @@ def records_of_lists_in_order(n_lists, indptr, indices, list_of_item, visit, pie
     it, so the lists are the same for any number of pieces.
     """
     n_records = len(indptr) - 1
-    pieces = max(1, min(int(pieces), n_records))
+    # each range keeps a count and a place per list: at most 64 MB of them (many items, many threads)
+    pieces = max(1, min(int(pieces), n_records, (64 << 20) // (16 * max(n_lists, 1))))
     list_of_item = np.asarray(list_of_item)
     # Ranges of about equal work, not of equal records: the longest records come first in ``visit``, and a
     # record costs about as much as 20 of its entries (reading its place in the data misses the cache).
