@@ -14,7 +14,10 @@ alternate 1, 2, 1, 2, 1, 2 threads and the table gives the medians of three:
 * peak RSS: the process's high-water mark (``ru_maxrss``), loading included.
 
 The load average is printed beside the table: on a busy machine the ratio is
-depressed (the second thread competes with other processes).
+depressed (the second thread competes with other processes). The first stage,
+``calibration``, is a pure compute loop split over the threads: its ratio is what
+2 threads can give on the machine at that moment (about 2 when idle), the ceiling
+to read the other rows against.
 
 Usage::
 
@@ -56,7 +59,8 @@ INFORMS = BENCH_DATA / "informs"
 # --------------------------------------------------------------------------- workloads
 # Each workload is ``setup(quick, threads) -> body``: setup loads data, compiles kernels and runs
 # whatever the stage needs first (untimed); ``body()`` is the timed work and returns a dict of facts
-# printed with ``-v`` (they must not depend on the thread count: the table says when they do).
+# printed with ``-v`` (they must not depend on the thread count: the table says when they do). Facts whose
+# name starts with "_" are timings of the stage's parts, printed with ``-v`` and never compared.
 
 
 def _cached(key: str, make: Callable):
@@ -141,7 +145,10 @@ def kmanon_trials(quick: bool, threads: int):
     def body():
         res = kmanonymize(data, FreeMerge(), params)
         labels = hashlib.sha256(res.final.labels.tobytes()).hexdigest()[:12]
-        return {"complete": res.complete, "labels": labels, "error": res.final.error}
+        # each trial's seconds and samples drawn per level: trials of different seeds differ in length
+        return {"complete": res.complete, "labels": labels, "error": res.final.error,
+                "_trial_s": [round(t.seconds, 2) for t in res.trials],
+                "samples": [[lv.samples for lv in t.levels] for t in res.trials]}
     return body
 
 
@@ -176,8 +183,12 @@ def kmanon_verify(quick: bool, threads: int):
               samples=200, seed=2)
 
     def body():
+        t0 = time.perf_counter()
         check = verify_km(data, labels, 20, 3, samples=20_000, seed=2, sigma=0.99)
-        return {"passed": check.passed, "check": _digest(check)}
+        levels = [round(p.seconds, 3) for p in check.points]
+        # the lists (built before the first level) and each level's seconds (ℓ = 2 includes its pair table)
+        return {"passed": check.passed, "check": _digest(check),
+                "_lists_s": round(time.perf_counter() - t0 - sum(levels), 3), "_level_s": levels}
     return body
 
 
@@ -401,6 +412,29 @@ def group_verify(quick: bool, threads: int):
     return body
 
 
+def calibration(quick: bool, threads: int):
+    """A pure compute loop split over the budget's threads: what 2 threads can give on the machine right now."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from numba import njit
+
+    @njit(nogil=True, cache=True)
+    def spin(n):
+        x = 1
+        for i in range(n):
+            x = (x * 48271 + i) % 2147483647  # a dependent chain the compiler cannot shorten
+        return x
+
+    spin(10)
+    work = 30_000_000 if quick else 100_000_000
+
+    def body():
+        with ThreadPoolExecutor(threads) as pool:
+            list(pool.map(spin, [work // threads] * threads))
+        return {}
+    return body
+
+
 @dataclass(frozen=True)
 class Stage:
     name: str
@@ -409,9 +443,10 @@ class Stage:
 
 
 STAGES = [
+    Stage("calibration", calibration, "a compute loop (the machine's ceiling)"),
     Stage("kmanon-trials", kmanon_trials, "σ-k^m trials"),
     Stage("kmanon-streams", kmanon_streams, "sampler streams"),
-    Stage("kmanon-verify", kmanon_verify, "k^m verifier slices"),
+    Stage("kmanon-verify", kmanon_verify, "k^m check: record ranges, sample slices"),
     Stage("uniqueness-mcmc", uniqueness_mcmc, "MCMC chains"),
     Stage("uniqueness-exact", uniqueness_exact, "item-range chunks"),
     Stage("nonreciprocal-tsp", nonreciprocal_tsp, "TSP segments"),
@@ -480,7 +515,8 @@ def run_stage(stage: Stage, counts: list[int], repeats: int, quick: bool, verbos
            "process_cpu": sum(r.get("process_cpu", 0.0) for t in counts for r in runs[t])}
     for t in counts:
         row[t] = {key: statistics.median(r[key] for r in runs[t]) for key in ("wall", "cpu", "peak_mib")}
-    facts = {json.dumps(r["facts"], sort_keys=True) for t in counts for r in runs[t]}
+    facts = {json.dumps({k: v for k, v in r["facts"].items() if not k.startswith("_")}, sort_keys=True)
+             for t in counts for r in runs[t]}
     row["same_facts"] = len(facts) == 1
     return row
 

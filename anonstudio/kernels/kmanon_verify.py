@@ -12,8 +12,9 @@ import numpy as np
 from numba import njit
 
 __all__ = [
-    "pair_supports", "list_bitsets", "count_up_to_bits", "count_up_to", "draw_uniform_itemsets",
-    "generalized_supports", "records_of_lists", "records_of_lists_in_order", "longest_first", "guide_table",
+    "pair_supports", "list_bitsets", "fill_list_bitsets", "count_up_to_bits", "count_up_to", "draw_uniform_itemsets",
+    "generalized_supports", "records_of_lists", "records_of_lists_in_order", "count_list_records",
+    "fill_list_records", "longest_first", "guide_table",
 ]
 
 
@@ -222,14 +223,32 @@ def draw_uniform_itemsets(uniforms, cum_weights, guide, indptr, indices, post_in
 
 
 @njit(nogil=True, cache=True)
-def list_bitsets(lists_indptr, lists, n_records):
-    """One row of bits over the records per list (bit ``u`` of row ``g``: record ``u`` is in list ``g``)."""
-    n_lists = lists_indptr.shape[0] - 1
-    bits = np.zeros((n_lists, (n_records + 63) // 64), dtype=np.uint64)
-    for g in range(n_lists):
+def fill_list_bitsets(lists_indptr, lists, g_start, g_stop, bits):
+    """Set bit ``u`` of row ``g`` for each record ``u`` of list ``g``, lists ``g_start..g_stop-1``."""
+    for g in range(g_start, g_stop):
         for t in range(lists_indptr[g], lists_indptr[g + 1]):
             u = lists[t]
             bits[g, u >> 6] |= np.uint64(1) << np.uint64(u & 63)
+
+
+def list_bitsets(lists_indptr, lists, n_records, pieces=1, run=map):
+    """One row of bits over the records per list (bit ``u`` of row ``g``: record ``u`` is in list ``g``).
+
+    The rows are filled in ``pieces`` ranges of lists of about equal entries by
+    one call of ``run(function, range(pieces))`` (``map`` or a thread pool's).
+    """
+    n_lists = len(lists_indptr) - 1
+    bits = np.zeros((n_lists, (n_records + 63) // 64), dtype=np.uint64)
+    pieces = max(1, min(int(pieces), n_lists))
+    total = lists_indptr[-1] if n_lists else 0
+    bounds = [0] + [int(np.searchsorted(lists_indptr, total * i / pieces, side="right")) - 1
+                    for i in range(1, pieces)] + [n_lists]
+    bounds = np.maximum.accumulate(np.clip(bounds, 0, n_lists)).tolist()
+
+    def fill(i):
+        fill_list_bitsets(lists_indptr, lists, bounds[i], bounds[i + 1], bits)
+
+    list(run(fill, range(pieces)))
     return bits
 
 
@@ -291,31 +310,33 @@ def generalized_supports(itemsets, part_of_item, part_indptr, part_records, part
 
 
 @njit(nogil=True, cache=True)
-def records_of_lists_in_order(n_lists, indptr, indices, list_of_item, visit):
-    """CSR of the records of each list (item or partition), ascending and without repeats, renumbered.
+def count_list_records(list_of_item, indptr, indices, visit, r_start, r_stop, counts):
+    """Add to ``counts[g]`` the records numbered ``r_start..r_stop-1`` that are in list ``g`` (each once).
 
-    ``list_of_item[i]`` is the list of item ``i``; the CSR records are
-    ``indptr``/``indices``; record ``visit[r]`` is numbered ``r`` in the
-    lists (``visit`` a permutation of the records). A counting sort in the new
-    order: each list fills in ascending number, so a repeat (two items of one
-    partition in a record) is the list's last entry. Numbers are int32 (half
-    the memory of int64: 46 MB per set of lists at a million people), as the
-    data's own item ids are.
+    Record ``visit[r]`` is numbered ``r``; a record holding two items of one
+    list counts once. The first pass of :func:`records_of_lists_in_order`,
+    over one range of numbers.
     """
-    n_records = indptr.shape[0] - 1
-    counts = np.zeros(n_lists + 1, dtype=np.int64)
-    last = np.full(n_lists, -1, dtype=np.int64)
-    for u in range(n_records):
+    last = np.full(counts.shape[0], -1, dtype=np.int64)
+    for r in range(r_start, r_stop):
+        u = visit[r]
         for t in range(indptr[u], indptr[u + 1]):
             g = list_of_item[indices[t]]
-            if last[g] != u:
-                last[g] = u
-                counts[g + 1] += 1
-    lists_indptr = np.cumsum(counts)
-    fill = lists_indptr[:-1].copy()
-    records = np.empty(lists_indptr[n_lists], dtype=np.int32)
-    last[:] = -1
-    for r in range(n_records):
+            if last[g] != r:
+                last[g] = r
+                counts[g] += 1
+
+
+@njit(nogil=True, cache=True)
+def fill_list_records(list_of_item, indptr, indices, visit, r_start, r_stop, fill, records):
+    """Write the numbers ``r_start..r_stop-1`` into their lists: list ``g`` from ``records[fill[g]]`` on.
+
+    The second pass of :func:`records_of_lists_in_order`; ``fill`` advances
+    past what was written. Ranges of numbers with disjoint ``fill`` spans
+    can be written at once (by several threads).
+    """
+    last = np.full(fill.shape[0], -1, dtype=np.int64)
+    for r in range(r_start, r_stop):
         u = visit[r]
         for t in range(indptr[u], indptr[u + 1]):
             g = list_of_item[indices[t]]
@@ -323,6 +344,49 @@ def records_of_lists_in_order(n_lists, indptr, indices, list_of_item, visit):
                 last[g] = r
                 records[fill[g]] = r
                 fill[g] += 1
+
+
+def records_of_lists_in_order(n_lists, indptr, indices, list_of_item, visit, pieces=1, run=map):
+    """CSR of the records of each list (item or partition), ascending and without repeats, renumbered.
+
+    ``list_of_item[i]`` is the list of item ``i``; the CSR records are
+    ``indptr``/``indices``; record ``visit[r]`` is numbered ``r`` in the
+    lists (``visit`` a permutation of the records). A counting sort in the new
+    order: each list fills in ascending number. Numbers are int32 (half the
+    memory of int64: 46 MB per set of lists at a million people), as the
+    data's own item ids are.
+
+    The numbers are cut into ``pieces`` ranges of about equal work, each
+    counted, then written, by one call of ``run(function, range(pieces))``
+    (``map``, or a thread pool's ``map``: the kernels release the GIL). A
+    range's place in each list follows from the counts of the ranges before
+    it, so the lists are the same for any number of pieces.
+    """
+    n_records = len(indptr) - 1
+    # each range keeps a count and a place per list: at most 64 MB of them (many items, many threads)
+    pieces = max(1, min(int(pieces), n_records, (64 << 20) // (16 * max(n_lists, 1))))
+    list_of_item = np.asarray(list_of_item)
+    # Ranges of about equal work, not of equal records: the longest records come first in ``visit``, and a
+    # record costs about as much as 20 of its entries (reading its place in the data misses the cache).
+    work = np.cumsum(np.diff(indptr)[visit] + 20) if pieces > 1 else np.zeros(0, dtype=np.int64)
+    bounds = [0] + [int(np.searchsorted(work, work[-1] * i / pieces, side="right"))
+                    for i in range(1, pieces)] + [n_records]
+    counts = np.zeros((pieces, n_lists), dtype=np.int64)
+
+    def count(i):
+        count_list_records(list_of_item, indptr, indices, visit, bounds[i], bounds[i + 1], counts[i])
+
+    list(run(count, range(pieces)))
+    lists_indptr = np.zeros(n_lists + 1, dtype=np.int64)
+    np.cumsum(counts.sum(axis=0), out=lists_indptr[1:])
+    # where range i starts in list g: the list's start plus the counts of the ranges before i
+    fills = lists_indptr[:-1] + (np.cumsum(counts, axis=0) - counts)
+    records = np.empty(lists_indptr[n_lists], dtype=np.int32)
+
+    def fill(i):
+        fill_list_records(list_of_item, indptr, indices, visit, bounds[i], bounds[i + 1], fills[i], records)
+
+    list(run(fill, range(pieces)))
     return lists_indptr, records
 
 
@@ -332,13 +396,35 @@ def records_of_lists(n_lists, indptr, indices, list_of_item):
                                      np.arange(len(indptr) - 1, dtype=np.int64))
 
 
+@njit(nogil=True, cache=True)
+def _longest_first(indptr):
+    """A counting sort of the records by length, longest first, ties in data order."""
+    n = indptr.shape[0] - 1
+    longest = 0
+    for u in range(n):
+        longest = max(longest, indptr[u + 1] - indptr[u])
+    starts = np.zeros(longest + 2, dtype=np.int64)  # slot ``longest - length``: records of that length
+    for u in range(n):
+        starts[longest - (indptr[u + 1] - indptr[u]) + 1] += 1
+    for s in range(1, longest + 2):
+        starts[s] += starts[s - 1]
+    order = np.empty(n, dtype=np.int64)
+    for u in range(n):
+        s = longest - (indptr[u + 1] - indptr[u])
+        order[starts[s]] = u
+        starts[s] += 1
+    return order
+
+
 def longest_first(indptr) -> np.ndarray:
     """The records, longest first (ties in data order): the check's numbering of records in its lists.
 
     Supports do not depend on how records are numbered, but a count that stops
     at a cap stops sooner when the records holding most itemsets come first.
+    The order of ``np.argsort(-lengths, kind="stable")``, by a counting sort
+    (lengths are small integers: 1 ms instead of 14 ms at 200,000 records).
     """
-    return np.argsort(-np.diff(indptr), kind="stable")
+    return _longest_first(np.asarray(indptr))
 
 
 def warm_up(read_only: bool = False) -> None:
@@ -349,7 +435,8 @@ def warm_up(read_only: bool = False) -> None:
     indptr = np.array([0, 2, 4], dtype=np.int64)
     indices = np.array([0, 1, 0, 1], dtype=np.int32)
     indptr.flags.writeable = indices.flags.writeable = not read_only
-    post_indptr, post_records = records_of_lists(2, indptr, indices, np.arange(2, dtype=np.int64))
+    post_indptr, post_records = records_of_lists_in_order(2, indptr, indices, np.arange(2, dtype=np.int64),
+                                                          longest_first(indptr))
     cum = np.array([1.0, 2.0])
     out = np.empty((2, 2), dtype=np.int64)
     table = np.zeros(1, dtype=np.int32)

@@ -285,23 +285,28 @@ def verify_km(
     ks = [int(k)] * m if np.isscalar(k) else [int(v) for v in k][:m]
     sigmas = [float(sigma)] * m if np.isscalar(sigma) else [float(v) for v in sigma][:m]
     lengths = np.diff(data.indptr)
-    # Own posting lists: records of each item, records of each partition. Built
-    # in kernels that release the GIL, since the GUI runs this check on a worker
-    # thread (a sort-based build held the GIL for seconds at a million people).
-    # Records are numbered longest first in these lists (the counts stop at a cap, and the
-    # longest records hold most itemsets); the draws pick records in data order.
-    visit = longest_first(data.indptr)
-    post_indptr, post_records = records_of_lists_in_order(data.n_items, data.indptr, data.indices,
-                                                          np.arange(data.n_items, dtype=np.int64), visit)
-    part_indptr, part_records = records_of_lists_in_order(n_parts, data.indptr, data.indices, part, visit)
-    del visit
     points: list[KmVerifyPoint] = []
-    # Draws and counts run on the thread budget: each batch of uniforms is cut into one slice per
-    # thread and the slices are joined where one pass would have stopped, so the itemsets drawn
-    # (and every number of the check) do not depend on the number of threads.
+    # Everything runs on the thread budget: the lists are built in ranges of records, the pair table in
+    # ranges of records with a table each, and each batch of uniforms is drawn in one slice per thread,
+    # the slices joined where one pass would have stopped. So the itemsets drawn (and every number of the
+    # check) do not depend on the number of threads.
     workers = budget.available()  # the whole budget: the numbers do not depend on it
     with contextlib.ExitStack() as stack:
         pool = stack.enter_context(budget.pool(workers, "km-verify")) if workers > 1 else None
+        # Own posting lists: records of each item, records of each partition. Built in kernels that
+        # release the GIL, since the GUI runs this check on a worker thread (a sort-based build held the
+        # GIL for seconds at a million people). Records are numbered longest first in these lists (the
+        # counts stop at a cap, and the longest records hold most itemsets); the draws pick records in
+        # data order.
+        visit = longest_first(data.indptr)
+        # several ranges of records per thread: a thread that finishes early takes the next one
+        pieces, run = (4 * workers, functools.partial(_map, pool)) if pool is not None else (1, map)
+        post_indptr, post_records = records_of_lists_in_order(data.n_items, data.indptr, data.indices,
+                                                              np.arange(data.n_items, dtype=np.int64), visit,
+                                                              pieces, run)
+        part_indptr, part_records = records_of_lists_in_order(n_parts, data.indptr, data.indices, part, visit,
+                                                              pieces, run)
+        del visit
         complete = _check_levels(data, part, ks, sigmas, m, samples, seed, confidence, exact_budget, progress,
                                  lengths, post_indptr, post_records, part_indptr, part_records, pool, workers,
                                  points)
@@ -318,14 +323,15 @@ def _check_levels(data, part, ks, sigmas, m, samples, seed, confidence, exact_bu
     for ell in range(1, m + 1):
         t0 = time.perf_counter()
         progress.set((ell - 1) / m, f"verifying {ell}-itemsets")
-        weights = subsets_per_record(lengths, ell)  # 0 where shorter
+        # ell-subsets per record (0 where shorter): each length's count once, then looked up (the same values)
+        weights = subsets_per_record(np.arange(int(lengths.max(initial=0)) + 1), ell)[lengths]
         total = float(weights.sum())
         if total == 0:
             points.append(KmVerifyPoint(ell, ks[ell - 1], "exact", 0, 0, 1.0, 1.0, 1.0, 0.0, sigma=sigmas[ell - 1]))
             continue
         if ell == 1:
             # Omega^1 is the set of occurring items; a partition's support is its record count.
-            occurring = np.flatnonzero(np.bincount(data.indices, minlength=data.n_items) > 0)
+            occurring = np.flatnonzero(np.diff(post_indptr) > 0)  # items with records
             supp = np.diff(part_indptr)[part[occurring]]
             ok = int((supp >= ks[0]).sum())
             frac = ok / len(occurring) if len(occurring) else 1.0
@@ -339,33 +345,29 @@ def _check_levels(data, part, ks, sigmas, m, samples, seed, confidence, exact_bu
             points.append(dataclasses.replace(_exact_point(data, gen_sets, ell, ks[ell - 1], t0),
                                               sigma=sigmas[ell - 1]))
             continue
-        rng = np.random.default_rng(derive_seed(seed, "km-verify", ell))
+        stream = _Uniforms(derive_seed(seed, "km-verify", ell), ell + 2)
         cum = np.cumsum(weights)
         guide = guide_table(cum)
         # Pairs: a table of every pair's support (3.4 MB for 1,303 towers) when the items are few enough;
         # its pass over the records' pairs costs far less than the lists' intersections it replaces.
         small = ell == 2 and data.n_items * (data.n_items - 1) // 2 <= _PAIR_TABLE_CELLS and total <= _PAIR_TABLE_WORK
-        pairs = _pair_table(data, total, progress) if small else np.zeros(0, dtype=np.int32)
+        pairs = _pair_table(data, cum, progress, pool, workers) if small else np.zeros(0, dtype=np.int32)
         if pairs is None:
             return False
         out = np.empty((samples, ell), dtype=np.int64)
-        got = used = 0
-        cap = samples * 2000
-        while got < samples and used < cap:
-            batch = max(1024, 2 * (samples - got))
-            uniforms = rng.random((batch, ell + 2))
-            n, rows = _draw(pool, workers, uniforms, cum, guide, data, post_indptr, post_records, ell, out[got:],
-                            samples - got, pairs)
-            got += n
-            used += rows
+
+        def report(got: int, ell: int = ell) -> bool:
             progress.set((ell - 1 + got / samples) / m, f"verifying {ell}-itemsets: {got:,}/{samples:,}")
-            if progress.cancelled():
-                complete = False
-                break
+            return progress.cancelled()
+
+        got, used, cancelled = _draw_level(pool, workers, stream, samples, samples * _PROPOSALS_PER_SAMPLE, cum,
+                                           guide, data, post_indptr, post_records, ell, pairs, out, report)
+        complete = complete and not cancelled
         supports = np.empty(got, dtype=np.int64)
         if part_bits is None:
             fits = len(part_indptr) - 1 > 0 and (len(part_indptr) - 1) * (data.n_records + 63) // 8 <= _PART_BITS_BYTES
-            part_bits = (list_bitsets(part_indptr, part_records, data.n_records) if fits
+            part_bits = (list_bitsets(part_indptr, part_records, data.n_records, workers, functools.partial(_map, pool))
+                         if fits
                          else np.zeros((0, 0), dtype=np.uint64))
         list(_map(pool, functools.partial(_count_span, out, part, part_indptr, part_records, part_bits, ks[ell - 1],
                                           supports), _spans(got, workers)))
@@ -378,15 +380,40 @@ def _check_levels(data, part, ks, sigmas, m, samples, seed, confidence, exact_bu
     return complete
 
 
-def _pair_table(data: TransactionData, pairs_in_records: float, progress: Progress) -> np.ndarray | None:
-    """Every pair's support (:func:`pair_supports`), counted in chunks of records; None if cancelled."""
-    table = np.zeros(data.n_items * (data.n_items - 1) // 2, dtype=np.int32)
-    # about 50 million pair increments per chunk: well under a second
-    chunk = max(1, int(data.n_records * 5e7 / max(pairs_in_records, 1.0)))
-    for lo in range(0, data.n_records, chunk):
-        pair_supports(data.indptr, data.indices, table, lo, min(lo + chunk, data.n_records))
-        if progress.cancelled():
-            return None
+#: Most memory for the pair tables of the threads beyond the first (each counts a range of records).
+_PAIR_TABLE_SPARE_BYTES = 128 << 20
+
+
+def _pair_table(data: TransactionData, cum_pairs: np.ndarray, progress: Progress, pool, workers: int
+                ) -> np.ndarray | None:
+    """Every pair's support (:func:`pair_supports`), counted in chunks of records; None if cancelled.
+
+    ``cum_pairs``: the records' cumulative numbers of pairs. On several threads the records are cut into
+    ranges of about equal pairs, each counted into a table of its own (while the spare tables fit in
+    :data:`_PAIR_TABLE_SPARE_BYTES`), and the tables are added: integer sums, the same in any order.
+    """
+    cells = data.n_items * (data.n_items - 1) // 2
+    tables = max(1, min(workers, 1 + _PAIR_TABLE_SPARE_BYTES // max(4 * cells, 1), data.n_records))
+    total = float(cum_pairs[-1]) if len(cum_pairs) else 0.0
+    bounds = [0] + [int(np.searchsorted(cum_pairs, total * i / tables, side="right")) for i in range(1, tables)]
+    bounds.append(data.n_records)
+    parts = [np.zeros(cells, dtype=np.int32) for _ in range(tables)]
+    # about 50 million pair increments per chunk: well under a second between two looks at a cancel
+    chunk = max(1, int(data.n_records * 5e7 / max(total, 1.0)))
+
+    def count(i: int) -> bool:
+        for lo in range(bounds[i], bounds[i + 1], chunk):
+            pair_supports(data.indptr, data.indices, parts[i], lo, min(lo + chunk, bounds[i + 1]))
+            if progress.cancelled():
+                return False
+        return True
+
+    done = list(_map(pool, count, range(tables)))
+    if not all(done) or progress.cancelled():
+        return None
+    table = parts[0]
+    for other in parts[1:]:
+        table += other
     return table
 
 
@@ -405,21 +432,43 @@ def _map(pool, fn, items):
     return map(fn, items) if pool is None else pool.map(fn, items)
 
 
-def _draw(pool, workers, uniforms, cum, guide, data, post_indptr, post_records, ell, out, want,
-          pairs) -> tuple[int, int]:
-    """Accept up to ``want`` itemsets from the rows of ``uniforms`` in order; (accepted, rows used).
+class _Uniforms:
+    """The uniforms of one level: rows of ``width`` doubles of ``np.random.default_rng(seed)``'s stream.
 
-    The rows are cut into one slice per thread; slice ``i`` stops after ``want`` acceptances of its
-    own. Joined in order, the first ``want`` acceptances and the row of the last one are exactly what
-    a single pass over all rows gives.
+    Any rows can be drawn from their place in the stream (PCG64 advanced past the doubles before them:
+    ``random`` takes one 64-bit draw per double), so the slices of a batch are drawn by the threads that
+    use them, and the numbers are those of one ``random((rows, width))`` call after another.
     """
-    spans = _spans(len(uniforms), workers)
+
+    def __init__(self, seed: int, width: int):
+        self.seed, self.width, self.at = seed, width, 0
+
+    def rows(self, lo: int, hi: int) -> np.ndarray:
+        """Rows ``lo..hi-1`` after the ones skipped so far."""
+        bits = np.random.PCG64(self.seed)
+        bits.advance((self.at + lo) * self.width)
+        return np.random.Generator(bits).random((hi - lo, self.width))
+
+    def skip(self, rows: int) -> None:
+        self.at += rows
+
+
+def _draw(pool, workers, stream: _Uniforms, batch: int, cum, guide, data, post_indptr, post_records, ell, out, want,
+          pairs, rows_of) -> tuple[int, int]:
+    """Accept up to ``want`` itemsets from the next ``batch`` rows of ``stream`` in order; (accepted, rows used).
+
+    The rows are cut into one slice per thread, each drawn and tried by its thread; slice ``i`` stops
+    after ``want`` acceptances of its own. Joined in order, the first ``want`` acceptances and the row of
+    the last one are exactly what a single pass over all rows gives. ``rows_of`` receives the row (from
+    the first of the batch) of each acceptance.
+    """
+    spans = _spans(batch, workers)
     outs = [np.empty((want, ell), dtype=np.int64) for _ in spans]
     at = [np.empty(want, dtype=np.int64) for _ in spans]
 
     def one(i: int) -> tuple[int, int]:
         lo, hi = spans[i]
-        n, rows = draw_uniform_itemsets(uniforms[lo:hi], cum, guide, data.indptr, data.indices, post_indptr,
+        n, rows = draw_uniform_itemsets(stream.rows(lo, hi), cum, guide, data.indptr, data.indices, post_indptr,
                                         post_records, ell, outs[i], want, at[i], pairs)
         return int(n), int(rows)
 
@@ -428,7 +477,63 @@ def _draw(pool, workers, uniforms, cum, guide, data, post_indptr, post_records, 
     for i, (n, _rows) in enumerate(results):
         take = min(n, want - got)
         out[got:got + take] = outs[i][:take]
+        rows_of[got:got + take] = spans[i][0] + at[i][:take]
         got += take
         if got == want:
-            return got, spans[i][0] + int(at[i][take - 1]) + 1
-    return got, len(uniforms)
+            return got, int(rows_of[got - 1]) + 1
+    return got, batch
+
+
+#: Most proposals a sampled level tries, per itemset asked for (acceptance rates below 1 in 2,000 stop there).
+_PROPOSALS_PER_SAMPLE = 2000
+#: Most rows of uniforms drawn in one round on the threads (15 MB of doubles at ℓ = 5).
+_ROUND_ROWS = 1 << 18
+
+
+def _draw_level(pool, workers, stream: _Uniforms, samples: int, cap: int, cum, guide, data, post_indptr, post_records,
+                ell, pairs, out, report) -> tuple[int, int, bool]:
+    """Draw ``samples`` itemsets of one level into ``out``; (accepted, proposals, cancelled).
+
+    The numbers are those of a loop over batches of ``max(1024, 2 (samples - accepted))`` rows, one after
+    the other, that stops at the ``samples``-th acceptance, or before a batch that would start at
+    ``cap`` proposals or later. Rows are drawn here in rounds of the size the acceptance rate so far
+    says is still needed (a few rounds a level instead of a hundred short ones, each a wait for the
+    slowest thread): the acceptances and their rows do not depend on how rows are grouped, and where
+    those batches would have started is recomputed from the rows of the acceptances, so the cap stops
+    the draw at the same proposal. ``report(accepted)`` after each round says whether to stop (cancel).
+    """
+    if samples <= 0:
+        return 0, 0, False
+    rows_of = np.empty(samples, dtype=np.int64)  # the row of each acceptance
+    got = done = 0  # acceptances, and rows tried (every row before ``done``)
+    start = 0  # where the batch holding row ``done`` starts
+    while True:
+        want = samples - got
+        if done == 0:
+            size = max(1024, 2 * want)
+        elif got == 0:
+            size = 2 * done
+        else:
+            size = int(want * done / got * 1.02) + 1024
+        size = min(size, _ROUND_ROWS)
+        n, rows = _draw(pool, workers, stream, size, cum, guide, data, post_indptr, post_records, ell, out[got:],
+                        want, pairs, rows_of[got:])
+        stream.skip(size)
+        rows_of[got:got + n] += done
+        got += n
+        done += rows
+        # Walk over the batches the rows tried have finished (every row tried, and the samples-th
+        # acceptance not in it): the next one starts after each, unless it would start at the cap.
+        last = int(rows_of[samples - 1]) if got == samples else done
+        while True:
+            if start >= cap:
+                accepted = int(np.searchsorted(rows_of[:got], start))
+                return accepted, start, False
+            following = start + max(1024, 2 * (samples - int(np.searchsorted(rows_of[:got], start))))
+            if following > last:
+                break
+            start = following
+        if got == samples:
+            return got, done, False
+        if report(got):
+            return got, done, True

@@ -87,6 +87,71 @@ def test_verifier_lists_hold_each_record_once_in_order():
         assert lists[lists_indptr[p]:lists_indptr[p + 1]].tolist() == expected.get(p, [])
 
 
+def test_lists_built_in_ranges_of_records_on_threads_are_the_lists_built_in_one():
+    """Each range of record numbers is counted and written by a task of its own, each range of lists' bitsets
+    filled by one: the lists and bitsets do not change."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from anonstudio.kernels.kmanon_verify import list_bitsets, longest_first, records_of_lists_in_order
+
+    rng = np.random.default_rng(11)
+    records = [sorted(rng.choice(12, size=rng.integers(0, 8), replace=False).tolist()) for _ in range(300)]
+    indptr = np.cumsum([0] + [len(r) for r in records]).astype(np.int64)
+    indices = np.array([i for r in records for i in r], dtype=np.int32)
+    part = rng.integers(0, 5, size=12)  # repeats within a record
+    visit = longest_first(indptr)
+    one_indptr, one = records_of_lists_in_order(5, indptr, indices, part, visit)
+    expected = partition_records([records[u] for u in visit], part)  # numbered in visiting order
+    for p in range(5):
+        assert one[one_indptr[p]:one_indptr[p + 1]].tolist() == expected.get(p, [])
+    bits = list_bitsets(one_indptr, one, 300)
+    for p in range(5):
+        rows = np.flatnonzero(np.unpackbits(bits[p].view(np.uint8), bitorder="little")[:300])
+        assert rows.tolist() == expected.get(p, [])
+    with ThreadPoolExecutor(3) as pool:
+        for pieces in (2, 3, 7, 300, 1000):
+            got_indptr, got = records_of_lists_in_order(5, indptr, indices, part, visit, pieces, pool.map)
+            assert np.array_equal(got_indptr, one_indptr) and np.array_equal(got, one)
+            assert np.array_equal(list_bitsets(one_indptr, one, 300, pieces, pool.map), bits)
+
+
+def test_longest_first_is_a_stable_sort_by_length_descending():
+    from anonstudio.kernels.kmanon_verify import longest_first
+
+    lengths = np.random.default_rng(3).integers(0, 9, size=500)
+    indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    assert np.array_equal(longest_first(indptr), np.argsort(-lengths, kind="stable"))
+    assert len(longest_first(np.zeros(1, dtype=np.int64))) == 0
+
+
+def test_uniforms_drawn_from_their_place_are_the_stream_of_one_generator():
+    """Slices of a batch drawn apart (on threads) are the rows that ``default_rng(seed).random`` gives in turn."""
+    from anonstudio.verifiers.kmanon import _Uniforms
+
+    rng = np.random.default_rng(2**62 + 5)
+    first, second = rng.random((1000, 4)), rng.random((300, 4))
+    stream = _Uniforms(2**62 + 5, 4)
+    assert np.array_equal(np.concatenate([stream.rows(0, 1), stream.rows(1, 640), stream.rows(640, 1000)]), first)
+    stream.skip(1000)
+    assert np.array_equal(stream.rows(17, 300), second[17:])
+
+
+def test_pair_table_counted_in_ranges_with_a_table_each_is_the_one_table(monkeypatch):
+    from concurrent.futures import ThreadPoolExecutor
+
+    import anonstudio.verifiers.kmanon as verifier
+    from anonstudio.jobs import NullProgress
+
+    data = random_data(12, 500, 30, 9)
+    cum = np.cumsum(np.diff(data.indptr) * (np.diff(data.indptr) - 1) / 2)
+    one = verifier._pair_table(data, cum, NullProgress(), None, 1)
+    with ThreadPoolExecutor(3) as pool:
+        for spare in (verifier._PAIR_TABLE_SPARE_BYTES, 4 * 435):  # three tables, then two (one spare fits)
+            monkeypatch.setattr(verifier, "_PAIR_TABLE_SPARE_BYTES", spare)
+            assert np.array_equal(verifier._pair_table(data, cum, NullProgress(), pool, 3), one)
+    assert one.sum() == cum[-1]
+
+
 @pytest.mark.parametrize("threads", [2, 3])
 def test_check_is_the_same_on_one_thread_or_several(threads):
     """The check takes the whole budget; batches cut into slices per thread are joined where one pass would
@@ -102,6 +167,54 @@ def test_check_is_the_same_on_one_thread_or_several(threads):
         runs.append([(p.ell, p.itemsets, p.k_anonymous, p.proposals) for p in res.points])
     assert runs[0] == runs[1]
     assert any(k_anon < n for _, n, k_anon, _ in runs[0])  # some itemsets fail: the counts are informative
+
+
+def _batch_by_batch(data, ell, samples, seed, cap):
+    """(accepted, proposals) of the check's draw as one loop over batches of ``max(1024, 2 (samples - accepted))``
+    rows of ``default_rng``, stopping at the last acceptance or before a batch that would start at ``cap``."""
+    from scipy.special import comb
+
+    from anonstudio.jobs import derive_seed
+    from anonstudio.kernels.kmanon_verify import records_of_lists
+
+    post_indptr, post_records = records_of_lists(data.n_items, data.indptr, data.indices, np.arange(data.n_items))
+    cum = np.cumsum(comb(np.diff(data.indptr), ell))
+    rng = np.random.default_rng(derive_seed(seed, "km-verify", ell))
+    got = used = 0
+    out = np.empty((samples, ell), dtype=np.int64)
+    while got < samples and used < cap:
+        batch = max(1024, 2 * (samples - got))
+        n, rows = draw_uniform_itemsets(rng.random((batch, ell + 2)), cum, guide_table(cum), data.indptr,
+                                        data.indices, post_indptr, post_records, ell, out[got:], samples - got,
+                                        np.empty(samples, np.int64), np.zeros(0, np.int32))
+        used += batch if got + n < samples else rows
+        got += n
+    return got, used
+
+
+@pytest.mark.parametrize(("per_sample", "capped"), [(2000, 0), (6, 1), (2, 2)])
+def test_draws_in_rounds_stop_where_the_batches_would(monkeypatch, per_sample, capped):
+    """Rounds of any size on any number of threads accept the itemsets, and stop at the proposal, of one loop over
+    batches, also where the cap on proposals stops it (at 6 proposals per sample, after a few batches of ℓ = 2; at
+    2, after the first batch of ℓ = 2 and of ℓ = 3)."""
+    import anonstudio.verifiers.kmanon as verifier
+    from anonstudio.parallel import budget
+
+    data = random_data(13, 400, 30, 8)
+    labels = _random_labels(30, 8, 13)
+    monkeypatch.setattr(verifier, "_PROPOSALS_PER_SAMPLE", per_sample)
+    expected = [_batch_by_batch(data, ell, 700, 5, 700 * per_sample) for ell in (2, 3, 4)]
+    assert [got < 700 for got, _ in expected] == [True] * capped + [False] * (3 - capped)
+    runs = []
+    for rows, threads in ((verifier._ROUND_ROWS, 1), (1500, 1), (1500, 3), (333, 2)):
+        monkeypatch.setattr(verifier, "_ROUND_ROWS", rows)
+        with budget.limit(threads):
+            res = verify_km(data, labels, 5, 4, samples=700, seed=5, exact_budget=0)
+        assert [(p.itemsets, p.proposals) for p in res.points[1:]] == expected
+        runs.append(res.to_json()["levels"])
+    for levels in runs:
+        assert [{k: v for k, v in p.items() if k != "seconds"} for p in levels] == \
+            [{k: v for k, v in p.items() if k != "seconds"} for p in runs[0]]
 
 
 def test_pair_table_holds_every_pair_support_and_decides_as_the_lists_do(monkeypatch):
