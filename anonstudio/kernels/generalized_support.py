@@ -187,24 +187,28 @@ def _and_mixed(bits, item_rows, bit_row, order, n_parts, k):
     first), each word's AND stopping at the first zero.
     """
     summary = item_rows[0]
+    rows = np.empty(n_parts, dtype=np.int64)
+    for a in range(n_parts):
+        rows[a] = bit_row[order[a]]
     count = 0
     for s in range(summary.shape[1]):
         flags = ~np.uint64(0)
         for a in range(n_parts):
-            row = bit_row[order[a]]
-            if row < 0:
-                flags &= summary[-2 - row, s]
+            if rows[a] < 0:
+                flags &= summary[-2 - rows[a], s]
         while flags != 0:
             w = (s << 6) + trailing_zeros(flags)
             flags &= flags - np.uint64(1)
-            x = _word(bits, item_rows, bit_row[order[0]], w)
+            x = _word(bits, item_rows, rows[0], w)
             a = 1
             while x != 0 and a < n_parts:
-                x &= _word(bits, item_rows, bit_row[order[a]], w)
+                x &= _word(bits, item_rows, rows[a], w)
                 a += 1
-            count += popcount64(x)
-        if count >= k:
-            return k
+            if x != 0:
+                count += popcount64(x)
+                # checked per word, not per 64: a check that passes usually has k records within a few words
+                if count >= k:
+                    return k
     return count
 
 
