@@ -131,11 +131,6 @@ def _word(bits, item_rows, row, w):
     return packed_word(item_rows[0], item_rows[1], item_rows[2], -2 - row, w)
 
 
-@njit(nogil=True, cache=True, inline="always")
-def _has_bit(bits, item_rows, row, x):
-    return (_word(bits, item_rows, row, x >> 6) >> np.uint64(x & 63)) & np.uint64(1)
-
-
 _AND_BLOCK = 16  # bitset words ANDed at a time
 
 
@@ -261,6 +256,12 @@ def support_at_least(base, pool, start, length, bits, item_rows, bit_row, parts,
         in_base[a] = st < 0
         cur[a] = -1 - st if st < 0 else st
         end[a] = cur[a] + length[order[a]]
+    # A packed row's summary word and first-word index, kept while the walk (ascending
+    # records) stays in the same 4,096 records: one read per bit test instead of three.
+    summary, first, words = item_rows
+    held_s = np.full(n_parts, -1, dtype=np.int64)
+    held_flags = np.zeros(n_parts, dtype=np.uint64)
+    held_first = np.zeros(n_parts, dtype=np.int64)
     count = 0
     d = cur[0]
     d_end = end[0]
@@ -271,8 +272,20 @@ def support_at_least(base, pool, start, length, bits, item_rows, bit_row, parts,
         ok = True
         for a in range(1, n_parts):
             row = bit_row[order[a]]
+            if row >= 0:
+                if (bits[row, x >> 6] >> np.uint64(x & 63)) & np.uint64(1) == 0:
+                    ok = False
+                    break
+                continue
             if row != NO_ROW:
-                if not _has_bit(bits, item_rows, row, x):
+                s = x >> 12
+                if s != held_s[a]:
+                    held_s[a] = s
+                    held_flags[a] = summary[-2 - row, s]
+                    held_first[a] = first[-2 - row, s]
+                bit = np.uint64(1) << np.uint64((x >> 6) & 63)
+                if held_flags[a] & bit == 0 or (words[held_first[a] + popcount64(held_flags[a] & (bit - np.uint64(1)))]
+                                                 >> np.uint64(x & 63)) & np.uint64(1) == 0:
                     ok = False
                     break
                 continue

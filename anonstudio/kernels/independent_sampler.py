@@ -26,7 +26,7 @@ import numpy as np
 from numba import njit
 
 from .mcmc_sampler import insertion_sort, sample_record_items
-from .packed_bits import empty_packed, pack_postings, packed_bit, row_words
+from .packed_bits import empty_packed, pack_postings, row_words
 from .rng import make_state, uniform
 from .support import (
     MODE_AUTO,
@@ -303,8 +303,8 @@ def _count_two_level(rows, lo, hi, summary, first, words, limit):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _bounded_support(cand, rows, freq, limit, indptr, indices, post_indptr, post_records, order, bit_row, summary,
-                     first, words, spans, mode):
+def _bounded_support(cand, rows, freq, held, limit, indptr, indices, post_indptr, post_records, order, bit_row,
+                     summary, first, words, spans, mode):
     """Support of ``cand``, exact below ``limit`` (else at least ``limit``).
 
     Where every item has a bitset row, the two-level AND over the overlap of
@@ -338,6 +338,7 @@ def _bounded_support(cand, rows, freq, limit, indptr, indices, post_indptr, post
             return _count_two_level(rows, lo, hi, summary, first, words, limit)
     rare = cand[r]
     count = np.int64(0)
+    rows[:] = -1
     for k in range(post_indptr[rare], post_indptr[rare + 1]):
         p = post_records[k]  # a record's number in the layout; order[p] is its number in the data
         ok = True
@@ -347,7 +348,16 @@ def _bounded_support(cand, rows, freq, limit, indptr, indices, post_indptr, post
             it = cand[j]
             row = bit_row[it] if use_bits else -1
             if row >= 0:
-                if not packed_bit(summary, first, words, row, p):
+                # The walk ascends, so a row's summary word and first-word index are read once per
+                # 4,096 records (held in rows / freq, free once the count has chosen to walk).
+                sw = p >> 12
+                if sw != rows[j]:
+                    rows[j] = sw
+                    freq[j] = first[row, sw]
+                    held[j] = summary[row, sw]
+                bit = np.uint64(1) << np.uint64((p >> 6) & 63)
+                if held[j] & bit == 0 or (words[freq[j] + popcount64(held[j] & (bit - np.uint64(1)))]
+                                          >> np.uint64(p & 63)) & np.uint64(1) == 0:
                     ok = False
                     break
             else:
@@ -395,6 +405,7 @@ def draw_independent(rng, counters, wanted, max_proposals, prob, alias, eligible
     cand = np.empty(ell, dtype=np.int32)
     rows = np.empty(ell, dtype=np.int64)
     freq = np.empty(ell, dtype=np.int64)
+    held = np.empty(ell, dtype=np.uint64)
     got = 0
     if ell == 1:
         # Omega^1 is just the items that occur: draw them directly.
@@ -421,8 +432,8 @@ def draw_independent(rng, counters, wanted, max_proposals, prob, alias, eligible
         counters[0] += 1
         # Accept iff supp <= 1 / x, i.e. supp < floor(1 / x) + 1: count up to that bound.
         limit = np.floor(1.0 / x) + 1.0 if x > 0.0 else np.inf
-        supp = _bounded_support(cand, rows, freq, limit, indptr, indices, post_indptr, post_records, order, bit_row,
-                                summary, first, words, spans, mode)
+        supp = _bounded_support(cand, rows, freq, held, limit, indptr, indices, post_indptr, post_records, order,
+                                bit_row, summary, first, words, spans, mode)
         if supp < limit:
             out_items[out_start + got, :] = cand
             out_supp[out_start + got] = supp

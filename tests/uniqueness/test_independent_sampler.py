@@ -235,9 +235,9 @@ def test_bounded_counts_in_the_clustered_layout_are_exact_below_the_limit(mode, 
         items = np.array(sorted(r.sample(range(40), ell)), dtype=np.int32)
         true = ref.support(sets, items.tolist())
         limit = float(r.choice([1, 2, 3, 10, 30, 60, 100, np.inf]))
-        count = _bounded_support(items, np.empty(ell, dtype=np.int64), np.empty(ell, dtype=np.int64), limit,
-                                 data.indptr, data.indices, post_indptr, post_records, order, bit_row, summary, first,
-                                 words, spans, mode)
+        count = _bounded_support(items, np.empty(ell, dtype=np.int64), np.empty(ell, dtype=np.int64),
+                                 np.empty(ell, dtype=np.uint64), limit, data.indptr, data.indices, post_indptr,
+                                 post_records, order, bit_row, summary, first, words, spans, mode)
         if count < limit:
             assert count == true
         else:
