@@ -18,7 +18,7 @@ Word ``w`` of row ``r`` is ``words[first[r, s] + popcount(summary[r, s] & ((1 <<
 with ``s, b = divmod(w, 64)``, or zero if the summary bit is clear: one
 population count more than a dense read, on arrays that fit in the cache.
 
-Slow reference: a dense bitset (tests/kmanon/test_packed_bits.py).
+Slow reference: tests/reference/kmanon_reference.py::bitset_words
 """
 from __future__ import annotations
 

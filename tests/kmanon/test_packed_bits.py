@@ -6,6 +6,7 @@ import pytest
 
 from anonstudio.kernels.independent_sampler import build_layout_rows
 from anonstudio.kernels.packed_bits import pack_postings, packed_bit, packed_word
+from tests.reference.kmanon_reference import bitset_words
 
 
 def _random_postings(rng, n_items, n_records):
@@ -28,21 +29,14 @@ def _random_postings(rng, n_items, n_records):
     return post_indptr, np.concatenate(lists).astype(np.int32), lists
 
 
-def _dense(records, n_records):
-    row = np.zeros((n_records + 63) // 64, dtype=np.uint64)
-    for p in records:
-        row[p >> 6] |= np.uint64(1) << np.uint64(p & 63)
-    return row
-
-
 @pytest.mark.parametrize("n_records", [1, 64, 4096, 4097, 9_000])
 def test_every_word_and_bit_matches_a_dense_bitset(n_records):
     rng = np.random.default_rng(n_records)
     post_indptr, post_records, lists = _random_postings(rng, 12, n_records)
     items = np.array([3, 0, 7, 1, 11])  # any order, an empty item included
     summary, first, words = pack_postings(post_indptr, post_records, items, n_records)
-    dense = [_dense(lists[i], n_records) for i in items]
-    assert len(words) == sum(int((d != 0).sum()) for d in dense)
+    dense = [bitset_words(lists[i].tolist(), n_records) for i in items]
+    assert len(words) == sum(sum(w != 0 for w in d) for d in dense)
     assert np.all(words != 0)
     for r, row in enumerate(dense):
         for w in range(len(row)):

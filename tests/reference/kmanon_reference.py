@@ -172,3 +172,11 @@ def relax_reference(data, tree, leaf_of_item, item_node: dict[int, int], k: int,
             cut = trial
         else:
             refused.add(node)
+
+
+def bitset_words(records, n_records: int) -> list[int]:
+    """The 64-bit words of a bitset over ``n_records`` records with bit ``p`` set for each ``p`` in ``records``."""
+    words = [0] * ((n_records + 63) // 64)
+    for p in records:
+        words[p // 64] |= 1 << (p % 64)
+    return words
