@@ -1,4 +1,4 @@
-"""The exact level's dense count on several threads gives the one-thread release."""
+"""σ-k^m on the thread budget: the exact level's count on several threads, the draws on one."""
 from __future__ import annotations
 
 from anonstudio.methods.kmanon import trial as trial_module
@@ -49,3 +49,24 @@ def test_key_counts_add_up_over_slices_of_the_records():
     cuts = [0, 1, 150, 151, 399, 400]
     parts = [count_keys(data.indptr, data.indices, label, 3, max_len, lo, hi) for lo, hi in zip(cuts, cuts[1:])]
     assert sum(parts) == whole > 0
+
+
+def test_a_one_thread_budget_draws_without_a_helper_thread(monkeypatch):
+    data = random_data(4, 300, 14, 6)
+    params = KmAnonParams(k=4, m=3, sigma=0.9, trials=1, seed=3, exact_when_cheaper=False)
+    pools: list[str] = []
+    make_pool = budget.pool
+
+    def recording_pool(wanted, name="anonstudio"):
+        pools.append(name)
+        return make_pool(wanted, name)
+
+    monkeypatch.setattr(budget, "pool", recording_pool)
+    runs = {}
+    for threads in (1, 2):
+        pools.clear()
+        with budget.limit(threads):
+            runs[threads] = kmanonymize(data, FreeMerge(), params)
+        assert ("kmanon-draw" in pools) == (threads > 1)
+        assert "sampling" in [lv.mode for lv in runs[threads].levels]
+    assert [lv.labels.tolist() for lv in runs[1].levels] == [lv.labels.tolist() for lv in runs[2].levels]

@@ -13,6 +13,7 @@ import math
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from typing import Any
 
 import numpy as np
@@ -268,17 +269,19 @@ class Trial:
         drawn = violations = merges = unfixable = 0
         last_partial = time.perf_counter()
         cancelled = False
-        # The next chunk is drawn on a helper thread while this one is checked;
-        # chunk sizes and order stay fixed, so the samples do not change.
+        # The next chunk is drawn on a helper thread while this one is checked,
+        # when the trial's budget has a second thread for it (on one thread the
+        # chunk is drawn here, before it is checked); chunk sizes and order stay
+        # fixed, so the samples do not change.
         steps = iter(range(1 << 62))
-        prefetch = budget.pool(1, "kmanon-draw")
+        prefetch = budget.pool(1, "kmanon-draw") if budget.available() > 1 else _InlineDraws()
 
         def draw_next():
             size = _DRAW_SCHEDULE[min(next(steps), len(_DRAW_SCHEDULE) - 1)]
             return prefetch.submit(sampler.draw, size, draw_progress)
 
-        pending = draw_next()
         try:
+            pending = draw_next()
             while run < gamma and state.n_partitions > 1:
                 if self.hub.cancelled():
                     cancelled = True
@@ -515,6 +518,18 @@ class Trial:
             self._progress(ell, 1.0, f"level {ell}: undoing generalization that k^{ell} does not need")
             self.cons.exact_relax(self.data, ell, k, self.err, self.params.exact_budget, self.hub.cancelled)
         return self._snapshot(ell, k, 1.0, 0, "exact", int(n_flagged), violations, merges, unfixable, complete)
+
+
+class _InlineDraws:
+    """A stand-in for the prefetch pool on a one-thread budget: ``submit`` draws at once."""
+
+    def submit(self, fn: Callable, *args: Any) -> Future:
+        done: Future = Future()
+        done.set_result(fn(*args))  # a failing draw raises here, inside the level's try (the sampler is closed)
+        return done
+
+    def shutdown(self, wait: bool = True) -> None:
+        pass
 
 
 def close_sampler(sampler) -> None:
