@@ -186,8 +186,9 @@ def main(argv: list[str] | None = None) -> int:
     main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.getsignal(signal.SIGINT) if main_thread else None
     install_interrupt_handler()
-    pause_collector()  # until the command's work starts (startup.py says why)
     try:
+        # Inside the try: a Ctrl-C during it is the command's, answered with 130 like any other.
+        pause_collector()  # until the command's work starts (startup.py says why)
         return _main(argv)
     finally:
         resume_collector()
@@ -207,10 +208,10 @@ def run() -> None:
     import os
     import signal
 
-    from . import startup
-
-    startup.whole_process = True  # this process ends with the command: its start-up's objects can be frozen
     try:
+        from . import startup
+
+        startup.whole_process = True  # this process ends with the command: its start-up's objects can be frozen
         code = main()
         signal.signal(signal.SIGINT, lambda *_: os._exit(130))
     except KeyboardInterrupt:  # between main's own handler and this one
