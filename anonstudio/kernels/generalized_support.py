@@ -34,6 +34,7 @@ __all__ = [
     "support_at_least",
     "fill_bits",
     "check_batch",
+    "record_parts",
     "count_keys",
     "enumerate_keys",
     "violating_keys",
@@ -375,7 +376,7 @@ def key_bits(n_partition_ids: int) -> int:
 
 
 @njit(nogil=True, cache=True)
-def _record_parts(indices, lo, hi, label, parts, counts):
+def record_parts(indices, lo, hi, label, parts, counts):
     """Distinct partitions of one record (sorted) and how many items fall in each."""
     m = 0
     for t in range(lo, hi):
@@ -422,7 +423,7 @@ def count_keys(indptr, indices, label, ell, max_len, lo, hi):
     counts = np.empty(max_len + 1, dtype=np.int64)
     total = 0.0
     for u in range(lo, hi):
-        m = _record_parts(indices, indptr[u], indptr[u + 1], label, parts, counts)
+        m = record_parts(indices, indptr[u], indptr[u + 1], label, parts, counts)
         c = 1.0
         for j in range(1, min(ell, m) + 1):
             c = c * (m - j + 1) / j
@@ -447,7 +448,7 @@ def enumerate_keys(indptr, indices, label, ell, bits, max_len, out, u_start, u_s
     idx = np.empty(ell, dtype=np.int64)
     n = n_start
     for u in range(u_start, u_stop):
-        m = _record_parts(indices, indptr[u], indptr[u + 1], label, parts, counts)
+        m = record_parts(indices, indptr[u], indptr[u + 1], label, parts, counts)
         for j in range(1, min(ell, m) + 1):
             for a in range(j):
                 idx[a] = a
@@ -559,7 +560,7 @@ def dense_count(indptr, indices, compact, ell, max_len, binom, offsets, counts, 
     cnt = np.empty(max_len + 1, dtype=np.int64)
     idx = np.empty(ell, dtype=np.int64)
     for u in range(u_start, u_stop):
-        m = _record_parts(indices, indptr[u], indptr[u + 1], compact, parts, cnt)
+        m = record_parts(indices, indptr[u], indptr[u + 1], compact, parts, cnt)
         # Sizes 1 and 2 hold most of the work at the levels enumerated in practice: plain loops,
         # pairs visited by their larger partition (colex) so one row of cells is filled at a time.
         for a in range(m):

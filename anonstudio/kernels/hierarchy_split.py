@@ -19,27 +19,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .generalized_support import next_combination
+from .generalized_support import next_combination, record_parts
 
 __all__ = ["new_itemset_keys", "smallest_run", "itemset_support", "warm_up"]
-
-
-@njit(nogil=True, cache=True)
-def _distinct_parts(indices, lo, hi, label, parts):
-    """Distinct partitions of one record, sorted ascending; returns how many."""
-    m = 0
-    for t in range(lo, hi):
-        p = label[indices[t]]
-        pos = 0
-        while pos < m and parts[pos] < p:
-            pos += 1
-        if pos < m and parts[pos] == p:
-            continue
-        for s in range(m, pos, -1):
-            parts[s] = parts[s - 1]
-        parts[pos] = p
-        m += 1
-    return m
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -65,6 +47,7 @@ def new_itemset_keys(indptr, indices, records, label, is_new, j, bits, max_len, 
     partition costs ``C(|P| - 1, j - 1)``, not ``C(|P|, j)``.
     """
     parts = np.empty(max_len + 1, dtype=np.int64)
+    counts = np.empty(max_len + 1, dtype=np.int64)  # items per partition: record_parts fills it, unused here
     newp = np.empty(max_len + 1, dtype=np.int64)
     oldp = np.empty(max_len + 1, dtype=np.int64)
     ia = np.empty(j, dtype=np.int64)
@@ -73,7 +56,7 @@ def new_itemset_keys(indptr, indices, records, label, is_new, j, bits, max_len, 
     n = 0
     for r in range(records.shape[0]):
         u = records[r]
-        m = _distinct_parts(indices, indptr[u], indptr[u + 1], label, parts)
+        m = record_parts(indices, indptr[u], indptr[u + 1], label, parts, counts)
         if m < j:
             continue
         nn = 0
