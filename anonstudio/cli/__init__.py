@@ -265,9 +265,9 @@ def _main(argv: list[str] | None) -> int:
         return 130
     for notice in notices:
         _say(f"anonstudio-cli {args.command}: {notice}")
-    if not getattr(args, "_method", False):
-        resume_collector()  # a tool command's work starts now (a method command's once its stages are loaded)
     try:
+        if not getattr(args, "_method", False):
+            resume_collector()  # a tool command's work starts now (a method command's once its stages are loaded)
         # Imported here, under the command's Ctrl-C handling: --help and the parser no longer import it.
         from ..parallel import set_connect_notice
 
