@@ -30,7 +30,6 @@ from .. import __version__
 from . import commands as _commands_pkg
 from .errors import CliError
 from .interrupts import disarm, install_interrupt_handler, interrupted, reset_interrupted
-from .startup import pause_collector, resume_collector
 
 __all__ = ["main", "run", "build_parser", "rewrite_deprecated"]
 
@@ -187,11 +186,8 @@ def main(argv: list[str] | None = None) -> int:
     previous = signal.getsignal(signal.SIGINT) if main_thread else None
     install_interrupt_handler()
     try:
-        # Inside the try: a Ctrl-C during it is the command's, answered with 130 like any other.
-        pause_collector()  # until the command's work starts (startup.py says why)
         return _main(argv)
     finally:
-        resume_collector()
         disarm()
         if "anonstudio.parallel" in sys.modules:
             sys.modules["anonstudio.parallel"].set_connect_notice(None)
@@ -209,9 +205,6 @@ def run() -> None:
     import signal
 
     try:
-        from . import startup
-
-        startup.whole_process = True  # this process ends with the command: its start-up's objects can be frozen
         code = main()
         signal.signal(signal.SIGINT, lambda *_: os._exit(130))
     except KeyboardInterrupt:  # between main's own handler and this one
@@ -266,8 +259,6 @@ def _main(argv: list[str] | None) -> int:
     for notice in notices:
         _say(f"anonstudio-cli {args.command}: {notice}")
     try:
-        if not getattr(args, "_method", False):
-            resume_collector()  # a tool command's work starts now (a method command's once its stages are loaded)
         # Imported here, under the command's Ctrl-C handling: --help and the parser no longer import it.
         from ..parallel import set_connect_notice
 

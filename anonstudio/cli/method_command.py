@@ -112,7 +112,7 @@ def add_method_command(sub: Any, spec: MethodSpec) -> argparse.ArgumentParser:
     for flag, keywords in spec.cli_options:
         parser.add_argument(flag, dest=f"option_{flag.lstrip('-').replace('-', '_')}", **keywords)
     parser.add_argument("--quiet", action="store_true", help="no progress bar (results still go to stdout)")
-    parser.set_defaults(_run=lambda args, s=spec: run_method(s, args), _method=True)
+    parser.set_defaults(_run=lambda args, s=spec: run_method(s, args))
     return parser
 
 
@@ -185,7 +185,6 @@ def run_method(spec: MethodSpec, args: argparse.Namespace) -> int:
     from ..methods.contract import check_outputs, discover_methods, prepare, run_and_verify, write_outputs
     from .datasets import dataset_options, load_dataset_argument, release_table_target, write_release_table
     from .progress import TqdmProgress
-    from .startup import resume_collector
 
     # The parser was built from this family's spec alone; a run sees every family, as in the studio (the
     # glossary's entries of all families, a spec found by name).
@@ -212,9 +211,6 @@ def run_method(spec: MethodSpec, args: argparse.Namespace) -> int:
         spec.check_cli_options(data, params, options)
     except ParameterError as exc:
         raise CliError(_flag_message(spec, exc)) from None
-    # Start-up ends here: the stages' modules are imported and the data loaded; the garbage collector comes back
-    # for the work (startup.py).
-    resume_collector()
     for export in spec.exports:
         if export.kind == "audit" and paths.get(export.key) is not None:
             print(f"warning: {export.flag} writes an audit file: {export.warning or export.help}", file=sys.stderr)
