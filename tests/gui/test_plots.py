@@ -222,3 +222,31 @@ def test_caption_is_a_second_title_line(plot):
     assert plot.plot_item.layout.rowMinimumHeight(0) >= label.itemRect().height() > 30
     plot.set_caption("")
     assert plot.plot_item.titleLabel.text == "Uniqueness"
+
+
+@pytest.mark.parametrize("log", [(False, False), (True, True)])
+def test_data_pixels_are_where_the_view_maps_each_point(qtbot, log):
+    """The array mapping agrees with ViewBox.mapFromView point by point, and drops what a log axis cannot show."""
+    from PySide6.QtCore import QPointF
+
+    plot = ExportablePlot("Trace", x_label="x", y_label="y", log_x=log[0], log_y=log[1])
+    qtbot.addWidget(plot)
+    plot.resize(500, 350)
+    plot.show()
+    plot.add_series("exact", kind="scatter", symbol="o", error_bars=True)
+    plot.add_series("trend", kind="line")
+    plot.set_series("exact", [0.5, 2, 8, 0], [0.1, 0.4, 0.9, 0.3], low=[0.05, 0.3, 0.8, 0.2],
+                    high=[0.2, 0.5, 1.0, 0.4])
+    plot.set_series("trend", [1, 3, 5], [0.2, -1.0, 0.6])
+    view = plot.plot_item.getViewBox()
+    expected = []
+    for s in plot.series.values():
+        for y in [s.y] + [b for b in (s.low, s.high) if b is not None and len(b) == len(s.x)]:
+            for xi, yi in zip(s.x, y):
+                if log[0] and xi <= 0 or log[1] and yi <= 0:
+                    continue  # off a log axis: not drawn
+                p = view.mapFromView(QPointF(np.log10(xi) if log[0] else xi, np.log10(yi) if log[1] else yi))
+                expected.append((p.x(), p.y()))
+    got = plot.data_pixels()
+    assert len(got) == (11 if log[0] else 15)  # x = 0 (three ends) and y = -1 fall off the log axes
+    assert np.allclose(got, np.array(expected), atol=1e-6)

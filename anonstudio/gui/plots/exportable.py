@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QBuffer, QIODevice, QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QBuffer, QIODevice, QRectF, Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
@@ -330,28 +330,45 @@ class ExportablePlot(QWidget):
         return QRectF(left, top, size.width(), size.height())
 
     def data_pixels(self) -> np.ndarray:
-        """Every drawn point and error-bar end as (n, 2) view-box pixel coordinates."""
-        view = self.plot_item.getViewBox()
-        points = []
-        for s in self.series.values():
-            ys = [s.y] + [b for b in (s.low, s.high) if b is not None and len(b) == len(s.x)]
-            for y in ys:
-                for xi, yi in zip(s.x, y):
-                    if self._log[0]:
-                        xi = np.log10(xi) if xi > 0 else np.nan
-                    if self._log[1]:
-                        yi = np.log10(yi) if yi > 0 else np.nan
-                    if np.isfinite(xi) and np.isfinite(yi):
-                        p = view.mapFromView(QPointF(float(xi), float(yi)))
-                        points.append((p.x(), p.y()))
-        return np.array(points, dtype=float).reshape(-1, 2)
+        """Every drawn point and error-bar end as (n, 2) view-box pixel coordinates.
 
-    def legend_covers_data(self, offset: tuple[float, float] | None = None, pad: float = 8.0) -> bool:
-        """Whether the legend (at ``offset``) hides a point, with ``pad`` pixels of room."""
+        Mapped as arrays through the view's transform: a trace plot holds tens of thousands of
+        points, and mapping them one ``QPointF`` at a time held the GUI thread for seconds.
+        """
+        xs, ys = [], []
+        for s in self.series.values():
+            x = np.asarray(s.x, dtype=float)
+            for y in [s.y] + [b for b in (s.low, s.high) if b is not None and len(b) == len(s.x)]:
+                xs.append(x)
+                ys.append(np.asarray(y, dtype=float))
+        if not xs:
+            return np.zeros((0, 2))
+        x, y = np.concatenate(xs), np.concatenate(ys)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if self._log[0]:
+                x = np.where(x > 0, np.log10(x), np.nan)
+            if self._log[1]:
+                y = np.where(y > 0, np.log10(y), np.nan)
+        keep = np.isfinite(x) & np.isfinite(y)
+        x, y = x[keep], y[keep]
+        t = self.plot_item.getViewBox().childTransform()  # what ViewBox.mapFromView applies to one point
+        px = t.m11() * x + t.m21() * y + t.dx()
+        py = t.m12() * x + t.m22() * y + t.dy()
+        if not t.isAffine():
+            w = t.m13() * x + t.m23() * y + t.m33()
+            px, py = px / w, py / w
+        return np.column_stack([px, py])
+
+    def legend_covers_data(self, offset: tuple[float, float] | None = None, pad: float = 8.0,
+                           pixels: np.ndarray | None = None) -> bool:
+        """Whether the legend (at ``offset``) hides a point, with ``pad`` pixels of room.
+
+        ``pixels``: :meth:`data_pixels`, when the caller tries several offsets.
+        """
         if self.legend is None or not self.legend.items:
             return False
         rect = self.legend_rect(offset).adjusted(-pad, -pad, pad, pad)
-        pts = self.data_pixels()
+        pts = self.data_pixels() if pixels is None else pixels
         inside = ((pts[:, 0] >= rect.left()) & (pts[:, 0] <= rect.right())
                   & (pts[:, 1] >= rect.top()) & (pts[:, 1] <= rect.bottom()))
         return bool(inside.any())
@@ -369,8 +386,9 @@ class ExportablePlot(QWidget):
         view = self.plot_item.getViewBox()
         if view.width() <= 0 or view.height() <= 0:
             return
+        pixels = self.data_pixels()
         for offset in LEGEND_CORNERS:
-            if not self.legend_covers_data(offset):
+            if not self.legend_covers_data(offset, pixels=pixels):
                 break
         else:
             offset = LEGEND_CORNERS[0]
