@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .packed_bits import pack_postings, packed_word
+from .packed_bits import held_packed_bit, pack_postings, packed_word
 from .rng import make_state, randbelow
 from .support import popcount64, trailing_zeros
 
@@ -257,12 +257,10 @@ def support_at_least(base, pool, start, length, bits, item_rows, bit_row, parts,
         in_base[a] = st < 0
         cur[a] = -1 - st if st < 0 else st
         end[a] = cur[a] + length[order[a]]
-    # A packed row's summary word and first-word index, kept while the walk (ascending
-    # records) stays in the same 4,096 records: one read per bit test instead of three.
     summary, first, words = item_rows
-    held_s = np.full(n_parts, -1, dtype=np.int64)
-    held_flags = np.zeros(n_parts, dtype=np.uint64)
+    held_block = np.full(n_parts, -1, dtype=np.int64)
     held_first = np.zeros(n_parts, dtype=np.int64)
+    held_flags = np.zeros(n_parts, dtype=np.uint64)
     count = 0
     d = cur[0]
     d_end = end[0]
@@ -279,14 +277,7 @@ def support_at_least(base, pool, start, length, bits, item_rows, bit_row, parts,
                     break
                 continue
             if row != NO_ROW:
-                s = x >> 12
-                if s != held_s[a]:
-                    held_s[a] = s
-                    held_flags[a] = summary[-2 - row, s]
-                    held_first[a] = first[-2 - row, s]
-                bit = np.uint64(1) << np.uint64((x >> 6) & 63)
-                if held_flags[a] & bit == 0 or (words[held_first[a] + popcount64(held_flags[a] & (bit - np.uint64(1)))]
-                                                 >> np.uint64(x & 63)) & np.uint64(1) == 0:
+                if not held_packed_bit(summary, first, words, -2 - row, x, a, held_block, held_first, held_flags):
                     ok = False
                     break
                 continue
