@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .packed_bits import pack_postings, packed_word
+from .packed_bits import held_packed_bit, pack_postings, packed_word
 from .rng import make_state, randbelow
 from .support import popcount64, trailing_zeros
 
@@ -257,12 +257,10 @@ def support_at_least(base, pool, start, length, bits, item_rows, bit_row, parts,
         in_base[a] = st < 0
         cur[a] = -1 - st if st < 0 else st
         end[a] = cur[a] + length[order[a]]
-    # A packed row's summary word and first-word index, kept while the walk (ascending
-    # records) stays in the same 4,096 records: one read per bit test instead of three.
     summary, first, words = item_rows
-    held_s = np.full(n_parts, -1, dtype=np.int64)
-    held_flags = np.zeros(n_parts, dtype=np.uint64)
+    held_block = np.full(n_parts, -1, dtype=np.int64)
     held_first = np.zeros(n_parts, dtype=np.int64)
+    held_flags = np.zeros(n_parts, dtype=np.uint64)
     count = 0
     d = cur[0]
     d_end = end[0]
@@ -279,14 +277,7 @@ def support_at_least(base, pool, start, length, bits, item_rows, bit_row, parts,
                     break
                 continue
             if row != NO_ROW:
-                s = x >> 12
-                if s != held_s[a]:
-                    held_s[a] = s
-                    held_flags[a] = summary[-2 - row, s]
-                    held_first[a] = first[-2 - row, s]
-                bit = np.uint64(1) << np.uint64((x >> 6) & 63)
-                if held_flags[a] & bit == 0 or (words[held_first[a] + popcount64(held_flags[a] & (bit - np.uint64(1)))]
-                                                 >> np.uint64(x & 63)) & np.uint64(1) == 0:
+                if not held_packed_bit(summary, first, words, -2 - row, x, a, held_block, held_first, held_flags):
                     ok = False
                     break
                 continue
@@ -600,26 +591,32 @@ def dense_violators(counts, flags, k, offsets, binom, n_parts, ell, out):
     """
     nv = 0
     n_flagged = 0
+    comb = np.empty(ell, dtype=np.int64)
     for j in range(1, ell + 1):
+        # The cells of size j hold the j-subsets of 0..n_parts-1 in colex order. Stepping to the next subset
+        # costs O(1) on average; unranking each violator scanned the binomials, O(n_parts) a violator, which
+        # dominated a trial on sparse data (a few hundred thousand violators among 1,303 partitions).
+        for i in range(j):
+            comb[i] = i
         for r in range(offsets[j + 1] - offsets[j]):
+            if r > 0:
+                # colex successor: raise the lowest index that can rise, and reset the ones below it
+                i = 0
+                while i + 1 < j and comb[i] + 1 == comb[i + 1]:
+                    i += 1
+                comb[i] += 1
+                for a in range(i):
+                    comb[a] = a
             cell = offsets[j] + r
             if flags[cell] == 0:
                 continue
             n_flagged += 1
             if counts[cell] >= k:
                 continue
-            # unrank r (colex): largest c with C(c, i) <= rest, for i = j..1
-            rest = r
-            hi = n_parts
-            for i in range(j, 0, -1):
-                c = i - 1
-                while c + 1 < hi and binom[c + 1, i] <= rest:
-                    c += 1
-                rest -= binom[c, i]
-                out[nv, i - 1] = c
-                hi = c
+            for i in range(j):
+                out[nv, i] = comb[i]
             for c in range(j, ell):
-                out[nv, c] = out[nv, 0]
+                out[nv, c] = comb[0]
             nv += 1
     return nv, n_flagged
 

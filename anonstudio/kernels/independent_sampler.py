@@ -26,7 +26,7 @@ import numpy as np
 from numba import njit
 
 from .mcmc_sampler import insertion_sort, sample_record_items
-from .packed_bits import empty_packed, pack_postings, row_words
+from .packed_bits import empty_packed, held_packed_bit, pack_postings, row_words
 from .rng import make_state, uniform
 from .support import (
     MODE_AUTO,
@@ -348,16 +348,8 @@ def _bounded_support(cand, rows, freq, held, limit, indptr, indices, post_indptr
             it = cand[j]
             row = bit_row[it] if use_bits else -1
             if row >= 0:
-                # The walk ascends, so a row's summary word and first-word index are read once per
-                # 4,096 records (held in rows / freq, free once the count has chosen to walk).
-                sw = p >> 12
-                if sw != rows[j]:
-                    rows[j] = sw
-                    freq[j] = first[row, sw]
-                    held[j] = summary[row, sw]
-                bit = np.uint64(1) << np.uint64((p >> 6) & 63)
-                if held[j] & bit == 0 or (words[freq[j] + popcount64(held[j] & (bit - np.uint64(1)))]
-                                          >> np.uint64(p & 63)) & np.uint64(1) == 0:
+                # rows / freq are free once the count has chosen to walk: they hold the rows' blocks.
+                if not held_packed_bit(summary, first, words, row, p, j, rows, freq, held):
                     ok = False
                     break
             else:

@@ -27,7 +27,7 @@ from numba import njit
 
 from .support import popcount64
 
-__all__ = ["row_words", "pack_postings", "packed_word", "packed_bit", "empty_packed", "warm_up"]
+__all__ = ["row_words", "pack_postings", "packed_word", "packed_bit", "held_packed_bit", "empty_packed", "warm_up"]
 
 
 @njit(nogil=True, cache=True)
@@ -118,9 +118,34 @@ def packed_bit(summary, first, words, r, p):
     return (packed_word(summary, first, words, r, p >> 6) >> np.uint64(p & 63)) & np.uint64(1) != 0
 
 
+@njit(nogil=True, cache=True, inline="always")
+def held_packed_bit(summary, first, words, r, p, slot, held_block, held_first, held_flags):
+    """:func:`packed_bit` for a walk whose records ``p`` ascend.
+
+    Row ``r``'s summary word and first-word index for ``p``'s block of 4,096
+    records are kept in ``held_*[slot]`` and read again only when ``p`` leaves
+    that block: one read per bit test instead of three. Start with
+    ``held_block[slot] = -1``.
+    """
+    block = p >> 12
+    if block != held_block[slot]:
+        held_block[slot] = block
+        held_first[slot] = first[r, block]
+        held_flags[slot] = summary[r, block]
+    flags = held_flags[slot]
+    bit = np.uint64(1) << np.uint64((p >> 6) & 63)
+    if flags & bit == 0:
+        return False
+    return (words[held_first[slot] + popcount64(flags & (bit - np.uint64(1)))] >> np.uint64(p & 63)) & np.uint64(1) != 0
+
+
 @njit(nogil=True, cache=True)
 def _warm(summary, first, words):
-    return packed_word(summary, first, words, 0, 0) + np.uint64(packed_bit(summary, first, words, 0, 1))
+    held_block = np.full(1, -1, dtype=np.int64)
+    held_first = np.zeros(1, dtype=np.int64)
+    held_flags = np.zeros(1, dtype=np.uint64)
+    return (packed_word(summary, first, words, 0, 0) + np.uint64(packed_bit(summary, first, words, 0, 1))
+            + np.uint64(held_packed_bit(summary, first, words, 0, 1, 0, held_block, held_first, held_flags)))
 
 
 def warm_up() -> None:

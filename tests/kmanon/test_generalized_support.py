@@ -1,6 +1,9 @@
 """Generalized support kernels against brute force on random partitions."""
 
+import itertools
+
 import numpy as np
+import pytest
 
 from anonstudio.kernels.generalized_support import (
     NO_ROW,
@@ -140,3 +143,26 @@ def test_the_pool_compacts_and_uses_more_room_when_big_partitions_merge():
         assert state.start[i] < 0  # back to the item's own list
         assert state.posting(i).tolist() == [u for u, rec in enumerate(records) if i in rec]
         assert state.support_at_least([i], 10**6) == sum(i in rec for rec in records)
+
+
+@pytest.mark.parametrize(("n_parts", "ell"), [(1, 1), (2, 2), (7, 3), (12, 4), (40, 2), (9, 5)])
+def test_dense_violators_lists_the_flagged_cells_below_k_in_cell_order(n_parts, ell):
+    """Cell order is colex order of the subsets (combinatorial number system), checked on every cell."""
+    rng = np.random.default_rng(n_parts * 10 + ell)
+    binom = binomial_table(n_parts, ell)
+    off = dense_offsets(n_parts, ell, binom)
+    counts = rng.integers(0, 6, size=off[-1]).astype(np.int32)
+    flags = (rng.random(off[-1]) < 0.6).astype(np.uint8)
+    k = 3
+    expected, flagged = [], 0
+    for j in range(1, ell + 1):
+        for subset in sorted(itertools.combinations(range(n_parts), j), key=lambda c: c[::-1]):
+            cell = off[j] + sum(int(binom[c, i + 1]) for i, c in enumerate(subset))
+            if flags[cell]:
+                flagged += 1
+                if counts[cell] < k:
+                    expected.append(list(subset) + [subset[0]] * (ell - j))
+    rows = np.empty((max(len(expected), 1), ell), np.int32)
+    nv, n_flagged = dense_violators(counts, flags, k, off, binom, n_parts, ell, rows)
+    assert n_flagged == flagged
+    assert rows[:nv].tolist() == expected

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from numba import njit
 
 from anonstudio.kernels.independent_sampler import build_layout_rows
-from anonstudio.kernels.packed_bits import pack_postings, packed_bit, packed_word
+from anonstudio.kernels.packed_bits import held_packed_bit, pack_postings, packed_bit, packed_word
 from tests.reference.kmanon_reference import bitset_words
 
 
@@ -44,6 +45,34 @@ def test_every_word_and_bit_matches_a_dense_bitset(n_records):
         held = set(lists[items[r]].tolist())
         for p in range(n_records):
             assert packed_bit(summary, first, words, r, p) == (p in held)
+
+
+@njit(cache=False)
+def _walk_bits(summary, first, words, rows, walk, out):
+    """``out[t, a]``: whether row ``rows[a]`` holds record ``walk[t]``, read through :func:`held_packed_bit`."""
+    n = rows.shape[0]
+    held_block = np.full(n, -1, dtype=np.int64)
+    held_first = np.zeros(n, dtype=np.int64)
+    held_flags = np.zeros(n, dtype=np.uint64)
+    for t in range(walk.shape[0]):
+        for a in range(n):
+            out[t, a] = held_packed_bit(summary, first, words, rows[a], walk[t], a, held_block, held_first, held_flags)
+
+
+@pytest.mark.parametrize("n_records", [1, 4097, 20_000])
+def test_an_ascending_walk_reads_the_same_bits_holding_each_rows_block(n_records):
+    rng = np.random.default_rng(n_records + 1)
+    post_indptr, post_records, lists = _random_postings(rng, 8, n_records)
+    items = np.arange(8)
+    summary, first, words = pack_postings(post_indptr, post_records, items, n_records)
+    # Repeated records and jumps across several 4,096-record blocks, as a walk over a posting list makes.
+    walk = np.sort(rng.integers(0, n_records, size=3 * n_records)).astype(np.int64)
+    rows = np.array([5, 0, 2, 5, 7], dtype=np.int64)  # a row in two slots
+    out = np.zeros((len(walk), len(rows)), dtype=np.bool_)
+    _walk_bits(summary, first, words, rows, walk, out)
+    held = [set(lists[items[r]].tolist()) for r in rows]
+    expected = np.array([[p in h for h in held] for p in walk.tolist()], dtype=np.bool_).reshape(out.shape)
+    assert np.array_equal(out, expected)
 
 
 def test_the_budget_gives_rows_to_the_most_frequent_items_first():
