@@ -362,7 +362,14 @@ class Hierarchy:
 
     def rows(self) -> list[list[str]]:
         """One ``leaf -> root`` label row per leaf (the CSV form)."""
-        return [self.path_to_root(int(v)) for v in self._leaf_order]
+        # Each inner node's path to the root is its label before its parent's path, made once (parents
+        # first, by depth) instead of walking up from every leaf.
+        labels, up = self.labels, self.parent.tolist()
+        above: dict[int, tuple[str, ...]] = {-1: ()}
+        for v in np.argsort(self._depth, kind="stable").tolist():
+            if self._children[v]:
+                above[v] = (labels[v], *above[up[v]])
+        return [[labels[v], *above[up[v]]] for v in self._leaf_order.tolist()]
 
 
 def _one_depth_per_label(tree: Hierarchy) -> bool:

@@ -42,6 +42,8 @@ def _outcome(build, rows):
 
 def _built(rows):
     tree = Hierarchy.from_rows(rows)
+    # rows() gives back each leaf's walk to the root (it builds them from the parents' paths).
+    assert tree.rows() == [tree.path_to_root(int(v)) for v in tree.leaves]
     return list(tree.labels), tree.parent.tolist()
 
 
