@@ -82,3 +82,25 @@ def test_deep_and_wide_tree_builds_like_the_reference():
     tree = Hierarchy.from_rows(rows)
     labels, parent = from_rows_reference(rows)
     assert list(tree.labels) == labels and tree.parent.tolist() == parent
+
+
+def test_reading_a_tree_gives_the_collector_back_as_it_was(tmp_path):
+    import gc
+
+    from anonstudio.data.errors import DataFormatError
+    from anonstudio.data.io.hierarchies import load_hierarchy
+
+    good, bad = tmp_path / "good.csv", tmp_path / "bad.csv"
+    good.write_text("a;g;*\nb;g;*\n")
+    bad.write_text("a;b;*\nb;a;*\n")
+    assert gc.isenabled()
+    assert load_hierarchy(good).n_leaves == 2 and gc.isenabled()
+    with pytest.raises(DataFormatError, match="cycle"):
+        load_hierarchy(bad)
+    assert gc.isenabled()  # also after an error
+    gc.disable()
+    try:
+        load_hierarchy(good)
+        assert not gc.isenabled()  # a caller's pause is not ended by the reader
+    finally:
+        gc.enable()
