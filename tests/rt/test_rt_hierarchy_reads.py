@@ -42,3 +42,32 @@ def test_each_hierarchy_file_is_read_and_parsed_once_per_run(monkeypatch, tmp_pa
     assert "Independent check passed" in capsys.readouterr().out  # the check ran, on the run's trees
     assert reads == {"zip3_hierarchy.csv": 1, "icd9_hierarchy.txt": 1}
     assert parses == {"zip3": 1, "items": 1}
+
+
+def test_the_checks_label_index_is_the_rows_walk():
+    """_label_leaves (from leaf spans) gives what walking every leaf's row gives, on trees with repeated labels."""
+    import random
+
+    from anonstudio.data.hierarchy import HierarchyError
+    from anonstudio.data.io import load_hierarchy
+    from anonstudio.verifiers.rt import _label_leaves
+
+    def by_rows(h):
+        under: dict[str, set[str]] = {}
+        for row in h.rows():
+            for label in row:
+                under.setdefault(label, set()).add(row[0])
+        return under, len(h.rows())
+
+    trees = [load_hierarchy(SAMPLE / "icd9_hierarchy.txt"), load_hierarchy(SAMPLE / "zip3_hierarchy.csv")]
+    rng = random.Random(3)
+    while len(trees) < 300:
+        rows = [[f"{rng.choice('abcde')}{rng.randint(0, 3)}" for _ in range(rng.randint(1, 4))]
+                for _ in range(rng.randint(1, 6))]
+        try:
+            trees.append(Hierarchy.from_rows(rows))
+        except HierarchyError:
+            continue
+    assert sum(len(t._by_label) < t.n_nodes for t in trees) > 20  # labels shared by several nodes occur
+    for tree in trees:
+        assert _label_leaves(tree) == by_rows(tree)
