@@ -142,61 +142,77 @@ class Hierarchy:
         rows are ignored; a value given two different parents raises
         :class:`HierarchyError` naming the row.
         """
-        labels: list[str] = []
-        parent: list[int] = []
-        # (path of labels from the top) -> node id; the path makes the tree
-        # explicit, while parent_of checks that a label keeps one parent.
-        node_of: dict[tuple[str, ...], int] = {}
-        parent_label: dict[tuple[int, str], tuple[str, ...]] = {}  # (depth from top, label) -> path
         leaves_seen: dict[str, int] = {}
-        tops: list[str] = []
+        tops: dict[str, None] = {}  # in order of first appearance
         prepared: list[list[str]] = []
         source_row: list[int] = []  # input row index of each prepared row, for errors
         for r, row in enumerate(rows):
-            row = [str(x).strip() for x in row]
+            row = [x.strip() if type(x) is str else str(x).strip() for x in row]
             while row and row[-1] == "":
                 row.pop()
             if not row:
                 continue
-            if any(x == "" for x in row):
+            if "" in row:
                 raise HierarchyError(f"row {r + 1} has an empty value", r)
-            if row[0] in leaves_seen:
-                if prepared[leaves_seen[row[0]]] == row:
+            seen = leaves_seen.get(row[0])
+            if seen is not None:
+                if prepared[seen] == row:
                     continue
                 raise HierarchyError(f"value {row[0]!r} appears in two rows with different ancestors", r)
             leaves_seen[row[0]] = len(prepared)
             prepared.append(row)
             source_row.append(r)
-            if row[-1] not in tops:
-                tops.append(row[-1])
+            tops.setdefault(row[-1])
         if not prepared:
             raise HierarchyError("no rows")
-        _refuse_cycles(prepared)
         add_root = len(tops) > 1
-        if add_root:
-            labels.append(ROOT_LABEL)
-            parent.append(-1)
-        for r, row in enumerate(prepared):
-            path: tuple[str, ...] = ()
-            up = 0 if add_root else -1
-            top_down = row[::-1]
-            for level_from_top, label in enumerate(top_down):
-                # Consistency: the same label at the same depth keeps one parent.
-                key = (level_from_top, label)
-                if key in parent_label and parent_label[key] != path:
-                    raise HierarchyError(
-                        f"{label!r} has two different parents ({_show(parent_label[key])} and {_show(path)})", r)
-                parent_label.setdefault(key, path)
-                path = path + (label,)
-                node = node_of.get(path)
-                if node is None:
-                    node = len(labels)
-                    node_of[path] = node
-                    labels.append(label)
-                    parent.append(up)
-                up = node
+        labels: list[str] = [ROOT_LABEL] if add_root else []
+        parent: list[int] = [-1] if add_root else []
+        top = 0 if add_root else -1  # the parent of a row's last label
+        # A node is its path of labels from the top; (parent node, label) names the same path one step at a
+        # time, without building the tuples. parent_label checks that a label keeps one parent at its depth.
+        node_of: dict[tuple[int, str], int] = {}
+        parent_label: dict[tuple[int, str], int] = {}  # (depth from top, label) -> parent node
+        # Rows of siblings repeat their ancestors: once a row's ancestors passed the checks and have their
+        # nodes, a later row with the same ancestors only adds its leaf (the checks would pass the same way).
+        done: dict[tuple[str, ...], int] = {}
+        leaf_node: list[int] = []
+        try:
+            for r, row in enumerate(prepared):
+                above = tuple(row[1:])
+                up = done.get(above)
+                start = len(row) - 1  # levels from the top already placed: all but the leaf
+                if up is None:
+                    up, start = top, 0
+                for level_from_top in range(start, len(row)):
+                    label = row[len(row) - 1 - level_from_top]
+                    key = (level_from_top, label)
+                    known = parent_label.get(key)
+                    if known is None:
+                        parent_label[key] = up
+                    elif known != up:
+                        # A top value always hangs from the same place: the two parents are groups, with labels.
+                        raise HierarchyError(f"{label!r} has two different parents ({labels[known]!r} and "
+                                             f"{labels[up]!r})", r)
+                    node = node_of.get((up, label))
+                    if node is None:
+                        node = len(labels)
+                        node_of[(up, label)] = node
+                        labels.append(label)
+                        parent.append(up)
+                    if level_from_top == len(row) - 2:
+                        done[above] = node
+                    up = node
+                leaf_node.append(up)
+        except HierarchyError:
+            _refuse_cycles(prepared)  # a cycle is the first thing wrong with rows that hold one
+            raise
         tree = cls(tuple(labels), np.asarray(parent, dtype=np.int32), name=name)
-        leaves_with_children = [p for p, row in enumerate(prepared) if not tree.is_leaf(node_of[tuple(row[::-1])])]
+        # The rows' edges between labels are the tree's edges between its nodes' labels. When no label sits at
+        # two depths, each edge goes one level up, so they cannot lead back: only other trees need the check.
+        if len(tree._by_label) < len(labels) and not _one_depth_per_label(tree):
+            _refuse_cycles(prepared)
+        leaves_with_children = [p for p, node in enumerate(leaf_node) if not tree.is_leaf(node)]
         if leaves_with_children:
             p = leaves_with_children[0]
             raise HierarchyError(f"{prepared[p][0]!r} is listed as a value and as a generalization",
@@ -346,11 +362,20 @@ class Hierarchy:
 
     def rows(self) -> list[list[str]]:
         """One ``leaf -> root`` label row per leaf (the CSV form)."""
-        return [self.path_to_root(int(v)) for v in self._leaf_order]
+        # Each inner node's path to the root is its label before its parent's path, made once (parents
+        # first, by depth) instead of walking up from every leaf.
+        labels, up = self.labels, self.parent.tolist()
+        above: dict[int, tuple[str, ...]] = {-1: ()}
+        for v in np.argsort(self._depth, kind="stable").tolist():
+            if self._children[v]:
+                above[v] = (labels[v], *above[up[v]])
+        return [[labels[v], *above[up[v]]] for v in self._leaf_order.tolist()]
 
 
-def _show(path: tuple[str, ...]) -> str:
-    return repr(path[-1]) if path else "none"
+def _one_depth_per_label(tree: Hierarchy) -> bool:
+    """True if the nodes sharing a label all lie at one depth."""
+    depth = tree.depth.tolist()
+    return all(len({depth[v] for v in nodes}) == 1 for nodes in tree._by_label.values() if len(nodes) > 1)
 
 
 # ---------------------------------------------------------------- builders
@@ -482,7 +507,40 @@ def _refuse_cycles(rows: list[list[str]]) -> None:
     labels (a label repeated in place, ``Male;Male;*``, is a level that keeps
     the value and no edge), the rows must not lead from a label back to
     itself: ``a;b`` with ``b;a`` (or ``a;b;a``) generalizes a to b and b to a.
+
+    The distinct edges are peeled in topological order (Kahn), linear in their
+    number; only rows that do hold a cycle go on to :func:`_explain_cycle`,
+    which names the same loop and row as always.
     """
+    pairs: set[tuple[str, str]] = set()
+    for row in rows:
+        pairs.update(zip(row, row[1:]))
+    parents_of: dict[str, list[str]] = {}
+    n_children: dict[str, int] = {}
+    for child, parent in pairs:
+        if child != parent:
+            parents_of.setdefault(child, []).append(parent)
+            n_children[parent] = n_children.get(parent, 0) + 1
+    if not parents_of:
+        return
+    # Peel labels no edge points to (the values), then the groups whose children have all been peeled.
+    ready = [label for label in parents_of if label not in n_children]
+    peeled = 0
+    while ready:
+        label = ready.pop()
+        peeled += 1
+        for parent in parents_of.get(label, ()):
+            left = n_children[parent] - 1
+            n_children[parent] = left
+            if not left:
+                ready.append(parent)
+    if peeled < len(parents_of.keys() | n_children.keys()):
+        _explain_cycle(rows)
+        raise AssertionError("unreachable: the rows hold a cycle")  # pragma: no cover
+
+
+def _explain_cycle(rows: list[list[str]]) -> None:
+    """Raise the :class:`HierarchyError` naming the first cycle a depth-first walk of the rows' edges meets."""
     edges: dict[str, set[str]] = {}
     first_row: dict[tuple[str, str], int] = {}
     for r, row in enumerate(rows):

@@ -184,13 +184,17 @@ def _as_hierarchy(h: Hierarchy | str | Path, name: str) -> Hierarchy:
 
 
 def _label_leaves(h: Hierarchy) -> tuple[dict[str, set[str]], int]:
-    """Label -> leaf labels under it, from the leaf-to-root rows; and the number of leaves."""
-    under: dict[str, set[str]] = defaultdict(set)
-    rows = h.rows()
-    for row in rows:
-        for label in row:
-            under[label].add(row[0])
-    return dict(under), len(rows)
+    """Label -> leaf labels under it (every node carrying the label); and the number of leaves."""
+    # A node's leaves are one slice of the leaves in depth-first order: one set per node, built in C, instead
+    # of one insertion per label of every leaf's row (a third of the time on the INFORMS income tree).
+    leaf_labels = h.leaf_labels
+    under: dict[str, set[str]] = {}
+    for label, (lo, hi) in zip(h.labels, h.leaf_spans.tolist()):
+        if label in under:
+            under[label].update(leaf_labels[lo:hi])
+        else:
+            under[label] = set(leaf_labels[lo:hi])
+    return under, len(leaf_labels)
 
 
 def _text(value) -> str:
