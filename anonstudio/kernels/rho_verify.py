@@ -6,14 +6,21 @@ come from a merge intersection of the checker's own posting lists, and every
 e ∈ E_u is tested by counting how many of those records hold it (a second
 intersection), rather than by tallying co-occurring items.
 
-Slow reference: tests/reference/rho_reference.py::unsafe_adversaries
+The recount of util_mining (the support of every subset of every record)
+writes each subset as one uint64 key, its sorted items (id + 1) packed
+``bits`` bits apiece, and counts a block of records by sorting its keys
+(:func:`count_subsets`); blocks are merged by :func:`merge_counts`.
+
+Slow reference: tests/reference/rho_reference.py::unsafe_adversaries,
+tests/reference/rho_recount_reference.py::all_subset_counts
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-__all__ = ["holders", "check_groups", "distinct_positions", "warm_up"]
+__all__ = ["holders", "check_groups", "distinct_positions", "subset_keys", "count_subsets", "merge_counts",
+           "decode_keys", "warm_up"]
 
 
 @njit(nogil=True, cache=True)
@@ -141,8 +148,97 @@ def distinct_positions(lengths, uniforms, out):
     return out
 
 
-def warm_up() -> None:
-    """Compile the kernels on a tiny input (see ``kernels.warmup``)."""
+@njit(nogil=True, cache=True)
+def subset_keys(indptr, indices, first, last, bits, out):
+    """Every non-empty subset of records ``first`` .. ``last`` − 1 as a key into ``out`` from 0; returns the count.
+
+    A record's items must be ascending. The subset of mask ``low | 1 << h`` (``low < 1 << h``) is the one of
+    ``low`` with item ``h`` appended, so each key is one shift and one or from a key written before it.
+    """
+    shift = np.uint64(bits)
+    pos = 0
+    for u in range(first, last):
+        a = indptr[u]
+        k = indptr[u + 1] - a
+        base = pos - 1  # the subset of mask ``mask`` (>= 1) goes to out[base + mask]
+        for h in range(k):
+            item = np.uint64(indices[a + h] + 1)
+            top = 1 << h
+            out[base + top] = item
+            for low in range(1, top):
+                out[base + top + low] = (out[base + low] << shift) | item
+        pos += (1 << k) - 1
+    return pos
+
+
+@njit(nogil=True, cache=True)
+def _runs(keys, counts, n):
+    """Equal keys of ``keys[:n]`` (sorted) made one, their ``counts`` added (None: 1 each); returns the arrays."""
+    m = 0
+    for i in range(n):
+        if i == 0 or keys[i] != keys[i - 1]:
+            m += 1
+    out_keys = np.empty(m, dtype=np.uint64)
+    out_counts = np.zeros(m, dtype=np.int64)
+    j = -1
+    for i in range(n):
+        if i == 0 or keys[i] != keys[i - 1]:
+            j += 1
+            out_keys[j] = keys[i]
+        out_counts[j] += 1 if counts is None else counts[i]
+    return out_keys, out_counts
+
+
+@njit(nogil=True, cache=True)
+def count_subsets(indptr, indices, first, last, bits, total):
+    """Distinct subset keys of records ``first`` .. ``last`` − 1 (ascending) and how many records hold each.
+
+    ``total`` is the number of non-empty subsets of those records (the sum of 2^len − 1).
+    """
+    keys = np.empty(total, dtype=np.uint64)
+    n = subset_keys(indptr, indices, first, last, bits, keys)
+    keys = keys[:n]
+    keys.sort()
+    return _runs(keys, None, n)
+
+
+@njit(nogil=True, cache=True)
+def merge_counts(keys, counts):
+    """Counts of the blocks (their keys and counts one after the other) added key by key, keys ascending.
+
+    Integer sums do not depend on the order of the blocks, so any split of the records gives the same arrays.
+    """
+    order = np.argsort(keys, kind="mergesort")
+    return _runs(keys[order], counts[order], keys.shape[0])
+
+
+@njit(nogil=True, cache=True)
+def decode_keys(keys, bits, width, out):
+    """``out[j]``: the item ids of key j, ascending, padded with −1 to ``width``; returns the lengths."""
+    mask = (np.uint64(1) << np.uint64(bits)) - np.uint64(1)
+    shift = np.uint64(bits)
+    lengths = np.zeros(keys.shape[0], dtype=np.int64)
+    for j in range(keys.shape[0]):
+        key = keys[j]
+        k = 0
+        while key != 0:
+            k += 1
+            key >>= shift
+        key = keys[j]
+        for t in range(width):
+            out[j, t] = -1
+        for t in range(k - 1, -1, -1):
+            out[j, t] = np.int64(key & mask) - 1
+            key >>= shift
+        lengths[j] = k
+    return lengths
+
+
+def warm_up(read_only: bool = False) -> None:
+    """Compile the kernels on a tiny input (see ``kernels.warmup``).
+
+    ``read_only`` makes the records' arrays read-only, as a loaded dataset's are (numba compiles the two apart).
+    """
     post_ptr = np.array([0, 2, 3], dtype=np.int64)
     post_rec = np.array([0, 1, 0], dtype=np.int32)
     rows = np.array([[0], [1]], dtype=np.int32)
@@ -161,3 +257,9 @@ def warm_up() -> None:
                  recs, tmp, np.full(2, -1, dtype=np.int64), np.empty(2, dtype=np.int32))
     pos = np.empty((2, 2), dtype=np.int64)
     distinct_positions(np.array([3, 2], dtype=np.int64), np.array([[0.5, 0.9], [0.1, 0.2]]), pos)
+    indptr = np.array([0, 2, 2, 3], dtype=np.int64)
+    indices = np.array([0, 1, 1], dtype=np.int32)
+    indptr.flags.writeable = indices.flags.writeable = not read_only
+    keys, counts = count_subsets(indptr, indices, 0, 3, 2, 4)
+    keys, counts = merge_counts(np.concatenate((keys, keys)), np.concatenate((counts, counts)))
+    decode_keys(keys, 2, 2, np.empty((len(keys), 2), dtype=np.int64))

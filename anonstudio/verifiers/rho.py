@@ -39,7 +39,7 @@ from ..data.errors import DataFormatError
 from ..data.io.text import read_text
 from ..data.transactions import TransactionData
 from ..jobs import ChunkSizer, NullProgress, Progress, derive_seed
-from ..kernels.rho_verify import check_groups, distinct_positions
+from ..kernels.rho_verify import check_groups, count_subsets, decode_keys, distinct_positions, merge_counts
 from ..parallel import budget
 from .kmanon import clopper_pearson
 
@@ -307,15 +307,22 @@ class _Stopped(Exception):
     """The recount saw a cancel (it runs in Python for up to tens of seconds)."""
 
 
+def _subset_budget_ok(data: TransactionData, limit: int) -> bool:
+    """Whether every subset of every record (the sum of 2^len) fits in ``limit``."""
+    lengths = np.diff(data.indptr)
+    return int(np.sum(np.power(2.0, lengths.astype(np.float64)))) <= limit
+
+
 def _all_subset_counts(data: TransactionData, budget: int,
                        progress: Progress | None = None) -> dict[tuple[int, ...], int] | None:
     """Support of every itemset occurring in D (every subset of every record), or None above ``budget``.
 
+    The Python recount, for data whose subsets do not fit a 64-bit key (see :func:`_frequent_itemsets`).
     Raises :class:`_Stopped` when ``progress`` is cancelled (looked at every few thousand subsets).
     """
-    lengths = np.diff(data.indptr)
-    if int(np.sum(np.power(2.0, lengths.astype(np.float64)))) > budget:
+    if not _subset_budget_ok(data, budget):
         return None
+    lengths = np.diff(data.indptr)
     progress = progress or NullProgress()
     # Counter.update counts in C: a block of records at a time, about 20,000 subsets, then the cancel is read.
     counts: collections.Counter = collections.Counter()
@@ -335,8 +342,118 @@ def _all_subset_counts(data: TransactionData, budget: int,
     return counts
 
 
-def _rules(counts: dict[tuple[int, ...], int], min_count: int, minconf: Fraction) -> set:
-    frequent = {z: c for z, c in counts.items() if c >= min_count}
+#: Subsets per block of the kernel recount: a block takes some tens of ms, so a cancel is seen quickly.
+_SUBSETS_PER_BLOCK = 1 << 20
+
+
+def _key_bits(datas: list[TransactionData]) -> int | None:
+    """Bits per item of the recount's keys, or None when a subset does not fit 64 bits or records are unsorted.
+
+    Items are stored as id + 1 (0 ends a key). Records must list their ids ascending and none negative, as the
+    Python recount's tuples then are sorted too; else that recount runs and gives what it always gave.
+    """
+    n_items = max(int(d.indices.max()) + 1 if len(d.indices) else 0 for d in datas)
+    bits = max(1, n_items.bit_length())
+    longest = max(int(np.diff(d.indptr).max()) if d.n_records else 0 for d in datas)
+    if longest * bits > 64:
+        return None
+    for d in datas:
+        if len(d.indices) and int(d.indices.min()) < 0:
+            return None
+        steps = np.diff(d.indices.astype(np.int64))
+        inside = np.ones(len(steps), dtype=bool)
+        inside[d.indptr[1:-1][(d.indptr[1:-1] > 0) & (d.indptr[1:-1] < len(d.indices))] - 1] = False
+        if np.any(steps[inside] <= 0):
+            return None
+    return bits
+
+
+def _subset_counts_kernel(datas: list[TransactionData], bits: int,
+                          progress: Progress) -> list[tuple[np.ndarray, np.ndarray]] | None:
+    """Every subset key of each dataset with its support (keys ascending), counted on the thread budget.
+
+    Records are cut into blocks of about :data:`_SUBSETS_PER_BLOCK` subsets (smaller when that leaves a thread
+    idle); each block is enumerated, sorted and counted by a nogil kernel, then the blocks of a dataset are
+    merged. The merged arrays do not depend on the cut, so any thread count gives the same numbers. None once
+    ``progress`` is cancelled (read before every block).
+    """
+    sizes = [(np.int64(1) << np.diff(d.indptr).astype(np.int64)) - 1 for d in datas]
+    grand = sum(int(s.sum()) for s in sizes)
+    workers = budget.workers(max(1, grand // (1 << 16)))
+    per_block = max(1 << 16, min(_SUBSETS_PER_BLOCK, grand // (4 * workers) + 1))
+    blocks = []  # (dataset, first record, last record, subsets)
+    for which, (d, s) in enumerate(zip(datas, sizes)):
+        cum = np.concatenate(([0], np.cumsum(s)))
+        cuts = np.unique(np.concatenate((np.searchsorted(cum, np.arange(0, cum[-1], per_block), side="right") - 1,
+                                         [d.n_records])))
+        for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
+            if b > a:
+                blocks.append((which, a, b, int(cum[b] - cum[a])))
+
+    def block(i: int):
+        if progress.cancelled():
+            return None
+        which, a, b, total = blocks[i]
+        return count_subsets(datas[which].indptr, datas[which].indices, a, b, bits, total)
+
+    def merge(which: int, parts: list) -> tuple[np.ndarray, np.ndarray]:
+        mine = [p for (w, *_), p in zip(blocks, parts) if w == which]
+        if not mine:
+            return np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64)
+        if len(mine) == 1:
+            return mine[0]
+        return merge_counts(np.concatenate([k for k, _ in mine]), np.concatenate([c for _, c in mine]))
+
+    if workers > 1:
+        with budget.pool(workers, "rho-recount") as pool:
+            parts = list(pool.map(block, range(len(blocks))))
+            if any(p is None for p in parts) or progress.cancelled():
+                return None
+            return list(pool.map(lambda which: merge(which, parts), range(len(datas))))
+    parts = []
+    for i in range(len(blocks)):
+        part = block(i)
+        if part is None:
+            return None
+        parts.append(part)
+    if progress.cancelled():
+        return None
+    return [merge(which, parts) for which in range(len(datas))]
+
+
+def _frequent_itemsets(datas: list[TransactionData], limit: int, min_count: int,
+                       progress: Progress | None = None) -> list[dict[tuple[int, ...], int]] | None:
+    """The itemsets of each dataset held by at least ``min_count`` records, with their supports.
+
+    None (mining skipped) when a dataset has more subsets than ``limit``; raises :class:`_Stopped` when
+    ``progress`` is cancelled. Counted by the kernel when every subset fits a 64-bit key, else in Python.
+    """
+    progress = progress or NullProgress()
+    if not all(_subset_budget_ok(d, limit) for d in datas):
+        return None
+    bits = _key_bits(datas)
+    if bits is None:
+        out = []
+        for d in datas:
+            counts = _all_subset_counts(d, limit, progress)
+            out.append({z: c for z, c in counts.items() if c >= min_count})
+        return out
+    counted = _subset_counts_kernel(datas, bits, progress)
+    if counted is None:
+        raise _Stopped
+    out = []
+    for keys, counts in counted:
+        keep = counts >= min_count
+        keys, counts = keys[keep], counts[keep]
+        width = max(1, 64 // bits)
+        items = np.empty((len(keys), width), dtype=np.int64)
+        lengths = decode_keys(keys, bits, width, items)
+        out.append({tuple(row[:k]): c for row, k, c in zip(items.tolist(), lengths.tolist(), counts.tolist())})
+    return out
+
+
+def _rules(frequent: dict[tuple[int, ...], int], minconf: Fraction) -> set:
+    """Association rules (X, Z \\ X) of confidence at least ``minconf`` from the frequent itemsets Z."""
     out = set()
     for z, c in frequent.items():
         for size in range(1, len(z)):
@@ -371,15 +488,14 @@ def recompute_utilities(original: TransactionData, published: TransactionData, m
     out["util_mining"] = None
     longest = int(np.diff(original.indptr).max()) if original.n_records else 0
     if longest <= max_length:
+        min_count = max(1, math.ceil(minsup * original.n_records))
+        mapped = TransactionData(published.indptr, pub_ids[published.indices].astype(np.int32), original.vocab)
         try:
-            c0 = _all_subset_counts(original, budget, progress)
-            c1 = _all_subset_counts(TransactionData(published.indptr, pub_ids[published.indices].astype(np.int32),
-                                                    original.vocab), budget, progress)
+            frequent = _frequent_itemsets([original, mapped], budget, min_count, progress)
         except _Stopped:
             return None
-        if c0 is not None and c1 is not None:
-            min_count = max(1, math.ceil(minsup * original.n_records))
-            r0, r1 = _rules(c0, min_count, minconf), _rules(c1, min_count, minconf)
+        if frequent is not None:
+            r0, r1 = _rules(frequent[0], minconf), _rules(frequent[1], minconf)
             common = len(r0 & r1)
             union = len(r0 | r1)
             out.update({"util_mining": 1.0 - common / union if union else 0.0, "rules_original": len(r0),
