@@ -172,7 +172,6 @@ class _Estimator:
         self.mem_head = cat([t.head for t in tres], np.int64)
         self.mem_size = cat([t.size for t in tres], np.float64)
         self._item_cache: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-        self._leaves: dict[str, dict[str, int]] = {}  # hierarchy column -> leaf label -> node
 
     def _rel_factor(self, column: str, value: str) -> np.ndarray:
         """Per cluster: 1/|cell| if its cell covers ``value``, else 0."""
@@ -189,12 +188,10 @@ class _Estimator:
             return np.where((lo <= x) & (x <= hi), 1.0 / np.maximum(count, 1), 0.0)
         col = p.columns[j]
         if kind == "hierarchy":
-            leaves = self._leaves.get(column)
-            if leaves is None:  # built once per column: a 23,784-leaf tree made it most of a query's time
-                leaves = self._leaves[column] = {col.hierarchy.labels[v]: int(v) for v in col.hierarchy.leaves.tolist()}
-            if value not in leaves:
+            try:
+                leaf = col.hierarchy.leaf(value) + int(p.hier_offset[a])
+            except KeyError:  # not a value of the tree
                 return np.zeros(self.n_clusters)
-            leaf = leaves[value] + int(p.hier_offset[a])
             node = s.node[:, a]
             inside = p.anc[leaf, p.depth[node]] == node
             return np.where(inside, 1.0 / np.maximum(self.values_under[node], 1.0), 0.0)
