@@ -438,12 +438,17 @@ def warm_up() -> None:
     """Compile the kernels on a three-record dataset."""
     from .support import tiny_dataset
 
-    indptr, indices, post_indptr, _ = tiny_dataset()
+    indptr, indices, frozen_indptr, _ = tiny_dataset()
     pos = record_layout(indptr, indices, 3)
     order = np.empty(3, dtype=np.int32)
     order[pos] = np.arange(3, dtype=np.int32)
+    # As samplers.independent_sampler.layout_postings_of builds the layout: filled writable, then frozen, so the
+    # sampler's first run loads these variants instead of compiling its own.
+    post_indptr = frozen_indptr.copy()
     post_records = np.empty(int(post_indptr[-1]), dtype=np.int32)
     layout_postings(indptr, indices, order, post_indptr, post_records)
+    post_indptr.setflags(write=False)
+    post_records.setflags(write=False)
     eligible = np.array([0, 1], dtype=np.int32)
     prob, alias = build_alias(np.array([1.0, 3.0]))
     out_items = np.empty((2, 2), dtype=np.int32)

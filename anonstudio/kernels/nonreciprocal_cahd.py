@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from . import read_only
 from .nonreciprocal_order import hamming
 
 __all__ = ["cahd_groups", "warm_up"]
@@ -157,7 +158,8 @@ def cahd_groups(order, labels, n_labels, l, alpha, indptr, indices):
 def warm_up() -> None:
     """Compile the kernel on a tiny input."""
     order = np.arange(8, dtype=np.int64)
-    labels = np.array([0, 1, 2, 0, 1, 2, 3, 3], dtype=np.int64)
-    indptr = np.arange(9, dtype=np.int64)
-    indices = np.arange(8, dtype=np.int32)
+    # Label codes and the data's arrays are read-only in a real run (RecordLabels, TransactionData).
+    labels = read_only(np.array([0, 1, 2, 0, 1, 2, 3, 3], dtype=np.int64))
+    indptr = read_only(np.arange(9, dtype=np.int64))
+    indices = read_only(np.arange(8, dtype=np.int32))
     cahd_groups(order, labels, 4, 2, 3, indptr, indices)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from . import read_only
 from .nonreciprocal_order import hamming
 
 __all__ = ["spaced_order", "swap_same_labels", "windows_distinct", "warm_up", "LOCAL", "MOST_REMAINING"]
@@ -243,9 +244,10 @@ def windows_distinct(order, labels, n_labels, w):
 def warm_up() -> None:
     """Compile the kernels above on a tiny input."""
     order = np.arange(9, dtype=np.int64)
-    labels = np.array([0, 0, 0, 1, 1, 1, 2, 2, 2], dtype=np.int64)
+    # Label codes and the data's arrays are read-only in a real run (RecordLabels, TransactionData).
+    labels = read_only(np.array([0, 0, 0, 1, 1, 1, 2, 2, 2], dtype=np.int64))
     spaced_order(order, labels, 3, 3, LOCAL)
     spaced_order(order, labels, 3, 3, MOST_REMAINING)
-    indptr = np.arange(10, dtype=np.int64)
-    indices = np.arange(9, dtype=np.int32)
+    indptr = read_only(np.arange(10, dtype=np.int64))
+    indices = read_only(np.arange(9, dtype=np.int32))
     swap_same_labels(indptr, indices, order.copy(), labels, 3, 2, 2, 1)

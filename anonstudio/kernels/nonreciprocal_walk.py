@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from . import read_only
 from .nonreciprocal_order import hamming
 from .rng import make_state, randbelow
 
@@ -339,10 +340,11 @@ def warm_up() -> None:
     retire_edges(free, nfree, st.post_edge)
     edge_rounds_from(nbr, st.post_edge, edge_round, 0)
     order = np.arange(n, dtype=np.int64)
-    indptr = np.arange(n + 1, dtype=np.int64)
-    indices = np.arange(n, dtype=np.int32)
+    # The data's arrays and the label codes are read-only in a real run (methods.nonreciprocal.walk).
+    indptr = read_only(np.arange(n + 1, dtype=np.int64))
+    indices = read_only(np.arange(n, dtype=np.int32))
     prev = np.zeros((n, 2), dtype=np.int64)
-    labels = np.arange(n, dtype=np.int64) % 3
+    labels = read_only(np.arange(n, dtype=np.int64) % 3)
     g = RoundState(n)
     cap = 8 * n + 64
     vhead = np.full(n, -1, dtype=np.int64)

@@ -392,7 +392,8 @@ class MethodSpec(abc.ABC):
     #: package); a family whose promise is another family's (threat analyses a group release) names that one.
     verified_by: str = ""
     #: Bundled samples the family runs on, each with parameter settings small enough for a quick run: the
-    #: contract tests run the CLI on the first, and the kernel warm-up check runs every one.
+    #: contract tests run the CLI on the first, and the kernel warm-up check runs every one. A setting that names
+    #: one of the sample's files (``"labels.csv"``) means that file.
     samples: tuple[tuple[str, dict[str, Any]], ...] = ()
     #: The family's own glossary entries (its measures and parameters), registered when the family is found;
     #: terms shared by several families live in ``anonstudio/glossary.py``.

@@ -58,7 +58,10 @@ def _complete(run: MethodRun) -> bool:
 
 class NonreciprocalSpec(MethodSpec):
     name = "nonreciprocal"
-    samples = (("sports-example", {}),)
+    # ℓ-diversity on the labels file: the label-spaced ring (with the CAHD baseline) and the greedy method.
+    samples = (("sports-example", {}),
+               ("sports-example", {"k": None, "l": 2, "l_method": "ring", "labels": "labels.csv"}),
+               ("sports-example", {"k": None, "l": 2, "l_method": "greedy", "labels": "labels.csv"}))
     terms = TERMS
     title = "Nonreciprocal recoding"
     summary = ("publish each record generalized towards k (or ℓ) others, without groups or hierarchies, "

@@ -20,6 +20,7 @@ import numpy as np
 
 from ...data.transactions import TransactionData
 from ...jobs import ChunkSizer, NullProgress, Progress, derive_seed
+from ...kernels import read_only
 from ...kernels.nonreciprocal_walk import (
     DONE,
     STUCK,
@@ -161,7 +162,9 @@ def greedy_assignments(data: TransactionData, order: np.ndarray, labels: np.ndar
     n = len(order)
     rank = np.empty(n, dtype=np.int64)
     rank[order] = np.arange(n)
-    codes = np.ascontiguousarray(labels, dtype=np.int64) if labels is not None else np.zeros(0, dtype=np.int64)
+    # Read-only either way (label codes are): one compiled variant of greedy_round, the one warm_up loads.
+    codes = read_only(np.ascontiguousarray(labels, dtype=np.int64) if labels is not None
+                      else np.zeros(0, dtype=np.int64))
     prev = np.zeros((n, l), dtype=np.int64)
     cap = 8 * n + 64
     vhead = np.full(n, -1, dtype=np.int64)
