@@ -128,7 +128,9 @@ def apply_scheme(window: QWidget, scheme: str | None = None) -> str:
             app.setPalette(app.style().standardPalette())
     background, foreground = PLOT_COLOURS[scheme]
     pg.setConfigOptions(background=background, foreground=foreground)
-    window.setStyleSheet(style_sheet(dark))
+    sheet = style_sheet(dark)
+    if window.styleSheet() != sheet:  # setting the same sheet again re-polishes every widget of the window
+        window.setStyleSheet(sheet)
     window.setProperty("colorScheme", scheme)
     restyle_plots(window)
     return scheme

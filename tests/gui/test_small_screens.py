@@ -197,3 +197,22 @@ def test_a_tab_built_later_restyles_its_own_plots_only(window, monkeypatch):
         assert restyled == []
     finally:
         scheme.apply_scheme(window, "light")
+
+
+def test_the_same_scheme_again_keeps_the_style_sheet(qtbot, monkeypatch):
+    """Setting the sheet a window has re-polishes every widget of it (about 90 ms a window): skipped."""
+    from anonstudio.gui.scheme import apply_scheme
+
+    root = QWidget()
+    qtbot.addWidget(root)
+    apply_scheme(root, "light")
+    sheets: list[str] = []
+    monkeypatch.setattr(root, "setStyleSheet", sheets.append, raising=False)
+    apply_scheme(root, "light")
+    assert sheets == []
+    try:
+        apply_scheme(root, "dark")
+        assert len(sheets) == 1 and sheets[0] != root.styleSheet()
+    finally:
+        monkeypatch.undo()
+        apply_scheme(root, "light")
