@@ -312,7 +312,7 @@ class MainWindow(QMainWindow):
         from .tab_titles import shorten_tab_titles
 
         shorten_tab_titles(self.tabs)
-        restyle_plots(self)
+        restyle_plots(self, only_new=True)
         self.small_screens.bar.set_dataset(self.dataset)
 
     def _hand_over(self, source: Workbench, run: Any) -> None:

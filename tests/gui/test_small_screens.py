@@ -166,3 +166,53 @@ def test_a_tab_built_after_the_data_gets_short_sub_tab_titles(window, wait_job, 
     bench = window.workbench(ThreatWorkbench)
     titles = [bench.tabs.tabText(i) for i in range(bench.tabs.count())]
     assert "(a)(b) Attacker" in titles and "(a)(b) Attacker right" not in titles, titles
+
+
+def test_a_tab_built_later_restyles_its_own_plots_only(window, monkeypatch):
+    """Building a tab gives its plots the window's scheme and leaves the plots drawn before alone; a change of
+    scheme restyles them all."""
+    from anonstudio.gui import scheme
+    from anonstudio.gui.workbenches.rho import RhoWorkbench
+    from anonstudio.gui.workbenches.rt import RTWorkbench
+
+    restyled: list[ExportablePlot] = []
+    real = scheme.restyle_plot
+    monkeypatch.setattr(scheme, "restyle_plot", lambda plot, name: (restyled.append(plot), real(plot, name)))
+    first = window.workbench(RhoWorkbench)
+    assert restyled and set(restyled) <= set(first.findChildren(ExportablePlot))
+    restyled.clear()
+    second = window.workbench(RTWorkbench)
+    assert set(restyled) == set(second.findChildren(ExportablePlot))
+    restyled.clear()
+    window.set_dataset(window.dataset)  # nothing new: nothing restyled
+    assert restyled == []
+    try:
+        scheme.apply_scheme(window, "dark")
+        assert set(first.findChildren(ExportablePlot)) | set(second.findChildren(ExportablePlot)) <= set(restyled)
+        background = scheme.PLOT_COLOURS["dark"][0]
+        assert all(p.plot_widget.backgroundBrush().color().name() == background
+                   for p in window.findChildren(ExportablePlot))
+        restyled.clear()
+        window.set_dataset(window.dataset)
+        assert restyled == []
+    finally:
+        scheme.apply_scheme(window, "light")
+
+
+def test_the_same_scheme_again_keeps_the_style_sheet(qtbot, monkeypatch):
+    """Setting the sheet a window has re-polishes every widget of it (about 90 ms a window): skipped."""
+    from anonstudio.gui.scheme import apply_scheme
+
+    root = QWidget()
+    qtbot.addWidget(root)
+    apply_scheme(root, "light")
+    sheets: list[str] = []
+    monkeypatch.setattr(root, "setStyleSheet", sheets.append, raising=False)
+    apply_scheme(root, "light")
+    assert sheets == []
+    try:
+        apply_scheme(root, "dark")
+        assert len(sheets) == 1 and sheets[0] != root.styleSheet()
+    finally:
+        monkeypatch.undo()
+        apply_scheme(root, "light")
