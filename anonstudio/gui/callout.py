@@ -24,10 +24,20 @@ __all__ = ["VerdictCallout", "bold_lead", "split_verdict"]
 
 _BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
 _BOLD_LEAD = re.compile(r"\s*<b>(.*?)</b>", re.IGNORECASE | re.DOTALL)
+_SUP = re.compile(r"<sup>(.*?)</sup>", re.IGNORECASE | re.DOTALL)
+#: Characters with a superscript of their own: a plain line keeps "10<sup>14</sup>" as "10¹⁴", not "1014".
+_SUPERSCRIPTS = dict(zip("0123456789+-−=()ikmn", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾ⁱᵏᵐⁿ"))
+
+
+def _superscript(match: re.Match) -> str:
+    text = match.group(1)
+    if text and all(c in _SUPERSCRIPTS for c in text):
+        return "".join(_SUPERSCRIPTS[c] for c in text)
+    return f"^({text})" if len(text) > 1 else f"^{text}"
 
 
 def _plain(rich: str) -> str:
-    return QTextDocumentFragment.fromHtml(rich).toPlainText().replace("\n", " ").strip()
+    return QTextDocumentFragment.fromHtml(_SUP.sub(_superscript, rich)).toPlainText().replace("\n", " ").strip()
 
 
 def split_verdict(text: str) -> tuple[str, str]:

@@ -23,6 +23,9 @@ def test_split_verdict_takes_the_first_line_as_plain_text():
     assert head.startswith("Independent check passed: 40 of 40") and "<b>" not in head
     assert rest.startswith("<b>Any 2 towers") and "graph" in rest
     assert split_verdict("Only one line") == ("Only one line", "")
+    # A power keeps its exponent on the plain line: "about 10<sup>14</sup>" became "about 1014".
+    assert split_verdict("about 10<sup>14</sup> pairs, k<sup>m</sup>, e<sup>x2</sup>")[0] == \
+        "about 10¹⁴ pairs, kᵐ, e^(x2)"
     assert bold_lead(VERDICT) == "Independent check passed"
     # Only bold words that open the line are the verdict: a colon alone does not make one.
     assert bold_lead("Running… progress and time left: Jobs panel below.") == ""
