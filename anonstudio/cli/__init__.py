@@ -29,7 +29,7 @@ from typing import Any
 from .. import __version__
 from . import commands as _commands_pkg
 from .errors import CliError
-from .interrupts import disarm, install_interrupt_handler, interrupted, reset_interrupted
+from .interrupts import disarm, install_interrupt_handler, interrupted, quiet_unraisable, reset_interrupted
 
 __all__ = ["main", "run", "build_parser", "rewrite_deprecated"]
 
@@ -184,11 +184,13 @@ def main(argv: list[str] | None = None) -> int:
     reset_interrupted()
     main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.getsignal(signal.SIGINT) if main_thread else None
+    unraisable = sys.unraisablehook
     install_interrupt_handler()
     try:
         return _main(argv)
     finally:
         disarm()
+        sys.unraisablehook = unraisable  # an abort silenced destructors' errors for this command only
         if "anonstudio.parallel" in sys.modules:
             sys.modules["anonstudio.parallel"].set_connect_notice(None)
         if main_thread:  # called in-process (tests, notebooks): leave the caller's handler as it was
@@ -209,6 +211,8 @@ def run() -> None:
         signal.signal(signal.SIGINT, lambda *_: os._exit(130))
     except KeyboardInterrupt:  # between main's own handler and this one
         code = 130
+    if code == 130:  # objects an interrupt left half made are collected as the process ends: not reported
+        quiet_unraisable()
     _end_process(code)
 
 

@@ -6,11 +6,12 @@ the handler before anything heavy is imported.
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 from typing import Any
 
 __all__ = ["install_interrupt_handler", "interrupted", "reset_interrupted", "mark_interrupted", "pending",
-           "disarm"]
+           "disarm", "abort", "quiet_unraisable"]
 
 #: Set by every Ctrl-C this process receives, and never cleared by a stage that ends: a press that arrives
 #: while one stage ends (or while nothing polls) still cancels the next stage and the exit status.
@@ -48,7 +49,27 @@ def disarm() -> None:
 def _entry_handler(signum: int = signal.SIGINT, frame: Any = None) -> None:
     # Outside any stage: remember the press, then stop what runs. Code that swallows the
     # KeyboardInterrupt (an import, a finaliser) cannot make the press be forgotten.
+    abort()
+
+
+def _drop_unraisable(_unraisable: Any) -> None:
+    """An error in a destructor while the command stops: not reported (see :func:`abort`)."""
+
+
+def quiet_unraisable() -> None:
+    """From now on, errors Python cannot raise (in a destructor) are not printed: the command is stopping."""
+    sys.unraisablehook = _drop_unraisable
+
+
+def abort() -> None:
+    """Stop the command now: remember the press and raise KeyboardInterrupt.
+
+    The interrupt can land inside a library's constructor (llvmlite's, while numba loads a kernel), leaving an
+    object whose destructor then fails on an attribute never set. Python prints that as "Exception ignored in
+    ...", a traceback after a clean exit 130; errors in destructors are therefore not printed from here on.
+    """
     _INTERRUPTED.set()
+    quiet_unraisable()
     raise KeyboardInterrupt
 
 

@@ -7,7 +7,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from .interrupts import mark_interrupted, pending
+from .interrupts import abort, mark_interrupted, pending
 
 __all__ = ["TqdmProgress"]
 
@@ -89,7 +89,7 @@ class TqdmProgress:
     def handle_interrupt(self, signum: int = signal.SIGINT, frame: Any = None) -> None:
         """SIGINT handler: cancel on the first Ctrl-C, abort on the second."""
         if self._cancel:
-            raise KeyboardInterrupt
+            abort()
         self._cancel = True
         self.interrupted = True
         self._on_interrupt()

@@ -198,3 +198,36 @@ def test_a_ctrl_c_while_the_process_ends_exits_130():
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert done.returncode == 130, done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_an_object_an_abort_leaves_half_made_is_not_reported():
+    """The second Ctrl-C can land inside a library's constructor (llvmlite's, while numba loads a kernel): its
+    destructor then fails on an attribute never set, which Python prints as "Exception ignored in ..." after the
+    clean exit 130. The abort silences destructors' errors; main puts the hook back for in-process callers."""
+    import subprocess
+    import sys
+
+    script = ("import sys\n"
+              "import anonstudio.cli as cli\n"
+              "from anonstudio.cli.interrupts import abort\n"
+              "class HalfMade:\n"
+              "    def __init__(self):\n"
+              "        abort()  # the interrupt arrives before _owned is set\n"
+              "        self._owned = True\n"
+              "    def __del__(self):\n"
+              "        if self._owned:\n"
+              "            pass\n"
+              "def command(argv):  # as a command does: the interrupt ends it with 130\n"
+              "    try:\n"
+              "        HalfMade()\n"
+              "    except KeyboardInterrupt:\n"
+              "        return 130\n"
+              "cli._main = command\n"
+              "hook = sys.unraisablehook\n"
+              "code = cli.main([])\n"
+              "assert code == 130 and sys.unraisablehook is hook, 'main put the hook back'\n"
+              "cli.main = lambda: code\n"
+              "cli.run()\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 130, done.stderr
+    assert done.stderr == "", done.stderr
