@@ -183,19 +183,24 @@ def test_a_ctrl_c_swallowed_by_the_code_it_interrupts_still_exits_130(monkeypatc
     assert not out.exists()
 
 
+def _python(script: str):
+    """``script`` run by this interpreter in a process of its own (its status, stdout and stderr as text)."""
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+
+
 @pytest.mark.slow
 def test_a_ctrl_c_while_the_process_ends_exits_130():
     """The console script's last moments: the command returned (its outputs written), then Ctrl-C arrives while
     the interpreter shuts down. The status is 130, as for one during the work, not a death by the signal."""
-    import subprocess
-    import sys
-
     script = ("import atexit, os, signal, time\n"
               "import anonstudio.cli as cli\n"
               "cli.main = lambda: 0\n"
               "atexit.register(lambda: (os.kill(os.getpid(), signal.SIGINT), time.sleep(2)))\n"
               "cli.run()\n")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    done = _python(script)
     assert done.returncode == 130, done.stderr
     assert "Traceback" not in done.stderr
 
@@ -204,9 +209,6 @@ def test_an_object_an_abort_leaves_half_made_is_not_reported():
     """The second Ctrl-C can land inside a library's constructor (llvmlite's, while numba loads a kernel): its
     destructor then fails on an attribute never set, which Python prints as "Exception ignored in ..." after the
     clean exit 130. The abort silences destructors' errors; main puts the hook back for in-process callers."""
-    import subprocess
-    import sys
-
     script = ("import sys\n"
               "import anonstudio.cli as cli\n"
               "from anonstudio.cli.interrupts import abort\n"
@@ -228,6 +230,6 @@ def test_an_object_an_abort_leaves_half_made_is_not_reported():
               "assert code == 130 and sys.unraisablehook is hook, 'main put the hook back'\n"
               "cli.main = lambda: code\n"
               "cli.run()\n")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    done = _python(script)
     assert done.returncode == 130, done.stderr
     assert done.stderr == "", done.stderr
