@@ -457,10 +457,6 @@ def _warm(module) -> None:
     if hook is None:
         return
     hook()
-    import inspect
-
-    if "read_only" in inspect.signature(hook).parameters:
-        hook(read_only=True)
 
 
 # ---------------------------------------------------------------- the child process

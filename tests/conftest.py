@@ -224,7 +224,7 @@ def data_dir() -> Path:
 #: Run in each compiling process: claims kernel modules one at a time (a file created exclusively is a claim)
 #: and runs their warm-up as ``anonstudio.kernels.warmup.warm_up_all`` does, which writes numba's cache.
 _COMPILE = """
-import importlib, inspect, os, sys
+import importlib, os, sys
 claims = sys.argv[1]
 for name in sys.argv[2:]:
     try:
@@ -234,8 +234,6 @@ for name in sys.argv[2:]:
     hook = getattr(importlib.import_module("anonstudio.kernels." + name), "warm_up", None)
     if callable(hook):
         hook()
-        if "read_only" in inspect.signature(hook).parameters:
-            hook(read_only=True)
 """
 
 

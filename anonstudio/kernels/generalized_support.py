@@ -659,10 +659,11 @@ def records_per_partition(indptr, indices, part_of_item, n_parts):
     return counts
 
 
-def warm_up(read_only: bool = False) -> None:
+def warm_up() -> None:
     """Compile the kernels above on tiny inputs (see ``kernels.warmup``).
 
-    ``read_only`` makes the data arrays read-only, as a loaded dataset's are (numba compiles the two apart).
+    The data arrays are read-only, as a dataset's always are: numba compiles read-only and writable arrays
+    apart, and callers pass read-only ones (``kernels.read_only``), so only that variant is warmed.
     """
     # Item 0's list is in the (read-only, as the sampler's are) base lists, item 1's in the pool.
     base = np.array([0, 1, 2, 1, 2], dtype=np.int32)
@@ -685,7 +686,7 @@ def warm_up(read_only: bool = False) -> None:
                 5)
     indptr = np.array([0, 2, 3], dtype=np.int64)
     indices = np.array([0, 1, 1], dtype=np.int32)
-    indptr.flags.writeable = indices.flags.writeable = not read_only
+    indptr.flags.writeable = indices.flags.writeable = False
     count_keys(indptr, indices, label, 2, 2, 0, len(indptr) - 1)
     out = np.empty(8, dtype=np.uint64)
     n = enumerate_keys(indptr, indices, label, 2, 2, 2, out, 0, len(indptr) - 1, 0)

@@ -147,11 +147,11 @@ def itemset_support(indptr, indices, records, label, parts, k):
     return n
 
 
-def warm_up(read_only: bool = False) -> None:
-    """Compile the kernels on tiny inputs (see ``kernels.warmup``); ``read_only`` as a loaded dataset's arrays."""
+def warm_up() -> None:
+    """Compile the kernels on tiny inputs (see ``kernels.warmup``), with read-only data arrays as a dataset's."""
     indptr = np.array([0, 2, 3], dtype=np.int64)
     indices = np.array([0, 1, 1], dtype=np.int32)
-    indptr.flags.writeable = indices.flags.writeable = not read_only
+    indptr.flags.writeable = indices.flags.writeable = False
     records = np.array([0, 1], dtype=np.int32)
     label = np.array([0, 1], dtype=np.int32)
     is_new = np.array([False, True])

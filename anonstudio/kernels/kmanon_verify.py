@@ -427,14 +427,15 @@ def longest_first(indptr) -> np.ndarray:
     return _longest_first(np.asarray(indptr))
 
 
-def warm_up(read_only: bool = False) -> None:
+def warm_up() -> None:
     """Compile the kernels above on tiny inputs (see ``kernels.warmup``).
 
-    ``read_only`` makes the data arrays read-only, as a loaded dataset's are (numba compiles the two apart).
+    The data arrays are read-only, as a dataset's always are: numba compiles read-only and writable arrays
+    apart, and callers pass read-only ones (``kernels.read_only``), so only that variant is warmed.
     """
     indptr = np.array([0, 2, 4], dtype=np.int64)
     indices = np.array([0, 1, 0, 1], dtype=np.int32)
-    indptr.flags.writeable = indices.flags.writeable = not read_only
+    indptr.flags.writeable = indices.flags.writeable = False
     post_indptr, post_records = records_of_lists_in_order(2, indptr, indices, np.arange(2, dtype=np.int64),
                                                           longest_first(indptr))
     cum = np.array([1.0, 2.0])

@@ -57,14 +57,15 @@ def query_counts(post_indptr, post_records, n_records, queries, disjoint):
     return out
 
 
-def warm_up(read_only: bool = False) -> None:
+def warm_up() -> None:
     """Compile the kernels above on tiny inputs.
 
-    ``read_only`` makes the data arrays read-only, as a loaded dataset's are (numba compiles the two apart).
+    The data arrays are read-only, as a dataset's always are: numba compiles read-only and writable arrays
+    apart, and callers pass read-only ones (``kernels.read_only``), so only that variant is warmed.
     """
     indptr = np.array([0, 2, 3], dtype=np.int64)
     indices = np.array([0, 1, 1], dtype=np.int32)
-    indptr.flags.writeable = indices.flags.writeable = not read_only
+    indptr.flags.writeable = indices.flags.writeable = False
     # The original may be read-only (loaded); the published records are always built in memory.
     error_rate(indptr, indices, indptr.copy(), indices.copy(), np.array([1, 0], dtype=np.int64))
     post_indptr = np.array([0, 1, 3], dtype=np.int64)

@@ -180,14 +180,15 @@ def segment_dp(adj, n, seg_min, seg_max):
     return bounds, cost[n]
 
 
-def warm_up(read_only: bool = False) -> None:
+def warm_up() -> None:
     """Compile the kernels above on a tiny input.
 
-    ``read_only`` makes the data arrays read-only, as a loaded dataset's are (numba compiles the two apart).
+    The data arrays are read-only, as a dataset's always are: numba compiles read-only and writable arrays
+    apart, and callers pass read-only ones (``kernels.read_only``), so only that variant is warmed.
     """
     indptr = np.array([0, 2, 3, 5], dtype=np.int64)
     indices = np.array([0, 1, 1, 0, 2], dtype=np.int32)
-    indptr.flags.writeable = indices.flags.writeable = not read_only
+    indptr.flags.writeable = indices.flags.writeable = False
     order = gray_sort(indptr, indices)
     adj = adjacent_hamming(indptr, indices, order)
     segment_dp(adj, 3, 1, 2)

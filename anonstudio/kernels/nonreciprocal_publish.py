@@ -99,13 +99,14 @@ def publish_slots(indptr, indices, pre_indptr, pre, n_items):
     return base_indptr, base_items, dist_indptr, dist_items, threshold
 
 
-def warm_up(read_only: bool = False) -> None:
+def warm_up() -> None:
     """Compile the kernel on the bit vote of the paper ({1100, 1011, 0101} -> 1101).
 
-    ``read_only`` makes the data arrays read-only, as a loaded dataset's are (numba compiles the two apart).
+    The data arrays are read-only, as a dataset's always are: numba compiles read-only and writable arrays
+    apart, and callers pass read-only ones (``kernels.read_only``), so only that variant is warmed.
     """
     indptr = np.array([0, 2, 5, 7], dtype=np.int64)
     indices = np.array([0, 1, 0, 2, 3, 1, 3], dtype=np.int32)
-    indptr.flags.writeable = indices.flags.writeable = not read_only
+    indptr.flags.writeable = indices.flags.writeable = False
     publish_slots(indptr, indices, np.array([0, 3], dtype=np.int64), np.array([0, 1, 2], dtype=np.int64), 4)
 

@@ -414,17 +414,18 @@ def improve_segments(indptr, indices, order, bounds, first, last, seeds, kicks, 
         after[sgm] = c
 
 
-def warm_up(read_only: bool = False) -> None:
+def warm_up() -> None:
     """Compile the kernels above on tiny inputs.
 
-    ``read_only`` makes the data arrays read-only, as a loaded dataset's are (numba compiles the two apart).
+    The data arrays are read-only, as a dataset's always are: numba compiles read-only and writable arrays
+    apart, and callers pass read-only ones (``kernels.read_only``), so only that variant is warmed.
     """
     rng = np.random.default_rng(0)
     lists = [np.sort(rng.choice(12, size=4, replace=False)) for _ in range(16)]
     indptr = np.zeros(17, dtype=np.int64)
     indptr[1:] = np.cumsum([len(x) for x in lists])
     indices = np.concatenate(lists).astype(np.int32)
-    indptr.flags.writeable = indices.flags.writeable = not read_only
+    indptr.flags.writeable = indices.flags.writeable = False
     order = np.arange(16, dtype=np.int64)
     out = order.copy()
     bounds = np.array([0, 6, 16], dtype=np.int64)

@@ -192,14 +192,15 @@ def recount_slots(rec_indptr, rec_items, pre_indptr, pre, base_indptr, base_item
             mark[dist_items[p]] = 0
 
 
-def warm_up(read_only: bool = False) -> None:
+def warm_up() -> None:
     """Compile the kernels above on the paper's slot r'_5 (base 1100, d 0011, t 1).
 
-    ``read_only`` makes the data arrays read-only, as a loaded dataset's are (numba compiles the two apart).
+    The data arrays are read-only, as a dataset's always are: numba compiles read-only and writable arrays
+    apart, and callers pass read-only ones (``kernels.read_only``), so only that variant is warmed.
     """
     rec_indptr = np.array([0, 2, 5], dtype=np.int64)
     rec_items = np.array([0, 1, 0, 1, 2], dtype=np.int32)
-    rec_indptr.flags.writeable = rec_items.flags.writeable = not read_only
+    rec_indptr.flags.writeable = rec_items.flags.writeable = False
     base_indptr = np.array([0, 2], dtype=np.int64)
     base_items = np.array([0, 1], dtype=np.int32)
     dist_indptr = np.array([0, 2], dtype=np.int64)

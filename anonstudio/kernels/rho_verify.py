@@ -234,10 +234,11 @@ def decode_keys(keys, bits, width, out):
     return lengths
 
 
-def warm_up(read_only: bool = False) -> None:
+def warm_up() -> None:
     """Compile the kernels on a tiny input (see ``kernels.warmup``).
 
-    ``read_only`` makes the records' arrays read-only, as a loaded dataset's are (numba compiles the two apart).
+    The data arrays are read-only, as a dataset's always are: numba compiles read-only and writable arrays
+    apart, and callers pass read-only ones (``kernels.read_only``), so only that variant is warmed.
     """
     post_ptr = np.array([0, 2, 3], dtype=np.int64)
     post_rec = np.array([0, 1, 0], dtype=np.int32)
@@ -259,7 +260,7 @@ def warm_up(read_only: bool = False) -> None:
     distinct_positions(np.array([3, 2], dtype=np.int64), np.array([[0.5, 0.9], [0.1, 0.2]]), pos)
     indptr = np.array([0, 2, 2, 3], dtype=np.int64)
     indices = np.array([0, 1, 1], dtype=np.int32)
-    indptr.flags.writeable = indices.flags.writeable = not read_only
+    indptr.flags.writeable = indices.flags.writeable = False
     keys, counts = count_subsets(indptr, indices, 0, 3, 2, 4)
     keys, counts = merge_counts(np.concatenate((keys, keys)), np.concatenate((counts, counts)))
     decode_keys(keys, 2, 2, np.empty((len(keys), 2), dtype=np.int64))

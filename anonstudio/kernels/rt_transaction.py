@@ -485,14 +485,15 @@ def generalize_cluster(rows, indptr, indices, sens_id, n_sens, strategy, item_le
     return items, grp, gnode, gsize, rec_ul.sum(), True
 
 
-def warm_up(read_only: bool = False) -> None:
+def warm_up() -> None:
     """Compile the kernels above on tiny inputs (see ``kernels.warmup``).
 
-    ``read_only`` makes the data arrays read-only, as a loaded dataset's are (numba compiles the two apart).
+    The data arrays are read-only, as a dataset's always are: numba compiles read-only and writable arrays
+    apart, and callers pass read-only ones (``kernels.read_only``), so only that variant is warmed.
     """
     indptr = np.array([0, 2, 4, 5], dtype=np.int64)
     indices = np.array([0, 1, 1, 2, 0], dtype=np.int32)
-    indptr.flags.writeable = indices.flags.writeable = not read_only
+    indptr.flags.writeable = indices.flags.writeable = False
     sens = np.array([-1, -1, 0], dtype=np.int32)
     # hierarchy: leaves 0, 1 under node 3; leaf 2 under root 4; node 3 under root
     parent = np.array([3, 3, 4, 4, -1], dtype=np.int64)  # the method passes int64 parents

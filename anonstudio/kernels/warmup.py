@@ -1,15 +1,15 @@
 """Compile every numba kernel once, in the background, at start-up.
 
 Each kernel module may define ``warm_up()``, which calls its kernels on tiny
-inputs; one that takes ``read_only`` is called a second time with the data
-arrays read-only, as a loaded dataset's are. With ``cache=True`` the first start compiles and writes the cache;
-later starts only load it. The GUI runs :func:`warm_up_all` on a worker thread
-behind a status-bar message so the first real job does not stall.
+inputs with the argument types the methods pass (data arrays read-only, as a
+dataset's are: numba compiles one variant per array type). With ``cache=True``
+the first start compiles and writes the cache; later starts only load it. The
+GUI runs :func:`warm_up_all` on a worker thread behind a status-bar message so
+the first real job does not stall.
 """
 from __future__ import annotations
 
 import importlib
-import inspect
 import pkgutil
 import time
 
@@ -40,10 +40,6 @@ def warm_up_all(progress: Progress | None = None) -> dict[str, float]:
         hook = getattr(module, "warm_up", None)
         if callable(hook):
             hook()
-            if "read_only" in inspect.signature(hook).parameters:
-                # Loaded datasets are read-only, and numba types read-only arrays apart: without this pass the
-                # first run on a loaded file compiles again, inside the timed run.
-                hook(read_only=True)
         timings[name] = time.perf_counter() - t0
     progress.set(1.0, "kernels ready")
     return timings

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from anonstudio.data.errors import DataFormatError
+from anonstudio.kernels import read_only
 from anonstudio.kernels.kmanon_verify import draw_uniform_itemsets, guide_table
 from anonstudio.verifiers.kmanon import read_partition_map, verify_km
 from tests.reference.kmanon_reference import fraction_k_anonymous, omega, partition_records, random_data
@@ -78,8 +79,9 @@ def test_verifier_lists_hold_each_record_once_in_order():
 
     rng = np.random.default_rng(5)
     records = [sorted(rng.choice(9, size=rng.integers(0, 6), replace=False).tolist()) for _ in range(40)]
-    indptr = np.cumsum([0] + [len(r) for r in records]).astype(np.int64)
-    indices = np.array([i for r in records for i in r], dtype=np.int64)
+    # The data's arrays as a dataset holds them (read-only int64 and int32): the kernel variant the verifier uses.
+    indptr = read_only(np.cumsum([0] + [len(r) for r in records]).astype(np.int64))
+    indices = read_only(np.array([i for r in records for i in r], dtype=np.int32))
     part = rng.integers(0, 4, size=9)  # several items share a partition: repeats within a record
     lists_indptr, lists = records_of_lists(4, indptr, indices, part)
     expected = partition_records(records, part)
@@ -96,8 +98,8 @@ def test_lists_built_in_ranges_of_records_on_threads_are_the_lists_built_in_one(
 
     rng = np.random.default_rng(11)
     records = [sorted(rng.choice(12, size=rng.integers(0, 8), replace=False).tolist()) for _ in range(300)]
-    indptr = np.cumsum([0] + [len(r) for r in records]).astype(np.int64)
-    indices = np.array([i for r in records for i in r], dtype=np.int32)
+    indptr = read_only(np.cumsum([0] + [len(r) for r in records]).astype(np.int64))
+    indices = read_only(np.array([i for r in records for i in r], dtype=np.int32))
     part = rng.integers(0, 5, size=12)  # repeats within a record
     visit = longest_first(indptr)
     one_indptr, one = records_of_lists_in_order(5, indptr, indices, part, visit)

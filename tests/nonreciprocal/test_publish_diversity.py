@@ -5,6 +5,7 @@ import pytest
 
 from anonstudio.data.io.record_labels import RecordLabels
 from anonstudio.data.transactions import TransactionData
+from anonstudio.kernels import read_only
 from anonstudio.kernels.nonreciprocal_diversity import spaced_order, windows_distinct
 from anonstudio.methods.nonreciprocal.algorithm import run_nonreciprocal
 from anonstudio.methods.nonreciprocal.cahd import CANDIDATE_FACTOR, cahd
@@ -106,7 +107,7 @@ def test_block_layout_is_valid_where_the_greedy_spacing_may_fail():
 
 def test_a_failing_strategy_returns_empty():
     # three labels, l = 2 (windows of 3): the only valid patterns rotate all three labels
-    labels = np.array([0, 0, 0, 1, 1, 1, 2, 2, 2])
+    labels = read_only(np.array([0, 0, 0, 1, 1, 1, 2, 2, 2]))  # label codes are read-only, as the method's are
     out = spaced_order(np.arange(9), labels, 3, 3, 0)
     assert len(out) in (0, 9)
     if len(out):

@@ -12,6 +12,7 @@ import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
+from ...kernels import read_only
 from ...kernels.generalized_support import records_per_partition
 from .voronoi import VoronoiCells
 
@@ -163,8 +164,10 @@ class PartitionGeometry:
         One pass in a kernel: the map asks for this on the GUI thread, and
         sorting (record, part) pairs took 13 s for a million people.
         """
-        return records_per_partition(np.asarray(indptr, dtype=np.int64), np.asarray(indices),
-                                     np.ascontiguousarray(self.part_of_item, dtype=np.int64), self.n_partitions)
+        # A dataset's arrays (read-only int64, int32) whatever the caller holds: the kernel has one variant.
+        return records_per_partition(read_only(np.asarray(indptr, dtype=np.int64)),
+                                     read_only(np.asarray(indices, dtype=np.int32)),
+                                     np.array(self.part_of_item, dtype=np.int64), self.n_partitions)
 
     def polygon(self, k: int) -> BaseGeometry:
         return self.polygons[k]
