@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
+from pyqtgraph.graphicsItems.ViewBox.ViewBoxMenu import ViewBoxMenu
 from PySide6.QtCore import QBuffer, QIODevice, QRectF, Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
@@ -24,8 +25,8 @@ from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QToolButton, QVB
 from ...data.io import atomic_write
 from ..next_steps import with_next_step
 
-__all__ = ["ExportablePlot", "Series", "EXPORT_FORMATS", "PlainLogAxis", "axis_text", "integer_ticks",
-           "csv_number"]
+__all__ = ["ExportablePlot", "Series", "EXPORT_FORMATS", "LazyMenuViewBox", "PlainLogAxis", "axis_text",
+           "integer_ticks", "csv_number"]
 
 EXPORT_FORMATS = {"png": "PNG image (*.png)", "svg": "SVG vector image (*.svg)", "csv": "Plot data as CSV (*.csv)"}
 
@@ -58,6 +59,30 @@ class Series:
     high: np.ndarray | None = None
     in_legend: bool = True
     in_csv: bool = True
+
+
+class LazyMenuViewBox(pg.ViewBox):
+    """A view box whose right-click menu is built the first time it opens.
+
+    pyqtgraph builds the menu (an axis panel of a dozen widgets for each axis) with every view box, a
+    third of the cost of a plot. A workbench holds dozens of plots and few are ever right-clicked, so
+    tabs open faster when it waits. ``extend_menu(menu)`` adds the caller's actions to the new menu.
+    """
+
+    def __init__(self, extend_menu) -> None:
+        super().__init__(enableMenu=False)
+        self._extend_menu = extend_menu
+        self.state["enableMenu"] = True  # a right-click still opens the menu: getMenu builds it
+
+    def getMenu(self, ev):  # noqa: N802 (pyqtgraph naming)
+        if self.menu is None:
+            self.menu = ViewBoxMenu(self)
+            self.updateViewLists()
+            self._extend_menu(self.menu)
+        return self.menu
+
+    def getContextMenus(self, event):  # noqa: N802 (pyqtgraph naming)
+        return self.getMenu(event).actions() if self.menuEnabled() else []
 
 
 class PlainLogAxis(pg.AxisItem):
@@ -136,7 +161,7 @@ class ExportablePlot(QWidget):
         axes = {"left": PlainLogAxis("left")} if log_y else {}
         if log_x:
             axes["bottom"] = PlainLogAxis("bottom")
-        self.plot_widget = pg.PlotWidget(axisItems=axes)
+        self.plot_widget = pg.PlotWidget(viewBox=LazyMenuViewBox(self._add_export_actions), axisItems=axes)
         self.plot_item: pg.PlotItem = self.plot_widget.getPlotItem()
         self.plot_item.setTitle(title)
         self.caption = ""
@@ -184,14 +209,15 @@ class ExportablePlot(QWidget):
         layout.addLayout(toolbar)
         layout.addWidget(self.plot_widget, 1)
 
-        # Same actions in the plot's right-click menu.
-        menu = self.plot_item.getViewBox().menu
+        self._update_empty()
+
+    def _add_export_actions(self, menu) -> None:
+        """The toolbar's export buttons, again in the plot's right-click menu."""
         menu.addSeparator()
         for fmt, text in (("png", "Export PNG…"), ("svg", "Export SVG…"), ("csv", "Export data (CSV)…")):
             action = QAction(text, menu)
             action.triggered.connect(lambda _=False, f=fmt: self.export_dialog(f))
             menu.addAction(action)
-        self._update_empty()
 
     # --------------------------------------------------------------- series
     def add_series(self, name: str, *, kind: str = "line", color: str | None = None, symbol: str | None = None,
