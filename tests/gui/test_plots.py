@@ -103,6 +103,8 @@ def test_an_axis_label_is_laid_out_again_only_when_it_changes(plot):
     plot.set_y_label("people")
     assert "people" in shown[-1] and "people" in axis.label.toPlainText()
     assert not any(plot.plot_item.getAxis(side).autoSIPrefix for side in ("left", "bottom", "right", "top"))
+    assert [side for side in ("left", "bottom", "right", "top") if plot.plot_item.getAxis(side).isVisible()] == [
+        "left", "bottom"]
 
 
 def test_integer_histogram_one_bar_per_value_and_binned():

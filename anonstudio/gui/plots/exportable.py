@@ -178,8 +178,8 @@ class ExportablePlot(QWidget):
         self.series: dict[str, Series] = {}
         self._log = (log_x, log_y)
 
-        axes = {side: (PlainLogAxis if log else PlainAxis)(side)
-                for side, log in (("left", log_y), ("bottom", log_x), ("right", False), ("top", False))}
+        # (An axis given here is shown: the hidden right and top ones stay pyqtgraph's.)
+        axes = {side: (PlainLogAxis if log else PlainAxis)(side) for side, log in (("left", log_y), ("bottom", log_x))}
         self.plot_widget = pg.PlotWidget(viewBox=LazyMenuViewBox(self._add_export_actions), axisItems=axes)
         self.plot_item: pg.PlotItem = self.plot_widget.getPlotItem()
         self.plot_item.setTitle(title)
@@ -189,8 +189,8 @@ class ExportablePlot(QWidget):
         # Shares and counts are shown as they are: pyqtgraph's automatic SI
         # prefix turns a 0-0.025 axis into "0-25 (x0.001)", which readers
         # take for percent.
-        # (The hidden right and top axes too: pyqtgraph redoes their prefix at every range change.)
-        for axis in axes:
+        # (The hidden right and top axes too: pyqtgraph redoes their prefix, and label, at every range change.)
+        for axis in ("left", "bottom", "right", "top"):
             self.plot_item.getAxis(axis).enableAutoSIPrefix(False)
         self.plot_item.showGrid(x=True, y=True, alpha=0.25)
         self.plot_item.setLogMode(x=log_x, y=log_y)
