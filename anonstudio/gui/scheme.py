@@ -75,7 +75,9 @@ def restyle_plot_widget(widget: pg.PlotWidget, scheme: str) -> None:
         axis.setTextPen(foreground)
     item.titleLabel.setText(item.titleLabel.text, color=foreground)
     if item.legend is not None:
-        item.legend.setLabelTextColor(foreground)
+        item.legend.setLabelTextColor(foreground)  # for entries added later
+        for _sample, label in item.legend.items:  # pyqtgraph keeps the shown ones in the old colour
+            label.setText(label.text, color=foreground)
     # Notes drawn in the plot (a diagonal's name, a threshold's label) in a dark colour get a lighter one on dark.
     scene = item.scene()
     for text in (scene.items() if scene is not None else []):

@@ -72,6 +72,41 @@ def test_export_buttons_use_the_file_dialog(plot, tmp_path, monkeypatch):
     assert (tmp_path / "chosen.csv").read_text(encoding="utf-8").splitlines()[1] == "trend,1,0.5,,"
 
 
+def test_the_right_click_menu_is_built_when_first_opened_and_exports(plot, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog
+
+    view = plot.plot_item.getViewBox()
+    assert view.menu is None and view.menuEnabled()  # not built with the plot, still offered
+    menu = view.getMenu(None)
+    assert view.getMenu(None) is menu  # built once
+    texts = [a.text() for a in menu.actions()]
+    assert "View All" in texts and texts[-3:] == ["Export PNG…", "Export SVG…", "Export data (CSV)…"]
+    plot.set_series("trend", [1], [0.5])
+    target = tmp_path / "from-menu"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
+    menu.actions()[-1].trigger()
+    assert (tmp_path / "from-menu.csv").read_text(encoding="utf-8").splitlines()[1] == "trend,1,0.5,,"
+    assert [a.text() for a in view.getContextMenus(None)] == texts  # what a child item's menu shows
+
+
+def test_an_axis_label_is_laid_out_again_only_when_it_changes(plot):
+    axis = plot.plot_item.getAxis("left")
+    shown = []
+    set_html = axis.label.setHtml
+    axis.label.setHtml = lambda html: (shown.append(html), set_html(html))
+    plot.set_series("trend", [1, 2, 3], [0.1, 5.0, 0.3])
+    plot.plot_item.getViewBox().setRange(yRange=(0, 1000))
+    axis.setPen("#000000")
+    assert shown == []  # new ranges, the same pen: the same label
+    axis.setPen("#d55e00")
+    assert len(shown) == 1 and "#d55e00" in shown[0] and "share [0–1]" in shown[0]
+    plot.set_y_label("people")
+    assert "people" in shown[-1] and "people" in axis.label.toPlainText()
+    assert not any(plot.plot_item.getAxis(side).autoSIPrefix for side in ("left", "bottom", "right", "top"))
+    assert [side for side in ("left", "bottom", "right", "top") if plot.plot_item.getAxis(side).isVisible()] == [
+        "left", "bottom"]
+
+
 def test_integer_histogram_one_bar_per_value_and_binned():
     x, counts, _ = integer_histogram(np.array([2, 2, 3, 5]))
     assert list(x) == [2, 3, 4, 5] and list(counts) == [2, 1, 0, 1]

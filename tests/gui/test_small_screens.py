@@ -142,12 +142,14 @@ def test_the_scheme_follows_the_forced_setting_and_recolours_plots(qtbot, monkey
     qtbot.addWidget(root)
     plot = ExportablePlot("A plot", x_label="x", y_label="y", parent=root)
     plot.add_series("black", kind="line", color="#000000")
+    plot.set_series("black", [1, 2], [1, 2])  # in the legend
     try:
         assert apply_scheme(root, "dark") == "dark"
         assert QApplication.instance().palette().color(QPalette.Window).lightness() < 128
         background, foreground = PLOT_COLOURS["dark"]
         assert plot.plot_widget.backgroundBrush().color().name() == background
         assert plot.plot_item.getAxis("left").textPen().color().name() == foreground
+        assert [foreground in label.item.toHtml() for _, label in plot.legend.items] == [True]
         assert plot.series["black"].item.opts["pen"].color().name() == foreground
         # A plot made while dark is dark from the start.
         later = ExportablePlot("Later", x_label="x", y_label="y", parent=root)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
+from pyqtgraph.graphicsItems.ViewBox.ViewBoxMenu import ViewBoxMenu
 from PySide6.QtCore import QBuffer, QIODevice, QRectF, Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
@@ -24,8 +25,8 @@ from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QToolButton, QVB
 from ...data.io import atomic_write
 from ..next_steps import with_next_step
 
-__all__ = ["ExportablePlot", "Series", "EXPORT_FORMATS", "PlainLogAxis", "axis_text", "integer_ticks",
-           "csv_number"]
+__all__ = ["ExportablePlot", "Series", "EXPORT_FORMATS", "LazyMenuViewBox", "PlainAxis", "PlainLogAxis",
+           "axis_text", "integer_ticks", "csv_number"]
 
 EXPORT_FORMATS = {"png": "PNG image (*.png)", "svg": "SVG vector image (*.svg)", "csv": "Plot data as CSV (*.csv)"}
 
@@ -60,7 +61,51 @@ class Series:
     in_csv: bool = True
 
 
-class PlainLogAxis(pg.AxisItem):
+class LazyMenuViewBox(pg.ViewBox):
+    """A view box whose right-click menu is built the first time it opens.
+
+    pyqtgraph builds the menu (an axis panel of a dozen widgets for each axis) with every view box, a
+    third of the cost of a plot. A workbench holds dozens of plots and few are ever right-clicked, so
+    tabs open faster when it waits. ``extend_menu(menu)`` adds the caller's actions to the new menu.
+    """
+
+    def __init__(self, extend_menu) -> None:
+        super().__init__(enableMenu=False)
+        self._extend_menu = extend_menu
+        self.state["enableMenu"] = True  # a right-click still opens the menu: getMenu builds it
+
+    def getMenu(self, ev):  # noqa: N802 (pyqtgraph naming)
+        if self.menu is None:
+            self.menu = ViewBoxMenu(self)
+            self.updateViewLists()
+            self._extend_menu(self.menu)
+        return self.menu
+
+    def getContextMenus(self, event):  # noqa: N802 (pyqtgraph naming)
+        return self.getMenu(event).actions() if self.menuEnabled() else []
+
+
+class PlainAxis(pg.AxisItem):
+    """An axis whose label is re-laid out only when its text or style changes.
+
+    pyqtgraph re-sets the label's HTML and the axis size after every range change and every pen
+    change, even when the label reads the same; over a suite of live plots that was the largest
+    single cost of drawing (159,000 ``setHtml`` calls in the GUI tests).
+    """
+
+    _label_html: str | None = None
+
+    def _updateLabel(self) -> None:  # noqa: N802 (pyqtgraph naming)
+        html = self.labelString()
+        if html != self._label_html:
+            self._label_html = html
+            self.label.setHtml(html)
+            self._adjustSize()
+        self.picture = None
+        self.update()
+
+
+class PlainLogAxis(PlainAxis):
     """Log-axis ticks as plain numbers (1, 10, 100, 1,000) instead of 8·10¹.
 
     Only 1-2-5 steps are labelled (just the decades when the axis spans many
@@ -133,10 +178,9 @@ class ExportablePlot(QWidget):
         self.series: dict[str, Series] = {}
         self._log = (log_x, log_y)
 
-        axes = {"left": PlainLogAxis("left")} if log_y else {}
-        if log_x:
-            axes["bottom"] = PlainLogAxis("bottom")
-        self.plot_widget = pg.PlotWidget(axisItems=axes)
+        # (An axis given here is shown: the hidden right and top ones stay pyqtgraph's.)
+        axes = {side: (PlainLogAxis if log else PlainAxis)(side) for side, log in (("left", log_y), ("bottom", log_x))}
+        self.plot_widget = pg.PlotWidget(viewBox=LazyMenuViewBox(self._add_export_actions), axisItems=axes)
         self.plot_item: pg.PlotItem = self.plot_widget.getPlotItem()
         self.plot_item.setTitle(title)
         self.caption = ""
@@ -145,7 +189,8 @@ class ExportablePlot(QWidget):
         # Shares and counts are shown as they are: pyqtgraph's automatic SI
         # prefix turns a 0-0.025 axis into "0-25 (x0.001)", which readers
         # take for percent.
-        for axis in ("left", "bottom"):
+        # (The hidden right and top axes too: pyqtgraph redoes their prefix, and label, at every range change.)
+        for axis in ("left", "bottom", "right", "top"):
             self.plot_item.getAxis(axis).enableAutoSIPrefix(False)
         self.plot_item.showGrid(x=True, y=True, alpha=0.25)
         self.plot_item.setLogMode(x=log_x, y=log_y)
@@ -184,14 +229,15 @@ class ExportablePlot(QWidget):
         layout.addLayout(toolbar)
         layout.addWidget(self.plot_widget, 1)
 
-        # Same actions in the plot's right-click menu.
-        menu = self.plot_item.getViewBox().menu
+        self._update_empty()
+
+    def _add_export_actions(self, menu) -> None:
+        """The toolbar's export buttons, again in the plot's right-click menu."""
         menu.addSeparator()
         for fmt, text in (("png", "Export PNG…"), ("svg", "Export SVG…"), ("csv", "Export data (CSV)…")):
             action = QAction(text, menu)
             action.triggered.connect(lambda _=False, f=fmt: self.export_dialog(f))
             menu.addAction(action)
-        self._update_empty()
 
     # --------------------------------------------------------------- series
     def add_series(self, name: str, *, kind: str = "line", color: str | None = None, symbol: str | None = None,

@@ -35,7 +35,7 @@ from ....formatting import number
 from ....methods.rt.params import RTParams
 from ....methods.sweep import SweepResult, parse_axis
 from ...controls import narrow_combo, note_label
-from ...plots import PALETTE, ExportablePlot
+from ...plots import PALETTE, ExportablePlot, PlainAxis
 
 __all__ = ["HeuristicComparison", "Trace", "HEURISTICS", "are_slots", "VS_DELTA", "ALONG"]
 
@@ -111,7 +111,7 @@ def are_slots(measures: list[str]) -> dict[str, str | None]:
     return slots
 
 
-class CountAxis(pg.AxisItem):
+class CountAxis(PlainAxis):
     """Whole-number ticks with thousands separators (a largest cluster of 13,000 people, not 13000)."""
 
     def tickStrings(self, values, scale, spacing):  # noqa: N802 (pyqtgraph naming)
