@@ -42,6 +42,7 @@ from .controls import narrow_combo, note_label, save_file_dialog, splitter
 from .figure_sweep import FigureSweep
 from .next_steps import next_step
 from .plots import PALETTE, ExportablePlot
+from .scheme import restyle_plots
 from .settings_dialog import configured_executor
 
 __all__ = ["SweepView", "sweepable"]
@@ -180,15 +181,10 @@ class SweepView(QWidget):
         self.lower_box.setToolTip("For the Pareto front: whether a smaller value of the curve's measure is better "
                                   "(a loss) or a larger one (a privacy level).")
         self.lower_box.toggled.connect(self.redraw)
-        self.curve = ExportablePlot("Measure vs value", x_label="parameter value", y_label="measure",
-                                    empty_text="Run a sweep: each cell adds a point.", auto_legend=True)
-        self.tradeoff = ExportablePlot("Trade-off", x_label="measure", y_label="measure",
-                                       empty_text="Two measures against each other appear here; the Pareto front "
-                                                  "(cells no other cell beats on both) is ringed.", auto_legend=True)
-        self.tradeoff.add_series("cells", kind="scatter", color="#9db7d3", symbol="o")
-        front = self.tradeoff.add_series(FRONT, kind="line", color="#D55E00", symbol="o", symbol_size=11)
-        front.item.setSymbolBrush(None)
-        front.item.setSymbolPen(dict(color="#D55E00", width=2))
+        # The two plots are built when this view is first shown or drawn in: most windows never open it, and
+        # its plots were two of a workbench's every half dozen.
+        self._curve: ExportablePlot | None = None
+        self._tradeoff: ExportablePlot | None = None
         self.table = QTableWidget(0, 0)
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.table.setSortingEnabled(True)
@@ -226,14 +222,15 @@ class SweepView(QWidget):
         controls_layout.addStretch(1)
         controls.setMaximumWidth(250)
 
-        plots = splitter(Qt.Horizontal, (self.curve, self.tradeoff))
+        self._plots_page = QWidget()
+        QVBoxLayout(self._plots_page).setContentsMargins(0, 0, 0, 0)
         table_box = QWidget()
         table_layout = QVBoxLayout(table_box)
         table_layout.setContentsMargins(0, 0, 0, 0)
         table_layout.addWidget(self.table, 1)
         table_layout.addWidget(self.csv_button, 0, Qt.AlignLeft)
         self.views = QTabWidget()
-        self.views.addTab(plots, "Plots")
+        self.views.addTab(self._plots_page, "Plots")
         self.views.addTab(table_box, "Every cell (table)")
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -243,6 +240,38 @@ class SweepView(QWidget):
             self.preset_combo.setCurrentIndex(1)
         elif names:
             self.x_values.setText(_default_values(spec, self.x_name))
+
+    # ------------------------------------------------------------ plots
+    @property
+    def curve(self) -> ExportablePlot:
+        """The chosen measure against the varied parameter, a curve per value of the second one."""
+        self._build_plots()
+        return self._curve
+
+    @property
+    def tradeoff(self) -> ExportablePlot:
+        """Two measures against each other, every cell a point, the Pareto front ringed."""
+        self._build_plots()
+        return self._tradeoff
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt naming)
+        self._build_plots()
+        super().showEvent(event)
+
+    def _build_plots(self) -> None:
+        if self._curve is not None:
+            return
+        self._curve = ExportablePlot("Measure vs value", x_label="parameter value", y_label="measure",
+                                     empty_text="Run a sweep: each cell adds a point.", auto_legend=True)
+        self._tradeoff = ExportablePlot("Trade-off", x_label="measure", y_label="measure",
+                                        empty_text="Two measures against each other appear here; the Pareto front "
+                                                   "(cells no other cell beats on both) is ringed.", auto_legend=True)
+        self._tradeoff.add_series("cells", kind="scatter", color="#9db7d3", symbol="o")
+        front = self._tradeoff.add_series(FRONT, kind="line", color="#D55E00", symbol="o", symbol_size=11)
+        front.item.setSymbolBrush(None)
+        front.item.setSymbolPen(dict(color="#D55E00", width=2))
+        self._plots_page.layout().addWidget(splitter(Qt.Horizontal, (self._curve, self._tradeoff)))
+        restyle_plots(self.window(), only_new=True)  # in the scheme the window has now
 
     # ------------------------------------------------------------ choices
     @property
@@ -348,8 +377,9 @@ class SweepView(QWidget):
     def _clear(self) -> None:
         self.table.setRowCount(0)
         self.table.setColumnCount(0)
-        self.curve.clear_data()
-        self.tradeoff.clear_data()
+        if self._curve is not None:
+            self._curve.clear_data()
+            self._tradeoff.clear_data()
         self.csv_button.setEnabled(False)
 
     def show_result(self, result: SweepResult) -> None:

@@ -49,3 +49,27 @@ def test_tools_compare_values_opens_the_current_tabs_compare_tab(window):
     window.tabs.setCurrentWidget(km)
     window.compare_values_action.trigger()
     assert km.results.currentWidget() is km.sweep_view
+
+
+def test_the_compare_tab_builds_its_plots_when_first_shown_in_the_windows_scheme(window, qtbot):
+    from anonstudio.data.samples import load_sample
+    from anonstudio.gui.plots import ExportablePlot
+    from anonstudio.gui.scheme import PLOT_COLOURS, apply_scheme
+    from anonstudio.gui.sweep_view import FRONT
+
+    window.set_dataset(load_sample("chess"))  # the results show only with data
+    km = window.workbench(KmAnonWorkbench)
+    window.tabs.setCurrentWidget(km)
+    view = km.sweep_view
+    assert not view.findChildren(ExportablePlot)  # not built with the tab
+    try:
+        apply_scheme(window, "dark")
+        window.compare_values_action.trigger()
+        qtbot.waitUntil(lambda: view.findChildren(ExportablePlot) and view.curve.isVisible())
+        background = PLOT_COLOURS["dark"][0]
+        for plot in (view.curve, view.tradeoff):
+            assert plot.isVisible() and plot.plot_widget.backgroundBrush().color().name() == background
+        assert list(view.tradeoff.series) == ["cells", FRONT]
+    finally:
+        apply_scheme(window, "light")
+    assert view.curve.plot_widget.backgroundBrush().color().name() == "#ffffff"
