@@ -65,7 +65,7 @@ class LazyMenuViewBox(pg.ViewBox):
     """A view box whose right-click menu is built the first time it opens.
 
     pyqtgraph builds the menu (an axis panel of a dozen widgets for each axis) with every view box, a
-    third of the cost of a plot. A workbench holds dozens of plots and few are ever right-clicked, so
+    quarter of the cost of a plot. A workbench holds dozens of plots and few are ever right-clicked, so
     tabs open faster when it waits. ``extend_menu(menu)`` adds the caller's actions to the new menu.
     """
 
@@ -86,14 +86,20 @@ class LazyMenuViewBox(pg.ViewBox):
 
 
 class PlainAxis(pg.AxisItem):
-    """An axis whose label is re-laid out only when its text or style changes.
+    """An axis of plain numbers whose label is re-laid out only when its text or style changes.
 
-    pyqtgraph re-sets the label's HTML and the axis size after every range change and every pen
-    change, even when the label reads the same; over a suite of live plots that was the largest
-    single cost of drawing (159,000 ``setHtml`` calls in the GUI tests).
+    Shares and counts are shown as they are: pyqtgraph's automatic SI prefix turns a 0-0.025 axis
+    into "0-25 (x0.001)", which readers take for percent. And pyqtgraph re-sets the label's HTML and
+    the axis size after every range change and every pen change, even when the label reads the same;
+    over a suite of live plots that was the largest single cost of drawing (159,000 ``setHtml`` calls
+    in the GUI tests).
     """
 
     _label_html: str | None = None
+
+    def __init__(self, orientation: str, **kwargs) -> None:
+        super().__init__(orientation, **kwargs)
+        self.enableAutoSIPrefix(False)
 
     def _updateLabel(self) -> None:  # noqa: N802 (pyqtgraph naming)
         html = self.labelString()
@@ -186,11 +192,9 @@ class ExportablePlot(QWidget):
         self.caption = ""
         self.plot_item.setLabel("bottom", axis_text(x_label, x_units))
         self.plot_item.setLabel("left", axis_text(y_label, y_units))
-        # Shares and counts are shown as they are: pyqtgraph's automatic SI
-        # prefix turns a 0-0.025 axis into "0-25 (x0.001)", which readers
-        # take for percent.
-        # (The hidden right and top axes too: pyqtgraph redoes their prefix, and label, at every range change.)
-        for axis in ("left", "bottom", "right", "top"):
+        # The hidden right and top axes are pyqtgraph's: without a prefix they no longer redo their label at
+        # every range change (the shown ones are PlainAxis).
+        for axis in ("right", "top"):
             self.plot_item.getAxis(axis).enableAutoSIPrefix(False)
         self.plot_item.showGrid(x=True, y=True, alpha=0.25)
         self.plot_item.setLogMode(x=log_x, y=log_y)

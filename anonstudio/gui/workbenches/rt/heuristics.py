@@ -124,9 +124,7 @@ def _plot(title: str, x_label: str, y_label: str, glossary: str, empty: str = EM
           counts: bool = False) -> ExportablePlot:
     plot = ExportablePlot(title, x_label=x_label, y_label=y_label, empty_text=empty, auto_legend=True)
     if counts:
-        axis = CountAxis("left")
-        axis.enableAutoSIPrefix(False)
-        plot.plot_item.setAxisItems({"left": axis})
+        plot.plot_item.setAxisItems({"left": CountAxis("left")})
         plot.set_y_label(y_label)
     plot.add_glossary(glossary)
     # Three entries a row: R, T, RT over "this run" and "compared run" keep the legend two lines high.
