@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["numeric_ncp", "categorical_ncp", "CONVENTIONS"]
+__all__ = ["numeric_ncp", "categorical_ncp", "weighted_total", "CONVENTIONS"]
 
 CONVENTIONS = ("normalized", "xu")
 
@@ -47,3 +47,14 @@ def categorical_ncp(size, domain: int, convention: str = "normalized") -> np.nda
     if convention == "xu":
         return np.where(size > 1, size / float(domain), 0.0)
     raise ValueError(f"unknown NCP convention {convention!r}; use one of {', '.join(CONVENTIONS)}")
+
+
+def weighted_total(weights, ncp) -> np.ndarray | float:
+    """``sum(weights * ncp)`` over the last axis: the NCP of ``weights`` records (or rows, or occurrences) each.
+
+    Not ``weights @ ncp``: a BLAS ``dot`` picks its kernel by CPU (and splits long vectors over its threads), so
+    the last bits of a loss, and with them a published number, a run's JSON or a search's choices, changed
+    from one machine to another. numpy's pairwise sum of the products gives the same bits everywhere.
+    """
+    total = (np.asarray(weights, dtype=np.float64) * np.asarray(ncp, dtype=np.float64)).sum(axis=-1)
+    return float(total) if np.ndim(total) == 0 else total

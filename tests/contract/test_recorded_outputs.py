@@ -14,6 +14,9 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import os
+import platform
+import subprocess
 import sys
 from pathlib import Path
 
@@ -50,6 +53,22 @@ def test_files_are_the_recorded_ones(name, sample, settings, tmp_path):
     recorded = json.loads(RECORDED.read_text(encoding="utf-8"))
     assert name in recorded, f"{name}: no recording (python tests/contract/test_recorded_outputs.py records it)"
     assert _outputs(name, sample, settings, tmp_path) == recorded[name]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(platform.machine().lower() not in ("x86_64", "amd64"), reason="OpenBLAS core types are x86-64's")
+def test_the_recording_does_not_depend_on_the_cpu():
+    """The same files with OpenBLAS forced to its oldest x86-64 kernel: no published number goes through BLAS.
+
+    OpenBLAS picks its ``dot`` kernel by CPU, so a loss summed with ``@`` changed in its last bits from one
+    machine to the next (the RT run's JSON did, on an AVX-512 machine).
+    """
+    env = dict(os.environ, OPENBLAS_CORETYPE="Prescott")
+    test = f"{Path(__file__).resolve()}::test_files_are_the_recorded_ones"
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", test],
+                          env=env, cwd=Path(__file__).resolve().parents[2], capture_output=True, text=True,
+                          timeout=240)
+    assert proc.returncode == 0, proc.stdout[-3000:]
 
 
 if __name__ == "__main__":  # re-record (only for a deliberate change of what a family publishes)

@@ -34,7 +34,7 @@ import numpy as np
 
 from ...data.table import Table
 from ...jobs import Progress
-from ...metrics.ncp import categorical_ncp, numeric_ncp
+from ...metrics.ncp import categorical_ncp, numeric_ncp, weighted_total
 from .domains import EncodedTable
 from .levels import AttributeLevels, default_levels
 from .release import GroupRelease, canonical_group_ids
@@ -150,7 +150,7 @@ class _Checker:
     def loss(self, value_loss: list[np.ndarray], vector: Sequence[int], gone: np.ndarray) -> float:
         """Mean NCP over rows and attributes; a suppressed row costs 1 per attribute."""
         kept = self.weight * ~gone
-        total = sum(float(value_loss[j][h][self.codes[:, j]] @ kept) for j, h in enumerate(vector))
+        total = sum(weighted_total(kept, value_loss[j][h][self.codes[:, j]]) for j, h in enumerate(vector))
         total += len(vector) * float(self.weight[gone].sum())
         return total / (self.n_rows * len(vector))
 
@@ -204,7 +204,7 @@ def global_recoding(
     value_loss = [level_loss(lv, enc.domains[c], enc.numeric[j]) for j, (c, lv) in enumerate(zip(enc.qi, levels))]
     d = len(shape)
     share = [np.bincount(enc.codes[:, j], minlength=len(enc.domains[c])) / enc.n_rows for j, c in enumerate(enc.qi)]
-    level_mean = [value_loss[j] @ share[j] for j in range(d)]  # mean NCP of attribute j at each level
+    level_mean = [weighted_total(share[j], value_loss[j]) for j in range(d)]  # mean NCP of attribute j at each level
     grid = np.indices(shape).reshape(d, -1).T  # every level vector
     bound = sum(level_mean[j][grid[:, j]] for j in range(d)) / d  # the loss if nothing is suppressed
     height = grid.sum(axis=1)

@@ -26,6 +26,7 @@ import numpy as np
 from ...data.hierarchy import Hierarchy
 from ...data.table import RTData, Table
 from ...jobs import ChunkSizer, NullProgress, Progress
+from ...metrics.ncp import weighted_total
 from ..contract import StagedProgress
 from .are import average_relative_errors, generate_workloads, load_workloads
 from .btd import BTDMatrix
@@ -176,7 +177,7 @@ def _finish(data: RTData, params: RTParams, problem: RTProblem, clustering: Clus
     ncp = clustering.ncp[order]
     tres = [tres[c] for c in order.tolist()] if tres is not None else []
     sizes = np.bincount(assignment, minlength=len(order)).astype(np.float64)
-    rum = float(sizes @ ncp / problem.n)
+    rum = weighted_total(sizes, ncp) / problem.n
     tum = float(sum(t.ul_sum for t in tres) / problem.n) if tres else None
     result = RTResult(params=params, problem=problem, data=data, feasible=feasible, reason=reason,
                       complete=complete,

@@ -20,6 +20,7 @@ import numpy as np
 
 from ...jobs import ChunkSizer, NullProgress, Progress, derive_seed
 from ...kernels.rt_cluster import build_summaries, merge_into, merged_extents, summary_extents
+from ...metrics.ncp import weighted_total
 from ...params import ParameterError
 from .prepare import RTProblem, Summaries
 
@@ -59,7 +60,7 @@ class Clustering:
     def rum(self) -> float:
         """Mean NCP over records."""
         n = len(self.assignment)
-        return float(self.sizes @ self.ncp / n) if n else 0.0
+        return weighted_total(self.sizes, self.ncp) / n if n else 0.0
 
 
 def seed_positions(n: int, k: int, seed: int) -> np.ndarray:

@@ -37,6 +37,7 @@ import numpy as np
 
 from ...jobs import NullProgress, Progress
 from ...kernels.rt_cluster import merge_into, merged_extents
+from ...metrics.ncp import weighted_total
 from .btd import BTDMatrix
 from .cluster import Clustering
 from .prepare import RTProblem
@@ -82,7 +83,7 @@ class MergeState:
         self.alive = np.ones(clustering.n_clusters, dtype=bool)
         self.version = np.zeros(clustering.n_clusters, dtype=np.int64)
         self.tres = list(tres)
-        self.rum_sum = float(self.size @ self.ncp)
+        self.rum_sum = weighted_total(self.size, self.ncp)
         self.ul_sum = float(sum(t.ul_sum for t in self.tres))
         self.fixable = np.asarray([t.ok for t in self.tres], dtype=bool)
         self.n = problem.n

@@ -28,7 +28,7 @@ import numpy as np
 from ....data.hierarchy import Hierarchy
 from ....kernels.generalized_support import key_bits, unpack_key
 from ....kernels.hierarchy_split import itemset_support, new_itemset_keys, smallest_run
-from ....metrics.ncp import categorical_ncp
+from ....metrics.ncp import categorical_ncp, weighted_total
 from ..partition_state import PartitionState
 from .base import Constraint, ConstraintRun, ConstraintStateError, ErrorFunction, ErrorRun, Move
 
@@ -279,7 +279,7 @@ class _NcpRun(ErrorRun):
         # Recomputed rather than decremented, so splits leave no rounding residue.
         live = np.array(sorted(self.state.members), dtype=np.int64)
         nodes = np.array([self.cut.cut[int(q)] for q in live], dtype=np.int64)
-        self.total = float(np.dot(self.occ[live], self.node_loss[nodes]))
+        self.total = weighted_total(self.occ[live], self.node_loss[nodes])
 
     def merged(self, move: Move, keep: int) -> None:
         # Called before the constraint forgets the old cut nodes (see algorithm).
