@@ -14,6 +14,7 @@ from anonstudio.kernels.generalized_support import (
     dense_violators,
     enumerate_keys,
     key_bits,
+    union_into,
     unpack_key,
     violating_keys,
 )
@@ -52,6 +53,24 @@ def test_support_at_least_matches_brute_force_under_merges():
         for p in state.partition_ids():
             expected = sorted(u for u, rec in enumerate(records) if any(state.label[i] == p for i in rec))
             assert state.posting(int(p)).tolist() == expected
+
+
+@pytest.mark.parametrize(("a_in_base", "b_in_base"), [(True, True), (True, False), (False, True), (False, False)])
+def test_union_into_writes_the_sorted_union_wherever_the_lists_are(a_in_base, b_in_base):
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        a, b = (np.sort(rng.choice(200, int(rng.integers(0, 60)), replace=False)).astype(np.int32) for _ in "ab")
+        # each list in the read-only base lists or in the pool; the union goes to the end of the pool
+        base = np.concatenate([a, b]).astype(np.int32)
+        base.flags.writeable = False
+        pool = np.full(len(a) + len(b) + 200, -7, dtype=np.int32)
+        pool[: len(a)], pool[len(a) : len(a) + len(b)] = a, b
+        a_start = -1 if a_in_base else 0
+        b_start = -1 - len(a) if b_in_base else len(a)
+        out = len(a) + len(b) + 10
+        n = union_into(base, pool, a_start, len(a), b_start, len(b), out)
+        assert pool[out : out + n].tolist() == np.union1d(a, b).tolist()
+        assert (pool[out + n :] == -7).all() and (pool[len(a) + len(b) : out] == -7).all()
 
 
 def test_enumeration_counts_match_brute_force():
