@@ -55,15 +55,28 @@ def test_files_are_the_recorded_ones(name, sample, settings, tmp_path):
     assert _outputs(name, sample, settings, tmp_path) == recorded[name]
 
 
+def _numpy_dispatch() -> list[str]:
+    """The SIMD extensions numpy may dispatch to at run time (beyond its baseline); none if it does not say."""
+    try:
+        from numpy._core._multiarray_umath import __cpu_dispatch__
+    except ImportError:  # numpy 1.x keeps it under numpy.core
+        try:
+            from numpy.core._multiarray_umath import __cpu_dispatch__
+        except ImportError:
+            return []
+    return list(__cpu_dispatch__)
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(platform.machine().lower() not in ("x86_64", "amd64"), reason="OpenBLAS core types are x86-64's")
 def test_the_recording_does_not_depend_on_the_cpu():
-    """The same files with OpenBLAS forced to its oldest x86-64 kernel: no published number goes through BLAS.
+    """The same files with OpenBLAS forced to its oldest x86-64 kernel and numpy to its baseline instructions.
 
-    OpenBLAS picks its ``dot`` kernel by CPU, so a loss summed with ``@`` changed in its last bits from one
-    machine to the next (the RT run's JSON did, on an AVX-512 machine).
+    Both pick their code by CPU: OpenBLAS its ``dot`` kernel, numpy its SIMD loops (sorts, ``exp``, ``log``).
+    A loss summed with ``@`` changed in its last bits from one machine to the next (the RT run's JSON did, on
+    an AVX-512 machine), so no published number may go through either.
     """
-    env = dict(os.environ, OPENBLAS_CORETYPE="Prescott")
+    env = dict(os.environ, OPENBLAS_CORETYPE="Prescott", NPY_DISABLE_CPU_FEATURES=" ".join(_numpy_dispatch()))
     test = f"{Path(__file__).resolve()}::test_files_are_the_recorded_ones"
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", test],
                           env=env, cwd=Path(__file__).resolve().parents[2], capture_output=True, text=True,
