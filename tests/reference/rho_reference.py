@@ -228,3 +228,18 @@ def kl(records, published) -> float | None:
     if t1 == 0:
         return None
     return sum((c / t1) * math.log((c / t1) / (c0[i] / t0)) for i, c in c1.items())
+
+
+def e_pairs(n_records: int, records: list[int], items: list[int]) -> list[tuple[int, int]]:
+    """E as ``SensitiveConstraint.pairs`` lists it, from the (record, item) pairs it was built from (−1: everyone).
+
+    Each person's set E_u is the items of their pairs and of the −1 pairs; items in every E_u are listed once
+    with record −1, ascending, then every other (u, item) in (u, item) order.
+    """
+    everyone = {i for r, i in zip(records, items) if r < 0}
+    sets = [set(everyone) for _ in range(n_records)]
+    for r, i in zip(records, items):
+        if r >= 0:
+            sets[r].add(i)
+    star = set.intersection(*sets) if sets else set(everyone)
+    return [(-1, i) for i in sorted(star)] + [(u, i) for u in range(n_records) for i in sorted(sets[u] - star)]

@@ -172,3 +172,26 @@ def test_fixed_writes_star_rows_only(tmp_path):
     lines = out.read_text(encoding="utf-8").splitlines()
     assert lines[0] == "person,item" and len(lines) == 1 + len(e.global_items)
     assert all(line.startswith("*,") for line in lines[1:])
+
+
+def test_pairs_list_every_persons_set_as_the_reference_does():
+    """E's (record, item) pairs against the sets it was built from: '*' rows, majority items, deviations."""
+    from anonstudio.methods.rho.sensitive import SensitiveConstraint
+    from tests.reference.rho_reference import e_pairs
+
+    rng = np.random.default_rng(3)
+    for _ in range(60):
+        n, n_labels = int(rng.integers(1, 30)), int(rng.integers(1, 12))
+        size = int(rng.integers(0, 3 * n))
+        records = rng.integers(-1, n, size).tolist()
+        items = rng.integers(0, n_labels, size).tolist()
+        # a few items most people hold, so that the global set and its drops are exercised
+        for i in rng.choice(n_labels, min(2, n_labels), replace=False).tolist():
+            holders = rng.random(n) < 0.8
+            records += np.flatnonzero(holders).tolist()
+            items += [i] * int(holders.sum())
+        labels = tuple(str(i) for i in range(n_labels))
+        e = SensitiveConstraint.from_pairs(n, labels, n_labels, np.array(records, dtype=np.int64),
+                                           np.array(items, dtype=np.int64))
+        recs, its = e.pairs()
+        assert list(zip(recs.tolist(), its.tolist())) == e_pairs(n, records, items)

@@ -191,21 +191,27 @@ class SensitiveConstraint:
         recs = [np.full(len(star), -1, dtype=np.int64)]
         items = [star]
         if len(partial) or len(self.add_items):
-            n = self.n_records
-            # global items some record drops: everyone else holds them
-            pg_rec = np.repeat(np.arange(n, dtype=np.int64), len(partial))
-            pg_itm = np.tile(partial.astype(np.int64), n)
+            n, n_labels = self.n_records, len(self.labels)
+            # Global items some record drops: everyone else holds them. A (record, partial item) table with the
+            # drops struck out, where np.isin of n × |partial| keys sorted them all (0.35 s of the ρ check's
+            # 1.3 s on BMS-WebView-1 personalized+).
+            held = np.ones((n, len(partial)), dtype=bool)
             if len(partial) and len(self.del_items):
+                column = np.full(n_labels, -1, dtype=np.int64)
+                column[partial] = np.arange(len(partial))
                 del_rec = np.repeat(np.arange(n, dtype=np.int64), np.diff(self.del_indptr))
-                drop_keys = del_rec * len(self.labels) + self.del_items
-                keep = ~np.isin(pg_rec * len(self.labels) + pg_itm, drop_keys)
-                pg_rec, pg_itm = pg_rec[keep], pg_itm[keep]
+                del_col = column[self.del_items]
+                struck = del_col >= 0
+                held[del_rec[struck], del_col[struck]] = False
+            pg_rec, pg_col = np.nonzero(held)
             add_rec = np.repeat(np.arange(n, dtype=np.int64), np.diff(self.add_indptr))
-            rec = np.concatenate([pg_rec, add_rec])
-            itm = np.concatenate([pg_itm, self.add_items.astype(np.int64)])
-            order = np.lexsort((itm, rec))
-            recs.append(rec[order])
-            items.append(itm[order])
+            # One key per pair in (record, item) order. Both parts are sorted runs when the rows are, and a
+            # stable sort (timsort) merges two runs in one pass: 0.1 s where the lexsort of two arrays took 0.3 s.
+            keys = np.concatenate([pg_rec.astype(np.int64) * n_labels + partial.astype(np.int64)[pg_col],
+                                   add_rec * n_labels + self.add_items.astype(np.int64)])
+            keys.sort(kind="stable")
+            recs.append(keys // n_labels)
+            items.append(keys % n_labels)
         return np.concatenate(recs), np.concatenate(items)
 
     def describe(self) -> str:
