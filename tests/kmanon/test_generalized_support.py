@@ -164,6 +164,29 @@ def test_the_pool_compacts_and_uses_more_room_when_big_partitions_merge():
         assert state.support_at_least([i], 10**6) == sum(i in rec for rec in records)
 
 
+def test_lists_survive_compactions_inside_merges_and_splits():
+    """Merges of several partitions and splits into groups compact the pool midway: every list stays whole."""
+    data = random_data(11, 500, 24, 8)
+    records = records_of(data)
+    rng = np.random.default_rng(11)
+    state = PartitionState(data)
+    for _round in range(30):
+        ids = [int(p) for p in state.partition_ids()]
+        if len(ids) > 3 and rng.random() < 0.6:
+            state.merge(rng.choice(ids, int(rng.integers(2, 5)), replace=False).tolist())
+        else:
+            big = max(ids, key=lambda p: len(state.members[p]))
+            items = rng.permutation(state.members[big]).tolist()
+            if len(items) < 2:
+                continue
+            cut = sorted(rng.choice(range(1, len(items)), min(2, len(items) - 1), replace=False).tolist())
+            state.split(big, [g for g in np.split(np.array(items), cut) if len(g)])
+        assert state.partition_ids().tolist() == sorted(state.members)
+        for p in state.partition_ids():
+            members = set(state.members[int(p)])
+            assert state.posting(int(p)).tolist() == [u for u, rec in enumerate(records) if members & set(rec)]
+
+
 @pytest.mark.parametrize(("n_parts", "ell"), [(1, 1), (2, 2), (7, 3), (12, 4), (40, 2), (9, 5)])
 def test_dense_violators_lists_the_flagged_cells_below_k_in_cell_order(n_parts, ell):
     """Cell order is colex order of the subsets (combinatorial number system), checked on every cell."""
