@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from . import read_only
 from .packed_bits import held_packed_bit, pack_postings, packed_word
 from .rng import make_state, randbelow
 from .support import popcount64, trailing_zeros
@@ -675,12 +676,10 @@ def records_per_partition(indptr, indices, part_of_item, n_parts):
 def warm_up() -> None:
     """Compile the kernels above on tiny inputs (see ``kernels.warmup``).
 
-    The data arrays are read-only, as a dataset's always are: numba compiles read-only and writable arrays
-    apart, and callers pass read-only ones (``kernels.read_only``), so only that variant is warmed.
+    Data arrays are read-only, as a dataset's are (``kernels.read_only``).
     """
     # Item 0's list is in the (read-only, as the sampler's are) base lists, item 1's in the pool.
-    base = np.array([0, 1, 2, 1, 2], dtype=np.int32)
-    base.flags.writeable = False
+    base = read_only(np.array([0, 1, 2, 1, 2], dtype=np.int32))
     pool = np.array([1, 2, 0, 0, 0, 0, 0], dtype=np.int32)
     start = np.array([-1, 0], dtype=np.int64)
     length = np.array([3, 2], dtype=np.int64)
@@ -697,9 +696,8 @@ def warm_up() -> None:
     label = np.array([0, 1], dtype=np.int32)
     check_batch(np.array([[0, 1]], dtype=np.int32), 0, label, base, pool, start, length, bits, item_rows, bit_row, 2,
                 5)
-    indptr = np.array([0, 2, 3], dtype=np.int64)
-    indices = np.array([0, 1, 1], dtype=np.int32)
-    indptr.flags.writeable = indices.flags.writeable = False
+    indptr = read_only(np.array([0, 2, 3], dtype=np.int64))
+    indices = read_only(np.array([0, 1, 1], dtype=np.int32))
     count_keys(indptr, indices, label, 2, 2, 0, len(indptr) - 1)
     out = np.empty(8, dtype=np.uint64)
     n = enumerate_keys(indptr, indices, label, 2, 2, 2, out, 0, len(indptr) - 1, 0)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from . import read_only
 from .generalized_support import next_combination, record_parts
 
 __all__ = ["new_itemset_keys", "smallest_run", "itemset_support", "warm_up"]
@@ -149,9 +150,8 @@ def itemset_support(indptr, indices, records, label, parts, k):
 
 def warm_up() -> None:
     """Compile the kernels on tiny inputs (see ``kernels.warmup``), with read-only data arrays as a dataset's."""
-    indptr = np.array([0, 2, 3], dtype=np.int64)
-    indices = np.array([0, 1, 1], dtype=np.int32)
-    indptr.flags.writeable = indices.flags.writeable = False
+    indptr = read_only(np.array([0, 2, 3], dtype=np.int64))
+    indices = read_only(np.array([0, 1, 1], dtype=np.int32))
     records = np.array([0, 1], dtype=np.int32)
     label = np.array([0, 1], dtype=np.int32)
     is_new = np.array([False, True])

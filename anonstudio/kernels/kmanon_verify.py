@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from . import read_only
+
 __all__ = [
     "pair_supports", "list_bitsets", "fill_list_bitsets", "count_up_to_bits", "count_up_to", "draw_uniform_itemsets",
     "generalized_supports", "records_of_lists", "records_of_lists_in_order", "count_list_records",
@@ -430,12 +432,10 @@ def longest_first(indptr) -> np.ndarray:
 def warm_up() -> None:
     """Compile the kernels above on tiny inputs (see ``kernels.warmup``).
 
-    The data arrays are read-only, as a dataset's always are: numba compiles read-only and writable arrays
-    apart, and callers pass read-only ones (``kernels.read_only``), so only that variant is warmed.
+    Data arrays are read-only, as a dataset's are (``kernels.read_only``).
     """
-    indptr = np.array([0, 2, 4], dtype=np.int64)
-    indices = np.array([0, 1, 0, 1], dtype=np.int32)
-    indptr.flags.writeable = indices.flags.writeable = False
+    indptr = read_only(np.array([0, 2, 4], dtype=np.int64))
+    indices = read_only(np.array([0, 1, 0, 1], dtype=np.int32))
     post_indptr, post_records = records_of_lists_in_order(2, indptr, indices, np.arange(2, dtype=np.int64),
                                                           longest_first(indptr))
     cum = np.array([1.0, 2.0])

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from . import read_only
 from .nonreciprocal_order import hamming_between
 
 __all__ = ["error_rate", "query_counts", "warm_up"]
@@ -60,12 +61,10 @@ def query_counts(post_indptr, post_records, n_records, queries, disjoint):
 def warm_up() -> None:
     """Compile the kernels above on tiny inputs.
 
-    The data arrays are read-only, as a dataset's always are: numba compiles read-only and writable arrays
-    apart, and callers pass read-only ones (``kernels.read_only``), so only that variant is warmed.
+    Data arrays are read-only, as a dataset's are (``kernels.read_only``).
     """
-    indptr = np.array([0, 2, 3], dtype=np.int64)
-    indices = np.array([0, 1, 1], dtype=np.int32)
-    indptr.flags.writeable = indices.flags.writeable = False
+    indptr = read_only(np.array([0, 2, 3], dtype=np.int64))
+    indices = read_only(np.array([0, 1, 1], dtype=np.int32))
     # The original may be read-only (loaded); the published records are always built in memory.
     error_rate(indptr, indices, indptr.copy(), indices.copy(), np.array([1, 0], dtype=np.int64))
     post_indptr = np.array([0, 1, 3], dtype=np.int64)

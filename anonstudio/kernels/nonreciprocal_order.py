@@ -15,6 +15,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from . import read_only
+
 __all__ = ["gray_compare", "gray_sort", "hamming", "hamming_between", "adjacent_hamming", "segment_dp", "warm_up"]
 
 
@@ -183,12 +185,10 @@ def segment_dp(adj, n, seg_min, seg_max):
 def warm_up() -> None:
     """Compile the kernels above on a tiny input.
 
-    The data arrays are read-only, as a dataset's always are: numba compiles read-only and writable arrays
-    apart, and callers pass read-only ones (``kernels.read_only``), so only that variant is warmed.
+    Data arrays are read-only, as a dataset's are (``kernels.read_only``).
     """
-    indptr = np.array([0, 2, 3, 5], dtype=np.int64)
-    indices = np.array([0, 1, 1, 0, 2], dtype=np.int32)
-    indptr.flags.writeable = indices.flags.writeable = False
+    indptr = read_only(np.array([0, 2, 3, 5], dtype=np.int64))
+    indices = read_only(np.array([0, 1, 1, 0, 2], dtype=np.int32))
     order = gray_sort(indptr, indices)
     adj = adjacent_hamming(indptr, indices, order)
     segment_dp(adj, 3, 1, 2)

@@ -13,6 +13,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from . import read_only
+
 __all__ = ["publish_slots", "warm_up"]
 
 
@@ -102,11 +104,9 @@ def publish_slots(indptr, indices, pre_indptr, pre, n_items):
 def warm_up() -> None:
     """Compile the kernel on the bit vote of the paper ({1100, 1011, 0101} -> 1101).
 
-    The data arrays are read-only, as a dataset's always are: numba compiles read-only and writable arrays
-    apart, and callers pass read-only ones (``kernels.read_only``), so only that variant is warmed.
+    Data arrays are read-only, as a dataset's are (``kernels.read_only``).
     """
-    indptr = np.array([0, 2, 5, 7], dtype=np.int64)
-    indices = np.array([0, 1, 0, 2, 3, 1, 3], dtype=np.int32)
-    indptr.flags.writeable = indices.flags.writeable = False
+    indptr = read_only(np.array([0, 2, 5, 7], dtype=np.int64))
+    indices = read_only(np.array([0, 1, 0, 2, 3, 1, 3], dtype=np.int32))
     publish_slots(indptr, indices, np.array([0, 3], dtype=np.int64), np.array([0, 1, 2], dtype=np.int64), 4)
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from . import read_only
 from .rng import randbelow
 
 __all__ = [
@@ -417,15 +418,14 @@ def improve_segments(indptr, indices, order, bounds, first, last, seeds, kicks, 
 def warm_up() -> None:
     """Compile the kernels above on tiny inputs.
 
-    The data arrays are read-only, as a dataset's always are: numba compiles read-only and writable arrays
-    apart, and callers pass read-only ones (``kernels.read_only``), so only that variant is warmed.
+    Data arrays are read-only, as a dataset's are (``kernels.read_only``).
     """
     rng = np.random.default_rng(0)
     lists = [np.sort(rng.choice(12, size=4, replace=False)) for _ in range(16)]
     indptr = np.zeros(17, dtype=np.int64)
     indptr[1:] = np.cumsum([len(x) for x in lists])
     indices = np.concatenate(lists).astype(np.int32)
-    indptr.flags.writeable = indices.flags.writeable = False
+    indptr, indices = read_only(indptr), read_only(indices)
     order = np.arange(16, dtype=np.int64)
     out = order.copy()
     bounds = np.array([0, 6, 16], dtype=np.int64)

@@ -23,6 +23,8 @@ import numpy as np
 from numba import njit, types, uint64
 from numba.extending import intrinsic
 
+from . import read_only
+
 __all__ = ["in_worlds", "world_counts", "edges_in_worlds", "recount_slots", "warm_up"]
 
 
@@ -195,12 +197,10 @@ def recount_slots(rec_indptr, rec_items, pre_indptr, pre, base_indptr, base_item
 def warm_up() -> None:
     """Compile the kernels above on the paper's slot r'_5 (base 1100, d 0011, t 1).
 
-    The data arrays are read-only, as a dataset's always are: numba compiles read-only and writable arrays
-    apart, and callers pass read-only ones (``kernels.read_only``), so only that variant is warmed.
+    Data arrays are read-only, as a dataset's are (``kernels.read_only``).
     """
-    rec_indptr = np.array([0, 2, 5], dtype=np.int64)
-    rec_items = np.array([0, 1, 0, 1, 2], dtype=np.int32)
-    rec_indptr.flags.writeable = rec_items.flags.writeable = False
+    rec_indptr = read_only(np.array([0, 2, 5], dtype=np.int64))
+    rec_items = read_only(np.array([0, 1, 0, 1, 2], dtype=np.int32))
     base_indptr = np.array([0, 2], dtype=np.int64)
     base_items = np.array([0, 1], dtype=np.int32)
     dist_indptr = np.array([0, 2], dtype=np.int64)

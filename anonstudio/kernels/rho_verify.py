@@ -19,6 +19,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from . import read_only
+
 __all__ = ["holders", "check_groups", "distinct_positions", "subset_keys", "count_subsets", "merge_counts",
            "decode_keys", "warm_up"]
 
@@ -237,8 +239,7 @@ def decode_keys(keys, bits, width, out):
 def warm_up() -> None:
     """Compile the kernels on a tiny input (see ``kernels.warmup``).
 
-    The data arrays are read-only, as a dataset's always are: numba compiles read-only and writable arrays
-    apart, and callers pass read-only ones (``kernels.read_only``), so only that variant is warmed.
+    Data arrays are read-only, as a dataset's are (``kernels.read_only``).
     """
     post_ptr = np.array([0, 2, 3], dtype=np.int64)
     post_rec = np.array([0, 1, 0], dtype=np.int32)
@@ -258,9 +259,8 @@ def warm_up() -> None:
                  recs, tmp, np.full(2, -1, dtype=np.int64), np.empty(2, dtype=np.int32))
     pos = np.empty((2, 2), dtype=np.int64)
     distinct_positions(np.array([3, 2], dtype=np.int64), np.array([[0.5, 0.9], [0.1, 0.2]]), pos)
-    indptr = np.array([0, 2, 2, 3], dtype=np.int64)
-    indices = np.array([0, 1, 1], dtype=np.int32)
-    indptr.flags.writeable = indices.flags.writeable = False
+    indptr = read_only(np.array([0, 2, 2, 3], dtype=np.int64))
+    indices = read_only(np.array([0, 1, 1], dtype=np.int32))
     keys, counts = count_subsets(indptr, indices, 0, 3, 2, 4)
     keys, counts = merge_counts(np.concatenate((keys, keys)), np.concatenate((counts, counts)))
     decode_keys(keys, 2, 2, np.empty((len(keys), 2), dtype=np.int64))

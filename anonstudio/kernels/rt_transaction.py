@@ -37,6 +37,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from . import read_only
 from .enumerate import enumerate_keys, subsets_by_smallest_item
 
 __all__ = ["generalize_cluster", "record_ul", "log_two_pow_minus_one", "AA", "SET", "warm_up"]
@@ -488,12 +489,10 @@ def generalize_cluster(rows, indptr, indices, sens_id, n_sens, strategy, item_le
 def warm_up() -> None:
     """Compile the kernels above on tiny inputs (see ``kernels.warmup``).
 
-    The data arrays are read-only, as a dataset's always are: numba compiles read-only and writable arrays
-    apart, and callers pass read-only ones (``kernels.read_only``), so only that variant is warmed.
+    Data arrays are read-only, as a dataset's are (``kernels.read_only``).
     """
-    indptr = np.array([0, 2, 4, 5], dtype=np.int64)
-    indices = np.array([0, 1, 1, 2, 0], dtype=np.int32)
-    indptr.flags.writeable = indices.flags.writeable = False
+    indptr = read_only(np.array([0, 2, 4, 5], dtype=np.int64))
+    indices = read_only(np.array([0, 1, 1, 2, 0], dtype=np.int32))
     sens = np.array([-1, -1, 0], dtype=np.int32)
     # hierarchy: leaves 0, 1 under node 3; leaf 2 under root 4; node 3 under root
     parent = np.array([3, 3, 4, 4, -1], dtype=np.int64)  # the method passes int64 parents
