@@ -11,7 +11,9 @@ Rules the runner enforces so workbenches need not:
   one cancels the older, and a result arriving from an older *generation* is
   dropped (its callbacks never run).
 * A cancelled job that returns normally still delivers what it computed:
-  ``on_done(result, complete=False)``.
+  ``on_done(result, complete=False)``. A cancel that comes after the job
+  finished its work (its result says ``complete = True``) is too late: the
+  job is done and delivers ``complete=True``.
 * A *retired* job (:meth:`JobRunner.retire`, e.g. its dataset was replaced)
   is cancelled and never calls back again: its results describe data that is
   no longer on screen. The jobs dock still lists it as cancelled.
@@ -463,15 +465,20 @@ class JobRunner(QObject):
         # before this; drop any stored reference to free its memory.
         job.progress.take_partial()
         job.finished_at = time.monotonic()
-        complete = ran and not job.cancel_requested and getattr(result, "complete", True) is not False
-        if job.cancel_requested:
+        # A user's cancel that arrives after the job finished its work (the result says it is complete) came too
+        # late: the job is done, and says so everywhere, rather than calling a whole, checked result partial.
+        late_cancel = (job.cancel_requested and ran and not (job.superseded or job.retired)
+                       and getattr(result, "complete", None) is True)
+        cancelled = job.cancel_requested and not late_cancel
+        complete = ran and not cancelled and getattr(result, "complete", True) is not False
+        if cancelled:
             job.state = JobState.CANCELLED
             job.partial_result = ran and result is not None
             job.status = job.retired or ("superseded" if job.superseded else "stopped at user request")
         else:
             job.state = JobState.DONE
             job.fraction = 1.0
-            job.status = "finished"
+            job.status = "finished before the cancel took effect" if late_cancel else "finished"
         job.changed.emit()
         self.log.emit(f"{job.title}: {job.state_text()} after {job.elapsed():.1f} s")
         if ran and on_done is not None and self.is_current(job):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import threading
 import time
+from types import SimpleNamespace
 
 import pytest
 
@@ -63,6 +64,41 @@ def test_cancel_keeps_the_partial_result(qtbot, runner, wait_job):
     (result, complete), = results
     assert complete is False
     assert result["steps"] == [0, 1]  # the gate held the job at step 2 when cancel came
+
+
+def test_a_cancel_after_the_work_finished_leaves_the_job_done(qtbot, runner, wait_job):
+    # The Cancel click lands between the job's return and the delivery of its result on the GUI thread: the
+    # result is whole, so the job must not be called cancelled (nor its result partial).
+    returned = threading.Event()
+    results = []
+
+    whole = SimpleNamespace(steps=[0], complete=True)
+
+    def fn(progress):
+        returned.set()
+        return whole
+
+    job = runner.submit("count", fn, key="k", on_done=lambda r, c: results.append((r, c)))
+    assert returned.wait(5)
+    job.cancel()  # no event was processed since: the finish signal is still queued
+    wait_job(job)
+    assert job.state is JobState.DONE and job.status == "finished before the cancel took effect"
+    assert results == [(whole, True)]
+
+
+def test_a_result_that_does_not_say_it_is_complete_stays_cancelled(qtbot, runner, wait_job):
+    returned = threading.Event()
+    results = []
+
+    def fn(progress):
+        returned.set()
+        return [1, 2]
+
+    job = runner.submit("plain", fn, key="k", on_done=lambda r, c: results.append((r, c)))
+    assert returned.wait(5)
+    job.cancel()
+    wait_job(job)
+    assert job.state is JobState.CANCELLED and results == [([1, 2], False)]
 
 
 def test_newer_job_with_same_key_cancels_and_silences_older(qtbot, runner, wait_job):
