@@ -20,8 +20,8 @@ def release_object(method_run: Any) -> Any:
     """The release of ``method_run`` as a DataFrame (tables) or a TransactionData (set-valued data).
 
     Built by the family's :meth:`~anonstudio.methods.contract.MethodSpec.release_object`; a set-valued release
-    keeps only the items that occur in it, as its file does. Raises NotImplementedError for a family that makes
-    no release.
+    keeps only the items that occur in it, as its file does. Raises
+    :class:`~anonstudio.methods.contract.NoRelease` (a NotImplementedError) for a family that makes no release.
     """
     from ..data.transactions import TransactionData
 

@@ -61,6 +61,7 @@ __all__ = [
     "DatasetRef",
     "MethodSpec",
     "MethodRun",
+    "NoRelease",
     "run_and_verify",
     "write_evaluated_exports",
     "write_outputs",
@@ -343,6 +344,14 @@ def dataset_ref(data: Any) -> DatasetRef:
 
 
 # --------------------------------------------------------------------- spec
+class NoRelease(NotImplementedError):
+    """Asked for the release of a family that makes none (a measurement such as uniqueness or threats).
+
+    A :class:`NotImplementedError`, as :meth:`MethodSpec.release_object` has always raised there; callers that
+    may meet such a family test :attr:`MethodSpec.release_kind` or the family's exports first.
+    """
+
+
 class MethodSpec(abc.ABC):
     """Base class of a method family's declaration; subclass it in ``methods/<family>/spec.py``.
 
@@ -464,7 +473,7 @@ class MethodSpec(abc.ABC):
         when the run's own check did not confirm it: it is measured, never published. Families with a
         :attr:`release_kind` override it, usually with :func:`write_evaluated_exports`.
         """
-        raise NotImplementedError(f"{self.title} makes no release the evaluator reads")
+        raise NoRelease(f"{self.title} makes no release the evaluator reads")
 
     def release_object(self, run: MethodRun) -> Any:
         """``run``'s release as an object, built in memory: what its ``release`` export writes, unwritten.
@@ -473,7 +482,7 @@ class MethodSpec(abc.ABC):
         family the :class:`~anonstudio.data.transactions.TransactionData` of the file's records. The library
         API's ``run.release`` reads it. Families whose :attr:`exports` include a release override it.
         """
-        raise NotImplementedError(f"{self.title} makes no release")
+        raise NoRelease(f"{self.title} makes no release")
 
     def describe(self, run: MethodRun) -> Description:
         """The plain-language texts of a run: :meth:`promise`, the :func:`verdict`, :meth:`notes`.

@@ -13,7 +13,7 @@ import pytest
 import anonstudio as an
 from anonstudio.data.io import load_transactions
 from anonstudio.data.transactions import TransactionData
-from anonstudio.methods.contract import MethodSpec
+from anonstudio.methods.contract import MethodSpec, NoRelease
 
 from .test_families import SPECS, _cli, _flags, _settings
 
@@ -24,6 +24,12 @@ def test_every_family_with_a_release_builds_its_object():
     """A family whose exports include a release overrides ``MethodSpec.release_object``; the others do not."""
     builds = {n for n, s in SPECS.items() if type(s).release_object is not MethodSpec.release_object}
     assert RELEASING and set(RELEASING) == builds
+
+
+def test_a_family_without_a_release_says_so():
+    spec = next(s for n, s in SPECS.items() if n not in RELEASING)
+    with pytest.raises(NoRelease, match="makes no release"):
+        spec.release_object(None)
 
 
 @pytest.fixture

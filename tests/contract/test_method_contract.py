@@ -14,7 +14,7 @@ import re
 import pytest
 
 from anonstudio.jobs import RecordingProgress
-from anonstudio.methods.contract import MethodRun, discover_methods, run_and_verify
+from anonstudio.methods.contract import MethodRun, NoRelease, discover_methods, run_and_verify
 from anonstudio.params import from_dict, specs, to_dict
 from anonstudio.studio.command_line import param_arguments
 
@@ -66,7 +66,7 @@ def test_a_release_is_written_for_the_evaluator_and_read_back(finished, tmp_path
 
     spec, data, _params, run = finished
     if not spec.release_kind:
-        with pytest.raises(NotImplementedError):
+        with pytest.raises(NoRelease):
             spec.write_for_evaluation(run, tmp_path)
         return
     assert spec.release_kind in KINDS
