@@ -11,9 +11,10 @@ Rules the runner enforces so workbenches need not:
   one cancels the older, and a result arriving from an older *generation* is
   dropped (its callbacks never run).
 * A cancelled job that returns normally still delivers what it computed:
-  ``on_done(result, complete=False)``. A cancel that comes after the job
-  finished its work (its result says ``complete = True``) is too late: the
-  job is done and delivers ``complete=True``.
+  ``on_done(result, complete=False)``. A cancel that comes after the job's
+  function returned, or that it never acted on (its result says
+  ``complete = True``), is too late: the job is done and delivers
+  ``complete=True``.
 * A *retired* job (:meth:`JobRunner.retire`, e.g. its dataset was replaced)
   is cancelled and never calls back again: its results describe data that is
   no longer on screen. The jobs dock still lists it as cancelled.
@@ -150,7 +151,7 @@ class Job(QObject):
     # Posted from the worker thread; delivered queued to this (GUI-thread) object.
     _progress_posted = Signal()
     _partial_posted = Signal()
-    _finished_posted = Signal(object, bool)
+    _finished_posted = Signal(object, bool, bool)
     _failed_posted = Signal(object, str)
 
     def __init__(self, title: str, key: str | None, generation: int, parent: QObject | None = None):
@@ -193,10 +194,10 @@ class Job(QObject):
         if self._runner is not None:
             self._runner._on_partial(self)
 
-    @Slot(object, bool)
-    def _deliver_finished(self, result: Any, ran: bool) -> None:
+    @Slot(object, bool, bool)
+    def _deliver_finished(self, result: Any, ran: bool, cancel_seen: bool) -> None:
         if self._runner is not None:
-            self._runner._on_finished(self, result, ran)
+            self._runner._on_finished(self, result, ran, cancel_seen)
 
     @Slot(object, str)
     def _deliver_failed(self, exc: BaseException, details: str) -> None:
@@ -258,7 +259,7 @@ class _Runnable(QRunnable):
         job = self._job
         job.started_at = time.monotonic()
         if job.progress.cancelled():
-            job._finished_posted.emit(None, False)
+            job._finished_posted.emit(None, False, True)
             return
         job._progress_posted.emit()  # show "running" promptly
         try:
@@ -268,7 +269,8 @@ class _Runnable(QRunnable):
         except BaseException as exc:  # noqa: BLE001 - a job must never kill the app
             job._failed_posted.emit(exc, traceback.format_exc())
             return
-        job._finished_posted.emit(result, True)
+        # Whether the cancel flag was up when the work returned: a Cancel pressed later came too late.
+        job._finished_posted.emit(result, True, job.progress.cancelled())
 
 
 class JobRunner(QObject):
@@ -459,16 +461,17 @@ class JobRunner(QObject):
         if not job.callback_failed:
             self._call(job, on_partial, result)
 
-    def _on_finished(self, job: Job, result: Any, ran: bool) -> None:
+    def _on_finished(self, job: Job, result: Any, ran: bool, cancel_seen: bool) -> None:
         _, on_done, _, _ = self._release(job)
         # Queued signals keep their order, so every partial was delivered
         # before this; drop any stored reference to free its memory.
         job.progress.take_partial()
         job.finished_at = time.monotonic()
-        # A user's cancel that arrives after the job finished its work (the result says it is complete) came too
-        # late: the job is done, and says so everywhere, rather than calling a whole, checked result partial.
+        # A user's cancel that came after the work returned, or that the work never acted on (its result says it
+        # is complete), came too late: the job is done, and says so everywhere, rather than calling a whole
+        # result partial. A superseded or retired job stays cancelled: its result is not wanted.
         late_cancel = (job.cancel_requested and ran and not (job.superseded or job.retired)
-                       and getattr(result, "complete", None) is True)
+                       and (not cancel_seen or getattr(result, "complete", None) is True))
         cancelled = job.cancel_requested and not late_cancel
         complete = ran and not cancelled and getattr(result, "complete", True) is not False
         if cancelled:
