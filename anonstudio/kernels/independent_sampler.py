@@ -270,7 +270,7 @@ def summary_spans(summary):
 
 @njit(nogil=True, cache=True, inline="always")
 def _count_two_level(rows, lo, hi, summary, first, words, limit):
-    """Support over summary words ``[lo, hi)`` of the packed rows ``rows`` (rarest first); may stop at ``limit``.
+    """Support over summary words ``[lo, hi)`` of the packed rows ``rows`` (rarest first); stops at ``limit``.
 
     Most flagged words hold no record with every item (the longest records,
     gathered at the front, flag nearly every word of every item), so a word's
@@ -297,8 +297,10 @@ def _count_two_level(rows, lo, hi, summary, first, words, limit):
                 x &= words[first[rj, s] + popcount64(summary[rj, s] & below)]
                 j += 1
             count += popcount64(x)
-        if count >= limit:
-            break
+            # Checked per row word, not per summary word: a rejected proposal usually reaches its bound (two or
+            # three records) in its first word, while its first summary word flags about 60.
+            if count >= limit:
+                return count
     return count
 
 
