@@ -33,8 +33,6 @@ __all__ = [
     "support_weight_batch",
     "support_weight_bounded",
     "build_bitsets",
-    "build_summaries",
-    "count_two_level",
     "no_bitsets",
     "in_record",
     "trailing_zeros",
@@ -223,54 +221,6 @@ def _count_by_and_bounded(items, bit_row, bits, limit):
                 acc[w] &= row[lo + w]
         for w in range(n):
             count += popcount64(acc[w])
-        if count >= limit:
-            break
-    return count
-
-
-@njit(nogil=True, cache=True)
-def build_summaries(bits):
-    """Second level over record bitsets: bit ``j`` of ``summary[r, s]`` says ``bits[r, 64 s + j] != 0``.
-
-    AND-ing the summaries of an itemset's rows first finds the few words where
-    all its items have a record; only those words of the full rows are read
-    (see :func:`count_two_level`). Costs 1/64 of the bitsets' memory.
-    """
-    n_rows, n_words = bits.shape
-    summary = np.zeros((n_rows, (n_words + 63) // 64), dtype=np.uint64)
-    for r in range(n_rows):
-        for w in range(n_words):
-            if bits[r, w] != 0:
-                summary[r, w >> 6] |= np.uint64(1) << np.uint64(w & 63)
-    return summary
-
-
-@njit(nogil=True, cache=True)
-def count_two_level(items, bit_row, bits, summary, limit):
-    """Support of ``items`` (every one with a bitset row) by AND-ing summaries, then the words they flag.
-
-    With items in 1% of the records, about 40% of an item's words are
-    non-zero but only a few percent of the words of two or three items are
-    all non-zero, so this reads a small share of the rows that a full AND
-    streams through. May stop once the count reaches ``limit``; a result
-    ``>= limit`` means "at least this many".
-    """
-    ell = items.shape[0]
-    rows = np.empty(ell, dtype=np.int64)
-    for j in range(ell):
-        rows[j] = bit_row[items[j]]
-    count = np.int64(0)
-    for s in range(summary.shape[1]):
-        flags = summary[rows[0], s]
-        for j in range(1, ell):
-            flags &= summary[rows[j], s]
-        while flags != 0:
-            w = (s << 6) + trailing_zeros(flags)
-            x = bits[rows[0], w]
-            for j in range(1, ell):
-                x &= bits[rows[j], w]
-            count += popcount64(x)
-            flags &= flags - np.uint64(1)
         if count >= limit:
             break
     return count

@@ -25,8 +25,6 @@ from anonstudio.kernels.support import (
     MODE_BITSETS,
     MODE_LISTS,
     build_bitsets,
-    build_summaries,
-    count_two_level,
     support_weight_bounded,
 )
 from anonstudio.samplers.independent_sampler import IndependentItemsetSampler
@@ -127,7 +125,7 @@ def test_alias_table_gives_each_index_its_weight(weights):
     assert np.allclose(implied, w / w.sum(), rtol=1e-9, atol=1e-15)
 
 
-@pytest.mark.parametrize("mode", [MODE_AUTO, MODE_LISTS, MODE_BITSETS, "two-level"])
+@pytest.mark.parametrize("mode", [MODE_AUTO, MODE_LISTS, MODE_BITSETS])
 def test_bounded_counts_are_exact_below_the_limit_and_at_least_it_otherwise(mode):
     r = random.Random(8)
     # 17,000 records: bitset rows longer than one 256-word block of the bounded AND.
@@ -138,16 +136,12 @@ def test_bounded_counts_are_exact_below_the_limit_and_at_least_it_otherwise(mode
     post_indptr, post_records = data.inverted()
     bit_row, bits = build_bitsets(data.indptr, data.indices, data.n_items)
     ones = np.ones(data.n_records)
-    summary = build_summaries(bits)
     for _ in range(80):
         items = np.array(sorted(r.sample(range(40), r.randint(2, 3))), dtype=np.int32)
         true = ref.support(sets, items.tolist())
         limit = float(r.choice([1, 2, 3, 10, 30, 60, 100, np.inf]))
-        if mode == "two-level":
-            count = q = count_two_level(items, bit_row, bits, summary, limit)
-        else:
-            count, q = support_weight_bounded(items, ones, data.indptr, data.indices, post_indptr, post_records,
-                                              bit_row, bits, mode, 1.0, limit)
+        count, q = support_weight_bounded(items, ones, data.indptr, data.indices, post_indptr, post_records,
+                                          bit_row, bits, mode, 1.0, limit)
         if q < limit:
             assert count == true
         else:
