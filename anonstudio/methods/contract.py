@@ -33,7 +33,7 @@ import importlib.util
 import pkgutil
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -974,7 +974,3 @@ def get_method(name: str) -> MethodSpec:
     if name not in specs:
         raise KeyError(f"no method named {name!r}; known: {', '.join(sorted(specs))}")
     return specs[name]
-
-
-def iter_methods() -> Iterable[MethodSpec]:
-    return discover_methods().values()
