@@ -233,6 +233,8 @@ class Job(QObject):
             if self.superseded:
                 return "cancelled (replaced by a newer run)"
             return "cancelled (partial result kept)" if self.partial_result else "cancelled"
+        if self.state is JobState.DONE and self.cancel_requested:
+            return "done before the cancel"  # the jobs dock and the log say why a cancelled job is not
         return self.state.value
 
     def cancel(self) -> None:
@@ -481,7 +483,7 @@ class JobRunner(QObject):
         else:
             job.state = JobState.DONE
             job.fraction = 1.0
-            job.status = "finished before the cancel took effect" if late_cancel else "finished"
+            job.status = "finished before the cancel" if late_cancel else "finished"
         job.changed.emit()
         self.log.emit(f"{job.title}: {job.state_text()} after {job.elapsed():.1f} s")
         if ran and on_done is not None and self.is_current(job):

@@ -77,7 +77,7 @@ def test_a_cancel_after_the_work_returned_leaves_the_job_done(qtbot, runner, wai
     assert runner.pool.activeThreadCount() == 0
     job.cancel()
     wait_job(job)
-    assert job.state is JobState.DONE and job.status == "finished before the cancel took effect"
+    assert job.state is JobState.DONE and job.state_text() == "done before the cancel"
     assert results == [([1, 2], True)]
 
 
