@@ -345,7 +345,8 @@ def dataset_ref(data: Any) -> DatasetRef:
 
 # --------------------------------------------------------------------- spec
 class NoRelease(NotImplementedError):
-    """Asked for the release of a family that makes none (a measurement such as uniqueness or threats).
+    """Asked for a release the family does not make: uniqueness publishes none, and the evaluator reads only the
+    releases of families with a :attr:`MethodSpec.release_kind`.
 
     A :class:`NotImplementedError`, as :meth:`MethodSpec.release_object` has always raised there; callers that
     may meet such a family test :attr:`MethodSpec.release_kind` or the family's exports first.
