@@ -7,6 +7,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from numba import njit
 from scipy import stats
 
 from anonstudio.jobs import NullProgress
@@ -200,10 +201,21 @@ def _in_layout(data, pos, post_indptr):
     return order, post_records
 
 
-@pytest.mark.parametrize("mode", [MODE_AUTO, MODE_LISTS])
-@pytest.mark.parametrize("rows_for", ["all", "some"])
-def test_bounded_counts_in_the_clustered_layout_are_exact_below_the_limit(mode, rows_for):
-    from anonstudio.kernels.independent_sampler import _bounded_support
+@pytest.mark.parametrize(("mode", "rows_for", "strategy"), [
+    *[(mode, rows_for, "chosen") for mode in (MODE_AUTO, MODE_LISTS) for rows_for in ("all", "some")],
+    # Where every item has a row, a count walks the rarest list or runs the two-level AND by a cost model; on data
+    # this small a walk over bitset rows is rare, so each way is also forced.
+    (MODE_AUTO, "all", "walk"),
+    (MODE_AUTO, "all", "and"),
+])
+def test_bounded_counts_in_the_clustered_layout_are_exact_below_the_limit(mode, rows_for, strategy, monkeypatch):
+    from anonstudio.kernels import independent_sampler as kernel
+
+    _bounded_support = kernel._bounded_support
+    if strategy != "chosen":
+        # A fresh compilation reads the patched weight (a cached kernel keeps the one it was compiled with).
+        monkeypatch.setattr(kernel, "_WALK_VS_SUMMARY", 0 if strategy == "walk" else 1 << 40)
+        _bounded_support = njit(kernel._bounded_support.py_func)
 
     r = random.Random(11)
     records = [set(r.sample(range(40), r.randint(1, 6 if u % 50 else 30))) for u in range(17_000)]
