@@ -221,7 +221,9 @@ class DatasetsPanel(QWidget):
     def _start(self, title: str, fn, *, file: str | None, on_loaded, on_error=None) -> Job:
         def done(dataset: Any, complete: bool) -> None:
             if dataset is None or not complete:
-                return  # cancelled load: keep the previous dataset (the job row says "cancelled")
+                # A cancelled load keeps the previous dataset (the job row says "cancelled"). A Cancel that came
+                # after the file was read is too late: the load is done and its dataset shown, as the row says.
+                return
             self.set_dataset(dataset, origin=_origin(dataset, file))
             if file is not None:
                 self.file_loaded.emit(file)

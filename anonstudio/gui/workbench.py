@@ -87,8 +87,9 @@ A complete workbench (save as ``anonstudio/gui/workbenches/lengths.py``)::
 
 Callbacks run on the GUI thread. ``on_partial(result)`` receives each partial
 result a job publishes (coalesced: always the newest); ``on_done(result,
-complete)`` gets ``complete=False`` after a cancel, with whatever the job
-returned. Never touch widgets from inside the job function.
+complete)`` gets ``complete=False`` after a cancel the job acted on, with
+whatever it returned (a cancel that came after the work ended is too late:
+see :mod:`.workers`). Never touch widgets from inside the job function.
 """
 from __future__ import annotations
 

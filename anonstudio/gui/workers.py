@@ -13,8 +13,8 @@ Rules the runner enforces so workbenches need not:
 * A cancelled job that returns normally still delivers what it computed:
   ``on_done(result, complete=False)``. A cancel that comes after the job's
   function returned, or that it never acted on (its result says
-  ``complete = True``), is too late: the job is done and delivers
-  ``complete=True``.
+  ``complete = True``), is too late: the job is done, and ``complete`` is
+  what the result says (True unless it says otherwise).
 * A *retired* job (:meth:`JobRunner.retire`, e.g. its dataset was replaced)
   is cancelled and never calls back again: its results describe data that is
   no longer on screen. The jobs dock still lists it as cancelled.
@@ -473,7 +473,7 @@ class JobRunner(QObject):
         # is complete), came too late: the job is done, and says so everywhere, rather than calling a whole
         # result partial. A superseded or retired job stays cancelled: its result is not wanted.
         late_cancel = (job.cancel_requested and ran and not (job.superseded or job.retired)
-                       and (not cancel_seen or getattr(result, "complete", None) is True))
+                       and (not cancel_seen or bool(getattr(result, "complete", False))))
         cancelled = job.cancel_requested and not late_cancel
         complete = ran and not cancelled and getattr(result, "complete", True) is not False
         if cancelled:
@@ -483,9 +483,9 @@ class JobRunner(QObject):
         else:
             job.state = JobState.DONE
             job.fraction = 1.0
-            job.status = "finished before the cancel" if late_cancel else "finished"
+            job.status = "finished"  # state_text() tells a late cancel apart
         job.changed.emit()
-        self.log.emit(f"{job.title}: {job.state_text()} after {job.elapsed():.1f} s")
+        self.log.emit(f"{job.title}: {job.state_text()}, {job.elapsed():.1f} s")
         if ran and on_done is not None and self.is_current(job):
             self._call(job, on_done, result, complete)
         self._maybe_idle()

@@ -345,8 +345,8 @@ def dataset_ref(data: Any) -> DatasetRef:
 
 # --------------------------------------------------------------------- spec
 class NoRelease(NotImplementedError):
-    """Asked for a release the family does not make: uniqueness publishes none, and the evaluator reads only the
-    releases of families with a :attr:`MethodSpec.release_kind`.
+    """Asked for a release the family does not make: uniqueness and the audit publish none, and the evaluator reads
+    only the releases of families with a :attr:`MethodSpec.release_kind`.
 
     A :class:`NotImplementedError`, as :meth:`MethodSpec.release_object` has always raised there; callers that
     may meet such a family test :attr:`MethodSpec.release_kind` or the family's exports first.

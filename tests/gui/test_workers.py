@@ -71,14 +71,38 @@ def test_a_cancel_after_the_work_returned_leaves_the_job_done(qtbot, runner, wai
     # work is whole, so the job must not be called cancelled, nor its result partial.
     results = []
     job = runner.submit("plain", lambda progress: [1, 2], key="k", on_done=lambda r, c: results.append((r, c)))
-    deadline = time.monotonic() + 5
-    while runner.pool.activeThreadCount() and time.monotonic() < deadline:
-        time.sleep(0.005)  # no event is processed meanwhile: the finish signal stays queued
-    assert runner.pool.activeThreadCount() == 0
+    _returned(runner)
     job.cancel()
     wait_job(job)
     assert job.state is JobState.DONE and job.state_text() == "done before the cancel"
     assert results == [([1, 2], True)]
+
+
+def _returned(runner):
+    """Wait, without processing events, until the pool's worker has returned (its finish signal stays queued)."""
+    deadline = time.monotonic() + 5
+    while runner.pool.activeThreadCount() and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert runner.pool.activeThreadCount() == 0
+
+
+@pytest.mark.parametrize("how", ["retired", "superseded"])
+def test_a_job_retired_or_replaced_after_its_work_returned_stays_cancelled(qtbot, runner, wait_job, how):
+    # Unlike a user's late Cancel, its result is not wanted: nothing is delivered and the dock says why.
+    results = []
+    whole = SimpleNamespace(complete=True)
+    job = runner.submit("old", lambda progress: whole, key="k", on_done=lambda r, c: results.append((r, c)))
+    _returned(runner)
+    if how == "retired":
+        runner.retire(job, "dataset changed")
+    else:
+        newer = runner.submit("new", lambda progress: None, key="k")
+    wait_job(job)
+    assert job.state is JobState.CANCELLED and results == []
+    assert job.state_text() == ("cancelled (dataset changed)" if how == "retired"
+                                else "cancelled (replaced by a newer run)")
+    if how == "superseded":
+        wait_job(newer)
 
 
 @pytest.mark.parametrize("says_complete", [True, False])
