@@ -39,8 +39,8 @@ from .support import (
 
 # A walk entry (a random bit test) costs about this many summary words (streamed): a count walks the rarest list
 # when ``_WALK_VS_SUMMARY * entries * (ell - 1) <= summary words * ell``. Measured on the 1M-user city: 1, 2 and
-# "never walk" were within a few per cent of 4; the inverse weighting that this constant had until 28 November
-# (an entry costing a quarter of a summary word) was 17-20 % slower.
+# "never walk" were within a few per cent of 4; the inverse weighting this comparison once had (an entry costing a
+# quarter of a summary word) was 17-20 % slower.
 _WALK_VS_SUMMARY = 4
 
 __all__ = ["build_alias", "draw_independent", "record_layout", "build_layout_rows", "layout_postings",
